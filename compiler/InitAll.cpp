@@ -1,0 +1,25 @@
+//===- InitAll.cpp - register Tandem's dialects and passes ----------------===//
+
+#include "compiler/InitAll.h"
+
+#include "dialects/Tandem/IR/TandemDialect.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+
+void mlir::tandem::registerAllTandemDialects(DialectRegistry &registry) {
+  registry.insert<TandemDialect>();
+  // The lowering pipeline goes through linalg, bufferization, vector, scf,
+  // gpu, nvvm and llvm: register the upstream set once, with the interface
+  // extensions that bufferization and lowering rely on.
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+}
+
+void mlir::tandem::registerAllTandemPasses() {
+  registerAllPasses();
+  registerTandemPasses();
+}

@@ -1,0 +1,46 @@
+//===- TandemDialect.cpp - the tandem graph dialect -----------------------===//
+//
+// Dialect registration, constant materialisation and verification of the
+// discardable `tandem.device` attribute.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Tandem/IR/TandemDialect.h"
+
+#include "dialects/Tandem/IR/TandemAttrs.h"
+#include "dialects/Tandem/IR/TandemOps.h"
+
+using namespace mlir;
+using namespace mlir::tandem;
+
+#include "dialects/Tandem/IR/TandemDialect.cpp.inc"
+
+void TandemDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/Tandem/IR/TandemOps.cpp.inc"
+      >();
+  registerAttributes();
+}
+
+Operation *TandemDialect::materializeConstant(OpBuilder &builder,
+                                              Attribute value, Type type,
+                                              Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, elements);
+}
+
+LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
+                                                      NamedAttribute attr) {
+  if (attr.getName() == getDeviceAttrName()) {
+    if (!isa<DeviceAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << getDeviceAttrName()
+             << "' must be a #tandem.device attribute, got " << attr.getValue();
+    return success();
+  }
+  return op->emitError() << "unknown tandem attribute '" << attr.getName()
+                         << "'";
+}

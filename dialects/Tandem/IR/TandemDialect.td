@@ -1,0 +1,51 @@
+//===- TandemDialect.td - The tandem graph dialect ---------*- tablegen -*-===//
+//
+// The `tandem` dialect: Tandem's tensor-level graph IR. ONNX models import
+// into it; placement, fusion and partitioning rewrite it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TANDEM_DIALECT_TD
+#define TANDEM_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Tandem_Dialect : Dialect {
+  let name = "tandem";
+  let cppNamespace = "::mlir::tandem";
+  let summary = "Tandem's tensor graph dialect";
+  let description = [{
+    The `tandem` dialect is the graph-level IR of the Tandem compiler. Its ops
+    work on statically shaped builtin ranked tensors (f32 first; f16, bf16,
+    i64, i32 and i1 where meaningful) and follow ONNX semantics closely, with
+    a few normalisations that keep later passes simple:
+
+    * every axis attribute is non-negative and in range;
+    * NCHW activations and OIHW filters for convolutions and pooling;
+    * binary elementwise ops broadcast like NumPy.
+
+    Result types are always inferable from operands and attributes
+    (`InferTypeOpInterface`), and verifiers reject inconsistent shapes with a
+    located diagnostic. Dynamic dimensions (`?`) are rejected until dynamic
+    shapes are supported.
+
+    Placement is recorded with the discardable `tandem.device` attribute,
+    whose value is a `#tandem.device<"/device:GPU:0">` attribute. Fused ops
+    live in `tandem.fusion` regions and cross-device copies are explicit
+    `tandem.transfer` ops.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Registers the attributes (defined in TandemAttrs.cpp).
+    void registerAttributes();
+
+    /// Name of the discardable attribute holding an op's placement.
+    static constexpr ::llvm::StringLiteral getDeviceAttrName() {
+      return ::llvm::StringLiteral("tandem.device");
+    }
+  }];
+}
+
+#endif // TANDEM_DIALECT_TD

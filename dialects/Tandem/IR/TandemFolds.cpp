@@ -1,0 +1,433 @@
+//===- TandemFolds.cpp - folders and canonicalisations of tandem ops ------===//
+//
+// Folding of identities (reshape, transpose, slice, pad, cast, broadcast_to,
+// concat), algebraic identities (x + 0, x * 1), and constant folding of small
+// constants. Large weights are never folded, so they are not duplicated.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Tandem/IR/TandemOps.h"
+
+#include "dialects/Tandem/IR/ShapeInference.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tandem;
+
+/// Constants with more elements than this are not folded (splats always are:
+/// they stay one value whatever their shape).
+static constexpr int64_t kFoldElementLimit = 1024;
+
+/// Returns `attr` as a dense (non-resource) constant small enough to fold
+/// into a result of `resultType`, or null.
+static DenseElementsAttr getFoldableConstant(Attribute attr,
+                                             ShapedType resultType) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
+  if (!dense)
+    return {};
+  if (!dense.isSplat() && resultType.getNumElements() > kFoldElementLimit)
+    return {};
+  return dense;
+}
+
+namespace {
+/// The scalar evaluators of an elementwise op; either may be empty.
+struct ScalarFns {
+  function_ref<std::optional<APFloat>(ArrayRef<APFloat>)> onFloat;
+  function_ref<std::optional<APInt>(ArrayRef<APInt>)> onInt;
+};
+} // namespace
+
+/// Evaluates an elementwise op over constant operands, broadcasting them to
+/// `resultType` like NumPy. Returns null when an operand is not a small dense
+/// constant or an evaluator declines.
+template <typename ValueT>
+static Attribute
+evaluate(ArrayRef<DenseElementsAttr> operands, ShapedType resultType,
+         function_ref<std::optional<ValueT>(ArrayRef<ValueT>)> fn) {
+  if (!fn)
+    return {};
+  SmallVector<ValueT, 3> args;
+  if (llvm::all_of(operands, [](DenseElementsAttr a) { return a.isSplat(); })) {
+    for (DenseElementsAttr a : operands)
+      args.push_back(a.getSplatValue<ValueT>());
+    std::optional<ValueT> v = fn(args);
+    if (!v)
+      return {};
+    return DenseElementsAttr::get(resultType, ArrayRef<ValueT>(*v));
+  }
+  ArrayRef<int64_t> outShape = resultType.getShape();
+  int64_t rank = outShape.size();
+  SmallVector<SmallVector<ValueT>> values;
+  for (DenseElementsAttr a : operands)
+    values.push_back(llvm::to_vector(a.getValues<ValueT>()));
+  SmallVector<ValueT> results;
+  results.reserve(resultType.getNumElements());
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t flat = 0, e = resultType.getNumElements(); flat < e; ++flat) {
+    // Unflatten `flat` into the result index.
+    for (int64_t d = rank - 1, rem = flat; d >= 0; --d) {
+      index[d] = rem % outShape[d];
+      rem /= outShape[d];
+    }
+    args.clear();
+    for (auto [a, vals] : llvm::zip(operands, values)) {
+      if (a.isSplat()) {
+        args.push_back(vals.front());
+        continue;
+      }
+      ArrayRef<int64_t> inShape = a.getType().getShape();
+      int64_t offset = rank - inShape.size(), pos = 0;
+      for (auto [d, size] : llvm::enumerate(inShape))
+        pos = pos * size + (size == 1 ? 0 : index[offset + d]);
+      args.push_back(vals[pos]);
+    }
+    std::optional<ValueT> v = fn(args);
+    if (!v)
+      return {};
+    results.push_back(*v);
+  }
+  return DenseElementsAttr::get(resultType, results);
+}
+
+static Attribute foldElementwise(ArrayRef<Attribute> operands,
+                                 ShapedType resultType, ScalarFns fns) {
+  SmallVector<DenseElementsAttr, 3> dense;
+  for (Attribute a : operands) {
+    DenseElementsAttr d = getFoldableConstant(a, resultType);
+    if (!d)
+      return {};
+    dense.push_back(d);
+  }
+  Type elementType = resultType.getElementType();
+  if (isa<FloatType>(elementType))
+    return evaluate<APFloat>(dense, resultType, fns.onFloat);
+  if (elementType.isInteger())
+    return evaluate<APInt>(dense, resultType, fns.onInt);
+  return {};
+}
+
+/// Applies a double -> double function and rounds back to `x`'s semantics.
+static std::optional<APFloat> mapAsDouble(const APFloat &x,
+                                          double (*fn)(double)) {
+  APFloat result(fn(x.convertToDouble()));
+  bool losesInfo = false;
+  result.convert(x.getSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
+  return result;
+}
+
+/// True when `attr` is a splat equal to `value` in its element type.
+static bool isSplatOf(Attribute attr, double value) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
+  if (!dense || !dense.isSplat())
+    return false;
+  if (isa<FloatType>(dense.getElementType()))
+    return dense.getSplatValue<APFloat>().convertToDouble() == value;
+  if (dense.getElementType().isInteger())
+    return dense.getSplatValue<APInt>().getSExtValue() ==
+           static_cast<int64_t>(value);
+  return false;
+}
+
+/// Folds `x op identity` to x when that does not change x's type.
+static OpFoldResult foldRightIdentity(Value lhs, Attribute rhs, Type resultType,
+                                      double identity) {
+  if (lhs.getType() == resultType && isSplatOf(rhs, identity))
+    return lhs;
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Producers and shape ops
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  // reshape(reshape(x)) -> reshape(x): only the final shape matters.
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  if (auto dense = getFoldableConstant(adaptor.getInput(), getType()))
+    return dense.reshape(getType());
+  return {};
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  if (shape::isIdentityPermutation(getPerm()))
+    return getInput();
+  // transpose(transpose(x, p1), p2) -> transpose(x, p1 o p2).
+  if (auto inner = getInput().getDefiningOp<TransposeOp>()) {
+    SmallVector<int64_t> composed;
+    for (int64_t p : getPerm())
+      composed.push_back(inner.getPerm()[p]);
+    getInputMutable().assign(inner.getInput());
+    setPerm(composed);
+    if (shape::isIdentityPermutation(composed))
+      return getInput();
+    return getResult();
+  }
+  auto dense = getFoldableConstant(adaptor.getInput(), getType());
+  if (!dense)
+    return {};
+  if (dense.isSplat())
+    return dense.resizeSplat(getType());
+  // Gather the permuted elements through their raw attribute values.
+  ArrayRef<int64_t> inShape = getInput().getType().getShape();
+  ArrayRef<int64_t> outShape = getType().getShape();
+  SmallVector<int64_t> inStrides(inShape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(inShape.size()) - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * inShape[d + 1];
+  SmallVector<Attribute> values = llvm::to_vector(dense.getValues<Attribute>());
+  SmallVector<Attribute> result;
+  result.reserve(values.size());
+  SmallVector<int64_t> index(outShape.size(), 0);
+  for (int64_t flat = 0, e = getType().getNumElements(); flat < e; ++flat) {
+    int64_t rem = flat, pos = 0;
+    for (int64_t d = static_cast<int64_t>(outShape.size()) - 1; d >= 0; --d) {
+      index[d] = rem % outShape[d];
+      rem /= outShape[d];
+    }
+    for (auto [d, p] : llvm::enumerate(getPerm()))
+      pos += index[d] * inStrides[p];
+    result.push_back(values[pos]);
+  }
+  return DenseElementsAttr::get(getType(), result);
+}
+
+namespace {
+/// A transpose that only moves size-1 dimensions keeps the element order:
+/// it is a reshape, which later passes handle for free.
+struct TransposeOfUnitDimsToReshape : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> shape = op.getInput().getType().getShape();
+    int64_t last = -1;
+    for (int64_t p : op.getPerm()) {
+      if (shape[p] == 1)
+        continue;
+      if (p < last)
+        return rewriter.notifyMatchFailure(op, "moves a non-unit dimension");
+      last = p;
+    }
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getInput(),
+                                           op.getType().getShape());
+    return success();
+  }
+};
+} // namespace
+
+void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<TransposeOfUnitDimsToReshape>(context);
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1)
+    return getInputs().front();
+  return {};
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType() &&
+      llvm::all_of(getStarts(), [](int64_t s) { return s == 0; }) &&
+      llvm::all_of(getSteps(), [](int64_t s) { return s == 1; }))
+    return getInput();
+  return {};
+}
+
+OpFoldResult PadOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  auto dense = getFoldableConstant(adaptor.getInput(), getType());
+  if (!dense)
+    return {};
+  Type from = dense.getElementType(), to = getType().getElementType();
+  // Float to float conversions round to nearest even.
+  if (isa<FloatType>(from) && isa<FloatType>(to)) {
+    const llvm::fltSemantics &sem = cast<FloatType>(to).getFloatSemantics();
+    return dense.mapValues(to, [&](const APFloat &v) {
+      APFloat r = v;
+      bool losesInfo = false;
+      r.convert(sem, APFloat::rmNearestTiesToEven, &losesInfo);
+      return r.bitcastToAPInt();
+    });
+  }
+  // Integer widening and narrowing (i1 is a zero test).
+  if (from.isInteger() && to.isInteger()) {
+    unsigned width = to.getIntOrFloatBitWidth();
+    return dense.mapValues(to, [&](const APInt &v) {
+      return width == 1 ? APInt(1, !v.isZero()) : v.sextOrTrunc(width);
+    });
+  }
+  return {};
+}
+
+OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (dense.isSplat())
+      return dense.resizeSplat(getType());
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r =
+          foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 0.0))
+    return r;
+  return foldElementwise(
+      adaptor.getOperands(), getType(),
+      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> { return a[0] + a[1]; },
+       [](ArrayRef<APInt> a) -> std::optional<APInt> { return a[0] + a[1]; }});
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r =
+          foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 0.0))
+    return r;
+  return foldElementwise(
+      adaptor.getOperands(), getType(),
+      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> { return a[0] - a[1]; },
+       [](ArrayRef<APInt> a) -> std::optional<APInt> { return a[0] - a[1]; }});
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r =
+          foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0))
+    return r;
+  return foldElementwise(
+      adaptor.getOperands(), getType(),
+      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> { return a[0] * a[1]; },
+       [](ArrayRef<APInt> a) -> std::optional<APInt> { return a[0] * a[1]; }});
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r =
+          foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0))
+    return r;
+  return foldElementwise(
+      adaptor.getOperands(), getType(),
+      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> { return a[0] / a[1]; },
+       [](ArrayRef<APInt> a) -> std::optional<APInt> {
+         // Division by zero is left to run time.
+         if (a[1].isZero())
+           return std::nullopt;
+         return a[0].sdiv(a[1]);
+       }});
+}
+
+OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
+  return foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0);
+}
+
+OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+  if (getLhs() == getRhs() && getLhs().getType() == getType())
+    return getLhs();
+  return foldElementwise(
+      adaptor.getOperands(), getType(),
+      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
+         return llvm::maximum(a[0], a[1]);
+       },
+       [](ArrayRef<APInt> a) -> std::optional<APInt> {
+         return a[0].sge(a[1]) ? a[0] : a[1];
+       }});
+}
+
+OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
+  if (getLhs() == getRhs() && getLhs().getType() == getType())
+    return getLhs();
+  return foldElementwise(
+      adaptor.getOperands(), getType(),
+      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
+         return llvm::minimum(a[0], a[1]);
+       },
+       [](ArrayRef<APInt> a) -> std::optional<APInt> {
+         return a[0].sle(a[1]) ? a[0] : a[1];
+       }});
+}
+
+OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
+  // relu(relu(x)) == relu(x).
+  if (getInput().getDefiningOp<ReluOp>())
+    return getInput();
+  return foldElementwise(
+      adaptor.getOperands(), getType(),
+      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
+         return a[0].isNegative() && !a[0].isNaN()
+                    ? APFloat::getZero(a[0].getSemantics())
+                    : a[0];
+       },
+       [](ArrayRef<APInt> a) -> std::optional<APInt> {
+         return a[0].isNegative() ? APInt::getZero(a[0].getBitWidth()) : a[0];
+       }});
+}
+
+OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
+  // neg(neg(x)) == x.
+  if (auto inner = getInput().getDefiningOp<NegOp>())
+    return inner.getInput();
+  return foldElementwise(
+      adaptor.getOperands(), getType(),
+      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> { return -a[0]; },
+       [](ArrayRef<APInt> a) -> std::optional<APInt> { return -a[0]; }});
+}
+
+OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getDefiningOp<AbsOp>())
+    return getInput();
+  return foldElementwise(
+      adaptor.getOperands(), getType(),
+      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
+         return llvm::abs(a[0]);
+       },
+       [](ArrayRef<APInt> a) -> std::optional<APInt> { return a[0].abs(); }});
+}
+
+OpFoldResult ExpOp::fold(FoldAdaptor adaptor) {
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         {[](ArrayRef<APFloat> a) {
+                            return mapAsDouble(a[0], [](double x) {
+                              return std::exp(x);
+                            });
+                          },
+                          {}});
+}
+
+OpFoldResult SqrtOp::fold(FoldAdaptor adaptor) {
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         {[](ArrayRef<APFloat> a) {
+                            return mapAsDouble(a[0], [](double x) {
+                              return std::sqrt(x);
+                            });
+                          },
+                          {}});
+}
+
+OpFoldResult RsqrtOp::fold(FoldAdaptor adaptor) {
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         {[](ArrayRef<APFloat> a) {
+                            return mapAsDouble(a[0], [](double x) {
+                              return 1.0 / std::sqrt(x);
+                            });
+                          },
+                          {}});
+}

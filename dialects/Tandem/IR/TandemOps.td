@@ -1,0 +1,928 @@
+//===- TandemOps.td - tandem graph ops ---------------------*- tablegen -*-===//
+//
+// The ops of the tandem dialect: producers and shape ops, compute, elementwise,
+// pooling and normalisation, reductions, and the structural fusion/transfer
+// ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TANDEM_OPS_TD
+#define TANDEM_OPS_TD
+
+include "dialects/Tandem/IR/TandemAttrs.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Traits and type constraints
+//===----------------------------------------------------------------------===//
+
+class Tandem_NativeOpTrait<string name> : NativeOpTrait<name> {
+  let cppNamespace = "::mlir::tandem::OpTrait";
+}
+
+/// Rejects dynamic dimensions in operand and result types.
+def Tandem_StaticShapes : Tandem_NativeOpTrait<"StaticShapes">;
+/// Runs the op's shape inference with diagnostics before the generic
+/// InferTypeOpInterface check, so users see the precise shape error.
+def Tandem_ShapeChecked : Tandem_NativeOpTrait<"ShapeChecked">;
+/// Marks ops that compute each output element from the corresponding
+/// (broadcast) input elements. Fusion reads it.
+def Tandem_Elementwise : Tandem_NativeOpTrait<"Elementwise">;
+/// Marks ops whose tensor operands broadcast like NumPy.
+def Tandem_Broadcasting : Tandem_NativeOpTrait<"NumpyBroadcasting">;
+
+def Tandem_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
+def Tandem_NumericTensor : RankedTensorOf<[F32, F16, BF16, I64, I32]>;
+def Tandem_AnyTensor : RankedTensorOf<[F32, F16, BF16, I64, I32, I1]>;
+def Tandem_IndexTensor : RankedTensorOf<[I64, I32]>;
+def Tandem_BoolTensor : RankedTensorOf<[I1]>;
+
+def Tandem_ElementType : TypeAttrOf<AnyTypeOf<[F32, F16, BF16, I64, I32, I1]>>;
+
+//===----------------------------------------------------------------------===//
+// Base classes
+//===----------------------------------------------------------------------===//
+
+class Tandem_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tandem_Dialect, mnemonic, !listconcat([Tandem_StaticShapes], traits)>;
+
+/// An op whose result types are inferred from its operands and attributes.
+/// The C++ class defines `inferReturnTypes(ctx, loc, adaptor, types)`, which
+/// emits a located diagnostic when a location is given.
+class Tandem_InferredOp<string mnemonic, list<Trait> traits = []>
+    : Tandem_Op<mnemonic,
+                !listconcat(traits, [Tandem_ShapeChecked, InferTypeOpAdaptor])>;
+
+/// One tensor in, the same tensor type out.
+class Tandem_UnaryElementwiseOp<string mnemonic, Type tensorType,
+                                list<Trait> traits = []>
+    : Tandem_InferredOp<mnemonic, !listconcat([Pure, Tandem_Elementwise,
+                                               SameOperandsAndResultElementType],
+                                              traits)> {
+  let arguments = (ins tensorType:$input);
+  let results = (outs tensorType:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location>,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      types.push_back(adaptor.getInput().getType());
+      return ::mlir::success();
+    }
+  }];
+}
+
+/// Two tensors in with NumPy broadcasting, same element type out.
+class Tandem_BinaryElementwiseOp<string mnemonic, Type tensorType,
+                                 list<Trait> traits = []>
+    : Tandem_InferredOp<mnemonic, !listconcat([Pure, Tandem_Elementwise,
+        Tandem_Broadcasting, AllElementTypesMatch<["lhs", "rhs", "output"]>],
+        traits)> {
+  let arguments = (ins tensorType:$lhs, tensorType:$rhs);
+  let results = (outs tensorType:$output);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::mlir::tandem::inferBroadcastResultType(
+          loc, getOperationName(), {adaptor.getLhs(), adaptor.getRhs()},
+          /*elementType=*/nullptr, types);
+    }
+  }];
+}
+
+/// A reduction over `axes`, optionally keeping the reduced dims as size 1.
+class Tandem_ReduceOp<string mnemonic>
+    : Tandem_InferredOp<mnemonic, [Pure, SameOperandsAndResultElementType]> {
+  let arguments = (ins Tandem_NumericTensor:$input,
+                       DenseI64ArrayAttr:$axes,
+                       DefaultValuedAttr<BoolAttr, "true">:$keepdims);
+  let results = (outs Tandem_NumericTensor:$output);
+  let assemblyFormat =
+      "$input attr-dict `:` type($input) `->` type($output)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::mlir::tandem::inferReduceResultType(
+          loc, getOperationName(), adaptor.getInput(), adaptor.getAxes(),
+          adaptor.getKeepdims(), types);
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Producers and shape ops
+//===----------------------------------------------------------------------===//
+
+def Tandem_ConstantOp : Tandem_InferredOp<"constant",
+    [ConstantLike, Pure]> {
+  let summary = "a constant tensor";
+  let description = [{
+    Produces a constant tensor. Small values are inline `dense<...>`
+    attributes; weights are `dense_resource` blobs, so IR dumps stay readable
+    however large the model is.
+
+    Example:
+
+    ```mlir
+    %0 = tandem.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    %w = tandem.constant dense_resource<conv1_weight> : tensor<64x3x7x7xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Tandem_AnyTensor:$output);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def Tandem_ReshapeOp : Tandem_InferredOp<"reshape",
+    [Pure, SameOperandsAndResultElementType]> {
+  let summary = "reinterprets a tensor with a new static shape";
+  let description = [{
+    Returns `input` with the static shape `shape`. The element count must not
+    change. Unlike ONNX `Reshape`, `shape` holds no `-1` or `0` placeholders:
+    the importer resolves them.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.reshape %0 {shape = array<i64: 1, 512>}
+        : tensor<1x512x1x1xf32> -> tensor<1x512xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_AnyTensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs Tandem_AnyTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasFolder = 1;
+}
+
+def Tandem_TransposeOp : Tandem_InferredOp<"transpose",
+    [Pure, SameOperandsAndResultElementType]> {
+  let summary = "permutes the dimensions of a tensor";
+  let description = [{
+    Result dimension `i` is input dimension `perm[i]`. `perm` must be a
+    permutation of `[0, rank)`.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.transpose %0 {perm = array<i64: 0, 2, 1>}
+        : tensor<2x3x4xf32> -> tensor<2x4x3xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_AnyTensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Tandem_AnyTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tandem_ConcatOp : Tandem_InferredOp<"concat",
+    [Pure, SameOperandsAndResultElementType]> {
+  let summary = "concatenates tensors along an axis";
+  let description = [{
+    All inputs have the same rank and agree on every dimension but `axis`.
+
+    Example:
+
+    ```mlir
+    %2 = tandem.concat %0, %1 {axis = 1 : i64}
+        : (tensor<1x16x8x8xf32>, tensor<1x32x8x8xf32>) -> tensor<1x48x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tandem_AnyTensor>:$inputs, I64Attr:$axis);
+  let results = (outs Tandem_AnyTensor:$output);
+  let assemblyFormat =
+      "$inputs attr-dict `:` functional-type($inputs, results)";
+  let hasFolder = 1;
+}
+
+def Tandem_SliceOp : Tandem_InferredOp<"slice",
+    [Pure, SameOperandsAndResultElementType]> {
+  let summary = "extracts a strided slice";
+  let description = [{
+    For every dimension `d`, takes elements `starts[d], starts[d] + steps[d],
+    ...` below `limits[d]`, with `0 <= starts[d] <= limits[d] <= dim(d)` and
+    `steps[d] >= 1`. The importer normalises ONNX's negative and clamped
+    indices into this form.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.slice %0 {starts = array<i64: 0, 2>, limits = array<i64: 4, 8>,
+                          steps = array<i64: 1, 2>}
+        : tensor<4x8xf32> -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_AnyTensor:$input, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$limits, DenseI64ArrayAttr:$steps);
+  let results = (outs Tandem_AnyTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasFolder = 1;
+}
+
+def Tandem_PadOp : Tandem_InferredOp<"pad",
+    [Pure, SameOperandsAndResultElementType]> {
+  let summary = "pads a tensor";
+  let description = [{
+    Adds `pads_low[d]` elements before and `pads_high[d]` after dimension `d`.
+    `mode` is `constant` (filled with `value`), `reflect` or `edge`, as in
+    ONNX `Pad`. Pads are non-negative.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.pad %0 {pads_low = array<i64: 0, 0, 1, 1>,
+                        pads_high = array<i64: 0, 0, 1, 1>}
+        : tensor<1x3x4x4xf32> -> tensor<1x3x6x6xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_AnyTensor:$input,
+                       DenseI64ArrayAttr:$pads_low,
+                       DenseI64ArrayAttr:$pads_high,
+                       DefaultValuedAttr<Tandem_PadModeAttr,
+                                         "PadMode::Constant">:$mode,
+                       DefaultValuedAttr<F64Attr, "0.0">:$value);
+  let results = (outs Tandem_AnyTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasFolder = 1;
+}
+
+def Tandem_GatherOp : Tandem_InferredOp<"gather", [Pure]> {
+  let summary = "gathers slices along an axis by index";
+  let description = [{
+    ONNX `Gather`: the result shape is
+    `data.shape[:axis] ++ indices.shape ++ data.shape[axis+1:]`. Negative
+    indices count from the end of `axis`.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.gather %table, %ids {axis = 0 : i64}
+        : (tensor<30522x768xf32>, tensor<1x128xi64>) -> tensor<1x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_AnyTensor:$data, Tandem_IndexTensor:$indices,
+                       I64Attr:$axis);
+  let results = (outs Tandem_AnyTensor:$output);
+  let assemblyFormat =
+      "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+def Tandem_CastOp : Tandem_InferredOp<"cast", [Pure, SameOperandsAndResultShape]> {
+  let summary = "converts the element type";
+  let description = [{
+    Converts every element to the element type `to`, as ONNX `Cast` does
+    (float to int truncates toward zero; anything to `i1` compares with zero).
+
+    Example:
+
+    ```mlir
+    %1 = tandem.cast %0 {to = f16} : tensor<2x3xf32> -> tensor<2x3xf16>
+    ```
+  }];
+  let arguments = (ins Tandem_AnyTensor:$input, Tandem_ElementType:$to);
+  let results = (outs Tandem_AnyTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasFolder = 1;
+}
+
+def Tandem_BroadcastToOp : Tandem_InferredOp<"broadcast_to",
+    [Pure, SameOperandsAndResultElementType]> {
+  let summary = "broadcasts a tensor to a shape";
+  let description = [{
+    NumPy broadcast of `input` to `shape`: `input`'s dims align to the right
+    and each must be 1 or equal to the target dim. This is ONNX `Expand` with
+    a static target.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.broadcast_to %0 {shape = array<i64: 4, 3>}
+        : tensor<3xf32> -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_AnyTensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs Tandem_AnyTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+def Tandem_Conv2DOp : Tandem_InferredOp<"conv2d",
+    [Pure, AllElementTypesMatch<["input", "filter", "output"]>]> {
+  let summary = "2-D convolution, NCHW input and OIHW filter";
+  let description = [{
+    Convolves `input` (N x C x H x W) with `filter` (O x C/groups x KH x KW)
+    and adds the optional `bias` (O). `strides` and `dilations` have two
+    entries (H, W); `pads` has four, in ONNX order
+    `[top, left, bottom, right]`. `groups` divides both C and O; depthwise
+    convolution has `groups == C`.
+
+    Each output spatial size is
+    `(in + pad_begin + pad_end - dilation * (k - 1) - 1) / stride + 1`
+    and must be positive.
+
+    Example:
+
+    ```mlir
+    %y = tandem.conv2d %x, %w, %b {strides = array<i64: 2, 2>,
+            pads = array<i64: 3, 3, 3, 3>, dilations = array<i64: 1, 1>,
+            groups = 1 : i64}
+        : (tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>)
+          -> tensor<1x64x112x112xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_FloatTensor:$input, Tandem_FloatTensor:$filter,
+                       Optional<Tandem_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Tandem_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $filter (`,` $bias^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Tandem_MatmulOp : Tandem_InferredOp<"matmul",
+    [Pure, AllElementTypesMatch<["lhs", "rhs", "output"]>]> {
+  let summary = "batched matrix product with broadcasting batch dims";
+  let description = [{
+    `lhs` is `[..., M, K]` and `rhs` is `[..., K, N]`; the leading batch
+    dimensions broadcast like NumPy, giving `[..., M, N]`. Both operands have
+    rank 2 or more (the importer reshapes ONNX's 1-D MatMul operands).
+
+    Example:
+
+    ```mlir
+    %y = tandem.matmul %q, %k
+        : (tensor<1x12x128x64xf32>, tensor<1x12x64x128xf32>)
+          -> tensor<1x12x128x128xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_FloatTensor:$lhs, Tandem_FloatTensor:$rhs);
+  let results = (outs Tandem_FloatTensor:$output);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+def Tandem_GemmOp : Tandem_InferredOp<"gemm",
+    [Pure, AllElementTypesMatch<["a", "b", "output"]>]> {
+  let summary = "ONNX Gemm: alpha * op(A) * op(B) + beta * C";
+  let description = [{
+    `op(X)` is `X` or its transpose as `trans_a` / `trans_b` say. `A` and `B`
+    are 2-D; the optional `c` broadcasts to the `[M, N]` result.
+
+    Example:
+
+    ```mlir
+    %y = tandem.gemm %x, %w, %b {trans_b = true}
+        : (tensor<1x512xf32>, tensor<1000x512xf32>, tensor<1000xf32>)
+          -> tensor<1x1000xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_FloatTensor:$a, Tandem_FloatTensor:$b,
+                       Optional<Tandem_FloatTensor>:$c,
+                       DefaultValuedAttr<BoolAttr, "false">:$trans_a,
+                       DefaultValuedAttr<BoolAttr, "false">:$trans_b,
+                       DefaultValuedAttr<F32Attr, "1.0f">:$alpha,
+                       DefaultValuedAttr<F32Attr, "1.0f">:$beta);
+  let results = (outs Tandem_FloatTensor:$output);
+  let assemblyFormat = [{
+    $a `,` $b (`,` $c^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Tandem_BiasAddOp : Tandem_InferredOp<"bias_add",
+    [Pure, Tandem_Elementwise,
+     AllElementTypesMatch<["input", "bias", "output"]>]> {
+  let summary = "adds a 1-D bias along one axis";
+  let description = [{
+    Adds `bias[i]` to every element whose index along `axis` is `i`. `bias`
+    is 1-D with `dim(axis)` elements. `axis` is 1 (channels) for NCHW
+    activations and the last axis for matmul results.
+
+    Example:
+
+    ```mlir
+    %y = tandem.bias_add %x, %b {axis = 1 : i64}
+        : (tensor<1x64x56x56xf32>, tensor<64xf32>) -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_FloatTensor:$input, Tandem_FloatTensor:$bias,
+                       DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs Tandem_FloatTensor:$output);
+  let assemblyFormat =
+      "$input `,` $bias attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+def Tandem_AddOp : Tandem_BinaryElementwiseOp<"add", Tandem_NumericTensor,
+                                              [Commutative]> {
+  let summary = "elementwise addition with broadcasting";
+  let description = [{
+    Example:
+
+    ```mlir
+    %2 = tandem.add %0, %1 : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Tandem_SubOp : Tandem_BinaryElementwiseOp<"sub", Tandem_NumericTensor> {
+  let summary = "elementwise subtraction with broadcasting";
+  let description = [{
+    Example:
+
+    ```mlir
+    %2 = tandem.sub %0, %1 : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Tandem_MulOp : Tandem_BinaryElementwiseOp<"mul", Tandem_NumericTensor,
+                                              [Commutative]> {
+  let summary = "elementwise multiplication with broadcasting";
+  let description = [{
+    Example:
+
+    ```mlir
+    %2 = tandem.mul %0, %1 : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Tandem_DivOp : Tandem_BinaryElementwiseOp<"div", Tandem_NumericTensor> {
+  let summary = "elementwise division with broadcasting";
+  let description = [{
+    Integer division truncates toward zero, as in ONNX `Div`.
+
+    Example:
+
+    ```mlir
+    %2 = tandem.div %0, %1 : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Tandem_PowOp : Tandem_BinaryElementwiseOp<"pow", Tandem_FloatTensor> {
+  let summary = "elementwise power with broadcasting";
+  let description = [{
+    Example:
+
+    ```mlir
+    %2 = tandem.pow %0, %1 : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Tandem_MaxOp : Tandem_BinaryElementwiseOp<"max", Tandem_NumericTensor,
+                                              [Commutative]> {
+  let summary = "elementwise maximum with broadcasting";
+  let description = [{
+    Example:
+
+    ```mlir
+    %2 = tandem.max %0, %1 : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Tandem_MinOp : Tandem_BinaryElementwiseOp<"min", Tandem_NumericTensor,
+                                              [Commutative]> {
+  let summary = "elementwise minimum with broadcasting";
+  let description = [{
+    Example:
+
+    ```mlir
+    %2 = tandem.min %0, %1 : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Tandem_CmpOp : Tandem_InferredOp<"cmp",
+    [Pure, Tandem_Elementwise, Tandem_Broadcasting,
+     AllElementTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "elementwise comparison with broadcasting";
+  let description = [{
+    Compares with `predicate` (`eq`, `ne`, `lt`, `le`, `gt`, `ge`) and
+    returns an `i1` tensor of the broadcast shape. It covers ONNX `Equal`,
+    `Less`, `Greater` and their `OrEqual` forms.
+
+    Example:
+
+    ```mlir
+    %m = tandem.cmp lt, %0, %1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins Tandem_CmpPredicateAttr:$predicate,
+                       Tandem_AnyTensor:$lhs, Tandem_AnyTensor:$rhs);
+  let results = (outs Tandem_BoolTensor:$output);
+  let assemblyFormat = [{
+    $predicate `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Tandem_WhereOp : Tandem_InferredOp<"where",
+    [Pure, Tandem_Elementwise, Tandem_Broadcasting,
+     AllElementTypesMatch<["on_true", "on_false", "output"]>]> {
+  let summary = "selects elements by a condition, with broadcasting";
+  let description = [{
+    `output[i] = condition[i] ? on_true[i] : on_false[i]`, with all three
+    operands broadcast together like NumPy (ONNX `Where`).
+
+    Example:
+
+    ```mlir
+    %y = tandem.where %mask, %x, %ninf
+        : (tensor<1x1x128x128xi1>, tensor<1x12x128x128xf32>, tensor<f32>)
+          -> tensor<1x12x128x128xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_BoolTensor:$condition, Tandem_AnyTensor:$on_true,
+                       Tandem_AnyTensor:$on_false);
+  let results = (outs Tandem_AnyTensor:$output);
+  let assemblyFormat = [{
+    $condition `,` $on_true `,` $on_false attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+class Tandem_DocUnaryOp<string mnemonic, Type t, string formula,
+                        list<Trait> traits = []>
+    : Tandem_UnaryElementwiseOp<mnemonic, t, traits> {
+  let summary = "elementwise " # formula;
+  let description = "Computes `" # formula # "` for every element.\n\n" #
+    "Example:\n\n```mlir\n%1 = tandem." # mnemonic #
+    " %0 : tensor<2x3xf32>\n```";
+}
+
+def Tandem_ReluOp : Tandem_DocUnaryOp<"relu", Tandem_NumericTensor,
+                                      "max(x, 0)"> { let hasFolder = 1; }
+def Tandem_SigmoidOp : Tandem_DocUnaryOp<"sigmoid", Tandem_FloatTensor,
+                                         "1 / (1 + exp(-x))">;
+def Tandem_TanhOp : Tandem_DocUnaryOp<"tanh", Tandem_FloatTensor, "tanh(x)">;
+def Tandem_ExpOp : Tandem_DocUnaryOp<"exp", Tandem_FloatTensor, "exp(x)"> {
+  let hasFolder = 1;
+}
+def Tandem_LogOp : Tandem_DocUnaryOp<"log", Tandem_FloatTensor, "log(x)">;
+def Tandem_SqrtOp : Tandem_DocUnaryOp<"sqrt", Tandem_FloatTensor, "sqrt(x)"> {
+  let hasFolder = 1;
+}
+def Tandem_RsqrtOp : Tandem_DocUnaryOp<"rsqrt", Tandem_FloatTensor,
+                                       "1 / sqrt(x)"> { let hasFolder = 1; }
+def Tandem_ErfOp : Tandem_DocUnaryOp<"erf", Tandem_FloatTensor, "erf(x)">;
+def Tandem_NegOp : Tandem_DocUnaryOp<"neg", Tandem_NumericTensor, "-x"> {
+  let hasFolder = 1;
+}
+def Tandem_AbsOp : Tandem_DocUnaryOp<"abs", Tandem_NumericTensor, "|x|"> {
+  let hasFolder = 1;
+}
+
+def Tandem_GeluOp : Tandem_UnaryElementwiseOp<"gelu", Tandem_FloatTensor> {
+  let summary = "Gaussian error linear unit";
+  let description = [{
+    `x * 0.5 * (1 + erf(x / sqrt(2)))`, or with `approximate = tanh`
+    `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.gelu %0 {approximate = #tandem.gelu_approximation<tanh>}
+        : tensor<1x128x3072xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_FloatTensor:$input,
+                       DefaultValuedAttr<Tandem_GeluApproximationAttr,
+                           "GeluApproximation::None">:$approximate);
+}
+
+def Tandem_ClipOp : Tandem_UnaryElementwiseOp<"clip", Tandem_NumericTensor> {
+  let summary = "clamps elements to [min, max]";
+  let description = [{
+    `min(max(x, min), max)`; an absent bound is unbounded. ReLU6 is
+    `clip {min = 0.0, max = 6.0}`. `min` must not exceed `max`.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.clip %0 {min = 0.0 : f32, max = 6.0 : f32} : tensor<1x32x112x112xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_NumericTensor:$input, OptionalAttr<F32Attr>:$min,
+                       OptionalAttr<F32Attr>:$max);
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling and normalisation
+//===----------------------------------------------------------------------===//
+
+def Tandem_MaxPool2DOp : Tandem_InferredOp<"max_pool2d",
+    [Pure, SameOperandsAndResultElementType]> {
+  let summary = "2-D max pooling over NCHW";
+  let description = [{
+    Takes the maximum over `kernel_shape` windows. `strides`, `dilations`
+    and `kernel_shape` have two entries (H, W); `pads` has four
+    (`[top, left, bottom, right]`). With `ceil_mode`, output sizes round up,
+    but a window that would start inside the end padding is dropped (as in
+    ONNX and PyTorch).
+
+    Example:
+
+    ```mlir
+    %1 = tandem.max_pool2d %0 {kernel_shape = array<i64: 3, 3>,
+            strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>,
+            dilations = array<i64: 1, 1>}
+        : tensor<1x64x112x112xf32> -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_FloatTensor:$input,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
+  let results = (outs Tandem_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Tandem_AvgPool2DOp : Tandem_InferredOp<"avg_pool2d",
+    [Pure, SameOperandsAndResultElementType]> {
+  let summary = "2-D average pooling over NCHW";
+  let description = [{
+    Averages over `kernel_shape` windows, as ONNX `AveragePool`. Padding
+    elements are counted in the divisor only with `count_include_pad`.
+    Attributes are laid out as for `tandem.max_pool2d`.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.avg_pool2d %0 {kernel_shape = array<i64: 2, 2>,
+            strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>}
+        : tensor<1x64x56x56xf32> -> tensor<1x64x28x28xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_FloatTensor:$input,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
+  let results = (outs Tandem_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Tandem_GlobalAvgPoolOp : Tandem_InferredOp<"global_avg_pool",
+    [Pure, SameOperandsAndResultElementType]> {
+  let summary = "averages over all spatial dimensions";
+  let description = [{
+    For an `N x C x D1 x ... x Dk` input (rank 3 or more), returns
+    `N x C x 1 x ... x 1`.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.global_avg_pool %0 : tensor<1x2048x7x7xf32> -> tensor<1x2048x1x1xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_FloatTensor:$input);
+  let results = (outs Tandem_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Tandem_BatchNormOp : Tandem_InferredOp<"batch_norm",
+    [Pure, AllElementTypesMatch<["input", "scale", "bias", "mean", "variance",
+                                 "output"]>]> {
+  let summary = "inference-mode batch normalisation";
+  let description = [{
+    `(x - mean[c]) / sqrt(variance[c] + epsilon) * scale[c] + bias[c]` with
+    `c` the channel (dimension 1) of an input of rank 2 or more. The four
+    parameters are 1-D with C elements.
+
+    Example:
+
+    ```mlir
+    %y = tandem.batch_norm %x, %s, %b, %m, %v {epsilon = 1.0e-05 : f32}
+        : (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>,
+           tensor<64xf32>, tensor<64xf32>) -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_FloatTensor:$input, Tandem_FloatTensor:$scale,
+                       Tandem_FloatTensor:$bias, Tandem_FloatTensor:$mean,
+                       Tandem_FloatTensor:$variance,
+                       DefaultValuedAttr<F32Attr, "1.0e-5f">:$epsilon);
+  let results = (outs Tandem_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $bias `,` $mean `,` $variance attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Tandem_LayerNormOp : Tandem_InferredOp<"layer_norm",
+    [Pure, SameOperandsAndResultElementType]> {
+  let summary = "layer normalisation over the trailing dimensions";
+  let description = [{
+    Normalises over dimensions `[axis, rank)` to zero mean and unit variance
+    (plus `epsilon`), then multiplies by `scale` and adds the optional
+    `bias`. `scale` and `bias` have the shape of those trailing dimensions.
+
+    Example:
+
+    ```mlir
+    %y = tandem.layer_norm %x, %g, %b {axis = 2 : i64, epsilon = 1.0e-12 : f32}
+        : (tensor<1x128x768xf32>, tensor<768xf32>, tensor<768xf32>)
+          -> tensor<1x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_FloatTensor:$input, Tandem_FloatTensor:$scale,
+                       Optional<Tandem_FloatTensor>:$bias, I64Attr:$axis,
+                       DefaultValuedAttr<F32Attr, "1.0e-5f">:$epsilon);
+  let results = (outs Tandem_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale (`,` $bias^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Tandem_SoftmaxOp : Tandem_InferredOp<"softmax",
+    [Pure, SameOperandsAndResultElementType]> {
+  let summary = "softmax along one axis";
+  let description = [{
+    `exp(x - max) / sum(exp(x - max))` along `axis`.
+
+    Example:
+
+    ```mlir
+    %p = tandem.softmax %s {axis = 3 : i64}
+        : tensor<1x12x128x128xf32> -> tensor<1x12x128x128xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Tandem_FloatTensor:$output);
+  // The result type is spelled out: the parser must not infer types from
+  // attributes it has not yet stored (a missing 'axis' then gets the
+  // verifier's diagnostic instead).
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+def Tandem_ReduceSumOp : Tandem_ReduceOp<"reduce_sum"> {
+  let summary = "sums over axes";
+  let description = [{
+    `axes` is non-empty, sorted, unique and in range. With `keepdims` (the
+    default) reduced dimensions stay as size 1.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.reduce_sum %0 {axes = array<i64: 1>, keepdims = false}
+        : tensor<4x8xf32> -> tensor<4xf32>
+    ```
+  }];
+}
+
+def Tandem_ReduceMeanOp : Tandem_ReduceOp<"reduce_mean"> {
+  let summary = "averages over axes";
+  let description = [{
+    Same conventions as `tandem.reduce_sum`.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.reduce_mean %0 {axes = array<i64: 2>}
+        : tensor<1x128x768xf32> -> tensor<1x128x1xf32>
+    ```
+  }];
+}
+
+def Tandem_ReduceMaxOp : Tandem_ReduceOp<"reduce_max"> {
+  let summary = "maximum over axes";
+  let description = [{
+    Same conventions as `tandem.reduce_sum`.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.reduce_max %0 {axes = array<i64: 0, 1>, keepdims = false}
+        : tensor<4x8xf32> -> tensor<f32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Structure: fusion regions and transfers
+//===----------------------------------------------------------------------===//
+
+def Tandem_FusionOp : Tandem_Op<"fusion",
+    [IsolatedFromAbove, SingleBlock, RecursiveMemoryEffects]> {
+  let summary = "a group of ops that becomes one kernel";
+  let description = [{
+    Holds ops fused into one kernel: one GPU kernel or one CPU function in
+    codegen. The region is isolated from above: its block arguments stand for
+    `inputs`, and `tandem.yield` returns the results. `kind` follows XLA's
+    taxonomy:
+
+    * `loop`: elementwise and broadcast ops in one loop nest;
+    * `input`: a reduction root with its elementwise producers;
+    * `output`: a conv/matmul/gemm root with its elementwise epilogue;
+    * `multi_output`: a fusion returning several values.
+
+    Only `multi_output` fusions may return more than one value. Unlike the
+    other ops, the result types are written out rather than inferred: they
+    are the types the body yields, and the verifier checks that. `name` is a
+    readable name derived from the root node (e.g. `conv1_relu`), used by
+    kernels, traces and reports alike.
+
+    Example:
+
+    ```mlir
+    %y = tandem.fusion output "conv1_relu" (%x, %w, %b)
+        : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>)
+          -> tensor<1x4x6x6xf32> {
+    ^bb0(%a: tensor<1x3x8x8xf32>, %f: tensor<4x3x3x3xf32>, %c: tensor<4xf32>):
+      %0 = tandem.conv2d %a, %f, %c {dilations = array<i64: 1, 1>,
+              pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}
+          : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>)
+            -> tensor<1x4x6x6xf32>
+      %1 = tandem.relu %0 : tensor<1x4x6x6xf32>
+      tandem.yield %1 : tensor<1x4x6x6xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Tandem_AnyTensor>:$inputs,
+                       Tandem_FusionKindAttr:$kind, StrAttr:$name);
+  let results = (outs Variadic<Tandem_AnyTensor>:$outputs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kind $name `(` $inputs `)` attr-dict `:`
+    functional-type($inputs, results) $body
+  }];
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The terminator of the body.
+    YieldOp getYield();
+  }];
+}
+
+def Tandem_YieldOp : Tandem_Op<"yield",
+    [Pure, Terminator, HasParent<"FusionOp">, ReturnLike]> {
+  let summary = "returns values from a fusion region";
+  let description = [{
+    Terminates a `tandem.fusion` body; its operands become the fusion's
+    results.
+
+    Example:
+
+    ```mlir
+    tandem.yield %0, %1 : tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tandem_AnyTensor>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+def Tandem_TransferOp : Tandem_InferredOp<"transfer",
+    [SameOperandsAndResultElementType]> {
+  let summary = "copies a tensor between devices";
+  let description = [{
+    Copies `input` from device `src` to device `dst`, written as quoted
+    TensorFlow-style names (stored as `#tandem.device` attributes). Partitioning inserts
+    these ops wherever a value crosses devices; users never write them. The
+    two devices differ, and when the input's producer carries a placement it
+    must be `src`.
+
+    Example:
+
+    ```mlir
+    %d = tandem.transfer %x from "/device:CPU:0" to "/device:GPU:0"
+        : tensor<1x3x224x224xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_AnyTensor:$input, Tandem_DeviceAttr:$src,
+                       Tandem_DeviceAttr:$dst);
+  let results = (outs Tandem_AnyTensor:$output);
+  let assemblyFormat = [{
+    $input `from` custom<DeviceRef>($src) `to` custom<DeviceRef>($dst)
+    attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // TANDEM_OPS_TD

@@ -1,0 +1,33 @@
+# -*- Python -*-
+# lit configuration of Tandem's FileCheck tests. The GoogleTest units form a
+# second suite in the build tree (test/unit/lit.site.cfg.py).
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "Tandem"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tandem_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "unit"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# Tandem's tools first, then FileCheck & co from LLVM.
+tool_dirs = [config.tandem_tools_dir, config.llvm_tools_dir]
+tools = ["tandem-opt", "FileCheck", "not", "count"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+llvm_config.with_environment("PATH", config.tandem_tools_dir, append_path=True)
+
+if config.tandem_sanitizers:
+    config.available_features.add("sanitizers")
+    # MLIR's global registries are intentionally never freed.
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=0"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"

@@ -1,0 +1,82 @@
+//===- ShapeInferenceTest.cpp - shape arithmetic helpers ------------------===//
+
+#include "dialects/Tandem/IR/ShapeInference.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir::tandem;
+using shape::Shape;
+
+namespace {
+
+TEST(Broadcast, FollowsNumpyRules) {
+  EXPECT_EQ(*shape::broadcast({2, 3}, {3}), (Shape{2, 3}));
+  EXPECT_EQ(*shape::broadcast({2, 1}, {1, 4}), (Shape{2, 4}));
+  EXPECT_EQ(*shape::broadcast({}, {5, 1}), (Shape{5, 1}));
+  EXPECT_EQ(*shape::broadcast({8, 1, 6, 1}, {7, 1, 5}), (Shape{8, 7, 6, 5}));
+  EXPECT_FALSE(shape::broadcast({2, 3}, {4}));
+  EXPECT_FALSE(shape::broadcast({2, 3}, {3, 3}));
+}
+
+TEST(Broadcast, UnidirectionalBroadcastTo) {
+  EXPECT_TRUE(shape::broadcastsTo({3}, {4, 3}));
+  EXPECT_TRUE(shape::broadcastsTo({1, 3}, {4, 3}));
+  EXPECT_TRUE(shape::broadcastsTo({}, {4, 3}));
+  EXPECT_FALSE(shape::broadcastsTo({4, 3}, {3}));
+  EXPECT_FALSE(shape::broadcastsTo({2}, {4, 3}));
+  // Broadcasting is one-way: a target dim of 1 cannot absorb 4.
+  EXPECT_FALSE(shape::broadcastsTo({4}, {1}));
+}
+
+TEST(Permutation, ValidatesAndApplies) {
+  EXPECT_TRUE(shape::isPermutation({2, 0, 1}));
+  EXPECT_FALSE(shape::isPermutation({0, 0}));
+  EXPECT_FALSE(shape::isPermutation({0, 2}));
+  EXPECT_FALSE(shape::isPermutation({-1, 0}));
+  EXPECT_TRUE(shape::isIdentityPermutation({0, 1, 2}));
+  EXPECT_FALSE(shape::isIdentityPermutation({1, 0}));
+  EXPECT_EQ(shape::permute({2, 3, 4}, {2, 0, 1}), (Shape{4, 2, 3}));
+}
+
+TEST(Window, ConvolutionOutputSizes) {
+  // ResNet stem: 224, k7, s2, p3 -> 112.
+  EXPECT_EQ(shape::windowOutputSize(224, 7, 2, 3, 3, 1), 112);
+  // 3x3 same conv.
+  EXPECT_EQ(shape::windowOutputSize(56, 3, 1, 1, 1, 1), 56);
+  // Dilation 2 widens a 3-tap kernel to 5.
+  EXPECT_EQ(shape::windowOutputSize(10, 3, 1, 0, 0, 2), 6);
+  // Kernel larger than the padded input.
+  EXPECT_LE(shape::windowOutputSize(2, 5, 1, 1, 1, 1), 0);
+}
+
+TEST(Window, CeilModeDropsWindowsStartingInPadding) {
+  // 112 -> 56 with k3 s2 p1 either way.
+  EXPECT_EQ(shape::windowOutputSize(112, 3, 2, 1, 1, 1, false), 56);
+  EXPECT_EQ(shape::windowOutputSize(112, 3, 2, 1, 1, 1, true), 56);
+  // SqueezeNet-style ceil mode: 111, k3, s2 -> 55 floor, 55 ceil.
+  EXPECT_EQ(shape::windowOutputSize(111, 3, 2, 0, 0, 1, false), 55);
+  EXPECT_EQ(shape::windowOutputSize(54, 3, 2, 0, 0, 1, false), 26);
+  EXPECT_EQ(shape::windowOutputSize(54, 3, 2, 0, 0, 1, true), 27);
+  // PyTorch: in 5, k2, s2, pad 1 ceil -> 3 windows, the 4th would start in
+  // the end padding.
+  EXPECT_EQ(shape::windowOutputSize(5, 2, 2, 1, 1, 1, true), 3);
+}
+
+TEST(Reduce, KeepsOrDropsAxes) {
+  EXPECT_EQ(shape::reduce({2, 3, 4}, {1}, true), (Shape{2, 1, 4}));
+  EXPECT_EQ(shape::reduce({2, 3, 4}, {0, 2}, false), (Shape{3}));
+  EXPECT_EQ(shape::reduce({2, 3}, {0, 1}, false), (Shape{}));
+  EXPECT_TRUE(shape::areSortedUniqueAxes({0, 2}, 3));
+  EXPECT_FALSE(shape::areSortedUniqueAxes({2, 0}, 3));
+  EXPECT_FALSE(shape::areSortedUniqueAxes({1, 1}, 3));
+  EXPECT_FALSE(shape::areSortedUniqueAxes({3}, 3));
+  EXPECT_FALSE(shape::areSortedUniqueAxes({-1}, 3));
+}
+
+TEST(Elements, CountsElements) {
+  EXPECT_EQ(shape::numElements({}), 1);
+  EXPECT_EQ(shape::numElements({2, 3, 4}), 24);
+  EXPECT_EQ(shape::numElements({2, 0}), 0);
+}
+
+} // namespace

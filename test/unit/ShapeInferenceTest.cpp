@@ -50,9 +50,10 @@ TEST(Window, ConvolutionOutputSizes) {
 }
 
 TEST(Window, CeilModeDropsWindowsStartingInPadding) {
-  // 112 -> 56 with k3 s2 p1 either way.
+  // ResNet's max pool (112, k3 s2 p1) gives 56, or 57 with ceil_mode
+  // (PyTorch: ceil((112 + 2 - 3) / 2) + 1).
   EXPECT_EQ(shape::windowOutputSize(112, 3, 2, 1, 1, 1, false), 56);
-  EXPECT_EQ(shape::windowOutputSize(112, 3, 2, 1, 1, 1, true), 56);
+  EXPECT_EQ(shape::windowOutputSize(112, 3, 2, 1, 1, 1, true), 57);
   // SqueezeNet-style ceil mode: 111, k3, s2 -> 55 floor, 55 ceil.
   EXPECT_EQ(shape::windowOutputSize(111, 3, 2, 0, 0, 1, false), 55);
   EXPECT_EQ(shape::windowOutputSize(54, 3, 2, 0, 0, 1, false), 26);

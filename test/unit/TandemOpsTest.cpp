@@ -92,6 +92,29 @@ TEST_F(TandemOpsTest, SmallConstantsFold) {
   EXPECT_EQ(attr.getSplatValue<float>(), 3.5f);
 }
 
+TEST_F(TandemOpsTest, LargeConstantsDoNotFold) {
+  // Non-splat constants above the folding limit stay as they are, so that a
+  // weight is never duplicated by constant folding.
+  auto type = f32({2048});
+  SmallVector<float> values(2048);
+  for (auto [i, v] : llvm::enumerate(values))
+    v = static_cast<float>(i);
+  Value big = ConstantOp::create(builder, loc,
+                                 DenseElementsAttr::get(type, ArrayRef(values)));
+  auto neg = NegOp::create(builder, loc, big);
+  SmallVector<OpFoldResult> folded;
+  EXPECT_TRUE(failed(neg->fold(folded)));
+
+  // The same op on a small constant folds.
+  Value small = constant({4}, 2.0f);
+  auto negSmall = NegOp::create(builder, loc, small);
+  folded.clear();
+  ASSERT_TRUE(succeeded(negSmall->fold(folded)));
+  EXPECT_EQ(cast<DenseElementsAttr>(cast<Attribute>(folded[0]))
+                .getSplatValue<float>(),
+            -2.0f);
+}
+
 TEST_F(TandemOpsTest, DeviceAttributeRoundTrips) {
   auto device = DeviceAttr::get(&context, DeviceKind::GPU, 1);
   EXPECT_EQ(device.getName(), "/device:GPU:1");

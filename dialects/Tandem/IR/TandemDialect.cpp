@@ -41,6 +41,7 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
              << "' must be a #tandem.device attribute, got " << attr.getValue();
     return success();
   }
-  return op->emitError() << "unknown tandem attribute '" << attr.getName()
+  return op->emitError() << "unknown tandem attribute '"
+                         << attr.getName().getValue()
                          << "'";
 }

@@ -13,7 +13,7 @@ VENV="${TANDEM_VENV:-$ROOT/.venv}"
 APT_PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libfmt-dev libcli11-dev googletest libonnx-dev libprotobuf-dev
-  protobuf-compiler ninja-build ccache lld cmake g++ python3-venv
+  protobuf-compiler ninja-build ccache lld cmake g++ python3-venv python3-psutil
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
 )
 

@@ -30,10 +30,9 @@ TEST(DeviceName, ParsesFullyQualifiedAndShortForms) {
 }
 
 TEST(DeviceName, RejectsMalformedNames) {
-  for (const char *bad :
-       {"", "/device:TPU:0", "/device:GPU:", "/device:GPU:-1", "/device:GPU:x",
-        "/gpu:0", "/job:localhost/replica:0", "gpu:1:2", "/device:GPU:1234567",
-        "GPU0"})
+  for (const char *bad : {"", "/device:TPU:0", "/device:GPU:", "/device:GPU:-1",
+                          "/device:GPU:x", "/gpu:0", "/job:localhost/replica:0",
+                          "gpu:1:2", "/device:GPU:1234567", "GPU0"})
     EXPECT_FALSE(parseDeviceName(bad)) << "accepted '" << bad << "'";
 }
 

@@ -46,10 +46,9 @@ protected:
 TEST_F(TandemOpsTest, Conv2DInfersNCHWResult) {
   Value x = constant({1, 3, 224, 224}, 1.0f);
   Value w = constant({64, 3, 7, 7}, 0.5f);
-  auto conv = Conv2DOp::create(builder, loc, x, w, /*bias=*/Value(),
-                               ArrayRef<int64_t>{2, 2},
-                               ArrayRef<int64_t>{3, 3, 3, 3},
-                               ArrayRef<int64_t>{1, 1}, /*groups=*/1);
+  auto conv = Conv2DOp::create(
+      builder, loc, x, w, /*bias=*/Value(), ArrayRef<int64_t>{2, 2},
+      ArrayRef<int64_t>{3, 3, 3, 3}, ArrayRef<int64_t>{1, 1}, /*groups=*/1);
   EXPECT_EQ(conv.getType(), f32({1, 64, 112, 112}));
   EXPECT_TRUE(succeeded(verify(*module)));
 }
@@ -99,8 +98,8 @@ TEST_F(TandemOpsTest, LargeConstantsDoNotFold) {
   SmallVector<float> values(2048);
   for (auto [i, v] : llvm::enumerate(values))
     v = static_cast<float>(i);
-  Value big = ConstantOp::create(builder, loc,
-                                 DenseElementsAttr::get(type, ArrayRef(values)));
+  Value big = ConstantOp::create(
+      builder, loc, DenseElementsAttr::get(type, ArrayRef(values)));
   auto neg = NegOp::create(builder, loc, big);
   SmallVector<OpFoldResult> folded;
   EXPECT_TRUE(failed(neg->fold(folded)));

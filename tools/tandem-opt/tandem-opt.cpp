@@ -15,6 +15,6 @@ int main(int argc, char **argv) {
   mlir::tandem::registerAllTandemPasses();
   mlir::DialectRegistry registry;
   mlir::tandem::registerAllTandemDialects(registry);
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "Tandem optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Tandem optimizer driver\n", registry));
 }

@@ -90,8 +90,8 @@ int64_t shape::windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
   return out;
 }
 
-Shape shape::reduce(llvm::ArrayRef<int64_t> shape,
-                    llvm::ArrayRef<int64_t> axes, bool keepDims) {
+Shape shape::reduce(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> axes,
+                    bool keepDims) {
   Shape result;
   for (auto [i, d] : llvm::enumerate(shape)) {
     bool reduced = llvm::is_contained(axes, static_cast<int64_t>(i));

@@ -44,8 +44,8 @@ Attribute DeviceAttr::parse(AsmParser &parser, Type) {
     return {};
   std::optional<DeviceName> name = parseDeviceName(text);
   if (!name) {
-    parser.emitError(loc) << "invalid device name '" << text << "': "
-                          << kDeviceNameHelp;
+    parser.emitError(loc) << "invalid device name '" << text
+                          << "': " << kDeviceNameHelp;
     return {};
   }
   return DeviceAttr::get(parser.getContext(),

@@ -42,6 +42,5 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   return op->emitError() << "unknown tandem attribute '"
-                         << attr.getName().getValue()
-                         << "'";
+                         << attr.getName().getValue() << "'";
 }

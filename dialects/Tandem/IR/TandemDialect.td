@@ -24,8 +24,9 @@ def Tandem_Dialect : Dialect {
     * NCHW activations and OIHW filters for convolutions and pooling;
     * binary elementwise ops broadcast like NumPy.
 
-    Result types are always inferable from operands and attributes
-    (`InferTypeOpInterface`), and verifiers reject inconsistent shapes with a
+    The result types of tensor ops are inferred from operands and attributes
+    (`InferTypeOpInterface`); only the structural `tandem.fusion` spells its
+    results out. Verifiers reject inconsistent shapes with a
     located diagnostic. Dynamic dimensions (`?`) are rejected until dynamic
     shapes are supported.
 

@@ -296,7 +296,9 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
     return r;
   return foldElementwise(
       adaptor.getOperands(), getType(),
-      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> { return a[0] + a[1]; },
+      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
+         return a[0] + a[1];
+       },
        [](ArrayRef<APInt> a) -> std::optional<APInt> { return a[0] + a[1]; }});
 }
 
@@ -306,7 +308,9 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
     return r;
   return foldElementwise(
       adaptor.getOperands(), getType(),
-      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> { return a[0] - a[1]; },
+      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
+         return a[0] - a[1];
+       },
        [](ArrayRef<APInt> a) -> std::optional<APInt> { return a[0] - a[1]; }});
 }
 
@@ -316,7 +320,9 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
     return r;
   return foldElementwise(
       adaptor.getOperands(), getType(),
-      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> { return a[0] * a[1]; },
+      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
+         return a[0] * a[1];
+       },
        [](ArrayRef<APInt> a) -> std::optional<APInt> { return a[0] * a[1]; }});
 }
 
@@ -324,15 +330,16 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   if (OpFoldResult r =
           foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0))
     return r;
-  return foldElementwise(
-      adaptor.getOperands(), getType(),
-      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> { return a[0] / a[1]; },
-       [](ArrayRef<APInt> a) -> std::optional<APInt> {
-         // Division by zero is left to run time.
-         if (a[1].isZero())
-           return std::nullopt;
-         return a[0].sdiv(a[1]);
-       }});
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
+                            return a[0] / a[1];
+                          },
+                          [](ArrayRef<APInt> a) -> std::optional<APInt> {
+                            // Division by zero is left to run time.
+                            if (a[1].isZero())
+                              return std::nullopt;
+                            return a[0].sdiv(a[1]);
+                          }});
 }
 
 OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
@@ -342,43 +349,42 @@ OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
 OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
   if (getLhs() == getRhs() && getLhs().getType() == getType())
     return getLhs();
-  return foldElementwise(
-      adaptor.getOperands(), getType(),
-      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
-         return llvm::maximum(a[0], a[1]);
-       },
-       [](ArrayRef<APInt> a) -> std::optional<APInt> {
-         return a[0].sge(a[1]) ? a[0] : a[1];
-       }});
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
+                            return llvm::maximum(a[0], a[1]);
+                          },
+                          [](ArrayRef<APInt> a) -> std::optional<APInt> {
+                            return a[0].sge(a[1]) ? a[0] : a[1];
+                          }});
 }
 
 OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
   if (getLhs() == getRhs() && getLhs().getType() == getType())
     return getLhs();
-  return foldElementwise(
-      adaptor.getOperands(), getType(),
-      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
-         return llvm::minimum(a[0], a[1]);
-       },
-       [](ArrayRef<APInt> a) -> std::optional<APInt> {
-         return a[0].sle(a[1]) ? a[0] : a[1];
-       }});
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
+                            return llvm::minimum(a[0], a[1]);
+                          },
+                          [](ArrayRef<APInt> a) -> std::optional<APInt> {
+                            return a[0].sle(a[1]) ? a[0] : a[1];
+                          }});
 }
 
 OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
   // relu(relu(x)) == relu(x).
   if (getInput().getDefiningOp<ReluOp>())
     return getInput();
-  return foldElementwise(
-      adaptor.getOperands(), getType(),
-      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
-         return a[0].isNegative() && !a[0].isNaN()
-                    ? APFloat::getZero(a[0].getSemantics())
-                    : a[0];
-       },
-       [](ArrayRef<APInt> a) -> std::optional<APInt> {
-         return a[0].isNegative() ? APInt::getZero(a[0].getBitWidth()) : a[0];
-       }});
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
+                            return a[0].isNegative() && !a[0].isNaN()
+                                       ? APFloat::getZero(a[0].getSemantics())
+                                       : a[0];
+                          },
+                          [](ArrayRef<APInt> a) -> std::optional<APInt> {
+                            return a[0].isNegative()
+                                       ? APInt::getZero(a[0].getBitWidth())
+                                       : a[0];
+                          }});
 }
 
 OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
@@ -405,9 +411,8 @@ OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
 OpFoldResult ExpOp::fold(FoldAdaptor adaptor) {
   return foldElementwise(adaptor.getOperands(), getType(),
                          {[](ArrayRef<APFloat> a) {
-                            return mapAsDouble(a[0], [](double x) {
-                              return std::exp(x);
-                            });
+                            return mapAsDouble(
+                                a[0], [](double x) { return std::exp(x); });
                           },
                           {}});
 }
@@ -415,19 +420,17 @@ OpFoldResult ExpOp::fold(FoldAdaptor adaptor) {
 OpFoldResult SqrtOp::fold(FoldAdaptor adaptor) {
   return foldElementwise(adaptor.getOperands(), getType(),
                          {[](ArrayRef<APFloat> a) {
-                            return mapAsDouble(a[0], [](double x) {
-                              return std::sqrt(x);
-                            });
+                            return mapAsDouble(
+                                a[0], [](double x) { return std::sqrt(x); });
                           },
                           {}});
 }
 
 OpFoldResult RsqrtOp::fold(FoldAdaptor adaptor) {
-  return foldElementwise(adaptor.getOperands(), getType(),
-                         {[](ArrayRef<APFloat> a) {
-                            return mapAsDouble(a[0], [](double x) {
-                              return 1.0 / std::sqrt(x);
-                            });
-                          },
-                          {}});
+  return foldElementwise(
+      adaptor.getOperands(), getType(),
+      {[](ArrayRef<APFloat> a) {
+         return mapAsDouble(a[0], [](double x) { return 1.0 / std::sqrt(x); });
+       },
+       {}});
 }

@@ -31,8 +31,7 @@ public:
       *diag << "'" << opName << "' op ";
     }
   }
-  template <typename T>
-  ShapeError &operator<<(T &&value) {
+  template <typename T> ShapeError &operator<<(T &&value) {
     if (diag)
       *diag << std::forward<T>(value);
     return *this;
@@ -63,10 +62,9 @@ LogicalResult checkArraySize(std::optional<Location> loc, StringRef opName,
                              size_t expected) {
   if (values.size() == expected)
     return success();
-  return ShapeError(loc, opName) << "'" << attrName << "' must have "
-                                 << expected << " entries, got "
-                                 << values.size() << " (" << fmt(values)
-                                 << ")";
+  return ShapeError(loc, opName)
+         << "'" << attrName << "' must have " << expected << " entries, got "
+         << values.size() << " (" << fmt(values) << ")";
 }
 
 /// Checks that every entry of an attribute array is at least `min`.
@@ -77,8 +75,7 @@ LogicalResult checkAtLeast(std::optional<Location> loc, StringRef opName,
     return success();
   return ShapeError(loc, opName)
          << "'" << attrName << "' entries must be "
-         << (min == 0 ? "non-negative" : "positive") << ", got "
-         << fmt(values);
+         << (min == 0 ? "non-negative" : "positive") << ", got " << fmt(values);
 }
 
 /// Checks that `axis` is within [0, rank).
@@ -86,17 +83,17 @@ LogicalResult checkAxis(std::optional<Location> loc, StringRef opName,
                         int64_t axis, int64_t rank) {
   if (axis >= 0 && axis < rank)
     return success();
-  return ShapeError(loc, opName) << "axis " << axis
-                                 << " is out of range for rank " << rank
-                                 << " (expected 0 <= axis < " << rank << ")";
+  return ShapeError(loc, opName)
+         << "axis " << axis << " is out of range for rank " << rank
+         << " (expected 0 <= axis < " << rank << ")";
 }
 
 LogicalResult checkRank(std::optional<Location> loc, StringRef opName,
                         StringRef what, RankedTensorType type, int64_t rank) {
   if (type.getRank() == rank)
     return success();
-  return ShapeError(loc, opName) << "expects a rank-" << rank << " " << what
-                                 << ", got " << type;
+  return ShapeError(loc, opName)
+         << "expects a rank-" << rank << " " << what << ", got " << type;
 }
 
 } // namespace
@@ -138,13 +135,14 @@ LogicalResult mlir::tandem::inferBroadcastResultType(
     RankedTensorType type = rankedType(operand);
     if (!type)
       return ShapeError(loc, opName) << "expects ranked tensor operands";
-    std::optional<shape::Shape> next = shape::broadcast(result, type.getShape());
+    std::optional<shape::Shape> next =
+        shape::broadcast(result, type.getShape());
     if (!next) {
       ShapeError err(loc, opName);
       err << "operands are not broadcast-compatible: ";
       llvm::interleave(
-          operands.take_front(i + 2),
-          [&](Value v) { err << v.getType(); }, [&] { err << " vs "; });
+          operands.take_front(i + 2), [&](Value v) { err << v.getType(); },
+          [&] { err << " vs "; });
       return err;
     }
     result = *next;
@@ -163,10 +161,9 @@ LogicalResult mlir::tandem::inferReduceResultType(
   if (axes.empty())
     return ShapeError(loc, opName) << "'axes' must not be empty";
   if (!shape::areSortedUniqueAxes(axes, type.getRank()))
-    return ShapeError(loc, opName)
-           << "'axes' " << fmt(axes)
-           << " must be sorted, unique and within [0, " << type.getRank()
-           << ") for input " << type;
+    return ShapeError(loc, opName) << "'axes' " << fmt(axes)
+                                   << " must be sorted, unique and within [0, "
+                                   << type.getRank() << ") for input " << type;
   types.push_back(RankedTensorType::get(
       shape::reduce(type.getShape(), axes, keepDims), type.getElementType()));
   return success();
@@ -218,14 +215,13 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
     return ShapeError(loc, name) << "expects a ranked tensor operand";
   ArrayRef<int64_t> perm = adaptor.getPerm();
   if (static_cast<int64_t>(perm.size()) != input.getRank())
-    return ShapeError(loc, name)
-           << "'perm' " << fmt(perm) << " has " << perm.size()
-           << " entries but the input " << input << " has rank "
-           << input.getRank();
+    return ShapeError(loc, name) << "'perm' " << fmt(perm) << " has "
+                                 << perm.size() << " entries but the input "
+                                 << input << " has rank " << input.getRank();
   if (!shape::isPermutation(perm))
-    return ShapeError(loc, name) << "'perm' " << fmt(perm)
-                                 << " is not a permutation of [0, "
-                                 << perm.size() << ")";
+    return ShapeError(loc, name)
+           << "'perm' " << fmt(perm) << " is not a permutation of [0, "
+           << perm.size() << ")";
   types.push_back(RankedTensorType::get(shape::permute(input.getShape(), perm),
                                         input.getElementType()));
   return success();
@@ -258,8 +254,8 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
       if (type.getDimSize(d) != first.getDimSize(d))
         return ShapeError(loc, name)
                << "input #" << i + 1 << " (" << type
-               << ") differs from input #0 (" << first << ") in dimension "
-               << d << ", which is not the concatenation axis " << axis;
+               << ") differs from input #0 (" << first << ") in dimension " << d
+               << ", which is not the concatenation axis " << axis;
     }
     result[axis] += type.getDimSize(axis);
   }
@@ -288,9 +284,9 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
     if (starts[d] < 0 || starts[d] > limits[d] ||
         limits[d] > input.getDimSize(d))
       return ShapeError(loc, name)
-             << "slice [" << starts[d] << ", " << limits[d]
-             << ") of dimension " << d << " is outside [0, "
-             << input.getDimSize(d) << "] of input " << input;
+             << "slice [" << starts[d] << ", " << limits[d] << ") of dimension "
+             << d << " is outside [0, " << input.getDimSize(d) << "] of input "
+             << input;
     result.push_back(llvm::divideCeil(limits[d] - starts[d], steps[d]));
   }
   types.push_back(RankedTensorType::get(result, input.getElementType()));
@@ -321,8 +317,7 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *,
              << "reflect padding of dimension " << d << " by (" << low[d]
              << ", " << high[d] << ") must be smaller than its size " << dim;
     if (adaptor.getMode() == PadMode::Edge && dim == 0 && low[d] + high[d] > 0)
-      return ShapeError(loc, name)
-             << "edge padding of empty dimension " << d;
+      return ShapeError(loc, name) << "edge padding of empty dimension " << d;
     result.push_back(dim + low[d] + high[d]);
   }
   types.push_back(RankedTensorType::get(result, input.getElementType()));
@@ -372,8 +367,8 @@ LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *,
   if (failed(checkAtLeast(loc, name, "shape", target, 0)))
     return failure();
   if (!shape::broadcastsTo(input.getShape(), target))
-    return ShapeError(loc, name) << "cannot broadcast " << input << " to "
-                                 << fmt(target);
+    return ShapeError(loc, name)
+           << "cannot broadcast " << input << " to " << fmt(target);
   types.push_back(RankedTensorType::get(target, input.getElementType()));
   return success();
 }
@@ -411,12 +406,12 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
   if (cPerGroup * groups != c)
     return ShapeError(loc, name)
            << "input channels (" << c << ") must equal filter channels ("
-           << cPerGroup << ") times groups (" << groups << "); input "
-           << input << ", filter " << filter;
+           << cPerGroup << ") times groups (" << groups << "); input " << input
+           << ", filter " << filter;
   if (o % groups != 0)
-    return ShapeError(loc, name) << "output channels (" << o
-                                 << ") must be divisible by groups ("
-                                 << groups << ")";
+    return ShapeError(loc, name)
+           << "output channels (" << o << ") must be divisible by groups ("
+           << groups << ")";
   if (Value bias = adaptor.getBias()) {
     RankedTensorType biasType = rankedType(bias);
     if (!biasType || biasType.getRank() != 1 || biasType.getDimSize(0) != o)
@@ -426,9 +421,9 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
   }
   shape::Shape result = {n, o};
   for (int d = 0; d < 2; ++d) {
-    int64_t size = shape::windowOutputSize(
-        input.getDimSize(2 + d), filter.getDimSize(2 + d), strides[d],
-        pads[d], pads[d + 2], dilations[d]);
+    int64_t size = shape::windowOutputSize(input.getDimSize(2 + d),
+                                           filter.getDimSize(2 + d), strides[d],
+                                           pads[d], pads[d + 2], dilations[d]);
     if (size <= 0)
       return ShapeError(loc, name)
              << "the " << (d == 0 ? "height" : "width") << " kernel ("
@@ -457,8 +452,8 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
   int64_t k2 = rhs.getShape()[rhs.getRank() - 2];
   if (k1 != k2)
     return ShapeError(loc, name)
-           << "contraction dimensions differ: lhs " << lhs << " has K = "
-           << k1 << " but rhs " << rhs << " has K = " << k2;
+           << "contraction dimensions differ: lhs " << lhs << " has K = " << k1
+           << " but rhs " << rhs << " has K = " << k2;
   std::optional<shape::Shape> batch = shape::broadcast(
       lhs.getShape().drop_back(2), rhs.getShape().drop_back(2));
   if (!batch)
@@ -494,9 +489,9 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *,
   if (Value c = adaptor.getC()) {
     RankedTensorType cType = rankedType(c);
     if (!cType || !shape::broadcastsTo(cType.getShape(), {m, n}))
-      return ShapeError(loc, name) << "C " << c.getType()
-                                   << " does not broadcast to the result ["
-                                   << m << ", " << n << "]";
+      return ShapeError(loc, name)
+             << "C " << c.getType() << " does not broadcast to the result ["
+             << m << ", " << n << "]";
   }
   types.push_back(RankedTensorType::get({m, n}, a.getElementType()));
   return success();
@@ -563,13 +558,11 @@ LogicalResult ClipOp::verify() {
 //===----------------------------------------------------------------------===//
 
 /// Shared inference of max_pool2d and avg_pool2d.
-static LogicalResult inferPool2DType(std::optional<Location> loc,
-                                     StringRef name, Value inputValue,
-                                     ArrayRef<int64_t> kernel,
-                                     ArrayRef<int64_t> strides,
-                                     ArrayRef<int64_t> pads,
-                                     ArrayRef<int64_t> dilations, bool ceilMode,
-                                     SmallVectorImpl<Type> &types) {
+static LogicalResult
+inferPool2DType(std::optional<Location> loc, StringRef name, Value inputValue,
+                ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
+                bool ceilMode, SmallVectorImpl<Type> &types) {
   RankedTensorType input = rankedType(inputValue);
   if (!input)
     return ShapeError(loc, name) << "expects a ranked tensor operand";
@@ -662,8 +655,7 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
     if (!type || type.getRank() != 1 || type.getDimSize(0) != channels)
       return ShapeError(loc, name)
              << "'" << paramName << "' must have shape [" << channels
-             << "] (the channels of " << input << "), got "
-             << value.getType();
+             << "] (the channels of " << input << "), got " << value.getType();
   }
   types.push_back(input);
   return success();
@@ -726,8 +718,7 @@ LogicalResult FusionOp::verifyRegions() {
     return emitOpError() << "body has " << body.getNumArguments()
                          << " arguments but the fusion has "
                          << getInputs().size() << " inputs";
-  for (auto [i, arg, input] :
-       llvm::enumerate(body.getArguments(), getInputs()))
+  for (auto [i, arg, input] : llvm::enumerate(body.getArguments(), getInputs()))
     if (arg.getType() != input.getType())
       return emitOpError() << "body argument #" << i << " has type "
                            << arg.getType() << " but input #" << i
@@ -781,7 +772,8 @@ LogicalResult TransferOp::verify() {
 //===----------------------------------------------------------------------===//
 
 /// Prints a device as its quoted TensorFlow-style name, "/device:GPU:0".
-static void printDeviceRef(OpAsmPrinter &printer, Operation *, DeviceAttr attr) {
+static void printDeviceRef(OpAsmPrinter &printer, Operation *,
+                           DeviceAttr attr) {
   printer << '"' << attr.getName() << '"';
 }
 

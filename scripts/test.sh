@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Runs Tandem's whole test suite from any state, fresh machine included:
+# installs what is missing, builds, runs the lit + GoogleTest suites, then
+# rebuilds with AddressSanitizer + UBSan and runs them again.
+#
+#   scripts/test.sh                  everything (what CI runs)
+#   scripts/test.sh --no-sanitizers  skip the ASan/UBSan pass
+#
+# Ends with one line "tests: N passed, M failed" summing both passes.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+# Let clones at other paths (CI) share this machine's compiler cache.
+export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1
+
+SANITIZERS=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-sanitizers) SANITIZERS=0 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "test.sh: unknown argument '$arg'" >&2; exit 2 ;;
+  esac
+done
+
+bash scripts/setup.sh
+
+LIT=/usr/lib/llvm-22/bin/lit
+total_pass=0
+total_fail=0
+
+# run_suite NAME BUILD_DIR [extra cmake args...]
+run_suite() {
+  local name="$1" dir="$2"
+  shift 2
+  echo "=== [$name] configure + build in $dir"
+  bash scripts/configure.sh "$dir" "$@"
+  ninja -C "$dir" all TandemUnitTests
+  echo "=== [$name] lit"
+  local json="$dir/test-results.json"
+  rm -f "$json"
+  local rc=0
+  "$LIT" -sv --timeout=300 -o "$json" "$dir/test" "$dir/test/unit" || rc=$?
+  if [ ! -f "$json" ]; then
+    echo "[$name] lit produced no results" >&2
+    total_fail=$((total_fail + 1))
+    return
+  fi
+  read -r pass fail < <(python3 scripts/lit_summary.py "$json")
+  if [ "$rc" != 0 ] && [ "$fail" = 0 ]; then fail=1; fi
+  echo "=== [$name] $pass passed, $fail failed"
+  total_pass=$((total_pass + pass))
+  total_fail=$((total_fail + fail))
+}
+
+run_suite release build
+if [ "$SANITIZERS" = 1 ]; then
+  run_suite asan+ubsan build-asan -DTANDEM_ENABLE_SANITIZERS=ON \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo
+fi
+
+echo "tests: $total_pass passed, $total_fail failed"
+[ "$total_fail" = 0 ]

@@ -26,6 +26,11 @@ tools = ["tandem-opt", "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.tandem_tools_dir, append_path=True)
 
+# GPU tests that assemble PTX need the CUDA toolkit, not a GPU.
+if config.tandem_ptxas and not config.tandem_ptxas.endswith("-NOTFOUND"):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", config.tandem_ptxas))
+
 if config.tandem_sanitizers:
     config.available_features.add("sanitizers")
     # MLIR's global registries are intentionally never freed. Our code is

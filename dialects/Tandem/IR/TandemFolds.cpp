@@ -346,28 +346,29 @@ OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
   return foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0);
 }
 
-OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
-  if (getLhs() == getRhs() && getLhs().getType() == getType())
-    return getLhs();
-  return foldElementwise(adaptor.getOperands(), getType(),
-                         {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
-                            return llvm::maximum(a[0], a[1]);
+/// Folds max and min: `op(x, x)` is x, and small constants evaluate.
+/// NaN propagates, as in ONNX Max/Min.
+template <typename OpT>
+static OpFoldResult foldExtremum(OpT op, ArrayRef<Attribute> operands,
+                                 bool isMax) {
+  if (op.getLhs() == op.getRhs() && op.getLhs().getType() == op.getType())
+    return op.getLhs();
+  return foldElementwise(operands, op.getType(),
+                         {[&](ArrayRef<APFloat> a) -> std::optional<APFloat> {
+                            return isMax ? llvm::maximum(a[0], a[1])
+                                         : llvm::minimum(a[0], a[1]);
                           },
-                          [](ArrayRef<APInt> a) -> std::optional<APInt> {
-                            return a[0].sge(a[1]) ? a[0] : a[1];
+                          [&](ArrayRef<APInt> a) -> std::optional<APInt> {
+                            return a[0].sge(a[1]) == isMax ? a[0] : a[1];
                           }});
 }
 
+OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+  return foldExtremum(*this, adaptor.getOperands(), /*isMax=*/true);
+}
+
 OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
-  if (getLhs() == getRhs() && getLhs().getType() == getType())
-    return getLhs();
-  return foldElementwise(adaptor.getOperands(), getType(),
-                         {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
-                            return llvm::minimum(a[0], a[1]);
-                          },
-                          [](ArrayRef<APInt> a) -> std::optional<APInt> {
-                            return a[0].sle(a[1]) ? a[0] : a[1];
-                          }});
+  return foldExtremum(*this, adaptor.getOperands(), /*isMax=*/false);
 }
 
 OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {

@@ -197,3 +197,23 @@ func.func @unary_identities(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>,
   %5 = tandem.abs %4 : tensor<4xf32>
   return %1, %3, %5 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// max and min of constants evaluate; max(x, x) and min(x, x) are x.
+// CHECK-LABEL: func.func @extrema
+// CHECK-SAME: (%[[X:.+]]: tensor<3xf32>)
+func.func @extrema(%x: tensor<3xf32>) -> (tensor<3xi32>, tensor<3xi32>, tensor<3xf32>, tensor<3xf32>) {
+  // CHECK-DAG: tandem.constant dense<[4, 2, 3]> : tensor<3xi32>
+  // CHECK-DAG: tandem.constant dense<[1, -5, 3]> : tensor<3xi32>
+  // CHECK-NOT: tandem.max
+  // CHECK-NOT: tandem.min
+  // CHECK: return %{{.*}}, %{{.*}}, %[[X]], %[[X]]
+  %a = tandem.constant dense<[1, 2, 3]> : tensor<3xi32>
+  %b = tandem.constant dense<[4, -5, 3]> : tensor<3xi32>
+  %0 = tandem.max %a, %b : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+  %1 = tandem.min %a, %b : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+  %2 = tandem.max %x, %x : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %3 = tandem.min %x, %x : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %0, %1, %2, %3 : tensor<3xi32>, tensor<3xi32>, tensor<3xf32>, tensor<3xf32>
+}

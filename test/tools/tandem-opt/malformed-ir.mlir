@@ -61,3 +61,26 @@ func.func @bad_fusion_kind(%x: tensor<4xf32>) {
   }
   return
 }
+
+// -----
+
+// A fusion whose body is empty.
+// CHECK: malformed-ir.mlir:[[# @LINE + 2]]:{{[0-9]+}}: error: 'tandem.fusion' op expects a non-empty block
+func.func @empty_fusion(%x: tensor<4xf32>) {
+  %0 = tandem.fusion loop "f" (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+  }
+  return
+}
+
+// -----
+
+// A fusion body without its tandem.yield.
+// CHECK: malformed-ir.mlir:[[# @LINE + 4]]:{{[0-9]+}}: error: block with no terminator
+func.func @unterminated_fusion(%x: tensor<4xf32>) {
+  %0 = tandem.fusion loop "f" (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %1 = tandem.relu %a : tensor<4xf32>
+  }
+  return
+}

@@ -32,10 +32,7 @@ struct AssignDefaultDevicePass
           << "': " << kDeviceNameHelp;
       return signalPassFailure();
     }
-    auto attr = DeviceAttr::get(
-        &getContext(),
-        name->kind == DeviceName::Kind::CPU ? DeviceKind::CPU : DeviceKind::GPU,
-        name->index);
+    DeviceAttr attr = getDeviceAttr(&getContext(), *name);
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (!isa<TandemDialect>(op->getDialect()) || isa<YieldOp>(op))
         return WalkResult::advance();

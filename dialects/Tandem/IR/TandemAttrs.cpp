@@ -48,14 +48,19 @@ Attribute DeviceAttr::parse(AsmParser &parser, Type) {
                           << "': " << kDeviceNameHelp;
     return {};
   }
-  return DeviceAttr::get(parser.getContext(),
-                         name->kind == DeviceName::Kind::CPU ? DeviceKind::CPU
-                                                             : DeviceKind::GPU,
-                         name->index);
+  return getDeviceAttr(parser.getContext(), *name);
 }
 
 void DeviceAttr::print(AsmPrinter &printer) const {
   printer << "<\"" << getName() << "\">";
+}
+
+DeviceAttr mlir::tandem::getDeviceAttr(MLIRContext *context,
+                                       const DeviceName &name) {
+  return DeviceAttr::get(context,
+                         name.kind == DeviceName::Kind::CPU ? DeviceKind::CPU
+                                                            : DeviceKind::GPU,
+                         name.index);
 }
 
 DeviceAttr mlir::tandem::getDevice(Operation *op) {

@@ -18,6 +18,11 @@
 
 namespace mlir::tandem {
 
+struct DeviceName;
+
+/// Returns the device attribute for a parsed device name.
+DeviceAttr getDeviceAttr(MLIRContext *context, const DeviceName &name);
+
 /// Returns the placement of `op` (its `tandem.device` attribute), or null.
 DeviceAttr getDevice(Operation *op);
 

@@ -788,10 +788,7 @@ static ParseResult parseDeviceRef(OpAsmParser &parser, DeviceAttr &attr) {
   if (!name)
     return parser.emitError(loc)
            << "invalid device name '" << text << "': " << kDeviceNameHelp;
-  attr = DeviceAttr::get(parser.getContext(),
-                         name->kind == DeviceName::Kind::CPU ? DeviceKind::CPU
-                                                             : DeviceKind::GPU,
-                         name->index);
+  attr = getDeviceAttr(parser.getContext(), *name);
   return success();
 }
 

@@ -10,10 +10,11 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "Tandem"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tandem_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "unit"]
+config.excludes = [
+    "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "unit", "Inputs"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
@@ -22,9 +23,20 @@ llvm_config.use_default_substitutions()
 
 # Tandem's tools first, then FileCheck & co from LLVM.
 tool_dirs = [config.tandem_tools_dir, config.llvm_tools_dir]
-tools = ["tandem-opt", "FileCheck", "not", "count"]
+tools = ["tandem-opt", "tandemc", "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.tandem_tools_dir, append_path=True)
+
+# Tests that build ONNX models need the project's Python venv with onnx
+# (scripts/setup.sh creates it).
+venv_python = os.path.join(config.tandem_src_root, ".venv", "bin", "python")
+if os.path.exists(venv_python):
+    import subprocess
+
+    if subprocess.run([venv_python, "-c", "import onnx"],
+                      capture_output=True).returncode == 0:
+        config.available_features.add("onnx")
+        config.substitutions.append(("%venv_python", venv_python))
 
 # GPU tests that assemble PTX need the CUDA toolkit, not a GPU.
 if config.tandem_ptxas and not config.tandem_ptxas.endswith("-NOTFOUND"):

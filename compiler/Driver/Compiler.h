@@ -1,0 +1,83 @@
+//===- Compiler.h - the Tandem compiler driver library ----------*- C++ -*-===//
+//
+// The driver behind tandemc: a plain options struct, the phase enum that
+// --compile-to stops after, pipeline building per phase, and compile(), which
+// imports a model (ONNX or tandem MLIR), runs the phases and writes the
+// requested output. No command-line state lives here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TANDEM_COMPILER_DRIVER_COMPILER_H
+#define TANDEM_COMPILER_DRIVER_COMPILER_H
+
+#include "compiler/Import/OnnxImporter.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::tandem {
+
+/// The phases of the pipeline, in order. --compile-to stops after one.
+enum class Phase {
+  Import,      ///< the model as tandem IR
+  Graph,       ///< after graph optimisation
+  Placed,      ///< every op carries a device
+  Fused,       ///< ops grouped into tandem.fusion regions
+  Partitioned, ///< per-device partitions with transfers
+  Bufferized,  ///< buffers and the static memory plan
+  Lowered,     ///< LLVM / NVVM dialects, ready for code emission
+};
+
+/// What the output file holds.
+enum class EmitKind { MLIR, LLVM, PTX, Asm, Obj, Header, Shared };
+
+std::optional<Phase> parsePhase(llvm::StringRef name);
+llvm::StringRef phaseName(Phase phase);
+std::optional<EmitKind> parseEmitKind(llvm::StringRef name);
+llvm::StringRef emitKindName(EmitKind kind);
+
+/// The last phase implemented so far; later ones report "not yet supported".
+constexpr Phase kLastImplementedPhase = Phase::Placed;
+
+/// Everything tandemc can be asked to do.
+struct CompilerOptions {
+  std::string inputPath;
+  /// "-" for stdout.
+  std::string outputPath = "-";
+  EmitKind emit = EmitKind::Obj;
+  /// Stop after this phase; defaults to the last phase `emit` needs.
+  std::optional<Phase> compileTo;
+  /// Symbol prefix of the generated code and name of the model function.
+  std::string name = "model";
+  /// Devices of the build, e.g. {"cpu"} or {"cpu", "gpu:sm_90"}.
+  std::vector<std::string> targets = {"cpu"};
+  OnnxImportOptions import;
+  /// Print the wall time and peak RSS of each phase to `log`.
+  bool timePhases = false;
+  /// Print what the driver does to `log`.
+  bool verbose = false;
+};
+
+/// Parses "1x3x224x224" into dims; std::nullopt if malformed.
+std::optional<std::vector<int64_t>> parseShape(llvm::StringRef text);
+
+/// Adds the passes of `phase` (only that phase) to `pm`.
+LogicalResult buildPhasePipeline(OpPassManager &pm, Phase phase,
+                                 const CompilerOptions &options);
+
+/// Runs the whole compilation. Diagnostics go to the context's handler and
+/// the -v / --time-phases report to `log`. On failure nothing is written.
+/// `configurePassManager` lets the tool apply MLIR's debugging flags.
+LogicalResult compile(MLIRContext &context, const CompilerOptions &options,
+                      llvm::raw_ostream &log,
+                      llvm::function_ref<LogicalResult(PassManager &)>
+                          configurePassManager = nullptr);
+
+} // namespace mlir::tandem
+
+#endif // TANDEM_COMPILER_DRIVER_COMPILER_H

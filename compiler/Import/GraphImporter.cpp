@@ -1,0 +1,694 @@
+//===- GraphImporter.cpp - state of one ONNX graph import -----------------===//
+//
+// Graph-level import: inputs with shape binding, initializers, the node loop
+// with the all-at-once unsupported-op check, outputs, and the helpers op
+// converters use (inputs, attributes, known constants, diagnostics).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Import/GraphImporter.h"
+
+#include "dialects/Tandem/IR/ShapeInference.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::tandem;
+using namespace mlir::tandem::onnx_import;
+
+/// Tensors with more elements than this are not tracked as known integers.
+static constexpr int64_t kMaxKnownElements = 4096;
+
+GraphImporter::GraphImporter(MLIRContext &context,
+                             const onnx::ModelProto &model, StringRef path,
+                             const OnnxImportOptions &options)
+    : ctx(context), model(model), path(path.str()), options(options),
+      b(&context), nodeLoc(UnknownLoc::get(&context)) {
+  for (const onnx::OperatorSetIdProto &op : model.opset_import())
+    if (op.domain().empty() || op.domain() == "ai.onnx")
+      opsetVersion = op.version();
+}
+
+Location GraphImporter::fileLoc() const {
+  return FileLineColLoc::get(&ctx, path, 0, 0);
+}
+
+InFlightDiagnostic GraphImporter::error() {
+  InFlightDiagnostic diag = emitError(nodeLoc);
+  diag << "node '" << node().name() << "' (" << node().op_type() << "): ";
+  return diag;
+}
+
+InFlightDiagnostic GraphImporter::warning() {
+  InFlightDiagnostic diag = emitWarning(nodeLoc);
+  diag << "node '" << node().name() << "' (" << node().op_type() << "): ";
+  return diag;
+}
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+Type GraphImporter::elementType(int32_t onnxType) {
+  switch (onnxType) {
+  case onnx::TensorProto::FLOAT:
+    return b.getF32Type();
+  case onnx::TensorProto::FLOAT16:
+    return b.getF16Type();
+  case onnx::TensorProto::BFLOAT16:
+    return b.getBF16Type();
+  case onnx::TensorProto::INT32:
+    return b.getI32Type();
+  case onnx::TensorProto::INT64:
+    return b.getI64Type();
+  case onnx::TensorProto::BOOL:
+    return b.getI1Type();
+  default:
+    return {};
+  }
+}
+
+static StringRef onnxTypeName(int32_t onnxType) {
+  if (onnx::TensorProto::DataType_IsValid(onnxType))
+    return onnx::TensorProto::DataType_Name(
+        static_cast<onnx::TensorProto::DataType>(onnxType));
+  return "invalid";
+}
+
+/// Bytes per element in the dense storage MLIR uses (1 for i1).
+static int64_t storageBytes(Type type) {
+  return type.isInteger(1) ? 1 : type.getIntOrFloatBitWidth() / 8;
+}
+
+/// Multiplies dims, failing on negative dims or overflow.
+static std::optional<int64_t> checkedElementCount(ArrayRef<int64_t> dims) {
+  int64_t count = 1;
+  for (int64_t d : dims) {
+    if (d < 0)
+      return std::nullopt;
+    if (d != 0 && count > INT64_MAX / d)
+      return std::nullopt;
+    count *= d;
+  }
+  return count;
+}
+
+FailureOr<std::vector<char>>
+GraphImporter::tensorBytes(const onnx::TensorProto &tensor, Type type,
+                           int64_t count, StringRef what) {
+  int64_t width = storageBytes(type);
+  if (count > INT64_MAX / 8)
+    return emitError(fileLoc())
+               << what << " has too many elements (" << count << ")",
+           failure();
+  int64_t expected = count * width;
+  std::vector<char> bytes;
+
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const onnx::StringStringEntryProto &entry : tensor.external_data()) {
+      if (entry.key() == "location")
+        location = entry.value();
+      else if (entry.key() == "offset" || entry.key() == "length") {
+        int64_t v = 0;
+        if (StringRef(entry.value()).getAsInteger(10, v) || v < 0)
+          return emitError(fileLoc())
+                     << what << " has an invalid external-data " << entry.key()
+                     << " '" << entry.value() << "'",
+                 failure();
+        (entry.key() == "offset" ? offset : length) = v;
+      }
+    }
+    if (location.empty())
+      return emitError(fileLoc()) << what
+                                  << " is stored externally but names no "
+                                     "'location'",
+             failure();
+    SmallString<256> full(llvm::sys::path::parent_path(path));
+    llvm::sys::path::append(full, location);
+    auto buffer = llvm::MemoryBuffer::getFile(full, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return emitError(fileLoc())
+                 << what << ": cannot read external data file '" << full
+                 << "': " << buffer.getError().message(),
+             failure();
+    int64_t fileSize = (*buffer)->getBufferSize();
+    if (length < 0)
+      length = fileSize - offset;
+    if (offset > fileSize || length > fileSize - offset)
+      return emitError(fileLoc())
+                 << what << ": external data range [" << offset << ", "
+                 << offset + length << ") lies outside '" << full << "' ("
+                 << fileSize << " bytes)",
+             failure();
+    if (length != expected)
+      return emitError(fileLoc())
+                 << what << " declares " << count << " elements (" << expected
+                 << " bytes) but its external data holds " << length
+                 << " bytes",
+             failure();
+    const char *start = (*buffer)->getBufferStart() + offset;
+    bytes.assign(start, start + length);
+    return bytes;
+  }
+
+  if (tensor.has_raw_data()) {
+    const std::string &raw = tensor.raw_data();
+    if (static_cast<int64_t>(raw.size()) != expected)
+      return emitError(fileLoc())
+                 << what << " declares " << count << " elements (" << expected
+                 << " bytes) but holds " << raw.size() << " bytes of data",
+             failure();
+    bytes.assign(raw.begin(), raw.end());
+    return bytes;
+  }
+
+  // Typed fields.
+  auto sizeMismatch = [&](int64_t have) {
+    return emitError(fileLoc()) << what << " declares " << count
+                                << " elements but holds " << have,
+           failure();
+  };
+  bytes.resize(expected);
+  switch (tensor.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    if (tensor.float_data_size() != count)
+      return sizeMismatch(tensor.float_data_size());
+    std::memcpy(bytes.data(), tensor.float_data().data(), expected);
+    return bytes;
+  case onnx::TensorProto::INT64:
+    if (tensor.int64_data_size() != count)
+      return sizeMismatch(tensor.int64_data_size());
+    std::memcpy(bytes.data(), tensor.int64_data().data(), expected);
+    return bytes;
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::BOOL:
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+    if (tensor.int32_data_size() != count)
+      return sizeMismatch(tensor.int32_data_size());
+    for (int64_t i = 0; i < count; ++i) {
+      int32_t v = tensor.int32_data(i);
+      std::memcpy(bytes.data() + i * width, &v, width);
+    }
+    return bytes;
+  default:
+    return emitError(fileLoc()) << what << " has unsupported element type "
+                                << onnxTypeName(tensor.data_type()),
+           failure();
+  }
+}
+
+FailureOr<ElementsAttr>
+GraphImporter::tensorAttr(const onnx::TensorProto &tensor, StringRef what) {
+  Type type = elementType(tensor.data_type());
+  if (!type)
+    return emitError(fileLoc()) << what << " has unsupported element type "
+                                << onnxTypeName(tensor.data_type()),
+           failure();
+  SmallVector<int64_t> dims(tensor.dims().begin(), tensor.dims().end());
+  std::optional<int64_t> count = checkedElementCount(dims);
+  if (!count)
+    return emitError(fileLoc())
+               << what << " has invalid dims ["
+               << llvm::join(
+                      llvm::map_range(
+                          dims, [](int64_t d) { return std::to_string(d); }),
+                      ", ")
+               << "]: negative or overflowing",
+           failure();
+  FailureOr<std::vector<char>> bytes = tensorBytes(tensor, type, *count, what);
+  if (failed(bytes))
+    return failure();
+  auto tensorType = RankedTensorType::get(dims, type);
+  if (type.isInteger(1)) {
+    SmallVector<bool> bits(bytes->begin(), bytes->end());
+    return cast<ElementsAttr>(DenseElementsAttr::get(tensorType, bits));
+  }
+  if (static_cast<int64_t>(bytes->size()) > options.resourceThresholdBytes) {
+    std::string blob = tensor.name().empty() ? "constant" : tensor.name();
+    for (char &c : blob)
+      if (!llvm::isAlnum(c) && c != '_')
+        c = '_';
+    return cast<ElementsAttr>(DenseResourceElementsAttr::get(
+        tensorType, blob,
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(*bytes),
+                                                      alignof(int64_t))));
+  }
+  return cast<ElementsAttr>(
+      DenseElementsAttr::getFromRawBuffer(tensorType, ArrayRef<char>(*bytes)));
+}
+
+std::optional<KnownInts>
+GraphImporter::knownFromTensor(const onnx::TensorProto &tensor) {
+  Type type = elementType(tensor.data_type());
+  if (!type || !type.isInteger())
+    return std::nullopt;
+  SmallVector<int64_t> dims(tensor.dims().begin(), tensor.dims().end());
+  std::optional<int64_t> count = checkedElementCount(dims);
+  if (!count || *count > kMaxKnownElements)
+    return std::nullopt;
+  // Decoding errors are reported when the tensor is imported as a constant.
+  ScopedDiagnosticHandler silence(&ctx, [](Diagnostic &) { return success(); });
+  FailureOr<std::vector<char>> bytes =
+      tensorBytes(tensor, type, *count, "tensor");
+  if (failed(bytes))
+    return std::nullopt;
+  KnownInts result{dims, {}, type};
+  int64_t width = storageBytes(type);
+  for (int64_t i = 0; i < *count; ++i) {
+    const char *p = bytes->data() + i * width;
+    if (width == 8) {
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      result.values.push_back(v);
+    } else if (width == 4) {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      result.values.push_back(v);
+    } else {
+      result.values.push_back(*p != 0);
+    }
+  }
+  return result;
+}
+
+Value GraphImporter::materialize(const KnownInts &k) {
+  auto type = RankedTensorType::get(k.shape, k.elementType);
+  DenseElementsAttr attr;
+  if (k.elementType.isInteger(1)) {
+    SmallVector<bool> bits(k.values.begin(), k.values.end());
+    attr = DenseElementsAttr::get(type, bits);
+  } else {
+    unsigned width = k.elementType.getIntOrFloatBitWidth();
+    SmallVector<APInt> ints;
+    for (int64_t v : k.values)
+      ints.push_back(APInt(width, v, /*isSigned=*/true));
+    attr = DenseElementsAttr::get(type, ints);
+  }
+  return create<ConstantOp>(cast<ElementsAttr>(attr));
+}
+
+Value GraphImporter::scalarConstant(Type elementType, double value) {
+  auto type = RankedTensorType::get({}, elementType);
+  Attribute attr;
+  if (auto ft = dyn_cast<FloatType>(elementType)) {
+    APFloat v(value);
+    bool losesInfo = false;
+    v.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
+    attr = DenseElementsAttr::get(type, v);
+  } else {
+    attr = DenseElementsAttr::get(
+        type, APInt(elementType.getIntOrFloatBitWidth(),
+                    static_cast<int64_t>(value), /*isSigned=*/true));
+  }
+  return create<ConstantOp>(cast<ElementsAttr>(attr));
+}
+
+//===----------------------------------------------------------------------===//
+// Inputs, attributes, outputs of the current node
+//===----------------------------------------------------------------------===//
+
+FailureOr<Value> GraphImporter::input(unsigned i) {
+  if (!hasInput(i))
+    return error() << "input #" << i << " is required but missing", failure();
+  const std::string &name = node().input(i);
+  if (Value v = values.lookup(name))
+    return v;
+  auto it = known.find(name);
+  if (it != known.end()) {
+    Value v = materialize(it->second);
+    values[name] = v;
+    return v;
+  }
+  return error() << "input #" << i << " '" << name
+                 << "' is not produced by any node, graph input or initializer",
+         failure();
+}
+
+RankedTensorType GraphImporter::inputType(unsigned i) {
+  if (!hasInput(i))
+    return {};
+  const std::string &name = node().input(i);
+  if (Value v = values.lookup(name))
+    return cast<RankedTensorType>(v.getType());
+  auto it = known.find(name);
+  if (it != known.end())
+    return RankedTensorType::get(it->second.shape, it->second.elementType);
+  return {};
+}
+
+const KnownInts *GraphImporter::knownInput(unsigned i) const {
+  if (!hasInput(i))
+    return nullptr;
+  auto it = known.find(node().input(i));
+  return it == known.end() ? nullptr : &it->second;
+}
+
+FailureOr<std::vector<int64_t>> GraphImporter::constantInts(unsigned i,
+                                                            StringRef what) {
+  if (const KnownInts *k = knownInput(i))
+    return k->values;
+  if (!hasInput(i))
+    return error() << "input #" << i << " (" << what << ") is missing",
+           failure();
+  return error() << "input #" << i << " (" << what << ") '" << node().input(i)
+                 << "' must be known at compile time (a constant or a "
+                    "foldable shape computation)",
+         failure();
+}
+
+FailureOr<std::optional<double>> GraphImporter::constantScalar(unsigned i,
+                                                               StringRef what) {
+  if (!hasInput(i))
+    return std::optional<double>();
+  if (const KnownInts *k = knownInput(i)) {
+    if (k->values.size() != 1)
+      return error() << what << " must be a scalar", failure();
+    return std::optional<double>(static_cast<double>(k->values[0]));
+  }
+  Value v = values.lookup(node().input(i));
+  if (v)
+    if (auto c = v.getDefiningOp<ConstantOp>())
+      if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue()))
+        if (dense.getNumElements() == 1 &&
+            isa<FloatType>(dense.getElementType()))
+          return std::optional<double>(
+              (*dense.getValues<APFloat>().begin()).convertToDouble());
+  return error() << "input #" << i << " (" << what
+                 << ") must be a constant scalar",
+         failure();
+}
+
+const onnx::AttributeProto *GraphImporter::attr(StringRef name) const {
+  for (const onnx::AttributeProto &a : node().attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t GraphImporter::attrInt(StringRef name, int64_t dflt) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->i() : dflt;
+}
+
+float GraphImporter::attrFloat(StringRef name, float dflt) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->f() : dflt;
+}
+
+std::string GraphImporter::attrString(StringRef name, StringRef dflt) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->s() : dflt.str();
+}
+
+std::optional<std::vector<int64_t>>
+GraphImporter::attrInts(StringRef name) const {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return std::nullopt;
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+void GraphImporter::setOutput(unsigned i, Value value) {
+  if (static_cast<int>(i) < node().output_size() && !node().output(i).empty())
+    values[node().output(i)] = value;
+}
+
+void GraphImporter::setKnownOutput(unsigned i, KnownInts value) {
+  if (static_cast<int>(i) < node().output_size() && !node().output(i).empty())
+    known[node().output(i)] = std::move(value);
+}
+
+LogicalResult GraphImporter::checkUnusedOutputs(unsigned supported) {
+  for (int i = supported; i < node().output_size(); ++i) {
+    if (node().output(i).empty())
+      continue;
+    // An output nobody reads is fine (e.g. Dropout's mask).
+    bool used = false;
+    for (const onnx::NodeProto &n : model.graph().node())
+      for (const std::string &in : n.input())
+        used |= in == node().output(i);
+    for (const onnx::ValueInfoProto &out : model.graph().output())
+      used |= out.name() == node().output(i);
+    if (used)
+      return error() << "output #" << i << " '" << node().output(i)
+                     << "' is not supported",
+             failure();
+  }
+  return success();
+}
+
+FailureOr<int64_t> GraphImporter::normalizeAxis(int64_t axis, int64_t rank,
+                                                StringRef what) {
+  if (axis < -rank || axis >= rank)
+    return error() << what << " " << axis << " is out of range for rank "
+                   << rank,
+           failure();
+  return axis < 0 ? axis + rank : axis;
+}
+
+//===----------------------------------------------------------------------===//
+// Graph
+//===----------------------------------------------------------------------===//
+
+LogicalResult GraphImporter::importInitializers() {
+  for (const onnx::TensorProto &init : model.graph().initializer()) {
+    std::string what = "initializer '" + init.name() + "'";
+    if (init.name().empty())
+      return emitError(fileLoc()) << "an initializer has no name", failure();
+    if (std::optional<KnownInts> k = knownFromTensor(init)) {
+      known[init.name()] = std::move(*k);
+      continue;
+    }
+    FailureOr<ElementsAttr> attr = tensorAttr(init, what);
+    if (failed(attr))
+      return failure();
+    values[init.name()] = ConstantOp::create(
+        b, NameLoc::get(StringAttr::get(&ctx, init.name()), fileLoc()), *attr);
+  }
+  return success();
+}
+
+/// Formats dims with symbolic ones named, e.g. "batch x 3 x 224 x 224".
+static std::string describeDims(const onnx::TensorShapeProto &shape) {
+  std::string s;
+  for (auto [i, dim] : llvm::enumerate(shape.dim())) {
+    if (i)
+      s += "x";
+    if (dim.has_dim_value())
+      s += std::to_string(dim.dim_value());
+    else if (!dim.dim_param().empty())
+      s += dim.dim_param();
+    else
+      s += "?";
+  }
+  return s;
+}
+
+LogicalResult GraphImporter::importInputs(func::FuncOp &func) {
+  const onnx::GraphProto &graph = model.graph();
+  llvm::StringSet<> initializers;
+  for (const onnx::TensorProto &init : graph.initializer())
+    initializers.insert(init.name());
+
+  SmallVector<Type> inputTypes;
+  SmallVector<std::string> inputNames;
+  bool ok = true;
+  for (const onnx::ValueInfoProto &info : graph.input()) {
+    // Older exporters also list initializers as graph inputs.
+    if (initializers.contains(info.name()))
+      continue;
+    auto fail = [&]() -> InFlightDiagnostic {
+      ok = false;
+      return emitError(fileLoc()) << "graph input '" << info.name() << "': ";
+    };
+    if (!info.type().has_tensor_type()) {
+      fail() << "only tensor inputs are supported";
+      continue;
+    }
+    const onnx::TypeProto::Tensor &tt = info.type().tensor_type();
+    Type elem = elementType(tt.elem_type());
+    if (!elem) {
+      fail() << "unsupported element type " << onnxTypeName(tt.elem_type());
+      continue;
+    }
+    auto bound = options.inputShapes.find(info.name());
+    SmallVector<int64_t> dims;
+    if (!tt.has_shape()) {
+      if (bound == options.inputShapes.end()) {
+        fail() << "has no declared shape; bind one with --input-shape "
+               << info.name() << "=<d0>x<d1>...";
+        continue;
+      }
+      dims.assign(bound->second.begin(), bound->second.end());
+    } else {
+      const onnx::TensorShapeProto &shape = tt.shape();
+      if (bound != options.inputShapes.end()) {
+        if (static_cast<int>(bound->second.size()) != shape.dim_size()) {
+          fail() << "--input-shape gives rank " << bound->second.size()
+                 << " but the model declares rank " << shape.dim_size() << " ("
+                 << describeDims(shape) << ")";
+          continue;
+        }
+        for (auto [i, dim] : llvm::enumerate(shape.dim())) {
+          if (dim.has_dim_value() && dim.dim_value() != bound->second[i]) {
+            fail() << "--input-shape sets dim " << i << " to "
+                   << bound->second[i] << " but the model fixes it to "
+                   << dim.dim_value();
+            break;
+          }
+        }
+        if (!ok)
+          continue;
+        dims.assign(bound->second.begin(), bound->second.end());
+      } else {
+        for (auto [i, dim] : llvm::enumerate(shape.dim())) {
+          if (dim.has_dim_value() && dim.dim_value() >= 0) {
+            dims.push_back(dim.dim_value());
+            continue;
+          }
+          std::string param = dim.dim_param().empty() ? "?" : dim.dim_param();
+          if (i == 0 && !dim.dim_param().empty()) {
+            emitWarning(fileLoc())
+                << "graph input '" << info.name() << "': symbolic batch dim '"
+                << param << "' defaults to " << options.defaultBatch
+                << "; bind it with --input-shape " << info.name() << "=...";
+            dims.push_back(options.defaultBatch);
+            continue;
+          }
+          fail() << "dim " << i << " ('" << param << "') of shape "
+                 << describeDims(shape)
+                 << " is unknown; bind it with --input-shape " << info.name()
+                 << "=<d0>x<d1>...";
+          break;
+        }
+        if (!ok)
+          continue;
+      }
+    }
+    if (!checkedElementCount(dims)) {
+      fail() << "shape overflows or has negative dims";
+      continue;
+    }
+    inputTypes.push_back(RankedTensorType::get(dims, elem));
+    inputNames.push_back(info.name());
+  }
+  for (const auto &[name, dims] : options.inputShapes)
+    if (!llvm::is_contained(inputNames, name) && ok) {
+      emitError(fileLoc()) << "--input-shape names '" << name
+                           << "', which is not a graph input";
+      ok = false;
+    }
+  if (!ok)
+    return failure();
+
+  auto funcType = b.getFunctionType(inputTypes, {});
+  func = func::FuncOp::create(b, fileLoc(), options.functionName, funcType);
+  Block *entry = func.addEntryBlock();
+  for (auto [i, name] : llvm::enumerate(inputNames)) {
+    values[name] = entry->getArgument(i);
+    func.setArgAttr(i, "onnx.name", b.getStringAttr(name));
+  }
+  b.setInsertionPointToStart(entry);
+  return success();
+}
+
+LogicalResult GraphImporter::checkSupported(const ConverterMap &converters) {
+  // Collect every unsupported op before failing, so users see them all.
+  SmallVector<std::string> problems;
+  for (const onnx::NodeProto &n : model.graph().node()) {
+    bool defaultDomain = n.domain().empty() || n.domain() == "ai.onnx";
+    if (defaultDomain && converters.count(n.op_type()))
+      continue;
+    std::string name = n.name().empty() ? "<unnamed>" : n.name();
+    problems.push_back("'" + name + "' (" +
+                       (defaultDomain ? "" : n.domain() + ".") + n.op_type() +
+                       ")");
+  }
+  if (problems.empty())
+    return success();
+  InFlightDiagnostic diag = emitError(fileLoc());
+  diag << problems.size() << " node" << (problems.size() == 1 ? "" : "s")
+       << " use unsupported ops: " << llvm::join(problems, ", ");
+  return failure();
+}
+
+OwningOpRef<ModuleOp> GraphImporter::run() {
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc());
+  b.setInsertionPointToStart(module->getBody());
+
+  ConverterMap converters;
+  registerElementwiseConverters(converters);
+  registerNNConverters(converters);
+  registerShapeConverters(converters);
+  if (failed(checkSupported(converters)))
+    return nullptr;
+
+  func::FuncOp func;
+  if (failed(importInputs(func)) || failed(importInitializers()))
+    return nullptr;
+
+  unsigned index = 0;
+  for (const onnx::NodeProto &n : model.graph().node()) {
+    currentNode = &n;
+    // Unnamed nodes are named after their type and position.
+    std::string name =
+        n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
+    ++index;
+    nodeLoc = NameLoc::get(StringAttr::get(&ctx, name), fileLoc());
+    for (auto [i, in] : llvm::enumerate(n.input()))
+      if (!in.empty() && !values.count(in) && !known.count(in))
+        return error() << "input #" << i << " '" << in
+                       << "' is not produced by any earlier node, graph "
+                          "input or initializer (missing initializer or "
+                          "nodes out of topological order)",
+               nullptr;
+    nodeFailed = false;
+    if (failed(converters.find(n.op_type())->second(*this)) || nodeFailed)
+      return nullptr;
+    for (auto [i, out] : llvm::enumerate(n.output()))
+      if (!out.empty() && !values.count(out) && !known.count(out) &&
+          failed(checkUnusedOutputs(i)))
+        return nullptr;
+  }
+  currentNode = nullptr;
+
+  SmallVector<Value> results;
+  for (const onnx::ValueInfoProto &out : model.graph().output()) {
+    Value v = values.lookup(out.name());
+    if (!v) {
+      auto it = known.find(out.name());
+      if (it == known.end())
+        return emitError(fileLoc()) << "graph output '" << out.name()
+                                    << "' is not produced by any node",
+               nullptr;
+      b.setInsertionPointToEnd(&func.getBody().front());
+      v = materialize(it->second);
+    }
+    results.push_back(v);
+  }
+  b.setInsertionPointToEnd(&func.getBody().front());
+  func::ReturnOp::create(b, fileLoc(), results);
+  func.setFunctionType(b.getFunctionType(func.getArgumentTypes(),
+                                         ValueRange(results).getTypes()));
+  for (auto [i, out] : llvm::enumerate(model.graph().output()))
+    func.setResultAttr(i, "onnx.name", b.getStringAttr(out.name()));
+
+  if (failed(verify(*module)))
+    return nullptr;
+  return module;
+}

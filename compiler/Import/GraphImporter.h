@@ -1,0 +1,190 @@
+//===- GraphImporter.h - state of one ONNX graph import ---------*- C++ -*-===//
+//
+// The importer's internal interface: the tensors imported so far (as SSA
+// values or as compile-time known integers), the current node, its inputs
+// and attributes, and diagnostics that name the node. Op converters
+// (Onnx*Ops.cpp) use it; nothing outside compiler/Import includes it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TANDEM_COMPILER_IMPORT_GRAPHIMPORTER_H
+#define TANDEM_COMPILER_IMPORT_GRAPHIMPORTER_H
+
+#include "compiler/Import/OnnxImporter.h"
+
+#include "dialects/Tandem/IR/TandemOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <functional>
+#include <optional>
+
+namespace mlir::tandem::onnx_import {
+
+/// An integer or boolean tensor whose value is known at import time. Shape
+/// subgraphs (Shape -> Gather -> Unsqueeze -> Concat -> Reshape) are
+/// evaluated on these and never reach the IR.
+struct KnownInts {
+  SmallVector<int64_t> shape;
+  std::vector<int64_t> values;
+  /// i64, i32 or i1.
+  Type elementType;
+};
+
+class GraphImporter;
+
+/// Converts the current node of `importer`. Returns failure after emitting a
+/// diagnostic.
+using OpConverter = std::function<LogicalResult(GraphImporter &importer)>;
+using ConverterMap = llvm::StringMap<OpConverter>;
+
+void registerElementwiseConverters(ConverterMap &map);
+void registerNNConverters(ConverterMap &map);
+void registerShapeConverters(ConverterMap &map);
+
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext &context, const onnx::ModelProto &model,
+                StringRef path, const OnnxImportOptions &options);
+
+  /// Imports the model's main graph.
+  OwningOpRef<ModuleOp> run();
+
+  //===--------------------------------------------------------------------===//
+  // For converters: the current node
+  //===--------------------------------------------------------------------===//
+
+  const onnx::NodeProto &node() const { return *currentNode; }
+  /// The default-domain opset the model imports.
+  int64_t opset() const { return opsetVersion; }
+  OpBuilder &builder() { return b; }
+  MLIRContext *context() { return &ctx; }
+  /// The location of the current node: its name, inside the model file.
+  Location loc() const { return nodeLoc; }
+
+  /// Starts an error "node 'NAME' (OpType): " at the node.
+  InFlightDiagnostic error();
+  /// Emits a warning at the node.
+  InFlightDiagnostic warning();
+
+  //===--------------------------------------------------------------------===//
+  // Inputs
+  //===--------------------------------------------------------------------===//
+
+  /// Number of inputs, counting omitted optional ones ("").
+  unsigned numInputs() const { return node().input_size(); }
+  /// True when input `i` is present (not omitted).
+  bool hasInput(unsigned i) const {
+    return static_cast<int>(i) < node().input_size() &&
+           !node().input(i).empty();
+  }
+  /// Input `i` as an SSA value, materialising a known constant if needed.
+  /// Fails with a diagnostic when it is missing.
+  FailureOr<Value> input(unsigned i);
+  /// The tensor type of input `i` (null when missing).
+  RankedTensorType inputType(unsigned i);
+  /// The known integer value of input `i`, if it is known at import time.
+  const KnownInts *knownInput(unsigned i) const;
+  /// The values of input `i`, which must be known at import time; `what`
+  /// names it in the diagnostic.
+  FailureOr<std::vector<int64_t>> constantInts(unsigned i, StringRef what);
+  /// A scalar float input known at import time (e.g. Clip's min/max).
+  FailureOr<std::optional<double>> constantScalar(unsigned i, StringRef what);
+
+  //===--------------------------------------------------------------------===//
+  // Attributes
+  //===--------------------------------------------------------------------===//
+
+  const onnx::AttributeProto *attr(StringRef name) const;
+  int64_t attrInt(StringRef name, int64_t dflt) const;
+  float attrFloat(StringRef name, float dflt) const;
+  std::string attrString(StringRef name, StringRef dflt) const;
+  /// INTS attribute, or std::nullopt when absent.
+  std::optional<std::vector<int64_t>> attrInts(StringRef name) const;
+
+  //===--------------------------------------------------------------------===//
+  // Outputs
+  //===--------------------------------------------------------------------===//
+
+  /// Binds output `i` of the node.
+  void setOutput(unsigned i, Value value);
+  /// Binds output `i` to a value known at import time.
+  void setKnownOutput(unsigned i, KnownInts value);
+  /// Fails when an output beyond the first `supported` is used.
+  LogicalResult checkUnusedOutputs(unsigned supported);
+
+  //===--------------------------------------------------------------------===//
+  // Helpers
+  //===--------------------------------------------------------------------===//
+
+  /// Normalises a possibly negative ONNX axis for a tensor of `rank`.
+  FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank, StringRef what);
+  /// Creates a one-result tandem op at the node's location and returns its
+  /// result. When type inference rejects the operands (inconsistent shapes
+  /// in the model) the op's diagnostic is emitted, the node is marked failed
+  /// and a null value is returned; creating from a null operand is a silent
+  /// no-op, so converters can chain creates and the failure surfaces once.
+  template <typename OpT, typename... Args> Value create(Args &&...args) {
+    OperationState state(nodeLoc, OpT::getOperationName());
+    OpT::build(b, state, Type(NoneType::get(&ctx)),
+               std::forward<Args>(args)...);
+    if (llvm::any_of(state.operands, [](Value v) { return !v; })) {
+      nodeFailed = true;
+      return {};
+    }
+    SmallVector<Type, 1> types;
+    if (failed(OpT::inferReturnTypes(
+            &ctx, nodeLoc, state.operands, state.attributes.getDictionary(&ctx),
+            state.getRawProperties(), state.regions, types))) {
+      nodeFailed = true;
+      return {};
+    }
+    state.types.assign(types.begin(), types.end());
+    return b.create(state)->getResult(0);
+  }
+  /// True once a create() for the current node failed.
+  bool failedNode() const { return nodeFailed; }
+  /// A scalar constant of `elementType` (rank 0), broadcastable anywhere.
+  Value scalarConstant(Type elementType, double value);
+  /// Materialises a known integer tensor as a tandem.constant.
+  Value materialize(const KnownInts &known);
+  /// Builds an elements attribute for an ONNX tensor, as dense_resource when
+  /// large; fails with a diagnostic naming `what`.
+  FailureOr<ElementsAttr> tensorAttr(const onnx::TensorProto &tensor,
+                                     StringRef what);
+  /// Maps an ONNX element type to an MLIR type, or null if unsupported.
+  Type elementType(int32_t onnxType);
+  /// Decodes an integer/bool tensor to known values (small tensors only).
+  std::optional<KnownInts> knownFromTensor(const onnx::TensorProto &tensor);
+
+private:
+  LogicalResult importInputs(func::FuncOp &func);
+  LogicalResult importInitializers();
+  LogicalResult checkSupported(const ConverterMap &converters);
+  FailureOr<std::vector<char>> tensorBytes(const onnx::TensorProto &tensor,
+                                           Type elementType, int64_t count,
+                                           StringRef what);
+  Location fileLoc() const;
+
+  MLIRContext &ctx;
+  const onnx::ModelProto &model;
+  std::string path;
+  const OnnxImportOptions &options;
+  OpBuilder b;
+  int64_t opsetVersion = 0;
+  const onnx::NodeProto *currentNode = nullptr;
+  bool nodeFailed = false;
+  Location nodeLoc;
+  /// Tensors imported as SSA values.
+  llvm::StringMap<Value> values;
+  /// Tensors known at import time.
+  llvm::StringMap<KnownInts> known;
+};
+
+} // namespace mlir::tandem::onnx_import
+
+#endif // TANDEM_COMPILER_IMPORT_GRAPHIMPORTER_H

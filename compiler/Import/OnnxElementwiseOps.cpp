@@ -1,0 +1,375 @@
+//===- OnnxElementwiseOps.cpp - ONNX elementwise ops -> tandem ------------===//
+//
+// Unary and binary arithmetic, comparisons, Where, activations (Relu, Clip,
+// HardSigmoid, HardSwish, Gelu, ...), Cast, Softmax, Identity and Dropout.
+// Integer arithmetic on values known at import time (shape computations) is
+// evaluated here instead of emitted.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Import/GraphImporter.h"
+
+#include "dialects/Tandem/IR/ShapeInference.h"
+
+using namespace mlir;
+using namespace mlir::tandem;
+using namespace mlir::tandem::onnx_import;
+
+/// Evaluates `fn` elementwise over known operands with NumPy broadcasting.
+static std::optional<KnownInts>
+foldKnown(ArrayRef<const KnownInts *> operands, Type resultType,
+          function_ref<std::optional<int64_t>(ArrayRef<int64_t>)> fn) {
+  shape::Shape outShape;
+  for (const KnownInts *k : operands) {
+    std::optional<shape::Shape> next = shape::broadcast(outShape, k->shape);
+    if (!next)
+      return std::nullopt;
+    outShape = *next;
+  }
+  KnownInts result{SmallVector<int64_t>(outShape), {}, resultType};
+  int64_t count = shape::numElements(outShape);
+  SmallVector<int64_t> index(outShape.size());
+  SmallVector<int64_t> args(operands.size());
+  for (int64_t flat = 0; flat < count; ++flat) {
+    for (int64_t d = outShape.size() - 1, rem = flat; d >= 0; --d) {
+      index[d] = rem % outShape[d];
+      rem /= outShape[d];
+    }
+    for (auto [j, k] : llvm::enumerate(operands)) {
+      int64_t offset = outShape.size() - k->shape.size(), pos = 0;
+      for (auto [d, size] : llvm::enumerate(k->shape))
+        pos = pos * size + (size == 1 ? 0 : index[offset + d]);
+      args[j] = k->values[pos];
+    }
+    std::optional<int64_t> v = fn(args);
+    if (!v)
+      return std::nullopt;
+    result.values.push_back(*v);
+  }
+  return result;
+}
+
+/// Checks that inputs `i` and `j` have the same element type.
+static LogicalResult checkSameElementType(GraphImporter &im, unsigned i,
+                                          unsigned j) {
+  RankedTensorType a = im.inputType(i), b = im.inputType(j);
+  if (a && b && a.getElementType() != b.getElementType())
+    return im.error() << "inputs #" << i << " (" << a << ") and #" << j << " ("
+                      << b << ") have different element types",
+           failure();
+  return success();
+}
+
+template <typename OpT> static LogicalResult convertUnary(GraphImporter &im) {
+  FailureOr<Value> x = im.input(0);
+  if (failed(x))
+    return failure();
+  im.setOutput(0, im.create<OpT>(*x));
+  return success();
+}
+
+/// Binary arithmetic; integer shape arithmetic on known values folds.
+template <typename OpT>
+static LogicalResult
+convertBinary(GraphImporter &im,
+              std::optional<int64_t> (*fold)(ArrayRef<int64_t>) = nullptr) {
+  if (failed(checkSameElementType(im, 0, 1)))
+    return failure();
+  const KnownInts *a = im.knownInput(0), *b = im.knownInput(1);
+  if (fold && a && b)
+    if (std::optional<KnownInts> r = foldKnown({a, b}, a->elementType, fold)) {
+      im.setKnownOutput(0, std::move(*r));
+      return success();
+    }
+  FailureOr<Value> lhs = im.input(0), rhs = im.input(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  im.setOutput(0, im.create<OpT>(*lhs, *rhs));
+  return success();
+}
+
+/// Variadic Max/Min/Sum as a chain of binary ops.
+template <typename OpT>
+static LogicalResult convertVariadic(GraphImporter &im) {
+  FailureOr<Value> acc = im.input(0);
+  if (failed(acc))
+    return failure();
+  for (unsigned i = 1; i < im.numInputs(); ++i) {
+    if (failed(checkSameElementType(im, 0, i)))
+      return failure();
+    FailureOr<Value> next = im.input(i);
+    if (failed(next))
+      return failure();
+    acc = Value(im.create<OpT>(*acc, *next));
+  }
+  im.setOutput(0, *acc);
+  return success();
+}
+
+static LogicalResult convertCompare(GraphImporter &im, CmpPredicate pred) {
+  if (failed(checkSameElementType(im, 0, 1)))
+    return failure();
+  const KnownInts *a = im.knownInput(0), *b = im.knownInput(1);
+  if (a && b) {
+    auto cmp = [pred](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+      switch (pred) {
+      case CmpPredicate::EQ:
+        return v[0] == v[1];
+      case CmpPredicate::NE:
+        return v[0] != v[1];
+      case CmpPredicate::LT:
+        return v[0] < v[1];
+      case CmpPredicate::LE:
+        return v[0] <= v[1];
+      case CmpPredicate::GT:
+        return v[0] > v[1];
+      case CmpPredicate::GE:
+        return v[0] >= v[1];
+      }
+      return std::nullopt;
+    };
+    if (std::optional<KnownInts> r =
+            foldKnown({a, b}, im.builder().getI1Type(), cmp)) {
+      im.setKnownOutput(0, std::move(*r));
+      return success();
+    }
+  }
+  FailureOr<Value> lhs = im.input(0), rhs = im.input(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  im.setOutput(0, im.create<CmpOp>(pred, *lhs, *rhs));
+  return success();
+}
+
+static LogicalResult convertWhere(GraphImporter &im) {
+  RankedTensorType cond = im.inputType(0);
+  if (cond && !cond.getElementType().isInteger(1))
+    return im.error() << "condition must be a bool tensor, got " << cond,
+           failure();
+  if (failed(checkSameElementType(im, 1, 2)))
+    return failure();
+  const KnownInts *c = im.knownInput(0), *x = im.knownInput(1),
+                  *y = im.knownInput(2);
+  if (c && x && y)
+    if (std::optional<KnownInts> r =
+            foldKnown({c, x, y}, x->elementType,
+                      [](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+                        return v[0] ? v[1] : v[2];
+                      })) {
+      im.setKnownOutput(0, std::move(*r));
+      return success();
+    }
+  FailureOr<Value> cv = im.input(0), xv = im.input(1), yv = im.input(2);
+  if (failed(cv) || failed(xv) || failed(yv))
+    return failure();
+  im.setOutput(0, im.create<WhereOp>(*cv, *xv, *yv));
+  return success();
+}
+
+static LogicalResult convertClip(GraphImporter &im) {
+  FailureOr<Value> x = im.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<std::optional<double>> lo = im.constantScalar(1, "min");
+  FailureOr<std::optional<double>> hi = im.constantScalar(2, "max");
+  if (failed(lo) || failed(hi))
+    return failure();
+  if (*lo && *hi && **lo > **hi)
+    return im.error() << "min (" << **lo << ") exceeds max (" << **hi << ")",
+           failure();
+  FloatAttr loAttr = *lo ? im.builder().getF32FloatAttr(**lo) : FloatAttr();
+  FloatAttr hiAttr = *hi ? im.builder().getF32FloatAttr(**hi) : FloatAttr();
+  im.setOutput(0, im.create<ClipOp>(*x, loAttr, hiAttr));
+  return success();
+}
+
+/// clip(alpha * x + beta, 0, 1).
+static FailureOr<Value> hardSigmoid(GraphImporter &im, Value x, double alpha,
+                                    double beta) {
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  if (!isa<FloatType>(elem))
+    return im.error() << "expects a float input, got " << x.getType(),
+           failure();
+  Value scaled = im.create<MulOp>(x, im.scalarConstant(elem, alpha));
+  Value shifted = im.create<AddOp>(scaled, im.scalarConstant(elem, beta));
+  OpBuilder &b = im.builder();
+  return Value(im.create<ClipOp>(shifted, b.getF32FloatAttr(0.0f),
+                                 b.getF32FloatAttr(1.0f)));
+}
+
+static LogicalResult convertHardSigmoid(GraphImporter &im) {
+  FailureOr<Value> x = im.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> y = hardSigmoid(im, *x, im.attrFloat("alpha", 0.2f),
+                                   im.attrFloat("beta", 0.5f));
+  if (failed(y))
+    return failure();
+  im.setOutput(0, *y);
+  return success();
+}
+
+static LogicalResult convertHardSwish(GraphImporter &im) {
+  FailureOr<Value> x = im.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> gate = hardSigmoid(im, *x, 1.0 / 6.0, 0.5);
+  if (failed(gate))
+    return failure();
+  im.setOutput(0, im.create<MulOp>(*x, *gate));
+  return success();
+}
+
+static LogicalResult convertReciprocal(GraphImporter &im) {
+  FailureOr<Value> x = im.input(0);
+  if (failed(x))
+    return failure();
+  Type elem = cast<RankedTensorType>(x->getType()).getElementType();
+  im.setOutput(0, im.create<DivOp>(im.scalarConstant(elem, 1.0), *x));
+  return success();
+}
+
+static LogicalResult convertGelu(GraphImporter &im) {
+  FailureOr<Value> x = im.input(0);
+  if (failed(x))
+    return failure();
+  std::string approx = im.attrString("approximate", "none");
+  GeluApproximation mode;
+  if (approx == "none")
+    mode = GeluApproximation::None;
+  else if (approx == "tanh")
+    mode = GeluApproximation::Tanh;
+  else
+    return im.error() << "unknown approximate '" << approx
+                      << "' (expected 'none' or 'tanh')",
+           failure();
+  im.setOutput(0, im.create<GeluOp>(*x, mode));
+  return success();
+}
+
+static LogicalResult convertPassThrough(GraphImporter &im) {
+  if (im.node().op_type() == "Dropout" && im.hasInput(2)) {
+    const KnownInts *training = im.knownInput(2);
+    if (!training || training->values.empty() || training->values[0] != 0)
+      return im.error() << "training_mode must be a constant false for "
+                           "inference",
+             failure();
+  }
+  if (const KnownInts *k = im.knownInput(0)) {
+    im.setKnownOutput(0, *k);
+    return success();
+  }
+  FailureOr<Value> x = im.input(0);
+  if (failed(x))
+    return failure();
+  im.setOutput(0, *x);
+  return success();
+}
+
+static LogicalResult convertCast(GraphImporter &im) {
+  int64_t to = im.attrInt("to", 0);
+  Type target = im.elementType(to);
+  if (!target)
+    return im.error() << "cast to unsupported element type "
+                      << onnx::TensorProto::DataType_Name(
+                             static_cast<onnx::TensorProto::DataType>(
+                                 onnx::TensorProto::DataType_IsValid(to) ? to
+                                                                         : 0)),
+           failure();
+  if (const KnownInts *k = im.knownInput(0))
+    if (target.isInteger()) {
+      KnownInts r = *k;
+      r.elementType = target;
+      if (target.isInteger(1))
+        for (int64_t &v : r.values)
+          v = v != 0;
+      else if (target.isInteger(32))
+        for (int64_t &v : r.values)
+          v = static_cast<int32_t>(v);
+      im.setKnownOutput(0, std::move(r));
+      return success();
+    }
+  FailureOr<Value> x = im.input(0);
+  if (failed(x))
+    return failure();
+  im.setOutput(0, im.create<CastOp>(*x, target));
+  return success();
+}
+
+static LogicalResult convertSoftmax(GraphImporter &im) {
+  FailureOr<Value> x = im.input(0);
+  if (failed(x))
+    return failure();
+  int64_t rank = cast<RankedTensorType>(x->getType()).getRank();
+  FailureOr<int64_t> axis =
+      im.normalizeAxis(im.attrInt("axis", -1), rank, "axis");
+  if (failed(axis))
+    return failure();
+  im.setOutput(0, im.create<SoftmaxOp>(*x, *axis));
+  return success();
+}
+
+void mlir::tandem::onnx_import::registerElementwiseConverters(
+    ConverterMap &map) {
+  map["Add"] = [](GraphImporter &im) {
+    return convertBinary<AddOp>(im, [](ArrayRef<int64_t> v) {
+      return std::optional<int64_t>(v[0] + v[1]);
+    });
+  };
+  map["Sub"] = [](GraphImporter &im) {
+    return convertBinary<SubOp>(im, [](ArrayRef<int64_t> v) {
+      return std::optional<int64_t>(v[0] - v[1]);
+    });
+  };
+  map["Mul"] = [](GraphImporter &im) {
+    return convertBinary<MulOp>(im, [](ArrayRef<int64_t> v) {
+      return std::optional<int64_t>(v[0] * v[1]);
+    });
+  };
+  map["Div"] = [](GraphImporter &im) {
+    return convertBinary<DivOp>(
+        im, [](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+          if (v[1] == 0)
+            return std::nullopt;
+          return v[0] / v[1];
+        });
+  };
+  map["Pow"] = [](GraphImporter &im) { return convertBinary<PowOp>(im); };
+  map["Max"] = convertVariadic<MaxOp>;
+  map["Min"] = convertVariadic<MinOp>;
+  map["Sum"] = convertVariadic<AddOp>;
+  map["Equal"] = [](GraphImporter &im) {
+    return convertCompare(im, CmpPredicate::EQ);
+  };
+  map["Less"] = [](GraphImporter &im) {
+    return convertCompare(im, CmpPredicate::LT);
+  };
+  map["LessOrEqual"] = [](GraphImporter &im) {
+    return convertCompare(im, CmpPredicate::LE);
+  };
+  map["Greater"] = [](GraphImporter &im) {
+    return convertCompare(im, CmpPredicate::GT);
+  };
+  map["GreaterOrEqual"] = [](GraphImporter &im) {
+    return convertCompare(im, CmpPredicate::GE);
+  };
+  map["Where"] = convertWhere;
+  map["Relu"] = convertUnary<ReluOp>;
+  map["Sigmoid"] = convertUnary<SigmoidOp>;
+  map["Tanh"] = convertUnary<TanhOp>;
+  map["Exp"] = convertUnary<ExpOp>;
+  map["Log"] = convertUnary<LogOp>;
+  map["Sqrt"] = convertUnary<SqrtOp>;
+  map["Erf"] = convertUnary<ErfOp>;
+  map["Neg"] = convertUnary<NegOp>;
+  map["Abs"] = convertUnary<AbsOp>;
+  map["Reciprocal"] = convertReciprocal;
+  map["Clip"] = convertClip;
+  map["HardSigmoid"] = convertHardSigmoid;
+  map["HardSwish"] = convertHardSwish;
+  map["Gelu"] = convertGelu;
+  map["Identity"] = convertPassThrough;
+  map["Dropout"] = convertPassThrough;
+  map["Cast"] = convertCast;
+  map["Softmax"] = convertSoftmax;
+}

@@ -1,0 +1,81 @@
+//===- OnnxImporter.cpp - ONNX model file -> tandem dialect ---------------===//
+//
+// File-level import: reading and parsing the protobuf, recognising files
+// that are not ONNX models, and checking the opset before the graph import.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Import/OnnxImporter.h"
+
+#include "compiler/Import/GraphImporter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::tandem;
+
+OwningOpRef<ModuleOp>
+mlir::tandem::importOnnxBuffer(MLIRContext &context, llvm::StringRef bytes,
+                               llvm::StringRef path,
+                               const OnnxImportOptions &options) {
+  context.loadDialect<TandemDialect, func::FuncDialect>();
+  Location loc = FileLineColLoc::get(&context, path, 0, 0);
+  if (bytes.empty())
+    return emitError(loc) << "empty file: not an ONNX model", nullptr;
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    return emitError(loc) << "model of " << bytes.size()
+                          << " bytes exceeds protobuf's 2 GiB limit; store "
+                             "the weights as external data",
+           nullptr;
+
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return emitError(loc) << "cannot parse the file as an ONNX model: "
+                             "truncated or corrupt protobuf, or not ONNX",
+           nullptr;
+  // Protobuf accepts many non-ONNX byte strings; a model has an IR version,
+  // an opset and a graph with at least one output.
+  if (model.ir_version() <= 0 || !model.has_graph() ||
+      model.opset_import_size() == 0 || model.graph().output_size() == 0)
+    return emitError(loc) << "not an ONNX model: "
+                          << (model.ir_version() <= 0 ? "no IR version"
+                              : !model.has_graph()    ? "no graph"
+                              : model.opset_import_size() == 0
+                                  ? "no opset import"
+                                  : "the graph has no outputs"),
+           nullptr;
+
+  int64_t opset = -1;
+  for (const onnx::OperatorSetIdProto &op : model.opset_import())
+    if (op.domain().empty() || op.domain() == "ai.onnx")
+      opset = op.version();
+  if (opset < 0)
+    return emitError(loc) << "the model imports no default-domain (ai.onnx) "
+                             "opset",
+           nullptr;
+  if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset)
+    return emitError(loc) << "opset " << opset
+                          << " is not supported (supported: " << kMinOnnxOpset
+                          << " to " << kMaxOnnxOpset
+                          << "); convert the model with "
+                             "onnx.version_converter",
+           nullptr;
+
+  onnx_import::GraphImporter importer(context, model, path, options);
+  return importer.run();
+}
+
+OwningOpRef<ModuleOp>
+mlir::tandem::importOnnxFile(MLIRContext &context, llvm::StringRef path,
+                             const OnnxImportOptions &options) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return emitError(FileLineColLoc::get(&context, path, 0, 0))
+               << "cannot read file: " << buffer.getError().message(),
+           nullptr;
+  return importOnnxBuffer(context, (*buffer)->getBuffer(), path, options);
+}

@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""Builds the small ONNX models (and broken files) the tandemc lit tests import.
+
+usage: make_models.py OUT_DIR NAME [NAME...]
+
+Every model is built with onnx.helper from fixed random weights, so tests
+need no downloads and no torch.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+RNG = np.random.default_rng(0)
+
+
+def weight(name, *shape):
+    return numpy_helper.from_array(RNG.standard_normal(shape).astype(np.float32), name)
+
+
+def ints(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def model(nodes, inputs, outputs, inits=(), opset=17, name="g"):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    return m
+
+
+def tensor(name, shape, dtype=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def mlp():
+    return model(
+        [helper.make_node("Gemm", ["x", "w1", "b1"], ["h"], name="fc1", transB=1),
+         helper.make_node("Relu", ["h"], ["r"], name="relu1"),
+         helper.make_node("MatMul", ["r", "w2"], ["m"], name="fc2"),
+         helper.make_node("Add", ["m", "b2"], ["y"], name="fc2_bias")],
+        [tensor("x", ["batch", 784])], [tensor("y", ["batch", 10])],
+        [weight("w1", 512, 784), weight("b1", 512), weight("w2", 512, 10),
+         weight("b2", 10)])
+
+
+def conv_block():
+    return model(
+        [helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv1",
+                          kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2]),
+         helper.make_node("BatchNormalization", ["c", "s", "bb", "m", "v"], ["n"],
+                          name="bn1", epsilon=1e-3),
+         helper.make_node("Relu", ["n"], ["r"], name="relu1"),
+         helper.make_node("MaxPool", ["r"], ["p"], name="pool1",
+                          kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1),
+         helper.make_node("Conv", ["p", "dw"], ["d"], name="dwconv",
+                          kernel_shape=[3, 3], group=8, auto_pad="SAME_UPPER"),
+         helper.make_node("Clip", ["d", "zero", "six"], ["c6"], name="relu6"),
+         helper.make_node("HardSwish", ["c6"], ["hs"], name="hswish"),
+         helper.make_node("GlobalAveragePool", ["hs"], ["g"], name="gap"),
+         helper.make_node("Flatten", ["g"], ["f"], name="flatten"),
+         helper.make_node("Gemm", ["f", "fw", "fb"], ["y"], name="classifier",
+                          transB=1)],
+        [tensor("x", [1, 3, 16, 16])], [tensor("y", [1, 4])],
+        [weight("w", 8, 3, 3, 3), weight("b", 8), weight("s", 8),
+         weight("bb", 8), weight("m", 8),
+         numpy_helper.from_array(np.ones(8, np.float32), "v"),
+         weight("dw", 8, 1, 3, 3),
+         numpy_helper.from_array(np.array(0, np.float32), "zero"),
+         numpy_helper.from_array(np.array(6, np.float32), "six"),
+         weight("fw", 4, 8), weight("fb", 4)])
+
+
+def shape_subgraph():
+    """Shape -> Gather -> Unsqueeze -> Concat -> Reshape, as torch exports."""
+    return model(
+        [helper.make_node("Shape", ["x"], ["s"], name="shape"),
+         helper.make_node("Gather", ["s", "i0"], ["n"], name="gather", axis=0),
+         helper.make_node("Unsqueeze", ["n", "ax0"], ["nu"], name="unsqueeze"),
+         helper.make_node("Concat", ["nu", "minus1"], ["target"], name="concat",
+                          axis=0),
+         helper.make_node("Reshape", ["x", "target"], ["y"], name="reshape")],
+        [tensor("x", [2, 3, 4])], [tensor("y", [2, 12])],
+        [ints("i0", 0), ints("ax0", [0]), ints("minus1", [-1])])
+
+
+def attention():
+    """A self-attention block with a mask, LayerNorm and an erf GELU."""
+    d, h, s = 16, 2, 4
+    nodes = [
+        helper.make_node("MatMul", ["x", "wq"], ["q"], name="q_proj"),
+        helper.make_node("MatMul", ["x", "wk"], ["k"], name="k_proj"),
+        helper.make_node("Reshape", ["q", "heads"], ["q4"], name="q_split"),
+        helper.make_node("Transpose", ["q4"], ["qt"], name="q_t", perm=[0, 2, 1, 3]),
+        helper.make_node("Reshape", ["k", "heads"], ["k4"], name="k_split"),
+        helper.make_node("Transpose", ["k4"], ["kt"], name="k_t", perm=[0, 2, 3, 1]),
+        helper.make_node("MatMul", ["qt", "kt"], ["sc"], name="scores"),
+        helper.make_node("Div", ["sc", "scale"], ["scd"], name="scale"),
+        helper.make_node("Equal", ["mask", "zero_i"], ["masked"], name="mask_eq"),
+        helper.make_node("Where", ["masked", "ninf", "scd"], ["msc"], name="mask"),
+        helper.make_node("Softmax", ["msc"], ["p"], name="softmax", axis=-1),
+        helper.make_node("Transpose", ["p"], ["pt"], name="p_t", perm=[0, 1, 3, 2]),
+        helper.make_node("ReduceMean", ["pt"], ["pm"], name="mean", axes=[1],
+                         keepdims=0),
+        helper.make_node("LayerNormalization", ["x", "g", "b"], ["ln"], name="ln",
+                         axis=-1, epsilon=1e-12),
+        helper.make_node("Div", ["ln", "sqrt2"], ["t"], name="gelu_div"),
+        helper.make_node("Erf", ["t"], ["e"], name="gelu_erf"),
+        helper.make_node("Add", ["e", "one"], ["e1"], name="gelu_add"),
+        helper.make_node("Mul", ["ln", "e1"], ["gm"], name="gelu_mul"),
+        helper.make_node("Mul", ["gm", "half"], ["y"], name="gelu_half"),
+        helper.make_node("Split", ["y", "split"], ["y0", "y1"], name="split",
+                         axis=2),
+    ]
+    f = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
+    return model(
+        nodes,
+        [tensor("x", [1, s, d]), tensor("mask", [1, 1, 1, s], TensorProto.INT64)],
+        [tensor("pm", [1, s, s]), tensor("y0", [1, s, 8]),
+         tensor("y1", [1, s, 8])],
+        [weight("wq", d, d), weight("wk", d, d), ints("heads", [1, s, h, d // h]),
+         f("scale", np.sqrt(d // h)), ints("zero_i", 0), f("ninf", -1e9),
+         weight("g", d), weight("b", d), f("sqrt2", np.sqrt(2.0)), f("one", 1.0),
+         f("half", 0.5), ints("split", [8, 8])])
+
+
+def opset13_squeeze():
+    """Squeeze/Unsqueeze axes and ReduceSum axes as inputs (opset 13)."""
+    return model(
+        [helper.make_node("Unsqueeze", ["x", "ax"], ["u"], name="unsq"),
+         helper.make_node("ReduceSum", ["u", "ax"], ["r"], name="rsum",
+                          keepdims=1),
+         helper.make_node("Squeeze", ["r", "ax"], ["y"], name="sq"),
+         helper.make_node("ReduceMean", ["y"], ["m"], name="rmean", axes=[1])],
+        [tensor("x", [2, 3])], [tensor("m", [2, 1])], [ints("ax", [0])],
+        opset=13)
+
+
+def opset18_reduce():
+    """ReduceMean axes as an input (opset 18)."""
+    return model(
+        [helper.make_node("ReduceMean", ["x", "ax"], ["m"], name="rmean",
+                          keepdims=0)],
+        [tensor("x", [2, 3, 4])], [tensor("m", [2, 4])], [ints("ax", [-2])],
+        opset=18)
+
+
+def external_data(out_dir):
+    def build():
+        return model([helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+                     [tensor("x", [64, 64])], [tensor("y", [64, 64])],
+                     [weight("w", 64, 64)])
+    onnx.save_model(build(), os.path.join(out_dir, "external_data.onnx"),
+                    save_as_external_data=True, all_tensors_to_one_file=True,
+                    location="external_data.bin", size_threshold=0)
+    # The same model whose data file is gone.
+    onnx.save_model(build(), os.path.join(out_dir, "missing_external.onnx"),
+                    save_as_external_data=True, all_tensors_to_one_file=True,
+                    location="missing_external.bin", size_threshold=0)
+    os.remove(os.path.join(out_dir, "missing_external.bin"))
+
+
+def dynamic_dims():
+    return model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
+                 [tensor("x", ["N", "C", 8])], [tensor("y", ["N", "C", 8])])
+
+
+def unsupported_ops():
+    return model(
+        [helper.make_node("Relu", ["x"], ["a"], name="ok"),
+         helper.make_node("LSTM", ["a"], ["b"], name="rnn"),
+         helper.make_node("TopK", ["b", "k"], ["c", "ci"], name="topk"),
+         helper.make_node("Inverse", ["c"], ["y"], name="inv",
+                          domain="com.microsoft")],
+        [tensor("x", [2, 2])], [tensor("y", [2, 2])], [ints("k", [1])])
+
+
+def missing_initializer():
+    return model([helper.make_node("Add", ["x", "bias"], ["y"], name="add_bias")],
+                 [tensor("x", [4])], [tensor("y", [4])])
+
+
+def inconsistent_shapes():
+    return model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv_bad",
+                                   kernel_shape=[3, 3])],
+                 [tensor("x", [1, 3, 8, 8])], [tensor("y", [1, 4, 6, 6])],
+                 [weight("w", 4, 2, 3, 3)])
+
+
+def raw_tensor(name, dims, data):
+    """A float tensor whose raw data need not match its dims."""
+    t = TensorProto()
+    t.name = name
+    t.data_type = TensorProto.FLOAT
+    t.dims.extend(dims)
+    t.raw_data = data
+    return t
+
+
+def absurd_sizes():
+    w = raw_tensor("w", [1000, 1000], np.zeros(4, np.float32).tobytes())
+    return model([helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+                 [tensor("x", [1000, 1000])], [tensor("y", [1000, 1000])], [w])
+
+
+def overflow_dims():
+    w = raw_tensor("w", [2**40, 2**40], b"")
+    return model([helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+                 [tensor("x", [1])], [tensor("y", [1])], [w])
+
+
+def opset(version):
+    return lambda: model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
+                         [tensor("x", [2])], [tensor("y", [2])], opset=version)
+
+
+MODELS = {
+    "mlp": mlp,
+    "conv_block": conv_block,
+    "shape_subgraph": shape_subgraph,
+    "attention": attention,
+    "opset13_squeeze": opset13_squeeze,
+    "opset18_reduce": opset18_reduce,
+    "dynamic_dims": dynamic_dims,
+    "unsupported_ops": unsupported_ops,
+    "missing_initializer": missing_initializer,
+    "inconsistent_shapes": inconsistent_shapes,
+    "absurd_sizes": absurd_sizes,
+    "overflow_dims": overflow_dims,
+    "opset12": opset(12),
+    "opset23": opset(23),
+}
+
+
+def main():
+    out_dir, names = sys.argv[1], sys.argv[2:]
+    os.makedirs(out_dir, exist_ok=True)
+    for name in names:
+        path = os.path.join(out_dir, name + ".onnx")
+        if name == "external_data":
+            external_data(out_dir)
+        elif name == "truncated":
+            data = conv_block().SerializeToString()
+            open(path, "wb").write(data[: len(data) // 2])
+        elif name == "not_onnx":
+            open(path, "w").write("this is a text file, not a model\n" * 4)
+        else:
+            m = MODELS[name]()
+            open(path, "wb").write(m.SerializeToString())
+
+
+if __name__ == "__main__":
+    main()

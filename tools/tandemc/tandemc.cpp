@@ -1,0 +1,172 @@
+//===- tandemc.cpp - the Tandem compiler command line ---------------------===//
+//
+// Flag parsing (CLI11) and one call into the driver library. MLIR's own
+// debugging flags (--mlir-print-ir-after-all, --mlir-timing, ...) pass
+// through to MLIR's command-line parser.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Driver/Compiler.h"
+#include "compiler/InitAll.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <CLI/CLI.hpp>
+
+using namespace mlir;
+using namespace mlir::tandem;
+
+/// Prints diagnostics as "FILE: error: MESSAGE", naming the ONNX node when
+/// the location is one and the message does not already.
+static LogicalResult printDiagnostic(Diagnostic &diag) {
+  std::string where, node;
+  Location loc = diag.getLocation();
+  if (auto name = dyn_cast<NameLoc>(loc)) {
+    node = name.getName().str();
+    loc = name.getChildLoc();
+  }
+  if (auto file = dyn_cast<FileLineColLoc>(loc)) {
+    where = file.getFilename().str();
+    if (file.getLine() != 0)
+      where += ":" + std::to_string(file.getLine()) + ":" +
+               std::to_string(file.getColumn());
+  } else {
+    llvm::raw_string_ostream os(where);
+    loc.print(os);
+  }
+  std::string message = diag.str();
+  auto &os = llvm::errs();
+  os << where << ": ";
+  switch (diag.getSeverity()) {
+  case DiagnosticSeverity::Error:
+    llvm::WithColor(os, llvm::HighlightColor::Error) << "error: ";
+    break;
+  case DiagnosticSeverity::Warning:
+    llvm::WithColor(os, llvm::HighlightColor::Warning) << "warning: ";
+    break;
+  default:
+    llvm::WithColor(os, llvm::HighlightColor::Note) << "note: ";
+  }
+  os << message;
+  if (!node.empty() && message.find("'" + node + "'") == std::string::npos)
+    os << " [node '" << node << "']";
+  os << "\n";
+  for (Diagnostic &note : diag.getNotes())
+    printDiagnostic(note);
+  return success();
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+
+  CLI::App app{"tandemc: compile an ONNX model (or tandem MLIR) ahead of time",
+               "tandemc"};
+  CompilerOptions options;
+  std::string emit = "obj", compileTo;
+  std::vector<std::string> inputShapes;
+  std::string target = "cpu";
+  app.add_option("input", options.inputPath, "model.onnx or model.mlir")
+      ->required();
+  app.add_option("-o", options.outputPath, "output file ('-' for stdout)");
+  app.add_option("--emit", emit,
+                 "what -o holds: mlir, llvm, ptx, asm, obj, header, shared")
+      ->capture_default_str();
+  app.add_option("--compile-to", compileTo,
+                 "stop after a phase: import, graph, placed, fused, "
+                 "partitioned, bufferized, lowered");
+  app.add_option("--name", options.name, "symbol prefix of the model")
+      ->capture_default_str();
+  app.add_option("--input-shape", inputShapes,
+                 "bind an input's shape, NAME=D0xD1x... (repeatable)");
+  app.add_option("--target", target, "devices, e.g. cpu or cpu,gpu:sm_90")
+      ->capture_default_str();
+  app.add_flag("--time-phases", options.timePhases,
+               "print wall time and peak RSS per phase");
+  app.add_flag("-v,--verbose", options.verbose, "say what the driver does");
+  // MLIR's debugging flags (--mlir-*) are collected and handed to MLIR.
+  app.allow_extras();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e);
+  }
+
+  auto fail = [](const llvm::Twine &message) {
+    llvm::WithColor::error(llvm::errs(), "tandemc") << message << "\n";
+    return 1;
+  };
+
+  std::vector<std::string> mlirArgs = {"tandemc"};
+  for (const std::string &extra : app.remaining()) {
+    if (llvm::StringRef(extra).starts_with("--mlir-") ||
+        llvm::StringRef(extra).starts_with("-mlir-"))
+      mlirArgs.push_back(extra);
+    else
+      return fail("unknown argument '" + extra + "'");
+  }
+
+  std::optional<EmitKind> emitKind = parseEmitKind(emit);
+  if (!emitKind)
+    return fail("unknown --emit '" + emit +
+                "' (expected mlir, llvm, ptx, asm, obj, header or shared)");
+  options.emit = *emitKind;
+  if (!compileTo.empty()) {
+    options.compileTo = parsePhase(compileTo);
+    if (!options.compileTo)
+      return fail("unknown --compile-to '" + compileTo +
+                  "' (expected import, graph, placed, fused, partitioned, "
+                  "bufferized or lowered)");
+  }
+  for (const std::string &spec : inputShapes) {
+    auto [name, dims] = llvm::StringRef(spec).rsplit('=');
+    std::optional<std::vector<int64_t>> shape = parseShape(dims);
+    if (name.empty() || !llvm::StringRef(spec).contains('=') || !shape)
+      return fail("malformed --input-shape '" + spec +
+                  "' (expected NAME=D0xD1x..., e.g. input=1x3x224x224)");
+    options.import.inputShapes[name.str()] = *shape;
+  }
+  options.targets.clear();
+  llvm::SmallVector<llvm::StringRef> devices;
+  llvm::StringRef(target).split(devices, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef d : devices) {
+    if (d != "cpu")
+      return fail("--target '" + d +
+                  "' is not yet supported: only 'cpu' is available until "
+                  "GPU code generation exists");
+    options.targets.push_back(d.str());
+  }
+
+  // Let MLIR parse its own debugging flags.
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  std::vector<const char *> cargs;
+  for (const std::string &a : mlirArgs)
+    cargs.push_back(a.c_str());
+  if (!llvm::cl::ParseCommandLineOptions(cargs.size(), cargs.data(), "tandemc",
+                                         &llvm::errs()))
+    return 1;
+
+  DialectRegistry registry;
+  registerAllTandemDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  ScopedDiagnosticHandler handler(&context, printDiagnostic);
+
+  auto configure = [](PassManager &pm) {
+    return applyPassManagerCLOptions(pm);
+  };
+  if (failed(compile(context, options, llvm::outs(), configure)))
+    return 1;
+  return 0;
+}

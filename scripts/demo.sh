@@ -2,10 +2,11 @@
 # Tandem's main job, end to end, on a fresh machine or an existing checkout:
 # install what is missing, build, and run the compiler on an example.
 #
-# The ONNX importer, codegen and runtime are not built yet, so today this runs
-# tandem-opt on a ResNet block written in the tandem dialect: it verifies the
-# IR, canonicalises it and places every op. It grows into "compile an example
-# model, link it into a binary, run it" as those stages land.
+# Codegen and the runtime are not built yet, so today this compiles a small
+# ONNX convnet with tandemc to optimised, placed tandem IR, and runs
+# tandem-opt on a ResNet block written in the tandem dialect. It grows into
+# "compile an example model, link it into a binary, run it" as those stages
+# land.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -14,7 +15,18 @@ export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1
 
 bash scripts/setup.sh
 bash scripts/configure.sh build
-ninja -C build tandem-opt
+ninja -C build tandem-opt tandemc
+
+# A small convnet (conv/bn/relu, pooling, depthwise conv, ReLU6, HardSwish,
+# classifier) exported as ONNX with random weights.
+mkdir -p build/demo
+.venv/bin/python test/tools/tandemc/Inputs/make_models.py build/demo conv_block
+echo "=== tandemc build/demo/conv_block.onnx --emit=mlir --time-phases"
+./build/bin/tandemc build/demo/conv_block.onnx --emit=mlir \
+  -o build/demo/conv_block.mlir --time-phases
+grep -c "tandem.device" build/demo/conv_block.mlir | sed 's/^/ops placed: /'
+sed -n '1,40p' build/demo/conv_block.mlir | cut -c1-160
+
 
 echo "=== tandem-opt examples/resnet_block.mlir -canonicalize -tandem-assign-default-device"
 ./build/bin/tandem-opt examples/resnet_block.mlir \

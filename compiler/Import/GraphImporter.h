@@ -85,6 +85,10 @@ public:
   /// Input `i` as an SSA value, materialising a known constant if needed.
   /// Fails with a diagnostic when it is missing.
   FailureOr<Value> input(unsigned i);
+  /// Input `i` if present, a null value if omitted; fails like input().
+  FailureOr<Value> optionalInput(unsigned i) {
+    return hasInput(i) ? input(i) : FailureOr<Value>(Value());
+  }
   /// The tensor type of input `i` (null when missing).
   RankedTensorType inputType(unsigned i);
   /// The known integer value of input `i`, if it is known at import time.

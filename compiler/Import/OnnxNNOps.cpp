@@ -79,14 +79,10 @@ static LogicalResult convertConv(GraphImporter &im) {
   Window2D win;
   if (failed(resolveWindow(im, xType, kernel, win)))
     return failure();
-  Value bias;
-  if (im.hasInput(2)) {
-    FailureOr<Value> b = im.input(2);
-    if (failed(b))
-      return failure();
-    bias = *b;
-  }
-  im.setOutput(0, im.create<Conv2DOp>(*x, *w, bias, win.strides, win.pads,
+  FailureOr<Value> bias = im.optionalInput(2);
+  if (failed(bias))
+    return failure();
+  im.setOutput(0, im.create<Conv2DOp>(*x, *w, *bias, win.strides, win.pads,
                                       win.dilations, im.attrInt("group", 1)));
   return success();
 }
@@ -95,14 +91,10 @@ static LogicalResult convertGemm(GraphImporter &im) {
   FailureOr<Value> a = im.input(0), b = im.input(1);
   if (failed(a) || failed(b))
     return failure();
-  Value c;
-  if (im.hasInput(2)) {
-    FailureOr<Value> cv = im.input(2);
-    if (failed(cv))
-      return failure();
-    c = *cv;
-  }
-  im.setOutput(0, im.create<GemmOp>(*a, *b, c, im.attrInt("transA", 0) != 0,
+  FailureOr<Value> c = im.optionalInput(2);
+  if (failed(c))
+    return failure();
+  im.setOutput(0, im.create<GemmOp>(*a, *b, *c, im.attrInt("transA", 0) != 0,
                                     im.attrInt("transB", 0) != 0,
                                     APFloat(im.attrFloat("alpha", 1.0f)),
                                     APFloat(im.attrFloat("beta", 1.0f))));
@@ -200,13 +192,9 @@ static LogicalResult convertLayerNorm(GraphImporter &im) {
   FailureOr<Value> x = im.input(0), scale = im.input(1);
   if (failed(x) || failed(scale))
     return failure();
-  Value bias;
-  if (im.hasInput(2)) {
-    FailureOr<Value> b = im.input(2);
-    if (failed(b))
-      return failure();
-    bias = *b;
-  }
+  FailureOr<Value> bias = im.optionalInput(2);
+  if (failed(bias))
+    return failure();
   int64_t rank = cast<RankedTensorType>(x->getType()).getRank();
   FailureOr<int64_t> axis =
       im.normalizeAxis(im.attrInt("axis", -1), rank, "axis");
@@ -225,7 +213,7 @@ static LogicalResult convertLayerNorm(GraphImporter &im) {
     return im.create<BroadcastToOp>(v, normShape);
   };
   Value s = fit(*scale);
-  Value b = bias ? fit(bias) : Value();
+  Value b = *bias ? fit(*bias) : Value();
   im.setOutput(0,
                im.create<LayerNormOp>(*x, s, b, *axis,
                                       APFloat(im.attrFloat("epsilon", 1e-5f))));

@@ -178,6 +178,21 @@ static FailureOr<SmallVector<int64_t>> resolveReshape(GraphImporter &im,
   return out;
 }
 
+/// Reshapes input 0 (a value or a known tensor) to `shape`.
+static LogicalResult reshapeTo(GraphImporter &im, ArrayRef<int64_t> shape) {
+  if (const KnownInts *k = im.knownInput(0)) {
+    KnownInts r = *k;
+    r.shape.assign(shape.begin(), shape.end());
+    im.setKnownOutput(0, std::move(r));
+    return success();
+  }
+  FailureOr<Value> x = im.input(0);
+  if (failed(x))
+    return failure();
+  im.setOutput(0, im.create<ReshapeOp>(*x, shape));
+  return success();
+}
+
 static LogicalResult convertReshape(GraphImporter &im) {
   RankedTensorType type = im.inputType(0);
   if (!type)
@@ -189,17 +204,7 @@ static LogicalResult convertReshape(GraphImporter &im) {
       im, type.getShape(), *target, im.attrInt("allowzero", 0) != 0);
   if (failed(shape))
     return failure();
-  if (const KnownInts *k = im.knownInput(0)) {
-    KnownInts r = *k;
-    r.shape = *shape;
-    im.setKnownOutput(0, std::move(r));
-    return success();
-  }
-  FailureOr<Value> x = im.input(0);
-  if (failed(x))
-    return failure();
-  im.setOutput(0, im.create<ReshapeOp>(*x, *shape));
-  return success();
+  return reshapeTo(im, *shape);
 }
 
 static LogicalResult convertFlatten(GraphImporter &im) {
@@ -250,21 +255,6 @@ squeezeAxes(GraphImporter &im) {
     return std::optional<std::vector<int64_t>>(*axes);
   }
   return im.attrInts("axes");
-}
-
-/// Reshapes input 0 (a value or a known tensor) to `shape`.
-static LogicalResult reshapeTo(GraphImporter &im, ArrayRef<int64_t> shape) {
-  if (const KnownInts *k = im.knownInput(0)) {
-    KnownInts r = *k;
-    r.shape.assign(shape.begin(), shape.end());
-    im.setKnownOutput(0, std::move(r));
-    return success();
-  }
-  FailureOr<Value> x = im.input(0);
-  if (failed(x))
-    return failure();
-  im.setOutput(0, im.create<ReshapeOp>(*x, shape));
-  return success();
 }
 
 static LogicalResult convertSqueeze(GraphImporter &im) {

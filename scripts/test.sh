@@ -6,7 +6,9 @@
 #   scripts/test.sh                  everything (what CI runs)
 #   scripts/test.sh --no-sanitizers  skip the ASan/UBSan pass
 #
-# Ends with one line "tests: N passed, M failed" summing both passes.
+# Then runs the ONNX backend conformance runner (test/onnx-backend), which
+# also rewrites docs/onnx-conformance.md. Ends with one line
+# "tests: N passed, M failed" summing everything.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -54,6 +56,23 @@ run_suite() {
 }
 
 run_suite release build
+
+# ONNX backend node tests: every in-scope test must import or be listed as
+# unsupported with its reason; the table goes to docs/onnx-conformance.md.
+echo "=== [onnx-backend] conformance"
+conformance_rc=0
+conformance=$(.venv/bin/python test/onnx-backend/run_conformance.py \
+  --tandemc build/bin/tandemc --write-docs docs/onnx-conformance.md) ||
+  conformance_rc=$?
+echo "$conformance"
+summary=$(printf '%s\n' "$conformance" | tail -n 1)
+if [[ "$summary" =~ ^onnx-backend:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+  total_pass=$((total_pass + BASH_REMATCH[1]))
+  total_fail=$((total_fail + BASH_REMATCH[2]))
+fi
+if [ "$conformance_rc" != 0 ] && [ "${BASH_REMATCH[2]:-0}" = 0 ]; then
+  total_fail=$((total_fail + 1))
+fi
 if [ "$SANITIZERS" = 1 ]; then
   run_suite asan+ubsan build-asan -DTANDEM_ENABLE_SANITIZERS=ON \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo

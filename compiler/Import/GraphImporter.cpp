@@ -46,13 +46,13 @@ Location GraphImporter::fileLoc() const {
 
 InFlightDiagnostic GraphImporter::error() {
   InFlightDiagnostic diag = emitError(nodeLoc);
-  diag << "node '" << node().name() << "' (" << node().op_type() << "): ";
+  diag << "node '" << nodeName << "' (" << node().op_type() << "): ";
   return diag;
 }
 
 InFlightDiagnostic GraphImporter::warning() {
   InFlightDiagnostic diag = emitWarning(nodeLoc);
-  diag << "node '" << node().name() << "' (" << node().op_type() << "): ";
+  diag << "node '" << nodeName << "' (" << node().op_type() << "): ";
   return diag;
 }
 
@@ -79,11 +79,13 @@ Type GraphImporter::elementType(int32_t onnxType) {
   }
 }
 
-static StringRef onnxTypeName(int32_t onnxType) {
+std::string onnx_import::onnxTypeName(int32_t onnxType) {
   if (onnx::TensorProto::DataType_IsValid(onnxType))
     return onnx::TensorProto::DataType_Name(
         static_cast<onnx::TensorProto::DataType>(onnxType));
-  return "invalid";
+  // Types newer than the protobuf definitions we build against (FLOAT8*,
+  // INT4, ...) have no name here.
+  return "#" + std::to_string(onnxType);
 }
 
 /// Bytes per element in the dense storage MLIR uses (1 for i1).
@@ -627,14 +629,27 @@ LogicalResult GraphImporter::checkSupported(const ConverterMap &converters) {
   return failure();
 }
 
-OwningOpRef<ModuleOp> GraphImporter::run() {
-  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc());
-  b.setInsertionPointToStart(module->getBody());
-
+static ConverterMap allConverters() {
   ConverterMap converters;
   registerElementwiseConverters(converters);
   registerNNConverters(converters);
   registerShapeConverters(converters);
+  return converters;
+}
+
+std::vector<std::string> mlir::tandem::supportedOnnxOps() {
+  std::vector<std::string> ops;
+  for (const auto &entry : allConverters())
+    ops.push_back(entry.getKey().str());
+  llvm::sort(ops);
+  return ops;
+}
+
+OwningOpRef<ModuleOp> GraphImporter::run() {
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc());
+  b.setInsertionPointToStart(module->getBody());
+
+  ConverterMap converters = allConverters();
   if (failed(checkSupported(converters)))
     return nullptr;
 
@@ -646,10 +661,10 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   for (const onnx::NodeProto &n : model.graph().node()) {
     currentNode = &n;
     // Unnamed nodes are named after their type and position.
-    std::string name =
+    nodeName =
         n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
     ++index;
-    nodeLoc = NameLoc::get(StringAttr::get(&ctx, name), fileLoc());
+    nodeLoc = NameLoc::get(StringAttr::get(&ctx, nodeName), fileLoc());
     for (auto [i, in] : llvm::enumerate(n.input()))
       if (!in.empty() && !values.count(in) && !known.count(in))
         return error() << "input #" << i << " '" << in

@@ -42,6 +42,9 @@ class GraphImporter;
 using OpConverter = std::function<LogicalResult(GraphImporter &importer)>;
 using ConverterMap = llvm::StringMap<OpConverter>;
 
+/// The ONNX name of an element type ("FLOAT", "INT64", ... or "#N").
+std::string onnxTypeName(int32_t onnxType);
+
 void registerElementwiseConverters(ConverterMap &map);
 void registerNNConverters(ConverterMap &map);
 void registerShapeConverters(ConverterMap &map);
@@ -182,6 +185,8 @@ private:
   int64_t opsetVersion = 0;
   const onnx::NodeProto *currentNode = nullptr;
   bool nodeFailed = false;
+  /// The current node's name, or "<OpType>_<index>" for unnamed nodes.
+  std::string nodeName;
   Location nodeLoc;
   /// Tensors imported as SSA values.
   llvm::StringMap<Value> values;

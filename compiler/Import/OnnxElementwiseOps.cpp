@@ -88,6 +88,20 @@ convertBinary(GraphImporter &im,
   return success();
 }
 
+/// Pow allows an exponent of another type (e.g. float ** int64): it is
+/// converted to the base's element type.
+static LogicalResult convertPow(GraphImporter &im) {
+  FailureOr<Value> base = im.input(0), exponent = im.input(1);
+  if (failed(base) || failed(exponent))
+    return failure();
+  Type elem = cast<RankedTensorType>(base->getType()).getElementType();
+  Value e = *exponent;
+  if (cast<RankedTensorType>(e.getType()).getElementType() != elem)
+    e = im.create<CastOp>(e, elem);
+  im.setOutput(0, im.create<PowOp>(*base, e));
+  return success();
+}
+
 /// Variadic Max/Min/Sum as a chain of binary ops.
 template <typename OpT>
 static LogicalResult convertVariadic(GraphImporter &im) {
@@ -271,10 +285,7 @@ static LogicalResult convertCast(GraphImporter &im) {
   Type target = im.elementType(to);
   if (!target)
     return im.error() << "cast to unsupported element type "
-                      << onnx::TensorProto::DataType_Name(
-                             static_cast<onnx::TensorProto::DataType>(
-                                 onnx::TensorProto::DataType_IsValid(to) ? to
-                                                                         : 0)),
+                      << onnxTypeName(to),
            failure();
   if (const KnownInts *k = im.knownInput(0))
     if (target.isInteger()) {
@@ -334,7 +345,7 @@ void mlir::tandem::onnx_import::registerElementwiseConverters(
           return v[0] / v[1];
         });
   };
-  map["Pow"] = [](GraphImporter &im) { return convertBinary<PowOp>(im); };
+  map["Pow"] = convertPow;
   map["Max"] = convertVariadic<MaxOp>;
   map["Min"] = convertVariadic<MinOp>;
   map["Sum"] = convertVariadic<AddOp>;

@@ -52,6 +52,9 @@ OwningOpRef<ModuleOp> importOnnxBuffer(MLIRContext &context,
                                        llvm::StringRef path,
                                        const OnnxImportOptions &options);
 
+/// The default-domain ONNX op types the importer converts, sorted.
+std::vector<std::string> supportedOnnxOps();
+
 } // namespace mlir::tandem
 
 #endif // TANDEM_COMPILER_IMPORT_ONNXIMPORTER_H

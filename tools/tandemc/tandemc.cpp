@@ -73,8 +73,10 @@ int main(int argc, char **argv) {
   std::string emit = "obj", compileTo;
   std::vector<std::string> inputShapes;
   std::string target = "cpu";
-  app.add_option("input", options.inputPath, "model.onnx or model.mlir")
-      ->required();
+  bool listOps = false;
+  app.add_flag("--list-onnx-ops", listOps,
+               "print the ONNX op types the importer supports and exit");
+  app.add_option("input", options.inputPath, "model.onnx or model.mlir");
   app.add_option("-o", options.outputPath, "output file ('-' for stdout)");
   app.add_option("--emit", emit,
                  "what -o holds: mlir, llvm, ptx, asm, obj, header, shared")
@@ -104,6 +106,13 @@ int main(int argc, char **argv) {
     llvm::WithColor::error(llvm::errs(), "tandemc") << message << "\n";
     return 1;
   };
+  if (listOps) {
+    for (const std::string &op : supportedOnnxOps())
+      llvm::outs() << op << "\n";
+    return 0;
+  }
+  if (options.inputPath.empty())
+    return fail("no input file (usage: tandemc model.onnx -o model.o)");
 
   std::vector<std::string> mlirArgs = {"tandemc"};
   for (const std::string &extra : app.remaining()) {

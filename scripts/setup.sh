@@ -15,6 +15,9 @@ APT_PACKAGES=(
   libfmt-dev libcli11-dev googletest libonnx-dev libprotobuf-dev
   protobuf-compiler ninja-build ccache lld cmake g++ python3-venv python3-psutil
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
+  # CPU torch/torchvision export the integration-test models
+  # (test/models); they run under /usr/bin/python3 with Debian's numpy 1.x.
+  python3-torch python3-torchvision
 )
 
 log() { printf '[setup] %s\n' "$*"; }

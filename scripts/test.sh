@@ -5,6 +5,9 @@
 #
 #   scripts/test.sh                  everything (what CI runs)
 #   scripts/test.sh --no-sanitizers  skip the ASan/UBSan pass
+#   scripts/test.sh --full           also import the large models (ResNet-50,
+#                                    DenseNet, ConvNeXt, ...), not just CI's
+#                                    representative subset
 #
 # Then runs the ONNX backend conformance runner (test/onnx-backend), which
 # also rewrites docs/onnx-conformance.md. Ends with one line
@@ -17,9 +20,11 @@ cd "$ROOT"
 export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1
 
 SANITIZERS=1
+MODEL_SET=ci
 for arg in "$@"; do
   case "$arg" in
     --no-sanitizers) SANITIZERS=0 ;;
+    --full) MODEL_SET=full ;;
     -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
@@ -71,6 +76,28 @@ if [[ "$summary" =~ ^onnx-backend:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
   total_fail=$((total_fail + BASH_REMATCH[2]))
 fi
 if [ "$conformance_rc" != 0 ] && [ "${BASH_REMATCH[2]:-0}" = 0 ]; then
+  total_fail=$((total_fail + 1))
+fi
+
+# Integration: torchvision, Transformer, BERT-style and MLP models exported
+# with torch (random weights) must import to static tandem IR.
+echo "=== [torch-models] export ($MODEL_SET set) + import"
+models_rc=0
+/usr/bin/python3 test/models/generate_torch_models.py build/models \
+  --set "$MODEL_SET" 2>&1 | grep -v -i warn || true
+models=$(/usr/bin/python3 test/models/import_models.py --tandemc build/bin/tandemc \
+  --models build/models $(/usr/bin/python3 -c "
+import sys; sys.path.insert(0, 'test/models')
+import generate_torch_models as g
+print(' '.join(g.CI_SET if '$MODEL_SET' == 'ci' else g.MODELS))")) ||
+  models_rc=$?
+echo "$models"
+summary=$(printf '%s\n' "$models" | tail -n 1)
+if [[ "$summary" =~ ^torch-models:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+  total_pass=$((total_pass + BASH_REMATCH[1]))
+  total_fail=$((total_fail + BASH_REMATCH[2]))
+fi
+if [ "$models_rc" != 0 ] && [ "${BASH_REMATCH[2]:-0}" = 0 ]; then
   total_fail=$((total_fail + 1))
 fi
 if [ "$SANITIZERS" = 1 ]; then

@@ -18,6 +18,8 @@ APT_PACKAGES=(
   # CPU torch/torchvision export the integration-test models
   # (test/models); they run under /usr/bin/python3 with Debian's numpy 1.x.
   python3-torch python3-torchvision
+  # clang builds the libFuzzer target (scripts/fuzz.sh)
+  clang-22 libclang-rt-22-dev
 )
 
 log() { printf '[setup] %s\n' "$*"; }

@@ -10,7 +10,8 @@
 #                                    representative subset
 #
 # Then runs the ONNX backend conformance runner (test/onnx-backend), which
-# also rewrites docs/onnx-conformance.md. Ends with one line
+# also rewrites docs/onnx-conformance.md, imports the torch-exported models
+# (test/models) and fuzzes the ONNX importer for FUZZ_SECONDS (default 60). Ends with one line
 # "tests: N passed, M failed" summing everything.
 set -euo pipefail
 
@@ -100,6 +101,17 @@ fi
 if [ "$models_rc" != 0 ] && [ "${BASH_REMATCH[2]:-0}" = 0 ]; then
   total_fail=$((total_fail + 1))
 fi
+# The ONNX importer's libFuzzer target, for a bounded time.
+echo "=== [fuzz] tandem-onnx-import-fuzzer, ${FUZZ_SECONDS:-60} s"
+fuzz_rc=0
+fuzz=$(bash scripts/fuzz.sh "${FUZZ_SECONDS:-60}" 2>&1) || fuzz_rc=$?
+printf '%s\n' "$fuzz" | tail -n 8
+if [ "$fuzz_rc" = 0 ]; then
+  total_pass=$((total_pass + 1))
+else
+  total_fail=$((total_fail + 1))
+fi
+
 if [ "$SANITIZERS" = 1 ]; then
   run_suite asan+ubsan build-asan -DTANDEM_ENABLE_SANITIZERS=ON \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo

@@ -29,6 +29,10 @@ using namespace mlir::tandem::onnx_import;
 
 /// Tensors with more elements than this are not tracked as known integers.
 static constexpr int64_t kMaxKnownElements = 4096;
+/// No tensor in an imported graph may have more elements than this (2^40).
+static constexpr int64_t kMaxTensorElements = int64_t(1) << 40;
+/// Dims, pads and sizes read from the model must lie within +-2^31.
+static constexpr int64_t kMaxDimValue = int64_t(1) << 31;
 
 GraphImporter::GraphImporter(MLIRContext &context,
                              const onnx::ModelProto &model, StringRef path,
@@ -370,6 +374,29 @@ FailureOr<std::vector<int64_t>> GraphImporter::constantInts(unsigned i,
   return error() << "input #" << i << " (" << what << ") '" << node().input(i)
                  << "' must be known at compile time (a constant or a "
                     "foldable shape computation)",
+         failure();
+}
+
+FailureOr<std::vector<int64_t>> GraphImporter::constantDims(unsigned i,
+                                                            StringRef what) {
+  FailureOr<std::vector<int64_t>> values = constantInts(i, what);
+  if (failed(values))
+    return failure();
+  for (int64_t v : *values)
+    if (v > kMaxDimValue || v < -kMaxDimValue)
+      return error() << what << " value " << v << " is out of range", failure();
+  return values;
+}
+
+LogicalResult GraphImporter::checkResultSize(StringRef opName, Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return success();
+  std::optional<int64_t> count = checkedElementCount(tensor.getShape());
+  if (count && *count <= kMaxTensorElements)
+    return success();
+  return error() << "'" << opName << "' result " << type
+                 << " has too many elements (limit 2^40)",
          failure();
 }
 

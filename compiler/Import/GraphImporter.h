@@ -150,9 +150,19 @@ public:
       nodeFailed = true;
       return {};
     }
+    if (failed(checkResultSize(OpT::getOperationName(), types.front()))) {
+      nodeFailed = true;
+      return {};
+    }
     state.types.assign(types.begin(), types.end());
     return b.create(state)->getResult(0);
   }
+  /// Fails with a diagnostic when a result would have more elements than the
+  /// importer accepts (or an overflowing count).
+  LogicalResult checkResultSize(StringRef opName, Type type);
+  /// Like constantInts, for values used as dims, pads or sizes: each must lie
+  /// within +-2^31.
+  FailureOr<std::vector<int64_t>> constantDims(unsigned i, StringRef what);
   /// True once a create() for the current node failed.
   bool failedNode() const { return nodeFailed; }
   /// A scalar constant of `elementType` (rank 0), broadcastable anywhere.

@@ -11,6 +11,8 @@
 
 #include "dialects/Tandem/IR/ShapeInference.h"
 
+#include "llvm/Support/MathExtras.h"
+
 using namespace mlir;
 using namespace mlir::tandem;
 using namespace mlir::tandem::onnx_import;
@@ -323,24 +325,36 @@ static LogicalResult convertSoftmax(GraphImporter &im) {
 void mlir::tandem::onnx_import::registerElementwiseConverters(
     ConverterMap &map) {
   map["Add"] = [](GraphImporter &im) {
-    return convertBinary<AddOp>(im, [](ArrayRef<int64_t> v) {
-      return std::optional<int64_t>(v[0] + v[1]);
-    });
+    return convertBinary<AddOp>(
+        im, [](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+          int64_t r;
+          if (llvm::AddOverflow(v[0], v[1], r))
+            return std::nullopt;
+          return r;
+        });
   };
   map["Sub"] = [](GraphImporter &im) {
-    return convertBinary<SubOp>(im, [](ArrayRef<int64_t> v) {
-      return std::optional<int64_t>(v[0] - v[1]);
-    });
+    return convertBinary<SubOp>(
+        im, [](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+          int64_t r;
+          if (llvm::SubOverflow(v[0], v[1], r))
+            return std::nullopt;
+          return r;
+        });
   };
   map["Mul"] = [](GraphImporter &im) {
-    return convertBinary<MulOp>(im, [](ArrayRef<int64_t> v) {
-      return std::optional<int64_t>(v[0] * v[1]);
-    });
+    return convertBinary<MulOp>(
+        im, [](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+          int64_t r;
+          if (llvm::MulOverflow(v[0], v[1], r))
+            return std::nullopt;
+          return r;
+        });
   };
   map["Div"] = [](GraphImporter &im) {
     return convertBinary<DivOp>(
         im, [](ArrayRef<int64_t> v) -> std::optional<int64_t> {
-          if (v[1] == 0)
+          if (v[1] == 0 || (v[0] == INT64_MIN && v[1] == -1))
             return std::nullopt;
           return v[0] / v[1];
         });

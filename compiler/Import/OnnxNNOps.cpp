@@ -26,12 +26,20 @@ static LogicalResult resolveWindow(GraphImporter &im, RankedTensorType input,
     return im.error() << "only 2-D (NCHW) inputs are supported, got " << input,
            failure();
   w.kernel.assign(kernel.begin(), kernel.end());
+  auto inRange = [](ArrayRef<int64_t> values) {
+    return llvm::all_of(values,
+                        [](int64_t v) { return v >= 0 && v <= (1 << 30); });
+  };
   auto ints = [&](StringRef name, std::vector<int64_t> dflt) {
     std::vector<int64_t> v = im.attrInts(name).value_or(dflt);
     return SmallVector<int64_t>(v.begin(), v.end());
   };
   w.strides = ints("strides", {1, 1});
   w.dilations = ints("dilations", {1, 1});
+  if (!inRange(w.kernel) || !inRange(w.strides) || !inRange(w.dilations))
+    return im.error() << "kernel_shape, strides and dilations must lie in "
+                         "[0, 2^30]",
+           failure();
   if (w.kernel.size() != 2 || w.strides.size() != 2 || w.dilations.size() != 2)
     return im.error() << "expects 2 spatial dims in kernel_shape, strides and "
                          "dilations",
@@ -42,6 +50,8 @@ static LogicalResult resolveWindow(GraphImporter &im, RankedTensorType input,
     if (w.pads.size() != 4)
       return im.error() << "pads must have 4 entries, got " << w.pads.size(),
              failure();
+    if (!inRange(w.pads))
+      return im.error() << "pads must lie in [0, 2^30]", failure();
     return success();
   }
   w.pads.assign(4, 0);

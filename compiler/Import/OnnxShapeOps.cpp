@@ -12,6 +12,8 @@
 
 #include "dialects/Tandem/IR/ShapeInference.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include "llvm/ADT/StringExtras.h"
 
 #include <numeric>
@@ -98,11 +100,15 @@ static LogicalResult convertShape(GraphImporter &im) {
 }
 
 static LogicalResult convertConstantOfShape(GraphImporter &im) {
-  FailureOr<std::vector<int64_t>> dims = im.constantInts(0, "shape");
+  FailureOr<std::vector<int64_t>> dims = im.constantDims(0, "shape");
   if (failed(dims))
     return failure();
   if (llvm::any_of(*dims, [](int64_t d) { return d < 0; }))
     return im.error() << "shape has negative dims", failure();
+  if (failed(im.checkResultSize(
+          "tandem.broadcast_to",
+          RankedTensorType::get(*dims, im.builder().getF32Type()))))
+    return failure();
   OpBuilder &b = im.builder();
   Type elem = b.getF32Type();
   double fill = 0.0;
@@ -161,7 +167,8 @@ static FailureOr<SmallVector<int64_t>> resolveReshape(GraphImporter &im,
     }
     if (d < 0)
       return im.error() << "shape entry " << i << " is " << d, failure();
-    known *= d;
+    if (llvm::MulOverflow(known, d, known))
+      return im.error() << "shape overflows", failure();
     out.push_back(d);
   }
   int64_t total = shape::numElements(in);
@@ -197,7 +204,7 @@ static LogicalResult convertReshape(GraphImporter &im) {
   RankedTensorType type = im.inputType(0);
   if (!type)
     return im.error() << "input #0 is missing", failure();
-  FailureOr<std::vector<int64_t>> target = im.constantInts(1, "shape");
+  FailureOr<std::vector<int64_t>> target = im.constantDims(1, "shape");
   if (failed(target))
     return failure();
   FailureOr<SmallVector<int64_t>> shape = resolveReshape(
@@ -456,7 +463,7 @@ static LogicalResult convertSplit(GraphImporter &im) {
   int64_t outputs = im.node().output_size();
   std::vector<int64_t> sizes;
   if (im.opset() >= 13 && im.hasInput(1)) {
-    FailureOr<std::vector<int64_t>> s = im.constantInts(1, "split");
+    FailureOr<std::vector<int64_t>> s = im.constantDims(1, "split");
     if (failed(s))
       return failure();
     sizes = *s;
@@ -469,8 +476,8 @@ static LogicalResult convertSplit(GraphImporter &im) {
       sizes.push_back(std::min(chunk, dim - i * chunk));
   }
   if (static_cast<int64_t>(sizes.size()) != outputs ||
-      std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != dim ||
-      llvm::any_of(sizes, [](int64_t s) { return s < 0; }))
+      llvm::any_of(sizes, [dim](int64_t s) { return s < 0 || s > dim; }) ||
+      std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != dim)
     return im.error() << "split sizes do not partition dim " << *axis
                       << " (size " << dim << ") into " << outputs << " outputs",
            failure();
@@ -531,7 +538,7 @@ static LogicalResult convertExpand(GraphImporter &im) {
   RankedTensorType type = im.inputType(0);
   if (!type)
     return im.error() << "input #0 is missing", failure();
-  FailureOr<std::vector<int64_t>> target = im.constantInts(1, "shape");
+  FailureOr<std::vector<int64_t>> target = im.constantDims(1, "shape");
   if (failed(target))
     return failure();
   // Expand broadcasts both ways: the result is the broadcast of the two.
@@ -558,7 +565,7 @@ static LogicalResult convertPad(GraphImporter &im) {
     return failure();
   auto type = cast<RankedTensorType>(x->getType());
   int64_t rank = type.getRank();
-  FailureOr<std::vector<int64_t>> pads = im.constantInts(1, "pads");
+  FailureOr<std::vector<int64_t>> pads = im.constantDims(1, "pads");
   if (failed(pads))
     return failure();
   std::vector<int64_t> axes(rank);

@@ -11,8 +11,8 @@
 #
 # Then runs the ONNX backend conformance runner (test/onnx-backend), which
 # also rewrites docs/onnx-conformance.md, imports the torch-exported models
-# (test/models) and fuzzes the ONNX importer for FUZZ_SECONDS (default 60). Ends with one line
-# "tests: N passed, M failed" summing everything.
+# (test/models) and fuzzes the ONNX importer for FUZZ_SECONDS (default 60).
+# Ends with one line "tests: N passed, M failed" summing everything.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -105,10 +105,11 @@ fi
 echo "=== [fuzz] tandem-onnx-import-fuzzer, ${FUZZ_SECONDS:-60} s"
 fuzz_rc=0
 fuzz=$(bash scripts/fuzz.sh "${FUZZ_SECONDS:-60}" 2>&1) || fuzz_rc=$?
-printf '%s\n' "$fuzz" | tail -n 8
 if [ "$fuzz_rc" = 0 ]; then
+  printf '%s\n' "$fuzz" | tail -n 8
   total_pass=$((total_pass + 1))
 else
+  printf '%s\n' "$fuzz" | tail -n 60
   total_fail=$((total_fail + 1))
 fi
 

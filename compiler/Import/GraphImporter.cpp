@@ -189,6 +189,10 @@ GraphImporter::tensorBytes(const onnx::TensorProto &tensor, Type type,
            failure();
   };
   bytes.resize(expected);
+  if (count == 0 &&
+      (tensor.float_data_size() == 0 && tensor.int64_data_size() == 0 &&
+       tensor.int32_data_size() == 0))
+    return bytes; // an empty tensor: nothing to copy
   switch (tensor.data_type()) {
   case onnx::TensorProto::FLOAT:
     if (tensor.float_data_size() != count)

@@ -36,9 +36,12 @@ static LogicalResult resolveWindow(GraphImporter &im, RankedTensorType input,
   };
   w.strides = ints("strides", {1, 1});
   w.dilations = ints("dilations", {1, 1});
-  if (!inRange(w.kernel) || !inRange(w.strides) || !inRange(w.dilations))
+  auto positive = [&](ArrayRef<int64_t> values) {
+    return inRange(values) && llvm::all_of(values, [](int64_t v) { return v; });
+  };
+  if (!positive(w.kernel) || !positive(w.strides) || !positive(w.dilations))
     return im.error() << "kernel_shape, strides and dilations must lie in "
-                         "[0, 2^30]",
+                         "[1, 2^30]",
            failure();
   if (w.kernel.size() != 2 || w.strides.size() != 2 || w.dilations.size() != 2)
     return im.error() << "expects 2 spatial dims in kernel_shape, strides and "

@@ -471,6 +471,10 @@ static LogicalResult convertSplit(GraphImporter &im) {
     sizes = *s;
   } else {
     int64_t n = im.attrInt("num_outputs", outputs);
+    if (n != outputs || n < 1)
+      return im.error() << "num_outputs (" << n << ") must equal the number "
+                        << "of outputs (" << outputs << ")",
+             failure();
     int64_t chunk = llvm::divideCeil(dim, n);
     for (int64_t i = 0; i < n; ++i)
       sizes.push_back(std::min(chunk, dim - i * chunk));

@@ -182,34 +182,39 @@ GraphImporter::tensorBytes(const onnx::TensorProto &tensor, Type type,
     return bytes;
   }
 
-  // Typed fields.
-  auto sizeMismatch = [&](int64_t have) {
+  // Typed fields. Compare the declared count with the data before allocating
+  // anything, so a tensor declaring huge dims over little data is an error, not
+  // an OOM.
+  int64_t have = 0;
+  switch (tensor.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    have = tensor.float_data_size();
+    break;
+  case onnx::TensorProto::INT64:
+    have = tensor.int64_data_size();
+    break;
+  default:
+    have = tensor.int32_data_size();
+    break;
+  }
+  if (have != count)
     return emitError(fileLoc()) << what << " declares " << count
                                 << " elements but holds " << have,
            failure();
-  };
   bytes.resize(expected);
-  if (count == 0 &&
-      (tensor.float_data_size() == 0 && tensor.int64_data_size() == 0 &&
-       tensor.int32_data_size() == 0))
+  if (count == 0)
     return bytes; // an empty tensor: nothing to copy
   switch (tensor.data_type()) {
   case onnx::TensorProto::FLOAT:
-    if (tensor.float_data_size() != count)
-      return sizeMismatch(tensor.float_data_size());
     std::memcpy(bytes.data(), tensor.float_data().data(), expected);
     return bytes;
   case onnx::TensorProto::INT64:
-    if (tensor.int64_data_size() != count)
-      return sizeMismatch(tensor.int64_data_size());
     std::memcpy(bytes.data(), tensor.int64_data().data(), expected);
     return bytes;
   case onnx::TensorProto::INT32:
   case onnx::TensorProto::BOOL:
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
-    if (tensor.int32_data_size() != count)
-      return sizeMismatch(tensor.int32_data_size());
     for (int64_t i = 0; i < count; ++i) {
       int32_t v = tensor.int32_data(i);
       std::memcpy(bytes.data() + i * width, &v, width);

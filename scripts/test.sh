@@ -63,55 +63,46 @@ run_suite() {
 
 run_suite release build
 
+# add_counts RC OUTPUT: adds OUTPUT's last line, "NAME: N passed, M failed",
+# to the totals; a non-zero RC with no counted failure is one failure.
+add_counts() {
+  local rc="$1" last fail=0
+  last=$(printf '%s\n' "$2" | tail -n 1)
+  if [[ "$last" =~ :\ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+    total_pass=$((total_pass + BASH_REMATCH[1]))
+    fail=${BASH_REMATCH[2]}
+  fi
+  if [ "$rc" != 0 ] && [ "$fail" = 0 ]; then fail=1; fi
+  total_fail=$((total_fail + fail))
+}
+
 # ONNX backend node tests: every in-scope test must import or be listed as
 # unsupported with its reason; the table goes to docs/onnx-conformance.md.
 echo "=== [onnx-backend] conformance"
-conformance_rc=0
-conformance=$(.venv/bin/python test/onnx-backend/run_conformance.py \
-  --tandemc build/bin/tandemc --write-docs docs/onnx-conformance.md) ||
-  conformance_rc=$?
-echo "$conformance"
-summary=$(printf '%s\n' "$conformance" | tail -n 1)
-if [[ "$summary" =~ ^onnx-backend:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
-  total_pass=$((total_pass + BASH_REMATCH[1]))
-  total_fail=$((total_fail + BASH_REMATCH[2]))
-fi
-if [ "$conformance_rc" != 0 ] && [ "${BASH_REMATCH[2]:-0}" = 0 ]; then
-  total_fail=$((total_fail + 1))
-fi
+rc=0
+out=$(.venv/bin/python test/onnx-backend/run_conformance.py \
+  --tandemc build/bin/tandemc --write-docs docs/onnx-conformance.md) || rc=$?
+echo "$out"
+add_counts "$rc" "$out"
 
 # Integration: torchvision, Transformer, BERT-style and MLP models exported
 # with torch (random weights) must import to static tandem IR.
 echo "=== [torch-models] export ($MODEL_SET set) + import"
-models_rc=0
 /usr/bin/python3 test/models/generate_torch_models.py build/models \
   --set "$MODEL_SET" 2>&1 | grep -v -i warn || true
-models=$(/usr/bin/python3 test/models/import_models.py --tandemc build/bin/tandemc \
-  --models build/models $(/usr/bin/python3 -c "
-import sys; sys.path.insert(0, 'test/models')
-import generate_torch_models as g
-print(' '.join(g.CI_SET if '$MODEL_SET' == 'ci' else g.MODELS))")) ||
-  models_rc=$?
-echo "$models"
-summary=$(printf '%s\n' "$models" | tail -n 1)
-if [[ "$summary" =~ ^torch-models:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
-  total_pass=$((total_pass + BASH_REMATCH[1]))
-  total_fail=$((total_fail + BASH_REMATCH[2]))
-fi
-if [ "$models_rc" != 0 ] && [ "${BASH_REMATCH[2]:-0}" = 0 ]; then
-  total_fail=$((total_fail + 1))
-fi
+rc=0
+out=$(/usr/bin/python3 test/models/import_models.py --tandemc build/bin/tandemc \
+  --models build/models --set "$MODEL_SET") || rc=$?
+echo "$out"
+add_counts "$rc" "$out"
+
 # The ONNX importer's libFuzzer target, for a bounded time.
 echo "=== [fuzz] tandem-onnx-import-fuzzer, ${FUZZ_SECONDS:-60} s"
-fuzz_rc=0
-fuzz=$(bash scripts/fuzz.sh "${FUZZ_SECONDS:-60}" 2>&1) || fuzz_rc=$?
-if [ "$fuzz_rc" = 0 ]; then
-  printf '%s\n' "$fuzz" | tail -n 8
-  total_pass=$((total_pass + 1))
-else
-  printf '%s\n' "$fuzz" | tail -n 60
-  total_fail=$((total_fail + 1))
-fi
+rc=0
+out=$(bash scripts/fuzz.sh "${FUZZ_SECONDS:-60}" 2>&1) || rc=$?
+# The whole report when it fails, the statistics when it passes.
+printf '%s\n' "$out" | tail -n "$([ "$rc" = 0 ] && echo 8 || echo 60)"
+add_counts "$rc" "$out"
 
 if [ "$SANITIZERS" = 1 ]; then
   run_suite asan+ubsan build-asan -DTANDEM_ENABLE_SANITIZERS=ON \

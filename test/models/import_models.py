@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Integration test: imports the torch-exported models with tandemc.
 
-usage: import_models.py --tandemc BIN --models DIR [NAME...]
+usage: import_models.py --tandemc BIN --models DIR [--set ci|full] [NAME...]
 
 For each DIR/NAME.onnx (with its NAME.shape flags) runs
 `tandemc --emit=mlir --compile-to=graph` and checks that the result is
@@ -42,10 +42,17 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tandemc", required=True)
     parser.add_argument("--models", required=True)
+    parser.add_argument("--set", choices=["ci", "full"])
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
-    names = args.names or sorted(f[:-5] for f in os.listdir(args.models)
-                                 if f.endswith(".onnx"))
+    names = args.names
+    if args.set:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import generate_torch_models as models
+        names = models.CI_SET if args.set == "ci" else list(models.MODELS)
+    if not names:
+        names = sorted(f[:-5] for f in os.listdir(args.models)
+                       if f.endswith(".onnx"))
     passed = failed = 0
     for name in names:
         problem = check(args.tandemc, args.models, name)

@@ -34,32 +34,41 @@ static constexpr std::pair<EmitKind, llvm::StringLiteral> kEmitNames[] = {
     {EmitKind::Obj, "obj"},      {EmitKind::Header, "header"},
     {EmitKind::Shared, "shared"}};
 
-std::optional<Phase> mlir::tandem::parsePhase(llvm::StringRef name) {
-  for (auto [phase, text] : kPhaseNames)
+/// Finds the enum value named `name` in a (value, name) table.
+template <typename Enum, size_t N>
+static std::optional<Enum>
+lookupValue(const std::pair<Enum, llvm::StringLiteral> (&table)[N],
+            llvm::StringRef name) {
+  for (auto [value, text] : table)
     if (name == text)
-      return phase;
+      return value;
   return std::nullopt;
+}
+
+/// Finds the name of `value` in a (value, name) table.
+template <typename Enum, size_t N>
+static llvm::StringRef
+lookupName(const std::pair<Enum, llvm::StringLiteral> (&table)[N], Enum value) {
+  for (auto [v, text] : table)
+    if (v == value)
+      return text;
+  llvm_unreachable("enum value missing from its name table");
+}
+
+std::optional<Phase> mlir::tandem::parsePhase(llvm::StringRef name) {
+  return lookupValue(kPhaseNames, name);
 }
 
 llvm::StringRef mlir::tandem::phaseName(Phase phase) {
-  for (auto [p, text] : kPhaseNames)
-    if (p == phase)
-      return text;
-  llvm_unreachable("unknown phase");
+  return lookupName(kPhaseNames, phase);
 }
 
 std::optional<EmitKind> mlir::tandem::parseEmitKind(llvm::StringRef name) {
-  for (auto [kind, text] : kEmitNames)
-    if (name == text)
-      return kind;
-  return std::nullopt;
+  return lookupValue(kEmitNames, name);
 }
 
 llvm::StringRef mlir::tandem::emitKindName(EmitKind kind) {
-  for (auto [k, text] : kEmitNames)
-    if (k == kind)
-      return text;
-  llvm_unreachable("unknown emit kind");
+  return lookupName(kEmitNames, kind);
 }
 
 std::optional<std::vector<int64_t>>

@@ -54,12 +54,6 @@ InFlightDiagnostic GraphImporter::error() {
   return diag;
 }
 
-InFlightDiagnostic GraphImporter::warning() {
-  InFlightDiagnostic diag = emitWarning(nodeLoc);
-  diag << "node '" << nodeName << "' (" << node().op_type() << "): ";
-  return diag;
-}
-
 //===----------------------------------------------------------------------===//
 // Tensors
 //===----------------------------------------------------------------------===//
@@ -352,6 +346,12 @@ FailureOr<Value> GraphImporter::input(unsigned i) {
   return error() << "input #" << i << " '" << name
                  << "' is not produced by any node, graph input or initializer",
          failure();
+}
+
+FailureOr<RankedTensorType> GraphImporter::requiredInputType(unsigned i) {
+  if (RankedTensorType type = inputType(i))
+    return type;
+  return error() << "input #" << i << " is required but missing", failure();
 }
 
 RankedTensorType GraphImporter::inputType(unsigned i) {

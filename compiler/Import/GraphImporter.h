@@ -71,8 +71,6 @@ public:
 
   /// Starts an error "node 'NAME' (OpType): " at the node.
   InFlightDiagnostic error();
-  /// Emits a warning at the node.
-  InFlightDiagnostic warning();
 
   //===--------------------------------------------------------------------===//
   // Inputs
@@ -92,6 +90,9 @@ public:
   FailureOr<Value> optionalInput(unsigned i) {
     return hasInput(i) ? input(i) : FailureOr<Value>(Value());
   }
+  /// The tensor type of input `i`; fails with input()'s diagnostic when it
+  /// is missing.
+  FailureOr<RankedTensorType> requiredInputType(unsigned i);
   /// The tensor type of input `i` (null when missing).
   RankedTensorType inputType(unsigned i);
   /// The known integer value of input `i`, if it is known at import time.

@@ -80,9 +80,10 @@ static LogicalResult convertConstant(GraphImporter &im) {
 }
 
 static LogicalResult convertShape(GraphImporter &im) {
-  RankedTensorType type = im.inputType(0);
-  if (!type)
-    return im.error() << "input #0 is missing", failure();
+  FailureOr<RankedTensorType> typeOr = im.requiredInputType(0);
+  if (failed(typeOr))
+    return failure();
+  RankedTensorType type = *typeOr;
   int64_t rank = type.getRank();
   auto clampIndex = [&](int64_t i) {
     if (i < 0)
@@ -201,9 +202,10 @@ static LogicalResult reshapeTo(GraphImporter &im, ArrayRef<int64_t> shape) {
 }
 
 static LogicalResult convertReshape(GraphImporter &im) {
-  RankedTensorType type = im.inputType(0);
-  if (!type)
-    return im.error() << "input #0 is missing", failure();
+  FailureOr<RankedTensorType> typeOr = im.requiredInputType(0);
+  if (failed(typeOr))
+    return failure();
+  RankedTensorType type = *typeOr;
   FailureOr<std::vector<int64_t>> target = im.constantDims(1, "shape");
   if (failed(target))
     return failure();
@@ -265,9 +267,10 @@ squeezeAxes(GraphImporter &im) {
 }
 
 static LogicalResult convertSqueeze(GraphImporter &im) {
-  RankedTensorType type = im.inputType(0);
-  if (!type)
-    return im.error() << "input #0 is missing", failure();
+  FailureOr<RankedTensorType> typeOr = im.requiredInputType(0);
+  if (failed(typeOr))
+    return failure();
+  RankedTensorType type = *typeOr;
   auto axes = squeezeAxes(im);
   if (failed(axes))
     return failure();
@@ -295,9 +298,10 @@ static LogicalResult convertSqueeze(GraphImporter &im) {
 }
 
 static LogicalResult convertUnsqueeze(GraphImporter &im) {
-  RankedTensorType type = im.inputType(0);
-  if (!type)
-    return im.error() << "input #0 is missing", failure();
+  FailureOr<RankedTensorType> typeOr = im.requiredInputType(0);
+  if (failed(typeOr))
+    return failure();
+  RankedTensorType type = *typeOr;
   auto axes = squeezeAxes(im);
   if (failed(axes))
     return failure();
@@ -321,9 +325,10 @@ static LogicalResult convertUnsqueeze(GraphImporter &im) {
 }
 
 static LogicalResult convertConcat(GraphImporter &im) {
-  RankedTensorType first = im.inputType(0);
-  if (!first)
-    return im.error() << "input #0 is missing", failure();
+  FailureOr<RankedTensorType> firstOr = im.requiredInputType(0);
+  if (failed(firstOr))
+    return failure();
+  RankedTensorType first = *firstOr;
   FailureOr<int64_t> axis =
       im.normalizeAxis(im.attrInt("axis", 0), first.getRank(), "axis");
   if (failed(axis))
@@ -401,9 +406,10 @@ static LogicalResult sliceInput(GraphImporter &im, unsigned output,
 }
 
 static LogicalResult convertSlice(GraphImporter &im) {
-  RankedTensorType type = im.inputType(0);
-  if (!type)
-    return im.error() << "input #0 is missing", failure();
+  FailureOr<RankedTensorType> typeOr = im.requiredInputType(0);
+  if (failed(typeOr))
+    return failure();
+  RankedTensorType type = *typeOr;
   int64_t rank = type.getRank();
   FailureOr<std::vector<int64_t>> starts = im.constantInts(1, "starts");
   FailureOr<std::vector<int64_t>> ends = im.constantInts(2, "ends");
@@ -452,9 +458,10 @@ static LogicalResult convertSlice(GraphImporter &im) {
 }
 
 static LogicalResult convertSplit(GraphImporter &im) {
-  RankedTensorType type = im.inputType(0);
-  if (!type)
-    return im.error() << "input #0 is missing", failure();
+  FailureOr<RankedTensorType> typeOr = im.requiredInputType(0);
+  if (failed(typeOr))
+    return failure();
+  RankedTensorType type = *typeOr;
   FailureOr<int64_t> axis =
       im.normalizeAxis(im.attrInt("axis", 0), type.getRank(), "axis");
   if (failed(axis))
@@ -499,9 +506,10 @@ static LogicalResult convertSplit(GraphImporter &im) {
 }
 
 static LogicalResult convertGather(GraphImporter &im) {
-  RankedTensorType type = im.inputType(0);
-  if (!type)
-    return im.error() << "input #0 is missing", failure();
+  FailureOr<RankedTensorType> typeOr = im.requiredInputType(0);
+  if (failed(typeOr))
+    return failure();
+  RankedTensorType type = *typeOr;
   FailureOr<int64_t> axis =
       im.normalizeAxis(im.attrInt("axis", 0), type.getRank(), "axis");
   if (failed(axis))
@@ -539,9 +547,10 @@ static LogicalResult convertGather(GraphImporter &im) {
 }
 
 static LogicalResult convertExpand(GraphImporter &im) {
-  RankedTensorType type = im.inputType(0);
-  if (!type)
-    return im.error() << "input #0 is missing", failure();
+  FailureOr<RankedTensorType> typeOr = im.requiredInputType(0);
+  if (failed(typeOr))
+    return failure();
+  RankedTensorType type = *typeOr;
   FailureOr<std::vector<int64_t>> target = im.constantDims(1, "shape");
   if (failed(target))
     return failure();

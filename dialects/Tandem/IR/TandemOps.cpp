@@ -751,19 +751,23 @@ LogicalResult TransferOp::inferReturnTypes(MLIRContext *,
                                            std::optional<Location>,
                                            Adaptor adaptor,
                                            SmallVectorImpl<Type> &types) {
-  types.push_back(adaptor.getInput().getType());
+  for (Value input : adaptor.getInputs())
+    types.push_back(input.getType());
   return success();
 }
 
 LogicalResult TransferOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "needs at least one input";
   if (getSrc() == getDst())
     return emitOpError() << "source and destination are the same device ("
                          << getSrc().getName() << ")";
-  if (Operation *producer = getInput().getDefiningOp())
-    if (DeviceAttr placed = getDevice(producer); placed && placed != getSrc())
-      return emitOpError() << "copies from " << getSrc().getName()
-                           << " but its input is produced on "
-                           << placed.getName();
+  for (auto [i, input] : llvm::enumerate(getInputs()))
+    if (Operation *producer = input.getDefiningOp())
+      if (DeviceAttr placed = getDevice(producer); placed && placed != getSrc())
+        return emitOpError() << "copies from " << getSrc().getName()
+                             << " but input #" << i << " is produced on "
+                             << placed.getName();
   return success();
 }
 

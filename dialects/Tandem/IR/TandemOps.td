@@ -898,29 +898,31 @@ def Tandem_YieldOp : Tandem_Op<"yield",
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
 }
 
-def Tandem_TransferOp : Tandem_InferredOp<"transfer",
-    [SameOperandsAndResultElementType]> {
-  let summary = "copies a tensor between devices";
+def Tandem_TransferOp : Tandem_InferredOp<"transfer"> {
+  let summary = "copies tensors between devices in one batched copy";
   let description = [{
-    Copies `input` from device `src` to device `dst`, written as quoted
-    TensorFlow-style names (stored as `#tandem.device` attributes). Partitioning inserts
-    these ops wherever a value crosses devices; users never write them. The
-    two devices differ, and when the input's producer carries a placement it
-    must be `src`.
+    Copies `inputs` from device `src` to device `dst`, written as quoted
+    TensorFlow-style names (stored as `#tandem.device` attributes). Result `i`
+    is input `i` on `dst`. Partitioning inserts these ops wherever values
+    cross devices; users never write them. All values that cross the same
+    boundary at the same point in the schedule share one op, which the
+    runtime performs as one batched copy (one staging buffer, one
+    asynchronous copy). The two devices differ, and when an input's producer
+    carries a placement it must be `src`.
 
     Example:
 
     ```mlir
-    %d = tandem.transfer %x from "/device:CPU:0" to "/device:GPU:0"
-        : tensor<1x3x224x224xf32>
+    %d:2 = tandem.transfer %x, %m from "/device:CPU:0" to "/device:GPU:0"
+        : tensor<1x3x224x224xf32>, tensor<1x128xi1>
     ```
   }];
-  let arguments = (ins Tandem_AnyTensor:$input, Tandem_DeviceAttr:$src,
-                       Tandem_DeviceAttr:$dst);
-  let results = (outs Tandem_AnyTensor:$output);
+  let arguments = (ins Variadic<Tandem_AnyTensor>:$inputs,
+                       Tandem_DeviceAttr:$src, Tandem_DeviceAttr:$dst);
+  let results = (outs Variadic<Tandem_AnyTensor>:$outputs);
   let assemblyFormat = [{
-    $input `from` custom<DeviceRef>($src) `to` custom<DeviceRef>($dst)
-    attr-dict `:` type($input)
+    $inputs `from` custom<DeviceRef>($src) `to` custom<DeviceRef>($dst)
+    attr-dict `:` type($inputs)
   }];
   let hasVerifier = 1;
 }

@@ -589,8 +589,16 @@ func.func @transfer_same_device(%x: tensor<4xf32>) {
 
 func.func @transfer_wrong_source(%x: tensor<4xf32>) {
   %0 = tandem.relu %x {tandem.device = #tandem.device<"/device:GPU:1">} : tensor<4xf32>
-  // expected-error @+1 {{'tandem.transfer' op copies from /device:GPU:0 but its input is produced on /device:GPU:1}}
+  // expected-error @+1 {{'tandem.transfer' op copies from /device:GPU:0 but input #0 is produced on /device:GPU:1}}
   %1 = tandem.transfer %0 from "/device:GPU:0" to "/device:CPU:0" : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @transfer_empty() {
+  // expected-error @+1 {{'tandem.transfer' op needs at least one input}}
+  "tandem.transfer"() <{src = #tandem.device<"/device:CPU:0">, dst = #tandem.device<"/device:GPU:0">}> : () -> ()
   return
 }
 

@@ -192,6 +192,14 @@ func.func @transfer(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %2 : tensor<4xf32>
 }
 
+// A batched transfer copies several values in one op.
+// CHECK-LABEL: func.func @transfer_batched
+func.func @transfer_batched(%x: tensor<4xf32>, %m: tensor<2x3xi1>) -> (tensor<4xf32>, tensor<2x3xi1>) {
+  // CHECK: %[[B:.+]]:2 = tandem.transfer %{{.*}}, %{{.*}} from "/device:CPU:0" to "/device:GPU:1" : tensor<4xf32>, tensor<2x3xi1>
+  %0:2 = tandem.transfer %x, %m from "/device:CPU:0" to "/device:GPU:1" : tensor<4xf32>, tensor<2x3xi1>
+  return %0#0, %0#1 : tensor<4xf32>, tensor<2x3xi1>
+}
+
 {-#
   dialect_resources: {
     builtin: {

@@ -1,0 +1,32 @@
+//===- OpSupport.cpp - which ops a device kind can run --------------------===//
+
+#include "passes/Placement/OpSupport.h"
+
+#include "dialects/Tandem/IR/TandemOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace mlir::tandem;
+
+std::optional<std::string> mlir::tandem::whyNotOnGpu(Operation *op) {
+  if (auto fusion = dyn_cast<FusionOp>(op)) {
+    for (Operation &inner : fusion.getBody().front())
+      if (std::optional<std::string> why = whyNotOnGpu(&inner))
+        return "it contains " + inner.getName().getStringRef().str() + ": " +
+               *why;
+    return std::nullopt;
+  }
+  if (isa<ConstantOp, YieldOp>(op))
+    return std::nullopt;
+  // Integer tensors are shape data (or indices) that feed host-side
+  // decisions; computing them on the GPU would only add transfers.
+  for (Type type : op->getResultTypes())
+    if (auto tensor = dyn_cast<RankedTensorType>(type))
+      if (isa<IntegerType>(tensor.getElementType()) &&
+          tensor.getElementType().getIntOrFloatBitWidth() > 1)
+        return std::string("it computes integer (shape) data");
+  if (auto pad = dyn_cast<PadOp>(op); pad && pad.getMode() != PadMode::Constant)
+    return std::string("only constant padding has a GPU kernel");
+  return std::nullopt;
+}

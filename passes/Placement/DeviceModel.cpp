@@ -16,8 +16,9 @@ double DeviceModel::estimateUs(double flops, double bytes,
                                bool matrix) const {
   if (flops == 0 && bytes == 0)
     return 0; // metadata only: no kernel
+  double workItems = std::max({outputElements, flops / 256, bytes / 64});
   double occupancy =
-      std::clamp(outputElements / std::max(1.0, saturationElements), 0.0, 1.0);
+      std::clamp(workItems / std::max(1.0, saturationElements), 0.0, 1.0);
   // The smallest op still runs on one whole core / SM.
   occupancy = std::max(occupancy, 1.0 / std::max(1.0, computeUnits));
   double peak = (matrix ? matrixGflops : vectorGflops).get(precision);
@@ -87,7 +88,8 @@ struct Preset {
 
 /// CPU presets: cores x SIMD lanes x 2 (FMA) x 2 ports x clock. Half
 /// precision is converted to f32 on these CPUs, so it runs at the f32 rate.
-/// A CPU "kernel" is a call into a thread pool: about a microsecond.
+/// A CPU "kernel" is a call into a thread pool: about a microsecond; 1024
+/// elements per core are enough to amortise it.
 static const Preset kCpuPresets[] = {
     // 8 cores, AVX2, 3 GHz, dual-channel DDR5.
     {"generic",
@@ -96,7 +98,7 @@ static const Preset kCpuPresets[] = {
      {768, 768, 768},
      60,
      1.0,
-     8 * 4096,
+     8 * 1024,
      8,
      0,
      0,
@@ -108,7 +110,7 @@ static const Preset kCpuPresets[] = {
      {7168, 7168, 114688},
      300,
      2.0,
-     56 * 4096,
+     56 * 1024,
      56,
      0,
      0,
@@ -120,7 +122,7 @@ static const Preset kCpuPresets[] = {
      {7373, 7373, 7373},
      460,
      2.0,
-     96 * 4096,
+     96 * 1024,
      96,
      0,
      0,
@@ -132,7 +134,7 @@ static const Preset kCpuPresets[] = {
      {3571, 7142, 7142},
      500,
      1.5,
-     72 * 4096,
+     72 * 1024,
      72,
      0,
      0,
@@ -230,7 +232,7 @@ static DeviceModel hostModel() {
            {gflops, gflops, gflops},
            std::min(10.0 * cores, 400.0),
            1.0,
-           cores * 4096,
+           cores * 1024,
            cores,
            0,
            0,

@@ -49,8 +49,8 @@ struct DeviceModel {
   double memoryGBs = 0;
   /// Fixed cost of starting one kernel, microseconds.
   double launchUs = 0;
-  /// Output elements an op needs to occupy the whole device; smaller ops
-  /// reach a proportional share of peak.
+  /// Independent work items an op needs to occupy the whole device; smaller
+  /// ops reach a proportional share of peak (see estimateUs).
   double saturationElements = 1;
   /// Cores or SMs: an op too small for the whole device still gets one.
   double computeUnits = 1;
@@ -63,7 +63,9 @@ struct DeviceModel {
 
   /// Roofline estimate of an op on this device, microseconds: launch
   /// overhead plus the larger of compute and memory time, with throughput
-  /// scaled down for ops too small to fill the device.
+  /// scaled down for ops too small to fill the device. The op's work items
+  /// are its output elements, or its flops / 256 or bytes / 64 when larger
+  /// (a reduction or a GEMV splits along its inputs too).
   double estimateUs(double flops, double bytes, double outputElements,
                     Precision precision, bool matrix) const;
 };

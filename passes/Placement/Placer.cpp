@@ -345,8 +345,9 @@ mlir::tandem::placeFunction(func::FuncOp func, const PlacerOptions &options) {
     if (gpuProblem) {
       fixed[n] = host;
       if (decision.reason != PlacementReason::SoftFallback) {
-        decision.reason = PlacementReason::UnsupportedOnGpu;
-        decision.detail = *gpuProblem;
+        decision.reason = targets.hasGpu() ? PlacementReason::UnsupportedOnGpu
+                                           : PlacementReason::HostOnly;
+        decision.detail = targets.hasGpu() ? *gpuProblem : "";
       }
     }
   }

@@ -22,4 +22,5 @@ void mlir::tandem::registerAllTandemDialects(DialectRegistry &registry) {
 void mlir::tandem::registerAllTandemPasses() {
   registerAllPasses();
   registerTandemPasses();
+  registerTandemPipelines();
 }

@@ -10,7 +10,10 @@
 
 #include "dialects/Tandem/IR/TandemDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 
 #include <memory>
 
@@ -18,6 +21,19 @@ namespace mlir::tandem {
 
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
+
+/// Patterns of -tandem-fold-batch-norm and -tandem-normalize-bias, for
+/// pipelines that run them together with other patterns.
+void populateFoldBatchNormPatterns(RewritePatternSet &patterns);
+void populateNormalizeBiasPatterns(RewritePatternSet &patterns);
+
+/// The graph optimisation phase: canonicalisation (constant folding with a
+/// size cap, identity and no-op removal, reshape/transpose chains), BatchNorm
+/// folding, bias normalisation, CSE. Registered as tandem-optimize-graph.
+void buildOptimizeGraphPipeline(OpPassManager &pm);
+
+/// Registers the named pipelines (tandem-optimize-graph).
+void registerTandemPipelines();
 
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"

@@ -40,6 +40,64 @@ def TandemAssignDefaultDevice : Pass<"tandem-assign-default-device"> {
   let dependentDialects = ["::mlir::tandem::TandemDialect"];
 }
 
+def TandemFoldBatchNorm : Pass<"tandem-fold-batch-norm"> {
+  let summary = "folds inference BatchNorm into the conv, gemm or matmul before it";
+  let description = [{
+    Inference BatchNorm is a per-channel affine map `x * s + t` with
+    `s = scale / sqrt(var + eps)` and `t = bias - mean * s`. When its input
+    comes from a `conv2d`, `gemm` or 2-D `matmul` with constant f32 weights
+    (and no other user), the weights are scaled by `s` per output channel
+    and the bias becomes `b * s + t`; the BatchNorm disappears.
+
+    Before:
+
+    ```mlir
+    %0 = tandem.conv2d %x, %w, %b {...} : ... -> tensor<1x64x56x56xf32>
+    %1 = tandem.batch_norm %0, %scale, %shift, %mean, %var : ...
+    ```
+
+    After:
+
+    ```mlir
+    %0 = tandem.conv2d %x, %w_folded, %b_folded {...} : ... -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tandem::TandemDialect"];
+}
+
+def TandemNormalizeBias : Pass<"tandem-normalize-bias"> {
+  let summary = "rewrites Gemm, MatMul+Add and Conv+Add into one bias form";
+  let description = [{
+    Gives dense layers one shape for fusion and codegen to match:
+
+    * `gemm(a, B, c)` becomes `bias_add(matmul(a, B'), beta * c)`, with
+      `B' = alpha * op(B)` computed at compile time when `B` is constant
+      (a `transpose` otherwise); gemms with `trans_a` or a non-per-column
+      `c` stay;
+    * `add(matmul, c)` with `c` varying only along the last axis becomes
+      `bias_add(matmul, c, axis = last)`; `add(conv2d, c)` with `c` of
+      shape `[C,1,1]` becomes `bias_add(conv2d, c, axis = 1)`;
+    * `bias_add(conv2d, b, axis = 1)` moves `b` into the conv's own bias
+      (adding constant biases together).
+
+    Before:
+
+    ```mlir
+    %0 = tandem.gemm %x, %w, %b {trans_b = true}
+        : (tensor<1x512xf32>, tensor<1000x512xf32>, tensor<1000xf32>) -> tensor<1x1000xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %w_t = tandem.constant dense_resource<fc_weight> : tensor<512x1000xf32>
+    %0 = tandem.matmul %x, %w_t : (tensor<1x512xf32>, tensor<512x1000xf32>) -> tensor<1x1000xf32>
+    %1 = tandem.bias_add %0, %b {axis = 1 : i64} : (tensor<1x1000xf32>, tensor<1000xf32>) -> tensor<1x1000xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tandem::TandemDialect"];
+}
+
 def TandemPlace : Pass<"tandem-place", "::mlir::ModuleOp"> {
   let summary = "places every op on the device where the model runs fastest";
   let description = [{
@@ -96,6 +154,59 @@ def TandemPlace : Pass<"tandem-place", "::mlir::ModuleOp"> {
            "write the placement report here (- for stdout; .json for JSON)">
   ];
   let dependentDialects = ["::mlir::tandem::TandemDialect"];
+}
+
+def TandemPartition : Pass<"tandem-partition", "::mlir::ModuleOp"> {
+  let summary = "outlines per-device partitions and inserts the transfers";
+  let description = [{
+    Splits every placed function into partition functions, one per maximal
+    run of same-device work, and rewrites the function into the host
+    schedule: calls to the partitions in order, with `tandem.transfer` copies
+    wherever a value crosses devices.
+
+    * Partitions never form a cycle: an op's stage is the largest stage of
+      its producers, plus one where the producer is on another device; a
+      partition is one (device, stage) pair, so every cross-device edge goes
+      to a later stage.
+    * A value is copied once per destination device, however many consumers
+      it has there.
+    * Values crossing the same boundary at the same point of the schedule
+      (before one partition, or before the return) share one batched
+      `tandem.transfer`.
+    * Constants are cloned into every partition that uses them: on a GPU they
+      are device-resident weights, uploaded once when the model is created.
+      Clones share their attribute, so codegen keeps one buffer per
+      (constant, device).
+
+    Partition functions are private, named `<function>_p<k>_<device>` (e.g.
+    `@model_p1_gpu0`) and carry `tandem.device` and `tandem.partition`.
+
+    Before:
+
+    ```mlir
+    func.func @model(%x: tensor<8xf32>) -> tensor<8xf32> {
+      %0 = tandem.exp %x {tandem.device = #tandem.device<"/device:GPU:0">} : tensor<8xf32>
+      %1 = tandem.neg %0 {tandem.device = #tandem.device<"/device:CPU:0">} : tensor<8xf32>
+      return %1 : tensor<8xf32>
+    }
+    ```
+
+    After:
+
+    ```mlir
+    func.func @model(%x: tensor<8xf32>) -> tensor<8xf32> {
+      %0 = tandem.transfer %x from "/device:CPU:0" to "/device:GPU:0" : tensor<8xf32>
+      %1 = call @model_p0_gpu0(%0) {tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<8xf32>) -> tensor<8xf32>
+      %2 = tandem.transfer %1 from "/device:GPU:0" to "/device:CPU:0" : tensor<8xf32>
+      %3 = call @model_p1_cpu0(%2) {tandem.device = #tandem.device<"/device:CPU:0">} : (tensor<8xf32>) -> tensor<8xf32>
+      return %3 : tensor<8xf32>
+    }
+    func.func private @model_p0_gpu0(%arg0: tensor<8xf32>) -> tensor<8xf32>
+        attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {...}
+    ```
+  }];
+  let dependentDialects = ["::mlir::tandem::TandemDialect",
+                           "::mlir::func::FuncDialect"];
 }
 
 #endif // TANDEM_PASSES_TD

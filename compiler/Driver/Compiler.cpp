@@ -4,6 +4,7 @@
 
 #include "compiler/InitAll.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
+#include "passes/Analysis/DotGraph.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -11,6 +12,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/SourceMgr.h"
@@ -29,7 +31,8 @@ static constexpr std::pair<Phase, llvm::StringLiteral> kPhaseNames[] = {
     {Phase::Lowered, "lowered"}};
 
 static constexpr std::pair<EmitKind, llvm::StringLiteral> kEmitNames[] = {
-    {EmitKind::MLIR, "mlir"},    {EmitKind::LLVM, "llvm"},
+    {EmitKind::MLIR, "mlir"},    {EmitKind::Dot, "dot"},
+    {EmitKind::LLVM, "llvm"},
     {EmitKind::PTX, "ptx"},      {EmitKind::Asm, "asm"},
     {EmitKind::Obj, "obj"},      {EmitKind::Header, "header"},
     {EmitKind::Shared, "shared"}};
@@ -93,17 +96,25 @@ LogicalResult mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
   case Phase::Import:
     return success();
   case Phase::Graph:
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
+    buildOptimizeGraphPipeline(pm);
     return success();
   case Phase::Placed: {
-    // Until the cost-model placement lands, everything runs on the CPU
-    // (soft placement's fallback).
-    TandemAssignDefaultDeviceOptions placement;
-    placement.device = "/device:CPU:0";
-    pm.addPass(createTandemAssignDefaultDevice(placement));
+    TandemPlaceOptions placement;
+    placement.targets = llvm::join(options.targets, ",");
+    placement.cpu = options.cpu;
+    placement.deviceConfig = options.deviceConfig;
+    placement.pins.assign(options.pins.begin(), options.pins.end());
+    placement.softPlacement = options.softPlacement;
+    placement.report = options.placementReport;
+    pm.addPass(createTandemPlace(placement));
     return success();
   }
+  case Phase::Fused:
+    // Fusion is not implemented yet: every op is its own kernel.
+    return success();
+  case Phase::Partitioned:
+    pm.addPass(createTandemPartition());
+    return success();
   default:
     return failure();
   }
@@ -118,7 +129,29 @@ static double peakRssMiB() {
 
 /// The phase an output kind needs.
 static Phase requiredPhase(EmitKind kind) {
-  return kind == EmitKind::MLIR ? kLastImplementedPhase : Phase::Lowered;
+  return kind == EmitKind::MLIR || kind == EmitKind::Dot
+             ? kLastImplementedPhase
+             : Phase::Lowered;
+}
+
+/// Writes `module` as `kind` to `path` ("-" = stdout); nothing on failure.
+static LogicalResult writeOutput(ModuleOp module, EmitKind kind,
+                                 llvm::StringRef path, Location fileLoc) {
+  std::string message;
+  std::unique_ptr<llvm::ToolOutputFile> output = openOutputFile(path, &message);
+  if (!output)
+    return emitError(fileLoc)
+           << "cannot open output '" << path << "': " << message;
+  if (kind == EmitKind::Dot) {
+    writeDotGraph(module, output->os());
+  } else {
+    module.print(output->os());
+    output->os() << "\n";
+  }
+  if (output->os().has_error())
+    return emitError(fileLoc) << "cannot write '" << path << "'";
+  output->keep();
+  return success();
 }
 
 LogicalResult mlir::tandem::compile(
@@ -126,11 +159,11 @@ LogicalResult mlir::tandem::compile(
     llvm::raw_ostream &log,
     llvm::function_ref<LogicalResult(PassManager &)> configurePassManager) {
   Location fileLoc = FileLineColLoc::get(&context, options.inputPath, 0, 0);
-  if (options.emit != EmitKind::MLIR)
+  if (options.emit != EmitKind::MLIR && options.emit != EmitKind::Dot)
     return emitError(fileLoc)
            << "--emit=" << emitKindName(options.emit)
            << " is not yet supported: code generation does not exist yet; "
-              "use --emit=mlir";
+              "use --emit=mlir or --emit=dot";
   Phase last = options.compileTo.value_or(requiredPhase(options.emit));
   if (last > kLastImplementedPhase)
     return emitError(fileLoc)
@@ -189,17 +222,11 @@ LogicalResult mlir::tandem::compile(
     report(phaseName(phase), start);
   }
 
-  std::string message;
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(options.outputPath, &message);
-  if (!output)
-    return emitError(fileLoc)
-           << "cannot open output '" << options.outputPath << "': " << message;
-  module->print(output->os());
-  output->os() << "\n";
-  if (output->os().has_error())
-    return emitError(fileLoc) << "cannot write '" << options.outputPath << "'";
-  output->keep();
+  if (!options.dotGraph.empty() &&
+      failed(writeOutput(*module, EmitKind::Dot, options.dotGraph, fileLoc)))
+    return failure();
+  if (failed(writeOutput(*module, options.emit, options.outputPath, fileLoc)))
+    return failure();
   if (options.verbose)
     log << "tandemc: wrote " << options.outputPath << "\n";
   return success();

@@ -34,7 +34,7 @@ enum class Phase {
 };
 
 /// What the output file holds.
-enum class EmitKind { MLIR, LLVM, PTX, Asm, Obj, Header, Shared };
+enum class EmitKind { MLIR, Dot, LLVM, PTX, Asm, Obj, Header, Shared };
 
 std::optional<Phase> parsePhase(llvm::StringRef name);
 llvm::StringRef phaseName(Phase phase);
@@ -42,7 +42,7 @@ std::optional<EmitKind> parseEmitKind(llvm::StringRef name);
 llvm::StringRef emitKindName(EmitKind kind);
 
 /// The last phase implemented so far; later ones report "not yet supported".
-constexpr Phase kLastImplementedPhase = Phase::Placed;
+constexpr Phase kLastImplementedPhase = Phase::Partitioned;
 
 /// Everything tandemc can be asked to do.
 struct CompilerOptions {
@@ -56,6 +56,18 @@ struct CompilerOptions {
   std::string name = "model";
   /// Devices of the build, e.g. {"cpu"} or {"cpu", "gpu:sm_90"}.
   std::vector<std::string> targets = {"cpu"};
+  /// The host CPU's preset for the cost model ("host" = this machine).
+  std::string cpu = "host";
+  /// JSON file overriding device numbers; empty for none.
+  std::string deviceConfig;
+  /// GLOB=DEVICE placement pins, first match wins.
+  std::vector<std::string> pins;
+  /// Fall back (with a warning) when a pin cannot be honoured.
+  bool softPlacement = true;
+  /// Where to write the placement report ("-" = stdout); empty for none.
+  std::string placementReport;
+  /// Where to write a Graphviz drawing of the final IR; empty for none.
+  std::string dotGraph;
   OnnxImportOptions import;
   /// Print the wall time and peak RSS of each phase to `log`.
   bool timePhases = false;

@@ -79,7 +79,8 @@ int main(int argc, char **argv) {
   app.add_option("input", options.inputPath, "model.onnx or model.mlir");
   app.add_option("-o", options.outputPath, "output file ('-' for stdout)");
   app.add_option("--emit", emit,
-                 "what -o holds: mlir, llvm, ptx, asm, obj, header, shared")
+                 "what -o holds: mlir, dot, llvm, ptx, asm, obj, header, "
+                 "shared")
       ->capture_default_str();
   app.add_option("--compile-to", compileTo,
                  "stop after a phase: import, graph, placed, fused, "
@@ -88,8 +89,27 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   app.add_option("--input-shape", inputShapes,
                  "bind an input's shape, NAME=D0xD1x... (repeatable)");
-  app.add_option("--target", target, "devices, e.g. cpu or cpu,gpu:sm_90")
+  app.add_option("--target", target,
+                 "devices, e.g. cpu or cpu,gpu:sm_90 (GPUs: sm_90, sm_80, "
+                 "sm_89, h100, h200, a100, l4)")
       ->capture_default_str();
+  app.add_option("--cpu", options.cpu,
+                 "host CPU preset for the cost model: host (this machine), "
+                 "generic, xeon-8480, epyc-9654, grace")
+      ->capture_default_str();
+  app.add_option("--device-config", options.deviceConfig,
+                 "JSON file overriding device numbers (docs/Placement.md)");
+  app.add_option("--place", options.pins,
+                 "pin ops: GLOB=DEVICE on node or op names, e.g. "
+                 "'classifier*=/device:CPU:0' (repeatable, first match wins)");
+  bool noSoftPlacement = false;
+  app.add_flag("--no-soft-placement", noSoftPlacement,
+               "make a pin the target cannot honour an error");
+  app.add_option("--placement-report", options.placementReport,
+                 "explain placement: '-' prints a table, FILE.json writes "
+                 "JSON, any other FILE a table");
+  app.add_option("--dot-graph", options.dotGraph,
+                 "also write a Graphviz drawing of the result to FILE");
   app.add_flag("--time-phases", options.timePhases,
                "print wall time and peak RSS per phase");
   app.add_flag("-v,--verbose", options.verbose, "say what the driver does");
@@ -126,7 +146,8 @@ int main(int argc, char **argv) {
   std::optional<EmitKind> emitKind = parseEmitKind(emit);
   if (!emitKind)
     return fail("unknown --emit '" + emit +
-                "' (expected mlir, llvm, ptx, asm, obj, header or shared)");
+                "' (expected mlir, dot, llvm, ptx, asm, obj, header or "
+                "shared)");
   options.emit = *emitKind;
   if (!compileTo.empty()) {
     options.compileTo = parsePhase(compileTo);
@@ -143,16 +164,14 @@ int main(int argc, char **argv) {
                   "' (expected NAME=D0xD1x..., e.g. input=1x3x224x224)");
     options.import.inputShapes[name.str()] = *shape;
   }
+  options.softPlacement = !noSoftPlacement;
   options.targets.clear();
   llvm::SmallVector<llvm::StringRef> devices;
   llvm::StringRef(target).split(devices, ',', -1, /*KeepEmpty=*/false);
-  for (llvm::StringRef d : devices) {
-    if (d != "cpu")
-      return fail("--target '" + d +
-                  "' is not yet supported: only 'cpu' is available until "
-                  "GPU code generation exists");
-    options.targets.push_back(d.str());
-  }
+  for (llvm::StringRef d : devices)
+    options.targets.push_back(d.trim().str());
+  if (options.targets.empty())
+    return fail("--target is empty (expected e.g. cpu or cpu,gpu:sm_90)");
 
   // Let MLIR parse its own debugging flags.
   registerAsmPrinterCLOptions();

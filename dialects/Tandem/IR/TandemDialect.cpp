@@ -41,6 +41,12 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
              << "' must be a #tandem.device attribute, got " << attr.getValue();
     return success();
   }
+  if (attr.getName() == getPartitionAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << getPartitionAttrName()
+                             << "' must be a unit attribute";
+    return success();
+  }
   return op->emitError() << "unknown tandem attribute '"
                          << attr.getName().getValue() << "'";
 }

@@ -46,6 +46,12 @@ def Tandem_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getDeviceAttrName() {
       return ::llvm::StringLiteral("tandem.device");
     }
+
+    /// Name of the unit attribute marking a partition function (one
+    /// device's share of a model, called from the host schedule).
+    static constexpr ::llvm::StringLiteral getPartitionAttrName() {
+      return ::llvm::StringLiteral("tandem.partition");
+    }
   }];
 }
 

@@ -1,0 +1,70 @@
+//===- ConstantData.cpp - reading and writing f32 constant data -----------===//
+
+#include "passes/Optimize/ConstantData.h"
+
+#include "passes/Analysis/NodeName.h"
+
+#include "dialects/Tandem/IR/TandemOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/BuiltinDialect.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::tandem;
+
+/// Constants above this many bytes become dense_resource blobs.
+static constexpr size_t kInlineBytes = 1024;
+
+std::optional<std::vector<float>> mlir::tandem::readF32Constant(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.getElementType().isF32() || !type.hasStaticShape())
+    return std::nullopt;
+  size_t count = type.getNumElements();
+  Attribute attr = constant.getValue();
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (dense.isSplat())
+      return std::vector<float>(count, dense.getSplatValue<float>());
+    auto values = dense.getValues<float>();
+    return std::vector<float>(values.begin(), values.end());
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    ArrayRef<char> bytes = blob->getData();
+    if (bytes.size() != count * sizeof(float))
+      return std::nullopt;
+    std::vector<float> data(count);
+    std::memcpy(data.data(), bytes.data(), bytes.size());
+    return data;
+  }
+  return std::nullopt;
+}
+
+Value mlir::tandem::createF32Constant(OpBuilder &builder, Location loc,
+                                      RankedTensorType type,
+                                      llvm::ArrayRef<float> data,
+                                      llvm::StringRef nameHint) {
+  ElementsAttr attr;
+  if (data.size() * sizeof(float) > kInlineBytes) {
+    std::string name = sanitizeName(nameHint.empty() ? "folded" : nameHint);
+    for (char &c : name)
+      if (c == '.')
+        c = '_';
+    attr = DenseResourceElementsAttr::get(
+        type, name,
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(
+            ArrayRef<char>(reinterpret_cast<const char *>(data.data()),
+                           data.size() * sizeof(float)),
+            alignof(int64_t)));
+  } else {
+    attr = DenseElementsAttr::get(type, data);
+  }
+  return ConstantOp::create(builder, loc, attr);
+}

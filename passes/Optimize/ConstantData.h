@@ -1,0 +1,34 @@
+//===- ConstantData.h - reading and writing f32 constant data ---*- C++ -*-===//
+//
+// Graph rewrites that fold weights (BatchNorm into conv, bias merging) read
+// the values of tandem.constant ops, inline `dense` or `dense_resource`
+// blobs alike, and write new ones.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TANDEM_PASSES_OPTIMIZE_CONSTANTDATA_H
+#define TANDEM_PASSES_OPTIMIZE_CONSTANTDATA_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Value.h"
+
+#include <optional>
+#include <vector>
+
+namespace mlir::tandem {
+
+/// The values of `value` when it is an f32 tandem.constant (splats
+/// expanded), in row-major order; std::nullopt otherwise.
+std::optional<std::vector<float>> readF32Constant(Value value);
+
+/// Creates an f32 tandem.constant of `type` holding `data`: inline when
+/// small, a dense_resource blob named after `nameHint` when large (as the
+/// importer stores weights).
+Value createF32Constant(OpBuilder &builder, Location loc,
+                        RankedTensorType type, llvm::ArrayRef<float> data,
+                        llvm::StringRef nameHint);
+
+} // namespace mlir::tandem
+
+#endif // TANDEM_PASSES_OPTIMIZE_CONSTANTDATA_H

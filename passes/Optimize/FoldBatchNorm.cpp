@@ -1,0 +1,213 @@
+//===- FoldBatchNorm.cpp - fold inference BatchNorm into conv and gemm ----===//
+//
+// Inference BatchNorm is a per-channel affine map, y = x * s + t with
+// s = scale / sqrt(var + eps) and t = bias - mean * s. When the producer is
+// a conv2d, gemm or 2-D matmul with constant weights, the map folds into
+// them: the weights scale by s per output channel and the bias becomes
+// b * s + t. The BatchNorm disappears, and with it a pass over the
+// activation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "passes/Analysis/NodeName.h"
+#include "passes/Optimize/ConstantData.h"
+
+#include "dialects/Tandem/IR/TandemOps.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+
+namespace mlir::tandem {
+#define GEN_PASS_DEF_TANDEMFOLDBATCHNORM
+#include "passes/Passes.h.inc"
+} // namespace mlir::tandem
+
+using namespace mlir;
+using namespace mlir::tandem;
+
+namespace {
+/// The folded affine map of a BatchNorm: y = x * scale + shift.
+struct Affine {
+  std::vector<float> scale, shift;
+};
+} // namespace
+
+/// Reads a BatchNorm's constant parameters; std::nullopt if any is not an
+/// f32 constant.
+static std::optional<Affine> readAffine(BatchNormOp bn) {
+  auto scale = readF32Constant(bn.getScale());
+  auto bias = readF32Constant(bn.getBias());
+  auto mean = readF32Constant(bn.getMean());
+  auto var = readF32Constant(bn.getVariance());
+  if (!scale || !bias || !mean || !var)
+    return std::nullopt;
+  float eps = bn.getEpsilon().convertToFloat();
+  Affine affine;
+  for (size_t c = 0; c < scale->size(); ++c) {
+    float s = (*scale)[c] / std::sqrt((*var)[c] + eps);
+    affine.scale.push_back(s);
+    affine.shift.push_back((*bias)[c] - (*mean)[c] * s);
+  }
+  return affine;
+}
+
+/// The name new constants get: the producer's node name plus a suffix.
+static std::string hint(Operation *op, llvm::StringRef suffix) {
+  return getDisplayName(op) + "_" + suffix.str();
+}
+
+namespace {
+/// batch_norm(conv2d(x, W, b)) -> conv2d(x, W * s, b * s + t).
+struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BatchNormOp bn,
+                                PatternRewriter &rewriter) const override {
+    auto conv = bn.getInput().getDefiningOp<Conv2DOp>();
+    if (!conv || !conv->hasOneUse())
+      return rewriter.notifyMatchFailure(bn, "input is not a conv2d used once");
+    auto weights = readF32Constant(conv.getFilter());
+    std::optional<Affine> affine = readAffine(bn);
+    if (!weights || !affine)
+      return rewriter.notifyMatchFailure(bn, "non-constant f32 parameters");
+    std::vector<float> bias(affine->scale.size(), 0.0f);
+    if (Value b = conv.getBias()) {
+      auto values = readF32Constant(b);
+      if (!values)
+        return rewriter.notifyMatchFailure(bn, "non-constant conv bias");
+      bias = *values;
+    }
+    size_t channels = affine->scale.size();
+    size_t perChannel = weights->size() / channels;
+    for (size_t o = 0; o < channels; ++o) {
+      for (size_t i = 0; i < perChannel; ++i)
+        (*weights)[o * perChannel + i] *= affine->scale[o];
+      bias[o] = bias[o] * affine->scale[o] + affine->shift[o];
+    }
+    rewriter.setInsertionPoint(conv);
+    Value filter = createF32Constant(rewriter, conv.getFilter().getLoc(),
+                                     conv.getFilter().getType(), *weights,
+                                     hint(conv, "weight_bn"));
+    Value newBias = createF32Constant(
+        rewriter, bn.getLoc(),
+        RankedTensorType::get({int64_t(channels)}, rewriter.getF32Type()),
+        bias, hint(conv, "bias_bn"));
+    Operation *folded = rewriter.clone(*conv);
+    folded->setOperands({conv.getInput(), filter, newBias});
+    // The result keeps the conv's node name, fused with the BatchNorm's.
+    folded->setLoc(rewriter.getFusedLoc({conv.getLoc(), bn.getLoc()}));
+    rewriter.replaceOp(bn, folded->getResults());
+    rewriter.eraseOp(conv);
+    return success();
+  }
+};
+
+/// batch_norm(gemm(a, B, c)) over the N columns -> gemm(a, B * s, c'),
+/// with c' = (beta * c) * s + t and beta = 1.
+struct FoldIntoGemm : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BatchNormOp bn,
+                                PatternRewriter &rewriter) const override {
+    auto gemm = bn.getInput().getDefiningOp<GemmOp>();
+    if (!gemm || !gemm->hasOneUse())
+      return rewriter.notifyMatchFailure(bn, "input is not a gemm used once");
+    auto b = readF32Constant(gemm.getB());
+    std::optional<Affine> affine = readAffine(bn);
+    if (!b || !affine)
+      return rewriter.notifyMatchFailure(bn, "non-constant f32 parameters");
+    size_t n = affine->scale.size();
+    std::vector<float> c(n, 0.0f);
+    if (Value cValue = gemm.getC()) {
+      auto values = readF32Constant(cValue);
+      auto type = cast<RankedTensorType>(cValue.getType());
+      // Only per-column (or scalar) C folds into a 1-D bias.
+      if (!values || type.getNumElements() != int64_t(n) &&
+                         type.getNumElements() != 1)
+        return rewriter.notifyMatchFailure(bn, "c is not a per-column const");
+      for (size_t j = 0; j < n; ++j)
+        c[j] = (*values)[values->size() == 1 ? 0 : j];
+    }
+    float beta = gemm.getBeta().convertToFloat();
+    bool transB = gemm.getTransB();
+    auto bType = gemm.getB().getType();
+    int64_t rows = bType.getDimSize(0), cols = bType.getDimSize(1);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t col = 0; col < cols; ++col)
+        (*b)[r * cols + col] *= affine->scale[transB ? r : col];
+    for (size_t j = 0; j < n; ++j)
+      c[j] = beta * c[j] * affine->scale[j] + affine->shift[j];
+    rewriter.setInsertionPoint(gemm);
+    Value newB = createF32Constant(rewriter, gemm.getB().getLoc(), bType, *b,
+                                   hint(gemm, "weight_bn"));
+    Value newC = createF32Constant(
+        rewriter, bn.getLoc(),
+        RankedTensorType::get({int64_t(n)}, rewriter.getF32Type()), c,
+        hint(gemm, "bias_bn"));
+    Operation *folded = rewriter.clone(*gemm);
+    folded->setOperands({gemm.getA(), newB, newC});
+    folded->setAttr("beta", rewriter.getF32FloatAttr(1.0f));
+    folded->setLoc(rewriter.getFusedLoc({gemm.getLoc(), bn.getLoc()}));
+    rewriter.replaceOp(bn, folded->getResults());
+    rewriter.eraseOp(gemm);
+    return success();
+  }
+};
+
+/// batch_norm(matmul(x, W)) with 2-D constant W -> bias_add(matmul(x, W*s), t).
+struct FoldIntoMatmul : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BatchNormOp bn,
+                                PatternRewriter &rewriter) const override {
+    auto matmul = bn.getInput().getDefiningOp<MatmulOp>();
+    if (!matmul || !matmul->hasOneUse() || matmul.getType().getRank() != 2 ||
+        matmul.getRhs().getType().getRank() != 2)
+      return rewriter.notifyMatchFailure(bn, "input is not a 2-D matmul");
+    auto w = readF32Constant(matmul.getRhs());
+    std::optional<Affine> affine = readAffine(bn);
+    if (!w || !affine)
+      return rewriter.notifyMatchFailure(bn, "non-constant f32 parameters");
+    auto wType = matmul.getRhs().getType();
+    int64_t rows = wType.getDimSize(0), cols = wType.getDimSize(1);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t col = 0; col < cols; ++col)
+        (*w)[r * cols + col] *= affine->scale[col];
+    rewriter.setInsertionPoint(matmul);
+    Value newW = createF32Constant(rewriter, matmul.getRhs().getLoc(), wType,
+                                   *w, hint(matmul, "weight_bn"));
+    Value shift = createF32Constant(
+        rewriter, bn.getLoc(),
+        RankedTensorType::get({cols}, rewriter.getF32Type()), affine->shift,
+        hint(matmul, "bias_bn"));
+    Operation *scaled = rewriter.clone(*matmul);
+    scaled->setOperands({matmul.getLhs(), newW});
+    rewriter.setInsertionPoint(bn);
+    Value biased = BiasAddOp::create(rewriter, bn.getLoc(), bn.getType(),
+                                     scaled->getResult(0), shift,
+                                     /*axis=*/uint64_t(1));
+    rewriter.replaceOp(bn, biased);
+    rewriter.eraseOp(matmul);
+    return success();
+  }
+};
+
+struct FoldBatchNormPass
+    : tandem::impl::TandemFoldBatchNormBase<FoldBatchNormPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateFoldBatchNormPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+} // namespace
+
+void mlir::tandem::populateFoldBatchNormPatterns(RewritePatternSet &patterns) {
+  patterns.add<FoldIntoConv, FoldIntoGemm, FoldIntoMatmul>(
+      patterns.getContext());
+}

@@ -162,66 +162,74 @@ static void outline(Partition &partition, func::FuncOp anchor,
 }
 
 /// Rewrites `func` into calls of its partitions with batched transfers.
+/// Copies are issued eagerly: the function's arguments right at the start,
+/// a partition's results right after its call, so that a copy overlaps with
+/// whatever runs before its consumer. Everything one point of the schedule
+/// sends to one device goes in one batched transfer.
 static void buildSchedule(func::FuncOp func,
                           std::vector<Partition> &partitions,
                           DeviceAttr host) {
   Block &body = func.getBody().front();
   Operation *terminator = body.getTerminator();
   OpBuilder builder(terminator);
+
+  // The devices that read each value: consumer partitions, and the host for
+  // the function's results.
+  llvm::DenseMap<Value, llvm::SetVector<Attribute>> readers;
+  for (Partition &partition : partitions)
+    for (Value v : partition.inputs)
+      readers[v].insert(partition.device);
+  for (Value v : terminator->getOperands())
+    readers[v].insert(host);
+
   // Where each original value is available: (value, device) -> value.
   llvm::DenseMap<std::pair<Value, Attribute>, Value> available;
-  llvm::DenseMap<Value, DeviceAttr> home;
-  for (BlockArgument arg : func.getArguments()) {
-    available[{arg, host}] = arg;
-    home[arg] = host;
-  }
-
-  // Makes `values` available on `device`, copying the missing ones in one
-  // batched transfer per source device; returns them on `device`.
-  auto bring = [&](llvm::ArrayRef<Value> values, DeviceAttr device,
-                   Location loc) {
-    llvm::MapVector<Attribute, llvm::SetVector<Value>> missing;
+  // Sends `values`, available on `source`, to every other device reading
+  // them: one batched transfer per destination.
+  auto distribute = [&](llvm::ArrayRef<Value> values, DeviceAttr source,
+                        Location loc) {
+    llvm::MapVector<Attribute, llvm::SmallVector<Value>> byDestination;
     for (Value v : values)
-      if (!available.count({v, device}))
-        missing[home.lookup(v)].insert(v);
-    for (auto &[source, group] : missing) {
+      for (Attribute device : readers.lookup(v))
+        if (device != source)
+          byDestination[device].push_back(v);
+    for (auto &[destination, group] : byDestination) {
       llvm::SmallVector<Value> inputs;
       for (Value v : group)
         inputs.push_back(available.lookup({v, source}));
-      auto transfer = TransferOp::create(builder, loc, inputs,
-                                         cast<DeviceAttr>(source), device);
+      auto transfer = TransferOp::create(builder, loc, inputs, source,
+                                         cast<DeviceAttr>(destination));
       for (auto [v, copied] : llvm::zip(group, transfer.getResults()))
-        available[{v, device}] = copied;
+        available[{v, destination}] = copied;
     }
-    llvm::SmallVector<Value> result;
-    for (Value v : values)
-      result.push_back(available.lookup({v, device}));
-    return result;
   };
+
+  llvm::SmallVector<Value> arguments(func.getArguments());
+  for (Value arg : arguments)
+    available[{arg, host}] = arg;
+  // Constants returned directly stay on the host.
+  for (Value v : terminator->getOperands())
+    if (Operation *producer = v.getDefiningOp();
+        producer && isa<ConstantOp>(producer))
+      available[{v, host}] = v;
+  distribute(arguments, host, func.getLoc());
 
   for (Partition &partition : partitions) {
     Location loc = partition.ops.front()->getLoc();
-    llvm::SmallVector<Value> inputs =
-        bring(partition.inputs.getArrayRef(), partition.device, loc);
+    llvm::SmallVector<Value> inputs;
+    for (Value v : partition.inputs)
+      inputs.push_back(available.lookup({v, partition.device}));
     auto call = func::CallOp::create(builder, loc, partition.func, inputs);
     setDevice(call, partition.device);
-    for (auto [v, result] : llvm::zip(partition.outputs, call.getResults())) {
+    for (auto [v, result] : llvm::zip(partition.outputs, call.getResults()))
       available[{v, partition.device}] = result;
-      home[v] = partition.device;
-    }
+    distribute(partition.outputs.getArrayRef(), partition.device, loc);
   }
 
-  // Results go back to the host; constants returned directly stay there.
   llvm::SmallVector<Value> returned;
-  for (Value v : terminator->getOperands()) {
-    if (Operation *producer = v.getDefiningOp();
-        producer && isa<ConstantOp>(producer)) {
-      available[{v, host}] = v;
-      home[v] = host;
-    }
-    returned.push_back(v);
-  }
-  terminator->setOperands(bring(returned, host, terminator->getLoc()));
+  for (Value v : terminator->getOperands())
+    returned.push_back(available.lookup({v, host}));
+  terminator->setOperands(returned);
 
   // The original ops are now dead: erase them, users first.
   for (Partition &partition : llvm::reverse(partitions))

@@ -13,7 +13,7 @@ using namespace mlir::tandem;
 
 double DeviceModel::estimateUs(double flops, double bytes,
                                double outputElements, Precision precision,
-                               bool matrix) const {
+                               bool matrix, bool launches) const {
   if (flops == 0 && bytes == 0)
     return 0; // metadata only: no kernel
   double workItems = std::max({outputElements, flops / 256, bytes / 64});
@@ -24,7 +24,7 @@ double DeviceModel::estimateUs(double flops, double bytes,
   double peak = (matrix ? matrixGflops : vectorGflops).get(precision);
   double computeUs = peak > 0 ? flops / (peak * occupancy * 1e3) : 0;
   double memoryUs = memoryGBs > 0 ? bytes / (memoryGBs * occupancy * 1e3) : 0;
-  return launchUs + std::max(computeUs, memoryUs);
+  return (launches ? launchUs : 0) + std::max(computeUs, memoryUs);
 }
 
 const DeviceModel *TargetConfig::find(const DeviceName &name) const {

@@ -66,8 +66,10 @@ struct DeviceModel {
   /// scaled down for ops too small to fill the device. The op's work items
   /// are its output elements, or its flops / 256 or bytes / 64 when larger
   /// (a reduction or a GEMV splits along its inputs too).
+  /// An op fused into another's kernel passes `launches = false`.
   double estimateUs(double flops, double bytes, double outputElements,
-                    Precision precision, bool matrix) const;
+                    Precision precision, bool matrix,
+                    bool launches = true) const;
 };
 
 /// The devices of one build. The host CPU is always device 0.

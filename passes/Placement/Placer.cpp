@@ -30,6 +30,7 @@
 #include "dialects/Tandem/IR/TandemAttrs.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
 #include "dialects/Tandem/IR/TandemOps.h"
+#include "dialects/Tandem/IR/TandemTraits.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
@@ -111,6 +112,18 @@ static Precision precisionOf(Operation *op) {
   return Precision::F32;
 }
 
+/// Whether fusion will fold `op` into its producer's kernel: an elementwise
+/// op reading the result of another op (an epilogue or a loop fusion), on
+/// whichever device both run.
+static bool fusesIntoProducer(Operation *op) {
+  if (!op->hasTrait<tandem::OpTrait::Elementwise>())
+    return false;
+  return llvm::any_of(op->getOperands(), [](Value operand) {
+    Operation *producer = operand.getDefiningOp();
+    return producer && !isa<ConstantOp>(producer);
+  });
+}
+
 double mlir::tandem::estimateOpUs(Operation *op, const DeviceModel &device) {
   if (device.isGpu() && whyNotOnGpu(op))
     return kInf;
@@ -118,6 +131,11 @@ double mlir::tandem::estimateOpUs(Operation *op, const DeviceModel &device) {
   double outputs = 0;
   for (Type t : op->getResultTypes())
     outputs += tensorElements(t);
+  // Placement runs before fusion but prices its effect: a fused op costs
+  // its arithmetic, not a launch and a round trip through memory.
+  if (fusesIntoProducer(op))
+    return device.estimateUs(cost.flops, 0, outputs, precisionOf(op),
+                             cost.isMatrix, /*launches=*/false);
   return device.estimateUs(cost.flops, cost.bytes(), outputs, precisionOf(op),
                            cost.isMatrix);
 }
@@ -389,7 +407,8 @@ mlir::tandem::placeFunction(func::FuncOp func, const PlacerOptions &options) {
       if (targets.devices[d].name == best[n])
         here = costs[n][d];
     }
-    decision.reason = here <= cheapest + 1e-9
+    // Within 1% (or 10 ns) counts as a tie: the cheaper device.
+    decision.reason = here <= cheapest * 1.01 + 0.01
                           ? PlacementReason::Cheapest
                           : PlacementReason::AvoidsTransfers;
   }

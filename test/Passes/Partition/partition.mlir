@@ -2,18 +2,19 @@
 
 // Each same-device run becomes a private partition function; the host
 // schedule calls them in order. A value is copied once per destination
-// device (%x reaches the GPU once, though two GPU partitions read it), and
-// values crossing at the same point share one batched transfer.
+// device (%x reaches the GPU once, though two GPU partitions read it).
+// Copies are issued as soon as the value exists, and everything sent from
+// one point of the schedule to one device shares a batched transfer.
 // CHECK-LABEL: func.func @model
 // CHECK-SAME: (%[[X:.+]]: tensor<8xf32>, %[[Y:.+]]: tensor<8xf32>)
 // CHECK:      %[[IN:.+]]:2 = tandem.transfer %[[X]], %[[Y]] from "/device:CPU:0" to "/device:GPU:0" : tensor<8xf32>, tensor<8xf32>
 // CHECK-NEXT: %[[P0:.+]]:3 = call @model_p0_gpu0(%[[IN]]#0, %[[IN]]#1) {tandem.device = #tandem.device<"/device:GPU:0">}
-// CHECK-NEXT: %[[DOWN:.+]] = tandem.transfer %[[P0]]#2 from "/device:GPU:0" to "/device:CPU:0" : tensor<8xf32>
-// CHECK-NEXT: %[[P1:.+]] = call @model_p1_cpu0(%[[DOWN]]) {tandem.device = #tandem.device<"/device:CPU:0">}
+// CHECK-NEXT: %[[DOWN:.+]]:2 = tandem.transfer %[[P0]]#1, %[[P0]]#2 from "/device:GPU:0" to "/device:CPU:0" : tensor<8xf32>, tensor<8xf32>
+// CHECK-NEXT: %[[P1:.+]] = call @model_p1_cpu0(%[[DOWN]]#1) {tandem.device = #tandem.device<"/device:CPU:0">}
 // CHECK-NEXT: %[[UP:.+]] = tandem.transfer %[[P1]] from "/device:CPU:0" to "/device:GPU:0" : tensor<8xf32>
 // CHECK-NEXT: %[[P2:.+]] = call @model_p2_gpu0(%[[UP]], %[[IN]]#0, %[[P0]]#0)
-// CHECK-NEXT: %[[OUT:.+]]:2 = tandem.transfer %[[P2]], %[[P0]]#1 from "/device:GPU:0" to "/device:CPU:0" : tensor<8xf32>, tensor<8xf32>
-// CHECK-NEXT: return %[[OUT]]#0, %[[OUT]]#1
+// CHECK-NEXT: %[[OUT:.+]] = tandem.transfer %[[P2]] from "/device:GPU:0" to "/device:CPU:0" : tensor<8xf32>
+// CHECK-NEXT: return %[[OUT]], %[[DOWN]]#0
 // CHECK-NOT:  tandem.transfer
 // CHECK:      func.func private @model_p0_gpu0({{.*}}) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition}
 // CHECK:        tandem.exp

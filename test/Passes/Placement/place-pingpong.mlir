@@ -10,12 +10,12 @@
 // CHECK: estimated latency {{.*}}; 2 transfers
 // CHECK-LABEL: func.func @sandwich
 // CHECK: tandem.matmul {{.*}}#tandem.device<"/device:GPU:0">
-// CHECK: tandem.neg {{.*}}#tandem.device<"/device:GPU:0">
+// CHECK: tandem.softmax {{.*}}#tandem.device<"/device:GPU:0">
 // CHECK: tandem.matmul {{.*}}#tandem.device<"/device:GPU:0">
 func.func @sandwich(%x: tensor<8x1024xf32>) -> tensor<8x1024xf32> {
   %w = tandem.constant dense<0.5> : tensor<1024x1024xf32>
   %0 = tandem.matmul %x, %w : (tensor<8x1024xf32>, tensor<1024x1024xf32>) -> tensor<8x1024xf32> loc("fc1")
-  %1 = tandem.neg %0 : tensor<8x1024xf32> loc("scale")
+  %1 = tandem.softmax %0 {axis = 1 : i64} : tensor<8x1024xf32> -> tensor<8x1024xf32> loc("scale")
   %2 = tandem.matmul %1, %w : (tensor<8x1024xf32>, tensor<1024x1024xf32>) -> tensor<8x1024xf32> loc("fc2")
   return %2 : tensor<8x1024xf32>
 }

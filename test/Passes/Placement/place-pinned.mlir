@@ -17,9 +17,9 @@ func.func @pinned(%x: tensor<256x1024xf32>, %w: tensor<1024x1024xf32>) -> tensor
 // would choose otherwise.
 // CHECK-LABEL: func.func @pinned_in_ir
 // CHECK: tandem.relu {{.*}}#tandem.device<"/device:GPU:0">
-// CHECK: tandem.neg {{.*}}#tandem.device<"/device:CPU:0">
+// CHECK: tandem.softmax {{.*}}#tandem.device<"/device:CPU:0">
 func.func @pinned_in_ir(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = tandem.relu %x {tandem.device = #tandem.device<"/device:GPU:0">} : tensor<4xf32>
-  %1 = tandem.neg %0 : tensor<4xf32>
+  %1 = tandem.softmax %0 {axis = 0 : i64} : tensor<4xf32> -> tensor<4xf32>
   return %1 : tensor<4xf32>
 }

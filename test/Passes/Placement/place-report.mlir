@@ -44,7 +44,7 @@
 // TABLE: node         op               device          reason                /device:CPU:0 us    /device:GPU:0 us  detail
 // TABLE: weight       tandem.constant  /device:GPU:0   weight                            0.00                0.00  resident on every device that uses it
 // TABLE: conv1        tandem.conv2d    /device:GPU:0   cheaper                         280.94                7.21
-// TABLE: postprocess  tandem.sigmoid   /device:CPU:0   pinned                           25.88                4.65  --place 'post*=cpu'
+// TABLE: postprocess  tandem.sigmoid   /device:CPU:0   pinned                            3.40                0.06  --place 'post*=cpu'
 // TABLE: estimated latency {{.*}} us (all on /device:CPU:0: {{.*}} us); 2 transfers, 1549312 bytes
 func.func @net(%x: tensor<1x64x56x56xf32>) -> tensor<1x64x54x54xf32> {
   %w = tandem.constant dense<0.5> : tensor<64x64x3x3xf32> loc("weight")

@@ -96,6 +96,15 @@ out=$(/usr/bin/python3 test/models/import_models.py --tandemc build/bin/tandemc 
 echo "$out"
 add_counts "$rc" "$out"
 
+# Integration: the same models placed on a CPU + H100 target must run on the
+# GPU as a whole, with one copy in and one copy out.
+echo "=== [torch-placement] cpu,gpu:sm_90 placement and partitioning"
+rc=0
+out=$(/usr/bin/python3 test/models/place_models.py --tandemc build/bin/tandemc \
+  --models build/models --set "$MODEL_SET") || rc=$?
+echo "$out"
+add_counts "$rc" "$out"
+
 # The ONNX importer's libFuzzer target, for a bounded time.
 echo "=== [fuzz] tandem-onnx-import-fuzzer, ${FUZZ_SECONDS:-60} s"
 rc=0

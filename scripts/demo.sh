@@ -3,7 +3,8 @@
 # install what is missing, build, and run the compiler on an example.
 #
 # Codegen and the runtime are not built yet, so today this compiles a small
-# ONNX convnet with tandemc to optimised, placed tandem IR, and runs
+# ONNX convnet with tandemc to optimised, placed, partitioned tandem IR
+# (for the CPU, then for a CPU + GPU target with its placement report), and runs
 # tandem-opt on a ResNet block written in the tandem dialect. It grows into
 # "compile an example model, link it into a binary, run it" as those stages
 # land.
@@ -26,6 +27,21 @@ echo "=== tandemc build/demo/conv_block.onnx --emit=mlir --time-phases"
   -o build/demo/conv_block.mlir --time-phases
 grep -c "tandem.device" build/demo/conv_block.mlir | sed 's/^/ops placed: /'
 sed -n '1,40p' build/demo/conv_block.mlir | cut -c1-160
+
+# A host + H100 build (Graphviz drawing alongside): the placement report
+# explains where each op runs and why. The tiny convnet stays on the host (a
+# launch and two copies cost more than the GPU saves); an MLP on a batch of
+# 256 moves to the GPU with one copy in and one out.
+.venv/bin/python test/tools/tandemc/Inputs/make_models.py build/demo mlp
+for model in "conv_block" "mlp --input-shape x=256x784"; do
+  echo "=== tandemc build/demo/${model%% *}.onnx ${model#* } --target=cpu,gpu:sm_90 --placement-report=-"
+  # shellcheck disable=SC2086
+  ./build/bin/tandemc build/demo/${model%% *}.onnx $([ "$model" = "${model%% *}" ] || echo "${model#* }") \
+    --emit=mlir --target=cpu,gpu:sm_90 --cpu=generic --placement-report=- \
+    --dot-graph="build/demo/${model%% *}.dot" -o "build/demo/${model%% *}.gpu.mlir" |
+    cut -c1-120
+  sed -n '1,6p' "build/demo/${model%% *}.gpu.mlir" | cut -c1-160
+done
 
 
 echo "=== tandem-opt examples/resnet_block.mlir -canonicalize -tandem-assign-default-device"

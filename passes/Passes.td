@@ -124,7 +124,7 @@ def TandemPlace : Pass<"tandem-place", "::mlir::ModuleOp"> {
     `report` writes the decisions (`-` for stdout): JSON when the path ends
     in `.json`, a readable table otherwise. See docs/Placement.md.
 
-    Before (`-tandem-place="targets=cpu,gpu:sm_90 cpu=generic"`):
+    Before (`-tandem-place="targets=cpu,gpu:sm_90 cpu-model=generic"`):
 
     ```mlir
     %0 = tandem.conv2d %x, %w : (tensor<1x64x56x56xf32>, tensor<64x64x3x3xf32>)
@@ -142,8 +142,8 @@ def TandemPlace : Pass<"tandem-place", "::mlir::ModuleOp"> {
   let options = [
     Option<"targets", "targets", "std::string", /*default=*/"\"cpu\"",
            "devices of the build, e.g. cpu or cpu,gpu:sm_90,gpu:h200">,
-    Option<"cpu", "cpu", "std::string", /*default=*/"\"host\"",
-           "CPU preset: host, generic, xeon-8480, epyc-9654, grace">,
+    Option<"cpuModel", "cpu-model", "std::string", /*default=*/"\"host\"",
+           "host CPU preset: host, generic, xeon-8480, epyc-9654, grace">,
     Option<"deviceConfig", "device-config", "std::string", /*default=*/"\"\"",
            "JSON file overriding device numbers">,
     ListOption<"pins", "pins", "std::string",

@@ -37,7 +37,7 @@ for model in "conv_block" "mlp --input-shape x=256x784"; do
   echo "=== tandemc build/demo/${model%% *}.onnx ${model#* } --target=cpu,gpu:sm_90 --placement-report=-"
   # shellcheck disable=SC2086
   ./build/bin/tandemc build/demo/${model%% *}.onnx $([ "$model" = "${model%% *}" ] || echo "${model#* }") \
-    --emit=mlir --target=cpu,gpu:sm_90 --cpu=generic --placement-report=- \
+    --emit=mlir --target=cpu,gpu:sm_90 --cpu-model=generic --placement-report=- \
     --dot-graph="build/demo/${model%% *}.dot" -o "build/demo/${model%% *}.gpu.mlir" |
     cut -c1-120
   sed -n '1,6p' "build/demo/${model%% *}.gpu.mlir" | cut -c1-160

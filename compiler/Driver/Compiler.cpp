@@ -101,7 +101,7 @@ LogicalResult mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
   case Phase::Placed: {
     TandemPlaceOptions placement;
     placement.targets = llvm::join(options.targets, ",");
-    placement.cpu = options.cpu;
+    placement.cpuModel = options.cpuModel;
     placement.deviceConfig = options.deviceConfig;
     placement.pins.assign(options.pins.begin(), options.pins.end());
     placement.softPlacement = options.softPlacement;

@@ -56,8 +56,9 @@ struct CompilerOptions {
   std::string name = "model";
   /// Devices of the build, e.g. {"cpu"} or {"cpu", "gpu:sm_90"}.
   std::vector<std::string> targets = {"cpu"};
-  /// The host CPU's preset for the cost model ("host" = this machine).
-  std::string cpu = "host";
+  /// The host CPU's preset for the placement cost model ("host" = this
+  /// machine).
+  std::string cpuModel = "host";
   /// JSON file overriding device numbers; empty for none.
   std::string deviceConfig;
   /// GLOB=DEVICE placement pins, first match wins.

@@ -34,7 +34,7 @@ struct PlacePass : tandem::impl::TandemPlaceBase<PlacePass> {
   std::optional<TargetConfig> buildTargets() {
     ModuleOp module = getOperation();
     std::string error;
-    std::optional<TargetConfig> config = parseTargets(targets, cpu, error);
+    std::optional<TargetConfig> config = parseTargets(targets, cpuModel, error);
     if (!config) {
       module.emitError() << "tandem-place: " << error;
       return std::nullopt;

@@ -4,7 +4,7 @@
 usage: place_models.py --tandemc BIN --models DIR [--set ci|full] [NAME...]
 
 For each model, runs `tandemc --compile-to=partitioned --target=cpu,gpu:sm_90
---cpu=generic` with a JSON placement report, then checks the expectations
+--cpu-model=generic` with a JSON placement report, then checks the expectations
 below against the partitioned IR and the report: how many values cross each
 way, and which share of the compute ops lands on the GPU. Prints
 "torch-placement: N passed, M failed".
@@ -53,7 +53,7 @@ def check(tandemc, models, name, tmp):
     report_path = os.path.join(tmp, name + ".placement.json")
     proc = subprocess.run(
         [tandemc, onnx_path, "--emit=mlir", "--compile-to=partitioned",
-         "--target=cpu,gpu:sm_90", "--cpu=generic",
+         "--target=cpu,gpu:sm_90", "--cpu-model=generic",
          "--placement-report=" + report_path,
          "--mlir-elide-resource-strings-if-larger=16"] + flags,
         capture_output=True, text=True, timeout=600)

@@ -93,9 +93,9 @@ int main(int argc, char **argv) {
                  "devices, e.g. cpu or cpu,gpu:sm_90 (GPUs: sm_90, sm_80, "
                  "sm_89, h100, h200, a100, l4)")
       ->capture_default_str();
-  app.add_option("--cpu", options.cpu,
-                 "host CPU preset for the cost model: host (this machine), "
-                 "generic, xeon-8480, epyc-9654, grace")
+  app.add_option("--cpu-model", options.cpuModel,
+                 "host CPU preset for the placement cost model: host (this "
+                 "machine), generic, xeon-8480, epyc-9654, grace")
       ->capture_default_str();
   app.add_option("--device-config", options.deviceConfig,
                  "JSON file overriding device numbers (docs/Placement.md)");

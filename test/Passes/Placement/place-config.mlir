@@ -1,9 +1,9 @@
 // The same op flips device when the device description changes: over a fast
 // link the matmul is worth the copies, over a slow one it is not.
-// RUN: tandem-opt %s -tandem-place="targets=cpu,gpu:sm_90 cpu=generic" | FileCheck %s --check-prefix=FAST
-// RUN: tandem-opt %s -tandem-place="targets=cpu,gpu:sm_90 cpu=generic device-config=%S/Inputs/slow-link.json" | FileCheck %s --check-prefix=SLOW
+// RUN: tandem-opt %s -tandem-place="targets=cpu,gpu:sm_90 cpu-model=generic" | FileCheck %s --check-prefix=FAST
+// RUN: tandem-opt %s -tandem-place="targets=cpu,gpu:sm_90 cpu-model=generic device-config=%S/Inputs/slow-link.json" | FileCheck %s --check-prefix=SLOW
 // A faster host CPU has the same effect.
-// RUN: tandem-opt %s -tandem-place="targets=cpu,gpu:sm_90 cpu=generic device-config=%S/Inputs/fast-cpu.json" | FileCheck %s --check-prefix=SLOW
+// RUN: tandem-opt %s -tandem-place="targets=cpu,gpu:sm_90 cpu-model=generic device-config=%S/Inputs/fast-cpu.json" | FileCheck %s --check-prefix=SLOW
 
 // FAST: tandem.matmul {{.*}}#tandem.device<"/device:GPU:0">
 // SLOW: tandem.matmul {{.*}}#tandem.device<"/device:CPU:0">

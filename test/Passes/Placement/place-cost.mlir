@@ -1,5 +1,5 @@
-// RUN: tandem-opt %s -split-input-file -tandem-place="targets=cpu,gpu:sm_90 cpu=generic" | FileCheck %s
-// RUN: tandem-opt %s -split-input-file -tandem-place="targets=cpu cpu=generic" | FileCheck %s --check-prefix=HOST
+// RUN: tandem-opt %s -split-input-file -tandem-place="targets=cpu,gpu:sm_90 cpu-model=generic" | FileCheck %s
+// RUN: tandem-opt %s -split-input-file -tandem-place="targets=cpu cpu-model=generic" | FileCheck %s --check-prefix=HOST
 
 // A heavy convolution and its epilogue run on the GPU; the weight follows it.
 // CHECK-LABEL: func.func @heavy_conv

@@ -1,7 +1,7 @@
 // Bad options get clear errors.
 // RUN: not tandem-opt %s -tandem-place="targets=cpu,tpu" 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not tandem-opt %s -tandem-place="targets=cpu,gpu:sm_70" 2>&1 | FileCheck %s --check-prefix=ARCH
-// RUN: not tandem-opt %s -tandem-place="cpu=pentium" 2>&1 | FileCheck %s --check-prefix=PRESET
+// RUN: not tandem-opt %s -tandem-place="cpu-model=pentium" 2>&1 | FileCheck %s --check-prefix=PRESET
 // RUN: not tandem-opt %s -tandem-place="pins=nodevice" 2>&1 | FileCheck %s --check-prefix=PIN
 // RUN: not tandem-opt %s -tandem-place="pins=x=/device:TPU:0" 2>&1 | FileCheck %s --check-prefix=PINDEV
 // RUN: not tandem-opt %s -tandem-place="device-config=%t.missing.json" 2>&1 | FileCheck %s --check-prefix=NOFILE

@@ -1,4 +1,4 @@
-// RUN: tandem-opt %s -tandem-place="targets=cpu,gpu:sm_90 cpu=generic report=-" | FileCheck %s
+// RUN: tandem-opt %s -tandem-place="targets=cpu,gpu:sm_90 cpu-model=generic report=-" | FileCheck %s
 
 // A cheap op stranded between GPU ops would run faster on the host alone,
 // but moving it there costs two copies: it stays on the GPU, and the report

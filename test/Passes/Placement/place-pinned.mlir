@@ -1,4 +1,4 @@
-// RUN: tandem-opt %s -split-input-file -tandem-place="targets=cpu,gpu:sm_90 cpu=generic pins=classifier*=/device:CPU:0,tandem.exp=gpu:0" | FileCheck %s
+// RUN: tandem-opt %s -split-input-file -tandem-place="targets=cpu,gpu:sm_90 cpu-model=generic pins=classifier*=/device:CPU:0,tandem.exp=gpu:0" | FileCheck %s
 
 // A glob on ONNX node names pins a heavy op to the host against the cost
 // model; a pin on an op name moves a tiny op to the GPU.

@@ -1,8 +1,8 @@
 // The placement report: per op its node name, device, cost on every device
 // and reason, plus the estimated totals; as JSON and as a table.
-// RUN: tandem-opt %s -tandem-place="targets=cpu,gpu:sm_90 cpu=generic pins=post*=cpu report=%t.json" -o /dev/null
+// RUN: tandem-opt %s -tandem-place="targets=cpu,gpu:sm_90 cpu-model=generic pins=post*=cpu report=%t.json" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.json --check-prefix=JSON
-// RUN: tandem-opt %s -tandem-place="targets=cpu,gpu:sm_90 cpu=generic pins=post*=cpu report=%t.txt" -o /dev/null
+// RUN: tandem-opt %s -tandem-place="targets=cpu,gpu:sm_90 cpu-model=generic pins=post*=cpu report=%t.txt" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.txt --check-prefix=TABLE
 
 // JSON:      "devices": [

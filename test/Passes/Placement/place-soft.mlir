@@ -1,6 +1,6 @@
 // Soft placement: pins the target cannot honour fall back with a warning
 // that names the op and the reason.
-// RUN: tandem-opt %s -verify-diagnostics -tandem-place="targets=cpu,gpu:sm_90 cpu=generic pins=tandem.matmul=/device:GPU:1,add=gpu" | FileCheck %s
+// RUN: tandem-opt %s -verify-diagnostics -tandem-place="targets=cpu,gpu:sm_90 cpu-model=generic pins=tandem.matmul=/device:GPU:1,add=gpu" | FileCheck %s
 
 // A pin to a device the target lacks.
 // CHECK-LABEL: func.func @missing_device

@@ -1,4 +1,4 @@
-// RUN: tandem-opt %s -split-input-file -tandem-place="targets=cpu,gpu:sm_90 cpu=generic report=-" | FileCheck %s
+// RUN: tandem-opt %s -split-input-file -tandem-place="targets=cpu,gpu:sm_90 cpu-model=generic report=-" | FileCheck %s
 
 // Integer shape data stays on the host even in the middle of GPU work.
 // CHECK-LABEL: placement of @int_data

@@ -9,6 +9,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void mlir::tandem::registerAllTandemDialects(DialectRegistry &registry) {
   registry.insert<TandemDialect>();
@@ -17,6 +18,8 @@ void mlir::tandem::registerAllTandemDialects(DialectRegistry &registry) {
   // extensions that bufferization and lowering rely on.
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  // Code emission translates the LLVM dialect (and friends) to LLVM IR.
+  registerAllToLLVMIRTranslations(registry);
 }
 
 void mlir::tandem::registerAllTandemPasses() {

@@ -209,4 +209,55 @@ def TandemPartition : Pass<"tandem-partition", "::mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect"];
 }
 
+def TandemPlanMemory : Pass<"tandem-plan-memory", "::mlir::ModuleOp"> {
+  let summary = "places every intermediate buffer at a static offset in one arena";
+  let description = [{
+    Runs after bufferisation. In every function, each statically shaped
+    `memref.alloc` of the function's body becomes a `memref.view` into one
+    arena, passed as a new last argument (`memref<N x i8>` marked
+    `tandem.arena`); the function records the arena size in
+    `tandem.arena_bytes`. Nothing is allocated per run: the runtime
+    allocates the arena once, when the model is created.
+
+    Offsets come from liveness: a buffer lives from its allocation to the
+    last use of it or of any view of it (in block order), and buffers whose
+    lifetimes do not overlap share memory. Buffers are placed largest first,
+    each at the lowest 64-byte-aligned offset free for its whole lifetime
+    (greedy by size, as TFLite's arena planner does). Deallocations of
+    planned buffers disappear. Allocations the plan cannot place (dynamic
+    sizes, inside loops) are left to the deallocation pipeline.
+
+    Functions that call other functions are planned after those calls are
+    inlined; a function with calls to planned functions is rejected.
+
+    Before:
+
+    ```mlir
+    func.func @model(%x: memref<64xf32>, %y: memref<64xf32>) {
+      %a = memref.alloc() : memref<64xf32>
+      ...
+      memref.dealloc %a : memref<64xf32>
+    }
+    ```
+
+    After:
+
+    ```mlir
+    func.func @model(%x: memref<64xf32>, %y: memref<64xf32>,
+                     %arena: memref<256xi8> {tandem.arena})
+        attributes {tandem.arena_bytes = 256 : i64} {
+      %c0 = arith.constant 0 : index
+      %a = memref.view %arena[%c0][] : memref<256xi8> to memref<64xf32>
+      ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"64",
+           "byte alignment of every buffer in the arena">
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // TANDEM_PASSES_TD

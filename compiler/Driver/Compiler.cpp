@@ -2,19 +2,26 @@
 
 #include "compiler/Driver/Compiler.h"
 
+#include "codegen/Artifact/HeaderEmitter.h"
+#include "codegen/Artifact/ObjectEmitter.h"
+#include "codegen/CPU/CPUPipeline.h"
 #include "compiler/InitAll.h"
+#include "dialects/Tandem/IR/TandemAttrs.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
 #include "passes/Analysis/DotGraph.h"
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -31,11 +38,10 @@ static constexpr std::pair<Phase, llvm::StringLiteral> kPhaseNames[] = {
     {Phase::Lowered, "lowered"}};
 
 static constexpr std::pair<EmitKind, llvm::StringLiteral> kEmitNames[] = {
-    {EmitKind::MLIR, "mlir"},    {EmitKind::Dot, "dot"},
-    {EmitKind::LLVM, "llvm"},
-    {EmitKind::PTX, "ptx"},      {EmitKind::Asm, "asm"},
-    {EmitKind::Obj, "obj"},      {EmitKind::Header, "header"},
-    {EmitKind::Shared, "shared"}};
+    {EmitKind::MLIR, "mlir"},     {EmitKind::Dot, "dot"},
+    {EmitKind::LLVM, "llvm"},     {EmitKind::PTX, "ptx"},
+    {EmitKind::Asm, "asm"},       {EmitKind::Obj, "obj"},
+    {EmitKind::Header, "header"}, {EmitKind::Shared, "shared"}};
 
 /// Finds the enum value named `name` in a (value, name) table.
 template <typename Enum, size_t N>
@@ -115,9 +121,43 @@ LogicalResult mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
   case Phase::Partitioned:
     pm.addPass(createTandemPartition());
     return success();
-  default:
-    return failure();
+  case Phase::Bufferized:
+    // Graph ops to linalg on tensors, then buffers in destination-passing
+    // style.
+    if (failed(parsePassPipeline("tandem-lower-to-linalg", pm)))
+      return failure();
+    return buildCPUBufferizePipeline(pm);
+  case Phase::Lowered:
+    return buildCPULowerToLLVMPipeline(pm);
   }
+  llvm_unreachable("unknown phase");
+}
+
+/// Fails when a partition is placed on a GPU: GPU code generation is the
+/// next stage.
+static LogicalResult checkHostOnly(ModuleOp module) {
+  WalkResult walk = module.walk([&](func::FuncOp func) {
+    auto device =
+        func->getAttrOfType<DeviceAttr>(TandemDialect::getDeviceAttrName());
+    if (device && llvm::StringRef(device.getName()).contains("GPU")) {
+      func.emitError() << "partition '@" << func.getSymName()
+                       << "' is placed on " << device.getName()
+                       << ": GPU code generation is not yet supported; "
+                          "compile for --target=cpu";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+/// The header's path for an object written to `output`.
+static std::string headerPathFor(const CompilerOptions &options) {
+  if (!options.headerPath.empty())
+    return options.headerPath;
+  llvm::SmallString<256> path(options.outputPath);
+  llvm::sys::path::replace_extension(path, ".h");
+  return path.str().str();
 }
 
 /// Peak resident set size of this process, in MiB.
@@ -129,9 +169,26 @@ static double peakRssMiB() {
 
 /// The phase an output kind needs.
 static Phase requiredPhase(EmitKind kind) {
-  return kind == EmitKind::MLIR || kind == EmitKind::Dot
-             ? kLastImplementedPhase
-             : Phase::Lowered;
+  return kind == EmitKind::MLIR || kind == EmitKind::Dot ? kLastImplementedPhase
+                                                         : Phase::Lowered;
+}
+
+/// Writes text produced by `write` to `path` ("-" = stdout); nothing on
+/// failure.
+static LogicalResult
+writeFile(llvm::StringRef path, Location fileLoc,
+          llvm::function_ref<LogicalResult(llvm::raw_pwrite_stream &)> write) {
+  std::string message;
+  std::unique_ptr<llvm::ToolOutputFile> output = openOutputFile(path, &message);
+  if (!output)
+    return emitError(fileLoc)
+           << "cannot open output '" << path << "': " << message;
+  if (failed(write(output->os())))
+    return failure();
+  if (output->os().has_error())
+    return emitError(fileLoc) << "cannot write '" << path << "'";
+  output->keep();
+  return success();
 }
 
 /// Writes `module` as `kind` to `path` ("-" = stdout); nothing on failure.
@@ -159,17 +216,27 @@ LogicalResult mlir::tandem::compile(
     llvm::raw_ostream &log,
     llvm::function_ref<LogicalResult(PassManager &)> configurePassManager) {
   Location fileLoc = FileLineColLoc::get(&context, options.inputPath, 0, 0);
-  if (options.emit != EmitKind::MLIR && options.emit != EmitKind::Dot)
+  if (options.emit == EmitKind::PTX || options.emit == EmitKind::Shared)
     return emitError(fileLoc)
            << "--emit=" << emitKindName(options.emit)
-           << " is not yet supported: code generation does not exist yet; "
-              "use --emit=mlir or --emit=dot";
+           << " is not yet supported; use --emit=obj, header, asm, llvm, "
+              "mlir or dot";
+  bool codegen =
+      options.emit != EmitKind::MLIR && options.emit != EmitKind::Dot;
+  if (codegen && options.compileTo && *options.compileTo != Phase::Lowered)
+    return emitError(fileLoc) << "--emit=" << emitKindName(options.emit)
+                              << " needs the whole pipeline; drop "
+                                 "--compile-to or use --emit=mlir";
   Phase last = options.compileTo.value_or(requiredPhase(options.emit));
-  if (last > kLastImplementedPhase)
-    return emitError(fileLoc)
-           << "--compile-to=" << phaseName(last)
-           << " is not yet supported: the pipeline currently ends at '"
-           << phaseName(kLastImplementedPhase) << "'";
+  if (last > kLastImplementedPhase) {
+    InFlightDiagnostic diag = emitError(fileLoc);
+    if (options.compileTo)
+      diag << "--compile-to=" << phaseName(last);
+    else
+      diag << "--emit=" << emitKindName(options.emit);
+    return diag << " is not yet supported: the pipeline currently ends at '"
+                << phaseName(kLastImplementedPhase) << "'";
+  }
 
   using Clock = std::chrono::steady_clock;
   auto report = [&](llvm::StringRef what, Clock::time_point start) {
@@ -205,9 +272,20 @@ LogicalResult mlir::tandem::compile(
     return failure();
   report("import", start);
 
+  std::optional<ModelSignature> signature;
   for (int p = static_cast<int>(Phase::Graph); p <= static_cast<int>(last);
        ++p) {
     Phase phase = static_cast<Phase>(p);
+    // Code generation starts from the partitioned graph: read the model's
+    // interface while it is still tensors, and stop early for GPU work.
+    if (phase == Phase::Bufferized) {
+      if (failed(checkHostOnly(*module)))
+        return failure();
+      FailureOr<ModelSignature> sig = readModelSignature(*module, options.name);
+      if (failed(sig))
+        return failure();
+      signature = *sig;
+    }
     start = Clock::now();
     PassManager pm(&context);
     if (failed(buildPhasePipeline(pm, phase, options)))
@@ -225,8 +303,44 @@ LogicalResult mlir::tandem::compile(
   if (!options.dotGraph.empty() &&
       failed(writeOutput(*module, EmitKind::Dot, options.dotGraph, fileLoc)))
     return failure();
-  if (failed(writeOutput(*module, options.emit, options.outputPath, fileLoc)))
-    return failure();
+  if (!codegen) {
+    if (failed(writeOutput(*module, options.emit, options.outputPath, fileLoc)))
+      return failure();
+  } else if (options.emit == EmitKind::Header) {
+    if (failed(writeFile(options.outputPath, fileLoc,
+                         [&](llvm::raw_pwrite_stream &os) {
+                           emitModelHeader(*signature, os);
+                           return success();
+                         })))
+      return failure();
+  } else {
+    ObjectOptions objectOptions;
+    objectOptions.cpu = options.cpu;
+    objectOptions.features = options.cpuFeatures;
+    objectOptions.triple = options.triple;
+    ObjectKind kind = options.emit == EmitKind::LLVM  ? ObjectKind::LLVMIR
+                      : options.emit == EmitKind::Asm ? ObjectKind::Assembly
+                                                      : ObjectKind::Object;
+    start = Clock::now();
+    if (failed(writeFile(options.outputPath, fileLoc,
+                         [&](llvm::raw_pwrite_stream &os) {
+                           return emitModelObject(*module, *signature,
+                                                  objectOptions, kind, os);
+                         })))
+      return failure();
+    report("emit", start);
+    // An object comes with its header.
+    if (options.emit == EmitKind::Obj && options.outputPath != "-") {
+      std::string header = headerPathFor(options);
+      if (failed(writeFile(header, fileLoc, [&](llvm::raw_pwrite_stream &os) {
+            emitModelHeader(*signature, os);
+            return success();
+          })))
+        return failure();
+      if (options.verbose)
+        log << "tandemc: wrote " << header << "\n";
+    }
+  }
   if (options.verbose)
     log << "tandemc: wrote " << options.outputPath << "\n";
   return success();

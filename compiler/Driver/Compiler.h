@@ -69,6 +69,15 @@ struct CompilerOptions {
   std::string placementReport;
   /// Where to write a Graphviz drawing of the final IR; empty for none.
   std::string dotGraph;
+  /// Code generation: the CPU to generate code for ("x86-64", "x86-64-v3",
+  /// "znver4", "native", ...), extra target features, and the target triple
+  /// (empty for the host's).
+  std::string cpu = "x86-64";
+  std::string cpuFeatures;
+  std::string triple;
+  /// With --emit=obj, where to write the C header; empty for the output
+  /// path with its extension replaced by ".h".
+  std::string headerPath;
   OnnxImportOptions import;
   /// Print the wall time and peak RSS of each phase to `log`.
   bool timePhases = false;

@@ -110,6 +110,17 @@ int main(int argc, char **argv) {
                  "JSON, any other FILE a table");
   app.add_option("--dot-graph", options.dotGraph,
                  "also write a Graphviz drawing of the result to FILE");
+  app.add_option("--cpu", options.cpu,
+                 "CPU to generate code for: x86-64 (portable, default), "
+                 "x86-64-v3, x86-64-v4, znver4, ..., or native")
+      ->capture_default_str();
+  app.add_option("--cpu-features", options.cpuFeatures,
+                 "extra target features, e.g. +avx512f,-avx512vnni");
+  app.add_option("--target-triple", options.triple,
+                 "target triple for cross-compilation (default: the host's)");
+  app.add_option("--header", options.headerPath,
+                 "with --emit=obj, where to write the C header (default: "
+                 "the output with .h)");
   app.add_flag("--time-phases", options.timePhases,
                "print wall time and peak RSS per phase");
   app.add_flag("-v,--verbose", options.verbose, "say what the driver does");

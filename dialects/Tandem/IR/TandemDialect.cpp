@@ -41,6 +41,12 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
              << "' must be a #tandem.device attribute, got " << attr.getValue();
     return success();
   }
+  if (attr.getName() == getArenaBytesAttrName()) {
+    if (!isa<IntegerAttr>(attr.getValue()))
+      return op->emitError() << "'" << getArenaBytesAttrName()
+                             << "' must be an integer attribute";
+    return success();
+  }
   if (attr.getName() == getPartitionAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "'" << getPartitionAttrName()

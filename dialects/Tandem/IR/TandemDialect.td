@@ -52,6 +52,17 @@ def Tandem_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getPartitionAttrName() {
       return ::llvm::StringLiteral("tandem.partition");
     }
+
+    /// Name of the integer attribute on a function whose intermediate
+    /// buffers live in one arena: the arena's size in bytes.
+    static constexpr ::llvm::StringLiteral getArenaBytesAttrName() {
+      return ::llvm::StringLiteral("tandem.arena_bytes");
+    }
+
+    /// Name of the unit argument attribute marking that arena argument.
+    static constexpr ::llvm::StringLiteral getArenaAttrName() {
+      return ::llvm::StringLiteral("tandem.arena");
+    }
   }];
 }
 

@@ -1,0 +1,131 @@
+//===- ModelSignature.cpp - a compiled model's inputs and outputs ---------===//
+
+#include "codegen/Artifact/ModelSignature.h"
+
+#include "dialects/Tandem/IR/TandemOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace mlir::tandem;
+
+int64_t TensorSignature::bytes() const {
+  int64_t count = 1;
+  for (int64_t d : shape)
+    count *= d;
+  int64_t size = dtype == AbiDType::F32 || dtype == AbiDType::I32 ? 4
+                 : dtype == AbiDType::I64                         ? 8
+                 : dtype == AbiDType::Bool                        ? 1
+                                                                  : 2;
+  return count * size;
+}
+
+llvm::StringRef mlir::tandem::dtypeName(AbiDType dtype) {
+  switch (dtype) {
+  case AbiDType::F32:
+    return "f32";
+  case AbiDType::F16:
+    return "f16";
+  case AbiDType::BF16:
+    return "bf16";
+  case AbiDType::I64:
+    return "i64";
+  case AbiDType::I32:
+    return "i32";
+  case AbiDType::Bool:
+    return "bool";
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+llvm::StringRef mlir::tandem::dtypeCType(AbiDType dtype) {
+  switch (dtype) {
+  case AbiDType::F32:
+    return "float";
+  case AbiDType::F16:
+  case AbiDType::BF16:
+    return "uint16_t";
+  case AbiDType::I64:
+    return "int64_t";
+  case AbiDType::I32:
+    return "int32_t";
+  case AbiDType::Bool:
+    return "bool";
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+static std::optional<AbiDType> toDType(Type type) {
+  if (type.isF32())
+    return AbiDType::F32;
+  if (type.isF16())
+    return AbiDType::F16;
+  if (type.isBF16())
+    return AbiDType::BF16;
+  if (type.isInteger(64))
+    return AbiDType::I64;
+  if (type.isInteger(32))
+    return AbiDType::I32;
+  if (type.isInteger(1))
+    return AbiDType::Bool;
+  return std::nullopt;
+}
+
+/// Reads one argument or result.
+static FailureOr<TensorSignature> readTensor(Operation *func, Type type,
+                                             DictionaryAttr attrs,
+                                             llvm::StringRef kind,
+                                             unsigned index) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  std::optional<AbiDType> dtype =
+      tensor ? toDType(tensor.getElementType()) : std::nullopt;
+  if (!tensor || !tensor.hasStaticShape() || !dtype)
+    return func->emitError() << kind << " #" << index << " has type " << type
+                             << ": a model's inputs and outputs must be "
+                                "static tensors of f32, f16, bf16, i64, i32 "
+                                "or i1";
+  TensorSignature sig;
+  sig.dtype = *dtype;
+  sig.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  auto name = attrs ? attrs.getAs<StringAttr>("onnx.name") : StringAttr();
+  sig.name = name ? name.str() : (kind + std::to_string(index)).str();
+  return sig;
+}
+
+FailureOr<ModelSignature>
+mlir::tandem::readModelSignature(ModuleOp module, llvm::StringRef name) {
+  auto func = module.lookupSymbol<func::FuncOp>(name);
+  if (!func || func.isExternal())
+    return module.emitError() << "no model function '@" << name
+                              << "' to compile (--name must name the "
+                                 "model's function)";
+  ModelSignature signature;
+  signature.name = name.str();
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    auto input = readTensor(func, func.getArgumentTypes()[i],
+                            func.getArgAttrDict(i), "input", i);
+    if (failed(input))
+      return failure();
+    signature.inputs.push_back(*input);
+  }
+  for (unsigned i = 0; i < func.getNumResults(); ++i) {
+    auto output = readTensor(func, func.getResultTypes()[i],
+                             func.getResultAttrDict(i), "output", i);
+    if (failed(output))
+      return failure();
+    signature.outputs.push_back(*output);
+  }
+  // Weights: every constant of the module, counted once per attribute.
+  llvm::DenseSet<Attribute> seen;
+  module.walk([&](ConstantOp constant) {
+    if (seen.insert(constant.getValue()).second)
+      signature.weightBytes += TensorSignature{
+          "",
+          toDType(constant.getType().getElementType()).value_or(AbiDType::F32),
+          {constant.getType().getShape().begin(),
+           constant.getType()
+               .getShape()
+               .end()}}.bytes();
+  });
+  return signature;
+}

@@ -1,0 +1,44 @@
+//===- ObjectEmitter.h - LLVM IR, assembly and objects ----------*- C++ -*-===//
+//
+// Turns a module lowered to the LLVM dialect into the artifact: translates it
+// to LLVM IR, adds the model's runtime descriptor and entry point, and emits
+// LLVM IR, assembly or an object file through an in-process TargetMachine.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TANDEM_CODEGEN_ARTIFACT_OBJECTEMITTER_H
+#define TANDEM_CODEGEN_ARTIFACT_OBJECTEMITTER_H
+
+#include "codegen/Artifact/ModelSignature.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::tandem {
+
+enum class ObjectKind { LLVMIR, Assembly, Object };
+
+struct ObjectOptions {
+  /// Target triple; empty for the host's.
+  std::string triple;
+  /// CPU to tune and select instructions for: a portable baseline
+  /// ("x86-64", the default), a level ("x86-64-v3"), a part ("znver4") or
+  /// "native" for this machine.
+  std::string cpu = "x86-64";
+  /// Extra target features, e.g. "+avx512f,-avx512vnni".
+  std::string features;
+  /// Also export `tandem_default_model`, for shared libraries that
+  /// tandem-run opens.
+  bool exportDefaultModel = false;
+};
+
+/// Emits `module` (LLVM dialect) as `kind` to `os`. The model function named
+/// by `signature` must take its inputs and then its outputs as bare
+/// pointers. Fails with a diagnostic (unknown CPU or triple, translation
+/// failure).
+LogicalResult emitModelObject(ModuleOp module, const ModelSignature &signature,
+                              const ObjectOptions &options, ObjectKind kind,
+                              llvm::raw_pwrite_stream &os);
+
+} // namespace mlir::tandem
+
+#endif // TANDEM_CODEGEN_ARTIFACT_OBJECTEMITTER_H

@@ -1,0 +1,33 @@
+//===- CPUPipeline.cpp - from linalg on tensors to the LLVM dialect -------===//
+
+#include "codegen/CPU/CPUPipeline.h"
+
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+using namespace mlir::tandem;
+
+LogicalResult mlir::tandem::buildCPUBufferizePipeline(OpPassManager &pm) {
+  // Pipelines are written relative to the module the pass manager anchors
+  // on: a string starting with builtin.module(...) would silently run
+  // nothing.
+  return parsePassPipeline(
+      "linalg-fuse-elementwise-ops,"
+      "one-shot-bufferize{bufferize-function-boundaries=1 "
+      "function-boundary-type-conversion=identity-layout-map},"
+      "buffer-results-to-out-params{hoist-static-allocs=1 "
+      "modify-public-functions=1},"
+      "canonicalize,buffer-deallocation-pipeline",
+      pm);
+}
+
+LogicalResult mlir::tandem::buildCPULowerToLLVMPipeline(OpPassManager &pm) {
+  return parsePassPipeline(
+      "convert-linalg-to-loops,lower-affine,convert-scf-to-cf,"
+      "expand-strided-metadata,lower-affine,math-expand-ops,"
+      "convert-math-to-libm,finalize-memref-to-llvm,"
+      "convert-arith-to-llvm,convert-math-to-llvm,"
+      "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
+      "convert-cf-to-llvm,convert-index-to-llvm,reconcile-unrealized-casts",
+      pm);
+}

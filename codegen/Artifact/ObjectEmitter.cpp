@@ -39,7 +39,8 @@ static LogicalResult addDescriptor(llvm::Module &llvm,
                                    bool exportDefault, Location loc) {
   llvm::LLVMContext &ctx = llvm.getContext();
   llvm::Function *model = llvm.getFunction(sig.name);
-  size_t arity = sig.inputs.size() + sig.outputs.size();
+  bool hasArena = sig.arenaBytes > 0;
+  size_t arity = sig.inputs.size() + sig.outputs.size() + (hasArena ? 1 : 0);
   if (!model || model->arg_size() != arity)
     return emitError(loc) << "the lowered model function '@" << sig.name
                           << "' does not take " << arity << " buffer pointers";
@@ -67,6 +68,13 @@ static LogicalResult addDescriptor(llvm::Module &llvm,
       args.push_back(load(entry->getArg(1), i));
     for (size_t i = 0; i < sig.outputs.size(); ++i)
       args.push_back(load(entry->getArg(2), i));
+    if (hasArena) {
+      // tandem_exec_ctx_t { pool; arena; arena_bytes; reserved[4]; }
+      auto *ctxType = llvm::StructType::get(
+          ctx, {ptr, ptr, i64, llvm::ArrayType::get(ptr, 4)});
+      llvm::Value *slot = b.CreateStructGEP(ctxType, entry->getArg(0), 1);
+      args.push_back(b.CreateLoad(ptr, slot));
+    }
     b.CreateCall(model, args);
     b.CreateRet(llvm::ConstantInt::get(i32, 0));
   }

@@ -17,7 +17,10 @@ LogicalResult mlir::tandem::buildCPUBufferizePipeline(OpPassManager &pm) {
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-results-to-out-params{hoist-static-allocs=1 "
       "modify-public-functions=1},"
-      "canonicalize,buffer-deallocation-pipeline",
+      // One function per model: the host partitions are inlined into the
+      // schedule, so that one arena holds every intermediate buffer.
+      "inline,symbol-dce,canonicalize,tandem-plan-memory,"
+      "buffer-deallocation-pipeline",
       pm);
 }
 

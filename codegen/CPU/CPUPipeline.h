@@ -16,7 +16,9 @@
 namespace mlir::tandem {
 
 /// linalg on tensors -> memrefs: one-shot bufferisation across function
-/// boundaries, results turned into output arguments, deallocation.
+/// boundaries, results turned into output arguments, partitions inlined,
+/// intermediate buffers planned into one arena (tandem-plan-memory), and
+/// deallocation of whatever the plan cannot hold.
 LogicalResult buildCPUBufferizePipeline(OpPassManager &pm);
 
 /// memrefs -> LLVM dialect: loops, then every dialect to LLVM, with bare

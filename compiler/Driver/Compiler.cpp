@@ -20,8 +20,11 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -151,6 +154,80 @@ static LogicalResult checkHostOnly(ModuleOp module) {
   return failure(walk.wasInterrupted());
 }
 
+/// Emits the model as an object into a temporary file and links it into the
+/// shared library `options.outputPath` with the system C compiler driver.
+static LogicalResult linkSharedLibrary(ModuleOp module,
+                                       const ModelSignature &signature,
+                                       const CompilerOptions &options,
+                                       Location fileLoc) {
+  if (options.outputPath == "-")
+    return emitError(fileLoc) << "--emit=shared needs an output file (-o)";
+  llvm::SmallString<128> objectPath;
+  int fd;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "tandem-" + signature.name, "o", fd, objectPath))
+    return emitError(fileLoc)
+           << "cannot create a temporary object file: " << ec.message();
+  llvm::FileRemover removeObject(objectPath);
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    ObjectOptions objectOptions;
+    objectOptions.cpu = options.cpu;
+    objectOptions.features = options.cpuFeatures;
+    objectOptions.triple = options.triple;
+    objectOptions.exportDefaultModel = true;
+    if (failed(emitModelObject(module, signature, objectOptions,
+                               ObjectKind::Object, os)))
+      return failure();
+  }
+  llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("cc");
+  if (!linker)
+    return emitError(fileLoc)
+           << "--emit=shared needs a C compiler driver ('cc') on PATH to "
+              "link; use --emit=obj and link the object yourself";
+  std::string output = options.outputPath;
+  llvm::SmallVector<llvm::StringRef> args = {*linker, "-shared",  "-o",
+                                             output,  objectPath, "-lm"};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0,
+                                     &message);
+  if (rc != 0)
+    return emitError(fileLoc)
+           << "linking '" << output << "' with " << *linker << " failed"
+           << (message.empty() ? "" : ": " + message);
+  return success();
+}
+
+/// Prints what the model needs in memory, for budgeting before deployment.
+static void writeMemoryReport(const ModelSignature &sig,
+                              llvm::raw_ostream &os) {
+  auto bytes = [](uint64_t n) {
+    std::string text;
+    llvm::raw_string_ostream s(text);
+    if (n >= (1u << 20))
+      s << llvm::format("%.2f MiB", n / double(1 << 20));
+    else if (n >= 1024)
+      s << llvm::format("%.2f KiB", n / 1024.0);
+    s << " (" << n << " bytes)";
+    return text;
+  };
+  os << "memory of model '" << sig.name << "':\n"
+     << "  arena (intermediates, allocated once): " << bytes(sig.arenaBytes)
+     << "\n"
+     << "  weights (read-only, in the object):     " << bytes(sig.weightBytes)
+     << "\n";
+  auto tensors = [&](llvm::StringRef kind,
+                     llvm::ArrayRef<TensorSignature> list) {
+    for (const TensorSignature &t : list) {
+      os << "  " << kind << " '" << t.name << "' " << dtypeName(t.dtype) << "[";
+      llvm::interleave(t.shape, os, ",");
+      os << "]: " << bytes(t.bytes()) << "\n";
+    }
+  };
+  tensors("input", sig.inputs);
+  tensors("output", sig.outputs);
+}
+
 /// The header's path for an object written to `output`.
 static std::string headerPathFor(const CompilerOptions &options) {
   if (!options.headerPath.empty())
@@ -216,11 +293,11 @@ LogicalResult mlir::tandem::compile(
     llvm::raw_ostream &log,
     llvm::function_ref<LogicalResult(PassManager &)> configurePassManager) {
   Location fileLoc = FileLineColLoc::get(&context, options.inputPath, 0, 0);
-  if (options.emit == EmitKind::PTX || options.emit == EmitKind::Shared)
+  if (options.emit == EmitKind::PTX)
     return emitError(fileLoc)
            << "--emit=" << emitKindName(options.emit)
-           << " is not yet supported; use --emit=obj, header, asm, llvm, "
-              "mlir or dot";
+           << " is not yet supported; use --emit=obj, shared, header, asm, "
+              "llvm, mlir or dot";
   bool codegen =
       options.emit != EmitKind::MLIR && options.emit != EmitKind::Dot;
   if (codegen && options.compileTo && *options.compileTo != Phase::Lowered)
@@ -298,11 +375,29 @@ LogicalResult mlir::tandem::compile(
     if (failed(pm.run(*module)))
       return failure();
     report(phaseName(phase), start);
+    // Memory planning has sized the model's arena.
+    if (phase == Phase::Bufferized && signature)
+      if (auto func = module->lookupSymbol<func::FuncOp>(options.name))
+        if (auto bytes = func->getAttrOfType<IntegerAttr>(
+                TandemDialect::getArenaBytesAttrName()))
+          signature->arenaBytes = bytes.getInt();
   }
 
   if (!options.dotGraph.empty() &&
       failed(writeOutput(*module, EmitKind::Dot, options.dotGraph, fileLoc)))
     return failure();
+  if (!options.memoryReport.empty()) {
+    if (!signature)
+      return emitError(fileLoc)
+             << "--memory-report needs code generation (--emit=obj, "
+                "shared, header, asm or llvm)";
+    if (failed(writeFile(options.memoryReport, fileLoc,
+                         [&](llvm::raw_pwrite_stream &os) {
+                           writeMemoryReport(*signature, os);
+                           return success();
+                         })))
+      return failure();
+  }
   if (!codegen) {
     if (failed(writeOutput(*module, options.emit, options.outputPath, fileLoc)))
       return failure();
@@ -313,6 +408,11 @@ LogicalResult mlir::tandem::compile(
                            return success();
                          })))
       return failure();
+  } else if (options.emit == EmitKind::Shared) {
+    start = Clock::now();
+    if (failed(linkSharedLibrary(*module, *signature, options, fileLoc)))
+      return failure();
+    report("link", start);
   } else {
     ObjectOptions objectOptions;
     objectOptions.cpu = options.cpu;

@@ -78,6 +78,9 @@ struct CompilerOptions {
   /// With --emit=obj, where to write the C header; empty for the output
   /// path with its extension replaced by ".h".
   std::string headerPath;
+  /// Where to write the memory report (arena, weights, inputs, outputs;
+  /// "-" = stdout); empty for none. Needs code generation.
+  std::string memoryReport;
   OnnxImportOptions import;
   /// Print the wall time and peak RSS of each phase to `log`.
   bool timePhases = false;

@@ -118,6 +118,9 @@ int main(int argc, char **argv) {
                  "extra target features, e.g. +avx512f,-avx512vnni");
   app.add_option("--target-triple", options.triple,
                  "target triple for cross-compilation (default: the host's)");
+  app.add_option("--memory-report", options.memoryReport,
+                 "print the arena, weight, input and output sizes ('-' for "
+                 "stdout, or a file)");
   app.add_option("--header", options.headerPath,
                  "with --emit=obj, where to write the C header (default: "
                  "the output with .h)");

@@ -4,6 +4,7 @@
 
 #include "compiler/InitAll.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
+#include "dialects/Tandem/IR/TandemOps.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -13,6 +14,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -104,9 +106,34 @@ LogicalResult mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
     pm.addPass(createTandemAssignDefaultDevice(placement));
     return success();
   }
+  case Phase::Fused: {
+    TandemFuseOptions fusion;
+    fusion.fusionReport = options.fusion.report;
+    fusion.disableFusion.assign(options.fusion.disableKinds.begin(),
+                                options.fusion.disableKinds.end());
+    fusion.disableFusionOf.assign(options.fusion.disableNodes.begin(),
+                                  options.fusion.disableNodes.end());
+    pm.addPass(createTandemFuse(fusion));
+    return success();
+  }
   default:
     return failure();
   }
+}
+
+std::string mlir::tandem::validateFusionOptions(const FusionOptions &options) {
+  for (const std::string &kind : options.disableKinds)
+    if (!symbolizeFusionKind(kind))
+      return "unknown fusion kind '" + kind +
+             "' in --disable-fusion (expected loop, input, output or "
+             "multi_output)";
+  for (const std::string &pattern : options.disableNodes)
+    if (llvm::Expected<llvm::GlobPattern> glob =
+            llvm::GlobPattern::create(pattern);
+        !glob)
+      return "invalid node glob '" + pattern +
+             "' in --disable-fusion-of: " + llvm::toString(glob.takeError());
+  return "";
 }
 
 /// Peak resident set size of this process, in MiB.

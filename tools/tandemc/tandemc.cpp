@@ -90,6 +90,16 @@ int main(int argc, char **argv) {
                  "bind an input's shape, NAME=D0xD1x... (repeatable)");
   app.add_option("--target", target, "devices, e.g. cpu or cpu,gpu:sm_90")
       ->capture_default_str();
+  app.add_option("--fusion-report", options.fusion.report,
+                 "write every fusion and every rejected fusion candidate "
+                 "with its reason as JSON to a file ('-' for stdout)");
+  app.add_option("--disable-fusion", options.fusion.disableKinds,
+                 "fusion kinds not to form: loop, input, output, "
+                 "multi_output (comma-separated)")
+      ->delimiter(',');
+  app.add_option("--disable-fusion-of", options.fusion.disableNodes,
+                 "never fuse ops whose ONNX node name matches this glob "
+                 "(repeatable)");
   app.add_flag("--time-phases", options.timePhases,
                "print wall time and peak RSS per phase");
   app.add_flag("-v,--verbose", options.verbose, "say what the driver does");
@@ -143,6 +153,9 @@ int main(int argc, char **argv) {
                   "' (expected NAME=D0xD1x..., e.g. input=1x3x224x224)");
     options.import.inputShapes[name.str()] = *shape;
   }
+  if (std::string problem = validateFusionOptions(options.fusion);
+      !problem.empty())
+    return fail(problem);
   options.targets.clear();
   llvm::SmallVector<llvm::StringRef> devices;
   llvm::StringRef(target).split(devices, ',', -1, /*KeepEmpty=*/false);

@@ -39,7 +39,7 @@ struct FusePass : tandem::impl::TandemFuseBase<FusePass> {
       return module->emitError()
              << "tandem-fuse: max-ops and max-operands must be at least 1, "
                 "got "
-             << maxOps << " and " << maxOperands;
+             << config.maxOps << " and " << config.maxOperands;
     for (const std::string &kind : disableFusion) {
       std::optional<FusionKind> parsed = symbolizeFusionKind(kind);
       if (!parsed)

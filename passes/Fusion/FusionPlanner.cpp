@@ -443,6 +443,15 @@ std::string Planner::combineKinds(Group *a, Group *b, Relation relation,
                                   FusionKind &kind) const {
   using K = FusionKind;
   kind = K::Loop;
+  // Pooling windows overlap: a fused producer would be recomputed for
+  // every window that reads its element.
+  if (relation == Relation::ProducerConsumer)
+    for (Operation *op : a->ops)
+      for (Operation *user : op->getUsers())
+        if (groupOf(topLevel(user)) == b &&
+            getFusionRole(user) == FusionRole::Window)
+          return "'" + nameOf(user) + "' reads overlapping windows of '" +
+                 nameOf(op) + "' (fusing would recompute it)";
   if (a->kind == K::Loop && b->kind == K::Loop)
     return "";
   if (a->kind == K::Output && b->kind == K::Output)

@@ -79,3 +79,26 @@ func.func @singletons(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x1x1xf32>) -> (tens
       : (tensor<1x1x2x2xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x2x2xf32> loc("same")
   return %1, %2 : tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>
 }
+
+// -----
+
+// Pooling windows overlap, so a producer is not fused into a pool (it would
+// be recomputed per window); elementwise consumers of a pool are.
+// CHECK-LABEL: func.func @pool_windows
+// CHECK: %[[R:.+]] = tandem.fusion loop "fusion.relu"(%arg0)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tandem.relu
+// CHECK-NEXT: tandem.yield
+// CHECK: tandem.fusion loop "fusion.neg"(%[[R]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tandem.max_pool2d
+// CHECK-NEXT: tandem.neg
+// CHECK-NEXT: tandem.yield
+func.func @pool_windows(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  %0 = tandem.relu %x : tensor<1x1x4x4xf32> loc("relu")
+  %1 = tandem.max_pool2d %0 {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+      pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+      : tensor<1x1x4x4xf32> -> tensor<1x1x2x2xf32> loc("pool")
+  %2 = tandem.neg %1 : tensor<1x1x2x2xf32> loc("neg")
+  return %2 : tensor<1x1x2x2xf32>
+}

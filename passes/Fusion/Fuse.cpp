@@ -14,6 +14,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tandem {
 #define GEN_PASS_DEF_TANDEMFUSE
@@ -76,6 +77,11 @@ struct FusePass : tandem::impl::TandemFuseBase<FusePass> {
                              << body.getBlocks().size() << " blocks";
         return signalPassFailure();
       }
+      // Dead ops would only ride along in some fusion: drop them first.
+      for (Operation &op :
+           llvm::make_early_inc_range(llvm::reverse(body.front())))
+        if (isOpTriviallyDead(&op))
+          op.erase();
       FusionPlan plan = planFusion(body.front(), config);
       outlineFusions(body.front(), plan, config);
       functions.push_back(buildFusionReport(function.getName(), plan));

@@ -725,6 +725,15 @@ FusionPlan Planner::run() {
   for (Group &group : storage) {
     if (!group.alive || group.ops.empty())
       continue;
+    // A group nobody reads is dead code (tandem compute ops are pure): a
+    // fusion must return something, so it goes instead.
+    if (numOutputs({&group}) == 0) {
+      for (Operation *op : group.ops) {
+        groups.erase(op);
+        deadOps.push_back(op);
+      }
+      continue;
+    }
     PlannedFusion fusion;
     fusion.ops = group.ops;
     llvm::sort(fusion.ops, [](Operation *x, Operation *y) {

@@ -101,8 +101,11 @@ static FusionOp outlineOne(PlannedFusion &planned, const FusionConfig &config) {
 
 void mlir::tandem::outlineFusions(Block &block, FusionPlan &plan,
                                   const FusionConfig &config) {
-  for (Operation *op : llvm::reverse(plan.deadOps))
+  for (Operation *op : llvm::reverse(plan.deadOps)) {
+    // Dead ops of a duplicated producer may still feed each other.
+    op->dropAllUses();
     op->erase();
+  }
   plan.deadOps.clear();
   for (PlannedFusion &planned : plan.fusions)
     outlineOne(planned, config);

@@ -102,3 +102,17 @@ func.func @pool_windows(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
   %2 = tandem.neg %1 : tensor<1x1x2x2xf32> loc("neg")
   return %2 : tensor<1x1x2x2xf32>
 }
+
+// -----
+
+// Ops nobody reads are dead code and go (a fusion must return something).
+// CHECK-LABEL: func.func @dead_code
+// CHECK-NOT: tandem.exp
+// CHECK: tandem.fusion loop "fusion.live"
+// CHECK-NOT: tandem.exp
+func.func @dead_code(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tandem.exp %x : tensor<4xf32> loc("dead")
+  %1 = tandem.neg %0 : tensor<4xf32> loc("dead_too")
+  %2 = tandem.relu %x : tensor<4xf32> loc("live")
+  return %2 : tensor<4xf32>
+}

@@ -1,6 +1,8 @@
 // Output fusions: a conv2d/matmul/gemm root takes its elementwise epilogue
 // (bias, batch norm, activations, the residual add) but no prologue.
 // RUN: tandem-opt %s -tandem-fuse -split-input-file | FileCheck %s
+// Fusing fused IR changes nothing.
+// RUN: tandem-opt %s -tandem-fuse -tandem-fuse -split-input-file | FileCheck %s
 
 // Conv + BiasAdd + ReLU is one output fusion named after the conv.
 // CHECK-LABEL: func.func @conv_bias_relu

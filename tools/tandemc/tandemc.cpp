@@ -96,10 +96,12 @@ int main(int argc, char **argv) {
   app.add_option("--disable-fusion", options.fusion.disableKinds,
                  "fusion kinds not to form: loop, input, output, "
                  "multi_output (comma-separated)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
   app.add_option("--disable-fusion-of", options.fusion.disableNodes,
                  "never fuse ops whose ONNX node name matches this glob "
-                 "(repeatable)");
+                 "(repeatable)")
+      ->allow_extra_args(false);
   app.add_flag("--time-phases", options.timePhases,
                "print wall time and peak RSS per phase");
   app.add_flag("-v,--verbose", options.verbose, "say what the driver does");

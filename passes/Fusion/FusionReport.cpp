@@ -70,8 +70,7 @@ LogicalResult mlir::tandem::writeFusionReport(llvm::json::Array functions,
   std::string message;
   std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &message);
   if (!file)
-    return emitError(loc) << "cannot open fusion report '" << path
-                          << "': " << message;
+    return emitError(loc) << "cannot write the fusion report: " << message;
   file->os() << llvm::formatv("{0:2}", report) << "\n";
   if (file->os().has_error())
     return emitError(loc) << "cannot write fusion report '" << path << "'";

@@ -7,7 +7,7 @@
 // RUN: tandem-opt %s '-tandem-fuse=fusion-report=- max-operands=2' -o /dev/null | FileCheck %s --check-prefix=MAXOPERANDS
 // RUN: not tandem-opt %s -tandem-fuse=fusion-report=%t.missing/dir/report.json -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADFILE
 
-// BADFILE: error: cannot open fusion report '{{.*}}report.json'
+// BADFILE: error: cannot write the fusion report: cannot open output file '{{.*}}report.json'
 
 // The conv and its relu: 576 bytes not written and 576 not read back.
 // CHECK: "functions": [

@@ -287,13 +287,15 @@ void Planner::seedCandidates() {
 }
 
 void Planner::pushCandidatesOf(Group *group) {
-  DenseSet<std::pair<Group *, Group *>> seen;
+  // Pairs already pushed, per relation: a pair may be both siblings and
+  // producer and consumer, and each relation has its own rules.
+  DenseSet<std::pair<Group *, Group *>> seenEdges, seenSiblings;
   for (Operation *op : group->ops) {
     for (OpOperand &operand : op->getOpOperands()) {
       Operation *def = operand.get().getDefiningOp();
       Group *producer = def ? groupOf(def) : nullptr;
       if (producer && producer != group &&
-          seen.insert({producer, group}).second)
+          seenEdges.insert({producer, group}).second)
         push(producer, group, Relation::ProducerConsumer, def, op,
              operand.getOperandNumber());
       // Siblings through this operand.
@@ -303,7 +305,7 @@ void Planner::pushCandidatesOf(Group *group) {
         Operation *top = topLevel(user);
         Group *other = top ? groupOf(top) : nullptr;
         if (other && other != group && other != producer &&
-            seen.insert({other, group}).second)
+            seenSiblings.insert({other, group}).second)
           push(group, other, Relation::Sibling, op, top, 0);
       }
     }
@@ -311,7 +313,7 @@ void Planner::pushCandidatesOf(Group *group) {
       Operation *top = topLevel(use.getOwner());
       Group *consumer = top ? groupOf(top) : nullptr;
       if (consumer && consumer != group &&
-          seen.insert({group, consumer}).second)
+          seenEdges.insert({group, consumer}).second)
         push(group, consumer, Relation::ProducerConsumer, op, top,
              use.getOperandNumber());
     }

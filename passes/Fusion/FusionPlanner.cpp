@@ -76,8 +76,6 @@ bool isEpilogueOp(Operation *op) {
   return getFusionRole(op) == FusionRole::Elementwise || isa<ReshapeOp>(op);
 }
 
-std::string nameOf(Operation *op) { return getDisplayName(op); }
-
 std::string deviceName(DeviceAttr device) {
   return device ? device.getName() : std::string("no device");
 }
@@ -99,6 +97,10 @@ struct Group {
 };
 
 enum class Relation { ProducerConsumer, Sibling };
+
+/// Sibling candidates of one value consider at most this many readers, so a
+/// value read everywhere (a shared weight argument) stays linear.
+constexpr size_t kMaxSiblingReaders = 8;
 
 /// A merge to consider: producer `a` into consumer `b`, or siblings.
 struct Candidate {
@@ -155,6 +157,13 @@ public:
 
 private:
   Group *groupOf(Operation *op) const { return groups.lookup(op); }
+  /// The display name of `op`, computed once (unnamed ops cost a scan).
+  const std::string &nameOf(Operation *op) const {
+    auto [it, inserted] = names.try_emplace(op);
+    if (inserted)
+      it->second = getDisplayName(op);
+    return it->second;
+  }
   Operation *topLevel(Operation *op) const {
     return block.findAncestorOpInBlock(*op);
   }
@@ -162,6 +171,10 @@ private:
   Group *newGroup(Operation *op);
   void seedCandidates();
   void pushCandidatesOf(Group *group);
+  /// Up to kMaxSiblingReaders loop or input groups other than `exclude`
+  /// that read `value` (not a constant), with one reading op each.
+  SmallVector<std::pair<Group *, Operation *>>
+  siblingReaders(Value value, Group *exclude) const;
   void push(Group *a, Group *b, Relation relation, Operation *first,
             Operation *second, unsigned operandIndex);
   void reject(const Candidate &candidate, const std::string &reason);
@@ -191,6 +204,10 @@ private:
       rejections;
   std::vector<Operation *> deadOps;
   bool clonedOps = false;
+  mutable DenseMap<Operation *, std::string> names;
+  /// Block order at the start; a clone shares its original's position, which
+  /// keeps "producer before consumer" true for every edge.
+  DenseMap<Operation *, unsigned> position;
 };
 
 } // namespace
@@ -263,19 +280,12 @@ void Planner::seedCandidates() {
              operand.getOperandNumber());
     }
   }
-  // Siblings: groups reading the same value (constants excluded).
+  // Siblings: groups reading the same value.
   auto addSiblings = [&](Value value) {
-    if (Operation *def = value.getDefiningOp(); def && isa<ConstantOp>(def))
-      return;
-    llvm::SmallVector<std::pair<Group *, Operation *>> readers;
-    for (Operation *user : value.getUsers()) {
-      Group *group = groupOf(topLevel(user));
-      if (group &&
-          llvm::none_of(readers, [&](auto &r) { return r.first == group; }))
-        readers.push_back({group, topLevel(user)});
-    }
+    SmallVector<std::pair<Group *, Operation *>> readers =
+        siblingReaders(value, nullptr);
     for (size_t i = 0; i < readers.size(); ++i)
-      for (size_t j = i + 1; j < readers.size() && j < 8; ++j)
+      for (size_t j = i + 1; j < readers.size(); ++j)
         push(readers[i].first, readers[j].first, Relation::Sibling,
              readers[i].second, readers[j].second, 0);
   };
@@ -284,6 +294,24 @@ void Planner::seedCandidates() {
   for (Operation &op : block)
     for (Value result : op.getResults())
       addSiblings(result);
+}
+
+SmallVector<std::pair<Group *, Operation *>>
+Planner::siblingReaders(Value value, Group *exclude) const {
+  SmallVector<std::pair<Group *, Operation *>> readers;
+  if (Operation *def = value.getDefiningOp(); def && isa<ConstantOp>(def))
+    return readers;
+  for (Operation *user : value.getUsers()) {
+    Operation *top = topLevel(user);
+    Group *group = top ? groupOf(top) : nullptr;
+    if (!group || group == exclude || group->kind == FusionKind::Output ||
+        llvm::any_of(readers, [&](auto &r) { return r.first == group; }))
+      continue;
+    readers.push_back({group, top});
+    if (readers.size() == kMaxSiblingReaders)
+      break;
+  }
+  return readers;
 }
 
 void Planner::pushCandidatesOf(Group *group) {
@@ -299,15 +327,11 @@ void Planner::pushCandidatesOf(Group *group) {
         push(producer, group, Relation::ProducerConsumer, def, op,
              operand.getOperandNumber());
       // Siblings through this operand.
-      if (def && isa<ConstantOp>(def))
+      if (group->kind == FusionKind::Output)
         continue;
-      for (Operation *user : operand.get().getUsers()) {
-        Operation *top = topLevel(user);
-        Group *other = top ? groupOf(top) : nullptr;
-        if (other && other != group && other != producer &&
-            seenSiblings.insert({other, group}).second)
-          push(group, other, Relation::Sibling, op, top, 0);
-      }
+      for (auto [other, reader] : siblingReaders(operand.get(), group))
+        if (other != producer && seenSiblings.insert({other, group}).second)
+          push(group, other, Relation::Sibling, op, reader, 0);
     }
     for (OpOperand &use : op->getUses()) {
       Operation *top = topLevel(use.getOwner());
@@ -508,6 +532,10 @@ Operation *Planner::findIndirectPath(Group *from, Group *to) const {
   SmallVector<Operation *> work;
   DenseSet<Operation *> seen;
   DenseSet<Group *> expanded{from};
+  // Ops after the last op of `to` cannot lead back to it.
+  unsigned last = 0;
+  for (Operation *op : to->ops)
+    last = std::max(last, position.lookup(op));
   // Pushes the users of `op`; returns `op` when one of them is in `to` and
   // `op` is not in `from` (a path through another op).
   auto visitUsers = [&](Operation *op, bool isSource) -> Operation * {
@@ -523,7 +551,7 @@ Operation *Planner::findIndirectPath(Group *from, Group *to) const {
           return op;
         continue;
       }
-      if (seen.insert(top).second)
+      if (position.lookup(top) < last && seen.insert(top).second)
         work.push_back(top);
     }
     return nullptr;
@@ -642,6 +670,8 @@ void Planner::duplicateInto(Group *a, Group *b, FusionKind kind,
   copy.device = a->device;
   for (Operation *op : a->ops) {
     Operation *clone = builder.clone(*op, mapping);
+    position[clone] = position.lookup(op);
+    names[clone] = nameOf(op);
     copy.ops.push_back(clone);
     copy.duplicated.push_back(clone);
     groups[clone] = &copy;
@@ -678,6 +708,9 @@ void Planner::duplicateInto(Group *a, Group *b, FusionKind kind,
 
 FusionPlan Planner::run() {
   FusionPlan plan;
+  unsigned index = 0;
+  for (Operation &op : block)
+    position[&op] = index++;
   for (Operation &op : block) {
     if (isa<TransferOp>(&op) || isa<ConstantOp>(&op))
       continue;

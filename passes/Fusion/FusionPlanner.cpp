@@ -157,7 +157,8 @@ public:
 
 private:
   Group *groupOf(Operation *op) const { return groups.lookup(op); }
-  /// The display name of `op`, computed once (unnamed ops cost a scan).
+  /// The display name of `op` as it was when planning started (a copy has
+  /// its original's), so that names stay stable while copies are inserted.
   const std::string &nameOf(Operation *op) const {
     auto [it, inserted] = names.try_emplace(op);
     if (inserted)
@@ -205,9 +206,6 @@ private:
   std::vector<Operation *> deadOps;
   bool clonedOps = false;
   mutable DenseMap<Operation *, std::string> names;
-  /// Block order at the start; a clone shares its original's position, which
-  /// keeps "producer before consumer" true for every edge.
-  DenseMap<Operation *, unsigned> position;
 };
 
 } // namespace
@@ -532,10 +530,6 @@ Operation *Planner::findIndirectPath(Group *from, Group *to) const {
   SmallVector<Operation *> work;
   DenseSet<Operation *> seen;
   DenseSet<Group *> expanded{from};
-  // Ops after the last op of `to` cannot lead back to it.
-  unsigned last = 0;
-  for (Operation *op : to->ops)
-    last = std::max(last, position.lookup(op));
   // Pushes the users of `op`; returns `op` when one of them is in `to` and
   // `op` is not in `from` (a path through another op).
   auto visitUsers = [&](Operation *op, bool isSource) -> Operation * {
@@ -551,7 +545,7 @@ Operation *Planner::findIndirectPath(Group *from, Group *to) const {
           return op;
         continue;
       }
-      if (position.lookup(top) < last && seen.insert(top).second)
+      if (seen.insert(top).second)
         work.push_back(top);
     }
     return nullptr;
@@ -670,7 +664,6 @@ void Planner::duplicateInto(Group *a, Group *b, FusionKind kind,
   copy.device = a->device;
   for (Operation *op : a->ops) {
     Operation *clone = builder.clone(*op, mapping);
-    position[clone] = position.lookup(op);
     names[clone] = nameOf(op);
     copy.ops.push_back(clone);
     copy.duplicated.push_back(clone);
@@ -708,9 +701,8 @@ void Planner::duplicateInto(Group *a, Group *b, FusionKind kind,
 
 FusionPlan Planner::run() {
   FusionPlan plan;
-  unsigned index = 0;
   for (Operation &op : block)
-    position[&op] = index++;
+    nameOf(&op);
   for (Operation &op : block) {
     if (isa<TransferOp>(&op) || isa<ConstantOp>(&op))
       continue;
@@ -786,9 +778,8 @@ FusionPlan Planner::run() {
     if (group.device)
       fusion.device = group.device.getName();
     std::string base =
-        "fusion." + llvm::StringRef(sanitizeName(getDisplayName(fusion.root)))
-                        .ltrim('_')
-                        .str();
+        "fusion." +
+        llvm::StringRef(sanitizeName(nameOf(fusion.root))).ltrim('_').str();
     std::string name = base;
     for (unsigned i = 1; !names.insert(name).second; ++i)
       name = base + "_" + std::to_string(i);

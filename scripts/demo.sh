@@ -3,8 +3,8 @@
 # install what is missing, build, and run the compiler on an example.
 #
 # Codegen and the runtime are not built yet, so today this compiles a small
-# ONNX convnet with tandemc to optimised, placed, partitioned tandem IR
-# (for the CPU, then for a CPU + GPU target with its placement report), and runs
+# ONNX convnet with tandemc to optimised, placed, fused and partitioned tandem
+# IR (for the CPU, then for a CPU + GPU target with its placement report), and runs
 # tandem-opt on a ResNet block written in the tandem dialect. It grows into
 # "compile an example model, link it into a binary, run it" as those stages
 # land.
@@ -24,8 +24,9 @@ mkdir -p build/demo
 .venv/bin/python test/tools/tandemc/Inputs/make_models.py build/demo conv_block
 echo "=== tandemc build/demo/conv_block.onnx --emit=mlir --time-phases"
 ./build/bin/tandemc build/demo/conv_block.onnx --emit=mlir \
-  -o build/demo/conv_block.mlir --time-phases
-grep -c "tandem.device" build/demo/conv_block.mlir | sed 's/^/ops placed: /'
+  -o build/demo/conv_block.mlir --time-phases \
+  --fusion-report=build/demo/conv_block.fusion.json
+grep -c "tandem.fusion " build/demo/conv_block.mlir | sed 's/^/kernels (fusions): /'
 sed -n '1,40p' build/demo/conv_block.mlir | cut -c1-160
 
 # A host + H100 build (Graphviz drawing alongside): the placement report

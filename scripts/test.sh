@@ -11,7 +11,9 @@
 #
 # Then runs the ONNX backend conformance runner (test/onnx-backend), which
 # also rewrites docs/onnx-conformance.md, imports the torch-exported models
-# (test/models) and fuzzes the ONNX importer for FUZZ_SECONDS (default 60).
+# (test/models), fuses ResNet-18, MobileNetV2 and the Transformer encoder
+# layer and checks their kernel counts, and fuzzes the ONNX importer for
+# FUZZ_SECONDS (default 60).
 # Ends with one line "tests: N passed, M failed" summing everything.
 set -euo pipefail
 
@@ -102,6 +104,15 @@ echo "=== [torch-placement] cpu,gpu:sm_90 placement and partitioning"
 rc=0
 out=$(/usr/bin/python3 test/models/place_models.py --tandemc build/bin/tandemc \
   --models build/models --set "$MODEL_SET") || rc=$?
+echo "$out"
+add_counts "$rc" "$out"
+
+# Fusion on the same models: kernel counts and epilogue structure of
+# ResNet-18, MobileNetV2 and the Transformer encoder layer.
+echo "=== [fuse-models] tandemc --compile-to=fused"
+rc=0
+out=$(/usr/bin/python3 test/models/fuse_models.py --tandemc build/bin/tandemc \
+  --models build/models) || rc=$?
 echo "$out"
 add_counts "$rc" "$out"
 

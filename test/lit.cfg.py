@@ -38,6 +38,13 @@ if os.path.exists(venv_python):
         config.available_features.add("onnx")
         config.substitutions.append(("%venv_python", venv_python))
 
+# The torch-exported models (test/models/generate_torch_models.py writes
+# them into the build tree) enable the model-level fusion test.
+models_dir = os.path.join(config.tandem_obj_root, "models")
+if os.path.exists(os.path.join(models_dir, "resnet18.onnx")):
+    config.available_features.add("torch-models")
+    config.substitutions.append(("%models", models_dir))
+
 # GPU tests that assemble PTX need the CUDA toolkit, not a GPU.
 if config.tandem_ptxas and not config.tandem_ptxas.endswith("-NOTFOUND"):
     config.available_features.add("ptxas")

@@ -9,6 +9,7 @@
 #include "dialects/Tandem/IR/TandemAttrs.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
 #include "passes/Analysis/DotGraph.h"
+#include "dialects/Tandem/IR/TandemOps.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,6 +26,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -118,9 +120,16 @@ LogicalResult mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
     pm.addPass(createTandemPlace(placement));
     return success();
   }
-  case Phase::Fused:
-    // Fusion is not implemented yet: every op is its own kernel.
+  case Phase::Fused: {
+    TandemFuseOptions fusion;
+    fusion.fusionReport = options.fusion.report;
+    fusion.disableFusion.assign(options.fusion.disableKinds.begin(),
+                                options.fusion.disableKinds.end());
+    fusion.disableFusionOf.assign(options.fusion.disableNodes.begin(),
+                                  options.fusion.disableNodes.end());
+    pm.addPass(createTandemFuse(fusion));
     return success();
+  }
   case Phase::Partitioned:
     pm.addPass(createTandemPartition());
     return success();
@@ -235,6 +244,21 @@ static std::string headerPathFor(const CompilerOptions &options) {
   llvm::SmallString<256> path(options.outputPath);
   llvm::sys::path::replace_extension(path, ".h");
   return path.str().str();
+}
+
+std::string mlir::tandem::validateFusionOptions(const FusionOptions &options) {
+  for (const std::string &kind : options.disableKinds)
+    if (!symbolizeFusionKind(kind))
+      return "unknown fusion kind '" + kind +
+             "' in --disable-fusion (expected loop, input, output or "
+             "multi_output)";
+  for (const std::string &pattern : options.disableNodes)
+    if (llvm::Expected<llvm::GlobPattern> glob =
+            llvm::GlobPattern::create(pattern);
+        !glob)
+      return "invalid node glob '" + pattern +
+             "' in --disable-fusion-of: " + llvm::toString(glob.takeError());
+  return "";
 }
 
 /// Peak resident set size of this process, in MiB.

@@ -44,6 +44,20 @@ llvm::StringRef emitKindName(EmitKind kind);
 /// The last phase implemented so far; later ones report "not yet supported".
 constexpr Phase kLastImplementedPhase = Phase::Partitioned;
 
+/// What the fused phase is told (the tandem-fuse pass options).
+struct FusionOptions {
+  /// Where the JSON fusion report goes ("-" for stdout); empty for none.
+  std::string report;
+  /// Fusion kinds not to form: loop, input, output, multi_output.
+  std::vector<std::string> disableKinds;
+  /// Node-name globs (llvm::GlobPattern) whose ops are never fused.
+  std::vector<std::string> disableNodes;
+};
+
+/// Checks `options` before any work: known kinds and well-formed globs.
+/// Returns the error message, or the empty string when they are valid.
+std::string validateFusionOptions(const FusionOptions &options);
+
 /// Everything tandemc can be asked to do.
 struct CompilerOptions {
   std::string inputPath;
@@ -82,6 +96,7 @@ struct CompilerOptions {
   /// "-" = stdout); empty for none. Needs code generation.
   std::string memoryReport;
   OnnxImportOptions import;
+  FusionOptions fusion;
   /// Print the wall time and peak RSS of each phase to `log`.
   bool timePhases = false;
   /// Print what the driver does to `log`.

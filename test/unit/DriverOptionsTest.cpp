@@ -43,4 +43,20 @@ TEST(DriverOptions, EmitKindsRoundTrip) {
   EXPECT_FALSE(parseEmitKind("exe"));
 }
 
+TEST(DriverOptions, ValidatesFusionOptions) {
+  FusionOptions options;
+  EXPECT_EQ(validateFusionOptions(options), "");
+  options.disableKinds = {"loop", "multi_output"};
+  options.disableNodes = {"/layer1/*", "conv{1,2}"};
+  EXPECT_EQ(validateFusionOptions(options), "");
+  options.disableKinds.push_back("kernel");
+  EXPECT_EQ(validateFusionOptions(options),
+            "unknown fusion kind 'kernel' in --disable-fusion (expected "
+            "loop, input, output or multi_output)");
+  options.disableKinds.pop_back();
+  options.disableNodes.push_back("conv[");
+  EXPECT_NE(validateFusionOptions(options).find("invalid node glob 'conv['"),
+            std::string::npos);
+}
+
 } // namespace

@@ -124,6 +124,18 @@ int main(int argc, char **argv) {
   app.add_option("--header", options.headerPath,
                  "with --emit=obj, where to write the C header (default: "
                  "the output with .h)");
+  app.add_option("--fusion-report", options.fusion.report,
+                 "write every fusion and every rejected fusion candidate "
+                 "with its reason as JSON to a file ('-' for stdout)");
+  app.add_option("--disable-fusion", options.fusion.disableKinds,
+                 "fusion kinds not to form: loop, input, output, "
+                 "multi_output (comma-separated)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  app.add_option("--disable-fusion-of", options.fusion.disableNodes,
+                 "never fuse ops whose ONNX node name matches this glob "
+                 "(repeatable)")
+      ->allow_extra_args(false);
   app.add_flag("--time-phases", options.timePhases,
                "print wall time and peak RSS per phase");
   app.add_flag("-v,--verbose", options.verbose, "say what the driver does");
@@ -179,6 +191,9 @@ int main(int argc, char **argv) {
     options.import.inputShapes[name.str()] = *shape;
   }
   options.softPlacement = !noSoftPlacement;
+  if (std::string problem = validateFusionOptions(options.fusion);
+      !problem.empty())
+    return fail(problem);
   options.targets.clear();
   llvm::SmallVector<llvm::StringRef> devices;
   llvm::StringRef(target).split(devices, ',', -1, /*KeepEmpty=*/false);

@@ -2,6 +2,7 @@
 
 #include "codegen/Artifact/ObjectEmitter.h"
 
+#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
@@ -190,6 +191,14 @@ LogicalResult mlir::tandem::emitModelObject(ModuleOp module,
     if (!features.empty())
       f.addFnAttr("target-features", features);
   }
+
+  // LLVM's own -O2 (loop and scalar optimisations, vectorisation) on top of
+  // the kernels MLIR produced.
+  auto optimize = makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0,
+                                            machine.get());
+  if (llvm::Error error = optimize(llvmModule.get()))
+    return emitError(loc) << "LLVM optimisation failed: "
+                          << llvm::toString(std::move(error));
 
   if (kind == ObjectKind::LLVMIR) {
     llvmModule->print(os, nullptr);

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <new>
 #include <string>
 #include <vector>
@@ -25,10 +26,26 @@ struct tandem_model_s {
 
 namespace {
 
+/// The raw value of a dtype field. Descriptors and tensors come from other
+/// code and may hold values outside the enum, which C++ must not load as
+/// the enum type.
+uint32_t rawDtype(const tandem_dtype_t &dtype) {
+  uint32_t raw = 0;
+  static_assert(sizeof(dtype) == sizeof(raw), "tandem_dtype_t is 32-bit");
+  std::memcpy(&raw, &dtype, sizeof(raw));
+  return raw;
+}
+
+bool validDtype(uint32_t raw) { return raw <= TANDEM_BOOL; }
+
+const char *dtypeName(uint32_t raw) {
+  return validDtype(raw) ? tandem_dtype_name(static_cast<tandem_dtype_t>(raw))
+                         : "unknown";
+}
+
 /// "f32[2,3]", "i64[]" (rank 0).
-std::string formatType(tandem_dtype_t dtype, int32_t rank,
-                       const int64_t *shape) {
-  std::string text = tandem_dtype_name(dtype);
+std::string formatType(uint32_t dtype, int32_t rank, const int64_t *shape) {
+  std::string text = dtypeName(dtype);
   text += '[';
   for (int32_t i = 0; i < rank && shape; ++i) {
     if (i)
@@ -45,8 +62,6 @@ const char *nameOf(const tandem_tensor_desc_t &desc) {
   return desc.name ? desc.name : "";
 }
 
-bool validDtype(tandem_dtype_t dtype) { return tandem_dtype_size(dtype) != 0; }
-
 tandem_status_t validateTensorDescs(const tandem_model_desc_t *desc,
                                     const char *kind,
                                     const tandem_tensor_desc_t *tensors,
@@ -61,11 +76,11 @@ tandem_status_t validateTensorDescs(const tandem_model_desc_t *desc,
                               desc->name, count, kind, kind);
   for (int32_t i = 0; i < count; ++i) {
     const tandem_tensor_desc_t &tensor = tensors[i];
-    if (!validDtype(tensor.dtype))
+    uint32_t dtype = rawDtype(tensor.dtype);
+    if (!validDtype(dtype))
       return tandem_status_make(TANDEM_INVALID_ARGUMENT,
-                                "model '%s': %s %d ('%s') has unknown dtype %d",
-                                desc->name, kind, i, nameOf(tensor),
-                                static_cast<int>(tensor.dtype));
+                                "model '%s': %s %d ('%s') has unknown dtype %u",
+                                desc->name, kind, i, nameOf(tensor), dtype);
     if (tandem_tensor_desc_num_elements(&tensor) < 0)
       return tandem_status_make(
           TANDEM_INVALID_ARGUMENT,
@@ -126,16 +141,16 @@ tandem_status_t busy(const tandem_model_t *model) {
 tandem_status_t checkTensor(const char *kind, int32_t index,
                             const tandem_tensor_desc_t &expected,
                             const tandem_tensor_t &got) {
-  bool same = got.dtype == expected.dtype && got.rank == expected.rank &&
-              (got.rank == 0 || got.shape);
+  bool same = rawDtype(got.dtype) == rawDtype(expected.dtype) &&
+              got.rank == expected.rank && (got.rank == 0 || got.shape);
   for (int32_t i = 0; same && i < got.rank; ++i)
     same = got.shape[i] == expected.shape[i];
   if (!same) {
     std::string want =
-        formatType(expected.dtype, expected.rank, expected.shape);
-    std::string have = got.rank < 0
-                           ? std::string("rank ") + std::to_string(got.rank)
-                           : formatType(got.dtype, got.rank, got.shape);
+        formatType(rawDtype(expected.dtype), expected.rank, expected.shape);
+    std::string have =
+        got.rank < 0 ? std::string("rank ") + std::to_string(got.rank)
+                     : formatType(rawDtype(got.dtype), got.rank, got.shape);
     return tandem_status_make(TANDEM_INVALID_ARGUMENT,
                               "%s %d ('%s'): expected %s, got %s", kind, index,
                               nameOf(expected), want.c_str(), have.c_str());

@@ -60,6 +60,15 @@ int fail(const std::string &prefix, const std::string &message) {
   return 1;
 }
 
+/// Prints an error of readNpy / checkInput, which starts with "FILE: ", as
+/// "FILE: error: ..."; returns the failure exit code.
+int failFile(const std::string &file, const std::string &error) {
+  std::string prefix = file + ": ";
+  if (error.compare(0, prefix.size(), prefix) == 0)
+    return fail(file, error.substr(prefix.size()));
+  return fail(file, error);
+}
+
 std::string formatType(tandem_dtype_t dtype,
                        const std::vector<int64_t> &shape) {
   std::string text = std::string(tandem_dtype_name(dtype)) + "[";
@@ -308,7 +317,7 @@ int compareOutput(const RunOptions &options, const std::string &file,
   NpyArray ref;
   std::string error;
   if (!readNpy(file, ref, error)) {
-    std::cerr << error << "\n";
+    failFile(file, error);
     return 2;
   }
   if (ref.shape != got.shape) {
@@ -421,11 +430,8 @@ int run(const RunOptions &options) {
     for (int32_t i = 0; i < desc->num_inputs; ++i) {
       const std::string &file = options.inputs[size_t(i)];
       if (!readNpy(file, inputs[size_t(i)], error) ||
-          !checkInput(file, i, desc->inputs[i], inputs[size_t(i)], error)) {
-        std::cerr << (error.rfind(file, 0) == 0 ? "" : file + ": ")
-                  << error.insert(error.find(':') + 1, " error:") << "\n";
-        return 1;
-      }
+          !checkInput(file, i, desc->inputs[i], inputs[size_t(i)], error))
+        return failFile(file, error);
     }
   }
   if (!options.outputs.empty() &&

@@ -50,7 +50,8 @@ run_suite() {
   local json="$dir/test-results.json"
   rm -f "$json"
   local rc=0
-  "$LIT" -sv --timeout=300 -o "$json" "$dir/test" "$dir/test/unit" || rc=$?
+  "$LIT" -sv --timeout=300 -o "$json" "$dir/test" "$dir/test/unit" \
+    "$dir/test/runtime" || rc=$?
   if [ ! -f "$json" ]; then
     echo "[$name] lit produced no results" >&2
     total_fail=$((total_fail + 1))

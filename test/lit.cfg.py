@@ -14,7 +14,8 @@ config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tandem_obj_root, "test")
 config.excludes = [
-    "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "unit", "Inputs"]
+    "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "unit", "runtime",
+    "Inputs"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
@@ -23,19 +24,24 @@ llvm_config.use_default_substitutions()
 
 # Tandem's tools first, then FileCheck & co from LLVM.
 tool_dirs = [config.tandem_tools_dir, config.llvm_tools_dir]
-tools = ["tandem-opt", "tandemc", "FileCheck", "not", "count"]
+tools = ["tandem-opt", "tandemc", "tandem-run", "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.tandem_tools_dir, append_path=True)
 
-# Tests that build ONNX models need the project's Python venv with onnx
-# (scripts/setup.sh creates it).
+# Tests that build ONNX models or .npy files need the project's Python venv
+# with onnx / numpy (scripts/setup.sh creates it).
 venv_python = os.path.join(config.tandem_src_root, ".venv", "bin", "python")
 if os.path.exists(venv_python):
     import subprocess
 
-    if subprocess.run([venv_python, "-c", "import onnx"],
-                      capture_output=True).returncode == 0:
-        config.available_features.add("onnx")
+    def venv_has(module):
+        return subprocess.run([venv_python, "-c", "import " + module],
+                              capture_output=True).returncode == 0
+
+    for module in ("onnx", "numpy"):
+        if venv_has(module):
+            config.available_features.add(module)
+    if {"onnx", "numpy"} & config.available_features:
         config.substitutions.append(("%venv_python", venv_python))
 
 # The torch-exported models (test/models/generate_torch_models.py writes
@@ -44,6 +50,11 @@ models_dir = os.path.join(config.tandem_obj_root, "models")
 if os.path.exists(os.path.join(models_dir, "resnet18.onnx")):
     config.available_features.add("torch-models")
     config.substitutions.append(("%models", models_dir))
+
+# Hand-written fixture models (test/runtime/TestModels.c) built as shared
+# libraries, for tandem-run.
+config.substitutions.append(
+    ("%test_models", os.path.join(config.tandem_obj_root, "test", "runtime")))
 
 # GPU tests that assemble PTX need the CUDA toolkit, not a GPU.
 if config.tandem_ptxas and not config.tandem_ptxas.endswith("-NOTFOUND"):

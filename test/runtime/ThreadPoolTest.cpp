@@ -1,0 +1,215 @@
+//===- ThreadPoolTest.cpp - tandem_thread_pool_t and tandem_parallel_for --===//
+
+#include "tandem/runtime.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace {
+
+struct PoolDeleter {
+  void operator()(tandem_thread_pool_t *pool) {
+    tandem_thread_pool_destroy(pool);
+  }
+};
+using PoolPtr = std::unique_ptr<tandem_thread_pool_t, PoolDeleter>;
+
+PoolPtr makePool(int32_t threads) {
+  tandem_thread_pool_t *pool = nullptr;
+  tandem_status_t status = tandem_thread_pool_create(threads, &pool);
+  EXPECT_EQ(status, nullptr) << tandem_status_message(status);
+  tandem_status_free(status);
+  return PoolPtr(pool);
+}
+
+/// Counts visits per index and records chunk sizes and threads.
+struct Visits {
+  explicit Visits(int64_t n) : counts(static_cast<size_t>(n)) {}
+  std::vector<std::atomic<int>> counts;
+  std::atomic<int64_t> minChunk{INT64_MAX};
+  std::atomic<int64_t> chunks{0};
+  std::atomic<int64_t> shortChunks{0};
+  int64_t grain = 1;
+  std::mutex mutex;
+  std::set<std::thread::id> threads;
+
+  static void visit(void *env, int64_t begin, int64_t end) {
+    auto *self = static_cast<Visits *>(env);
+    for (int64_t i = begin; i < end; ++i)
+      self->counts[static_cast<size_t>(i)].fetch_add(1);
+    int64_t size = end - begin;
+    int64_t seen = self->minChunk.load();
+    while (size < seen && !self->minChunk.compare_exchange_weak(seen, size)) {
+    }
+    if (size < self->grain)
+      self->shortChunks.fetch_add(1);
+    self->chunks.fetch_add(1);
+    std::lock_guard<std::mutex> lock(self->mutex);
+    self->threads.insert(std::this_thread::get_id());
+  }
+
+  void expectEachOnce() {
+    for (size_t i = 0; i < counts.size(); ++i)
+      ASSERT_EQ(counts[i].load(), 1) << "index " << i;
+  }
+};
+
+TEST(ThreadPool, PhysicalCores) {
+  int32_t cores = tandem_physical_cores();
+  EXPECT_GE(cores, 1);
+  unsigned logical = std::thread::hardware_concurrency();
+  if (logical) {
+    EXPECT_LE(static_cast<unsigned>(cores), logical);
+  }
+}
+
+TEST(ThreadPool, Sizes) {
+  for (int32_t threads = 1; threads <= 8; ++threads) {
+    PoolPtr pool = makePool(threads);
+    ASSERT_NE(pool, nullptr);
+    EXPECT_EQ(tandem_thread_pool_size(pool.get()), threads);
+  }
+  PoolPtr defaulted = makePool(0);
+  EXPECT_EQ(tandem_thread_pool_size(defaulted.get()), tandem_physical_cores());
+  EXPECT_EQ(tandem_thread_pool_size(nullptr), 1);
+  tandem_thread_pool_destroy(nullptr);
+  tandem_status_t status = tandem_thread_pool_create(2, nullptr);
+  EXPECT_EQ(tandem_status_code(status), TANDEM_INVALID_ARGUMENT);
+  tandem_status_free(status);
+}
+
+TEST(ThreadPool, EveryIndexOnceForManyShapes) {
+  const int64_t ns[] = {0, 1, 2, 7, 63, 64, 65, 1000, 4097};
+  const int64_t grains[] = {-3, 0, 1, 2, 5, 64, 1000, 5000};
+  for (int32_t threads = 1; threads <= 8; ++threads) {
+    PoolPtr pool = makePool(threads);
+    for (int64_t n : ns) {
+      for (int64_t grain : grains) {
+        Visits visits(n);
+        visits.grain = grain < 1 ? 1 : grain;
+        tandem_parallel_for(pool.get(), n, grain, Visits::visit, &visits);
+        SCOPED_TRACE(testing::Message() << "threads " << threads << " n " << n
+                                        << " grain " << grain);
+        visits.expectEachOnce();
+        if (n == 0) {
+          EXPECT_EQ(visits.chunks.load(), 0);
+          continue;
+        }
+        // Only the last chunk may be shorter than the grain.
+        EXPECT_LE(visits.shortChunks.load(), 1);
+        if (n <= visits.grain || threads == 1) {
+          EXPECT_EQ(visits.chunks.load(), 1); // serial: one call, [0, n)
+        }
+      }
+    }
+  }
+}
+
+TEST(ThreadPool, NullPoolRunsSeriallyOnCaller) {
+  Visits visits(100);
+  tandem_parallel_for(nullptr, 100, 1, Visits::visit, &visits);
+  visits.expectEachOnce();
+  EXPECT_EQ(visits.chunks.load(), 1);
+  ASSERT_EQ(visits.threads.size(), 1u);
+  EXPECT_EQ(*visits.threads.begin(), std::this_thread::get_id());
+}
+
+TEST(ThreadPool, UsesWorkers) {
+  PoolPtr pool = makePool(4);
+  // Slow chunks, so that the workers pick some up; retried because
+  // scheduling on a loaded machine may let the caller take them all.
+  bool sawWorker = false;
+  for (int attempt = 0; attempt < 20 && !sawWorker; ++attempt) {
+    Visits visits(64);
+    tandem_parallel_for(
+        pool.get(), 64, 1,
+        [](void *env, int64_t begin, int64_t end) {
+          std::this_thread::sleep_for(std::chrono::microseconds(200));
+          Visits::visit(env, begin, end);
+        },
+        &visits);
+    visits.expectEachOnce();
+    sawWorker = visits.threads.size() > 1;
+  }
+  EXPECT_TRUE(sawWorker);
+}
+
+struct NestedEnv {
+  tandem_thread_pool_t *pool;
+  std::vector<std::atomic<int>> counts;
+  std::atomic<int> innerChunks{0};
+  explicit NestedEnv(tandem_thread_pool_t *pool)
+      : pool(pool), counts(32 * 50) {}
+};
+
+TEST(ThreadPool, NestedCallsRunSerially) {
+  PoolPtr pool = makePool(4);
+  NestedEnv env(pool.get());
+  tandem_parallel_for(
+      pool.get(), 32, 1,
+      [](void *raw, int64_t begin, int64_t end) {
+        auto *env = static_cast<NestedEnv *>(raw);
+        for (int64_t row = begin; row < end; ++row) {
+          struct Inner {
+            NestedEnv *env;
+            int64_t row;
+          } inner{env, row};
+          tandem_parallel_for(
+              env->pool, 50, 1,
+              [](void *raw, int64_t begin, int64_t end) {
+                auto *inner = static_cast<Inner *>(raw);
+                inner->env->innerChunks.fetch_add(1);
+                for (int64_t i = begin; i < end; ++i)
+                  inner->env->counts[static_cast<size_t>(inner->row * 50 + i)]
+                      .fetch_add(1);
+              },
+              &inner);
+        }
+      },
+      &env);
+  for (auto &count : env.counts)
+    ASSERT_EQ(count.load(), 1);
+  // Serial nested calls: one inner chunk per row.
+  EXPECT_EQ(env.innerChunks.load(), 32);
+}
+
+TEST(ThreadPool, ConcurrentCallersOnOnePool) {
+  PoolPtr pool = makePool(3);
+  constexpr int kCallers = 4;
+  constexpr int kRounds = 200;
+  std::vector<std::thread> callers;
+  std::atomic<int> failures{0};
+  for (int c = 0; c < kCallers; ++c) {
+    callers.emplace_back([&, c] {
+      for (int round = 0; round < kRounds; ++round) {
+        int64_t n = 100 + c * 37 + round % 13;
+        Visits visits(n);
+        tandem_parallel_for(pool.get(), n, 3, Visits::visit, &visits);
+        for (auto &count : visits.counts)
+          if (count.load() != 1)
+            failures.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread &caller : callers)
+    caller.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+TEST(ThreadPool, CreateDestroyRepeatedly) {
+  for (int i = 0; i < 50; ++i) {
+    PoolPtr pool = makePool(1 + i % 8);
+    Visits visits(10);
+    tandem_parallel_for(pool.get(), 10, 1, Visits::visit, &visits);
+    visits.expectEachOnce();
+  }
+}
+
+} // namespace

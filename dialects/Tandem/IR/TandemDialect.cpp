@@ -43,8 +43,14 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getPartitionAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'" << getPartitionAttrName()
-                             << "' must be a unit attribute";
+      return op->emitError()
+             << "'" << getPartitionAttrName() << "' must be a unit attribute";
+    return success();
+  }
+  if (attr.getName() == getKernelAttrName()) {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << getKernelAttrName() << "' must be a string attribute";
     return success();
   }
   return op->emitError() << "unknown tandem attribute '"

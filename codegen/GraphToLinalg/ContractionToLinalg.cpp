@@ -214,9 +214,11 @@ struct Conv2DToLinalg : OpConversionPattern<Conv2DOp> {
     int64_t groups = op.getGroups();
     ArrayRef<int64_t> pads = op.getPads();
 
-    Value zero = scalarConstant(rewriter, loc, it.getElementType(), 0.0);
-    input = padWithConstant(rewriter, loc, input, {0, 0, pads[0], pads[1]},
-                            {0, 0, pads[2], pads[3]}, zero);
+    if (llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
+      Value zero = scalarConstant(rewriter, loc, it.getElementType(), 0.0);
+      input = padWithConstant(rewriter, loc, input, {0, 0, pads[0], pads[1]},
+                              {0, 0, pads[2], pads[3]}, zero);
+    }
 
     // The accumulator starts as the broadcast bias (or zero).
     Value init;

@@ -100,12 +100,13 @@ template <typename OpTy> struct ReduceToGeneric : OpConversionPattern<OpTy> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
-    Type elem = inType.getElementType();
+    Type elem = accumulatorType(inType.getElementType());
+    Value input = castTensor(rewriter, loc, adaptor.getInput(), elem);
     ArrayRef<int64_t> axes = op.getAxes();
     constexpr bool isMax = std::is_same_v<OpTy, ReduceMaxOp>;
     Value init = isMax ? lowestValue(rewriter, loc, elem)
                        : scalarConstant(rewriter, loc, elem, 0.0);
-    Value result = reduceAxes(rewriter, loc, adaptor.getInput(), axes, init,
+    Value result = reduceAxes(rewriter, loc, input, axes, init,
                               isMax ? maxScalars : addScalars);
     if constexpr (std::is_same_v<OpTy, ReduceMeanOp>) {
       int64_t count = 1;
@@ -113,8 +114,9 @@ template <typename OpTy> struct ReduceToGeneric : OpConversionPattern<OpTy> {
         count *= inType.getDimSize(a);
       result = divideBy(rewriter, loc, result, count);
     }
-    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, result,
-                                         cast<RankedTensorType>(op.getType())));
+    auto type = cast<RankedTensorType>(op.getType());
+    result = castTensor(rewriter, loc, result, type.getElementType());
+    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, result, type));
     return success();
   }
 };
@@ -132,11 +134,12 @@ struct GlobalAvgPoolToGeneric : OpConversionPattern<GlobalAvgPoolOp> {
       axes.push_back(d);
       count *= inType.getDimSize(d);
     }
-    Value sum =
-        reduceAxes(rewriter, loc, adaptor.getInput(), axes,
-                   scalarConstant(rewriter, loc, inType.getElementType(), 0.0),
-                   addScalars);
-    Value mean = divideBy(rewriter, loc, sum, count);
+    Type acc = accumulatorType(inType.getElementType());
+    Value input = castTensor(rewriter, loc, adaptor.getInput(), acc);
+    Value sum = reduceAxes(rewriter, loc, input, axes,
+                           scalarConstant(rewriter, loc, acc, 0.0), addScalars);
+    Value mean = castTensor(rewriter, loc, divideBy(rewriter, loc, sum, count),
+                            inType.getElementType());
     rewriter.replaceOp(op, reshapeTensor(rewriter, loc, mean,
                                          cast<RankedTensorType>(op.getType())));
     return success();
@@ -241,9 +244,14 @@ struct AvgPoolToLinalg : OpConversionPattern<AvgPool2DOp> {
     if (failed(geometry))
       return failure();
     auto [h, w] = *geometry;
+    // 16-bit floats sum in f32.
+    Type outElem = elem;
+    elem = accumulatorType(elem);
+    type = type.clone(elem);
     Value zero = scalarConstant(rewriter, loc, elem, 0.0);
     Value input = padWithConstant(
-        rewriter, loc, adaptor.getInput(), {0, 0, h.padBegin, w.padBegin},
+        rewriter, loc, castTensor(rewriter, loc, adaptor.getInput(), elem),
+        {0, 0, h.padBegin, w.padBegin},
         {0, 0, h.padEnd + h.extraEnd(), w.padEnd + w.extraEnd()}, zero);
     Value window = tensor::EmptyOp::create(
         rewriter, loc, ArrayRef<int64_t>{h.kernel, w.kernel}, elem);
@@ -266,8 +274,9 @@ struct AvgPoolToLinalg : OpConversionPattern<AvgPool2DOp> {
         uniform &= divisors.back() == divisors.front();
       }
     if (uniform) {
-      rewriter.replaceOp(op, divideBy(rewriter, loc, sum,
-                                      static_cast<int64_t>(divisors.front())));
+      Value avg =
+          divideBy(rewriter, loc, sum, static_cast<int64_t>(divisors.front()));
+      rewriter.replaceOp(op, castTensor(rewriter, loc, avg, outElem));
       return success();
     }
     auto divType = RankedTensorType::get({h.out, w.out}, elem);
@@ -281,12 +290,12 @@ struct AvgPoolToLinalg : OpConversionPattern<AvgPool2DOp> {
         rewriter.getMultiDimIdentityMap(4),
         AffineMap::get(
             4, 0, {getAffineDimExpr(2, ctx), getAffineDimExpr(3, ctx)}, ctx)};
-    rewriter.replaceOp(
-        op, buildElementwiseWithMaps(
-                rewriter, loc, type, ValueRange{sum, divTensor}, maps,
-                [](OpBuilder &b, Location nloc, ValueRange args) {
-                  return arith::DivFOp::create(b, nloc, args[0], args[1]);
-                }));
+    Value avg = buildElementwiseWithMaps(
+        rewriter, loc, type, ValueRange{sum, divTensor}, maps,
+        [](OpBuilder &b, Location nloc, ValueRange args) {
+          return arith::DivFOp::create(b, nloc, args[0], args[1]);
+        });
+    rewriter.replaceOp(op, castTensor(rewriter, loc, avg, outElem));
     return success();
   }
 };
@@ -297,13 +306,15 @@ struct SoftmaxToLinalg : OpConversionPattern<SoftmaxOp> {
   matchAndRewrite(SoftmaxOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getType());
-    Type elem = type.getElementType();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    // 16-bit floats compute in f32.
+    Type elem = accumulatorType(resultType.getElementType());
+    auto type = resultType.clone(elem);
     int64_t rank = type.getRank();
     int64_t axis = op.getAxis();
     if (axis < 0)
       axis += rank;
-    Value x = adaptor.getInput();
+    Value x = castTensor(rewriter, loc, adaptor.getInput(), elem);
     // max, exp(x - max), sum, divide.
     Value max = reduceAxes(rewriter, loc, x, {axis},
                            lowestValue(rewriter, loc, elem), maxScalars);
@@ -318,12 +329,13 @@ struct SoftmaxToLinalg : OpConversionPattern<SoftmaxOp> {
     Value sum =
         reduceAxes(rewriter, loc, e, {axis},
                    scalarConstant(rewriter, loc, elem, 0.0), addScalars);
+    Value result = buildElementwiseWithMaps(
+        rewriter, loc, type, ValueRange{e, sum}, maps,
+        [](OpBuilder &b, Location nloc, ValueRange args) {
+          return arith::DivFOp::create(b, nloc, args[0], args[1]);
+        });
     rewriter.replaceOp(
-        op, buildElementwiseWithMaps(
-                rewriter, loc, type, ValueRange{e, sum}, maps,
-                [](OpBuilder &b, Location nloc, ValueRange args) {
-                  return arith::DivFOp::create(b, nloc, args[0], args[1]);
-                }));
+        op, castTensor(rewriter, loc, result, resultType.getElementType()));
     return success();
   }
 };
@@ -334,8 +346,10 @@ struct LayerNormToLinalg : OpConversionPattern<LayerNormOp> {
   matchAndRewrite(LayerNormOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getType());
-    Type elem = type.getElementType();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    // 16-bit floats compute in f32.
+    Type elem = accumulatorType(resultType.getElementType());
+    auto type = resultType.clone(elem);
     int64_t rank = type.getRank();
     int64_t axis = op.getAxis();
     if (axis < 0)
@@ -347,7 +361,7 @@ struct LayerNormToLinalg : OpConversionPattern<LayerNormOp> {
       count *= type.getDimSize(d);
     }
     MLIRContext *ctx = getContext();
-    Value x = adaptor.getInput();
+    Value x = castTensor(rewriter, loc, adaptor.getInput(), elem);
     Value zero = scalarConstant(rewriter, loc, elem, 0.0);
     Value mean =
         divideBy(rewriter, loc,
@@ -370,31 +384,32 @@ struct LayerNormToLinalg : OpConversionPattern<LayerNormOp> {
                                        arith::MulFOp::create(b, nloc, v, v));
         });
     double epsilon = op.getEpsilonAttr().getValueAsDouble();
-    SmallVector<Value> inputs = {centred, sumSq, adaptor.getScale()};
+    SmallVector<Value> inputs = {
+        centred, sumSq, castTensor(rewriter, loc, adaptor.getScale(), elem)};
     SmallVector<AffineMap> maps = {identity, reduced, trailing};
     if (Value bias = adaptor.getBias()) {
-      inputs.push_back(bias);
+      inputs.push_back(castTensor(rewriter, loc, bias, elem));
       maps.push_back(trailing);
     }
+    Value result = buildElementwiseWithMaps(
+        rewriter, loc, type, inputs, maps,
+        [&](OpBuilder &b, Location nloc, ValueRange args) {
+          Type t = args[0].getType();
+          Value var = arith::DivFOp::create(
+              b, nloc, args[1],
+              scalarConstant(b, nloc, t, static_cast<double>(count)));
+          Value inv = math::RsqrtOp::create(
+              b, nloc,
+              arith::AddFOp::create(b, nloc, var,
+                                    scalarConstant(b, nloc, t, epsilon)));
+          Value v = arith::MulFOp::create(
+              b, nloc, arith::MulFOp::create(b, nloc, args[0], inv), args[2]);
+          if (args.size() > 3)
+            v = arith::AddFOp::create(b, nloc, v, args[3]);
+          return v;
+        });
     rewriter.replaceOp(
-        op, buildElementwiseWithMaps(
-                rewriter, loc, type, inputs, maps,
-                [&](OpBuilder &b, Location nloc, ValueRange args) {
-                  Type t = args[0].getType();
-                  Value var = arith::DivFOp::create(
-                      b, nloc, args[1],
-                      scalarConstant(b, nloc, t, static_cast<double>(count)));
-                  Value inv = math::RsqrtOp::create(
-                      b, nloc,
-                      arith::AddFOp::create(
-                          b, nloc, var, scalarConstant(b, nloc, t, epsilon)));
-                  Value v = arith::MulFOp::create(
-                      b, nloc, arith::MulFOp::create(b, nloc, args[0], inv),
-                      args[2]);
-                  if (args.size() > 3)
-                    v = arith::AddFOp::create(b, nloc, v, args[3]);
-                  return v;
-                }));
+        op, castTensor(rewriter, loc, result, resultType.getElementType()));
     return success();
   }
 };

@@ -144,3 +144,21 @@ func.func @layer_norm(%a: tensor<2x3x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32
   %0 = tandem.layer_norm %a, %g, %b {axis = 2 : i64, epsilon = 1.0e-05 : f32} : (tensor<2x3x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x3x8xf32>
   return %0 : tensor<2x3x8xf32>
 }
+
+// -----
+
+// f16 softmax computes in f32: the input is extended first and the result
+// truncated last.
+// CHECK-LABEL: func.func @softmax_f16
+// CHECK-SAME: (%[[X:.+]]: tensor<2x5xf16>)
+// CHECK: %[[WIDE:.+]] = linalg.generic {{.+}} ins(%[[X]] : tensor<2x5xf16>) outs(%{{.+}} : tensor<2x5xf32>)
+// CHECK: arith.extf %{{.+}} : f16 to f32
+// CHECK: linalg.generic {{.+}} ins(%[[WIDE]] : tensor<2x5xf32>) outs(%{{.+}} : tensor<2xf32>)
+// CHECK: math.exp %{{.+}} : f32
+// CHECK: %[[OUT:.+]] = linalg.generic {{.+}} outs(%{{.+}} : tensor<2x5xf16>)
+// CHECK: arith.truncf %{{.+}} : f32 to f16
+// CHECK: return %[[OUT]]
+func.func @softmax_f16(%a: tensor<2x5xf16>) -> tensor<2x5xf16> {
+  %0 = tandem.softmax %a {axis = 1 : i64} : tensor<2x5xf16> -> tensor<2x5xf16>
+  return %0 : tensor<2x5xf16>
+}

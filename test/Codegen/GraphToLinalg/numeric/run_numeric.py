@@ -845,6 +845,43 @@ def layer_norm_axes():
     return p, refs
 
 
+@case("reduction")
+def f16_reductions_accumulate_in_f32():
+    p = Prog()
+    x = rand(2, 3, 40, lo=-4.0, hi=4.0).astype(np.float16)
+    xc = p.const(x)
+    xd = x.astype(np.float64)
+    h = lambda s: t(s, "f16")
+    refs = []
+    v = p.op(f"tandem.reduce_mean {xc} {{axes = array<i64: 2>}} : {h(x.shape)} "
+             f"-> {h((2, 3, 1))}")
+    p.out(v, (2, 3, 1), "f16")
+    refs.append(xd.mean(2, keepdims=True))
+    v = p.op(f"tandem.softmax {xc} {{axis = 2 : i64}} : {h(x.shape)} -> "
+             f"{h(x.shape)}")
+    p.out(v, x.shape, "f16")
+    e = np.exp(xd - xd.max(2, keepdims=True))
+    refs.append(e / e.sum(2, keepdims=True))
+    g = rand(40).astype(np.float16)
+    v = p.op(f"tandem.layer_norm {xc}, {p.const(g)} {{axis = 2 : i64}} : "
+             f"({h(x.shape)}, {h((40,))}) -> {h(x.shape)}")
+    p.out(v, x.shape, "f16")
+    mean = xd.mean(2, keepdims=True)
+    var = ((xd - mean) ** 2).mean(2, keepdims=True)
+    refs.append((xd - mean) / np.sqrt(var + 1e-5) * g)
+    y = rand(1, 2, 7, 7).astype(np.float16)
+    v = p.op(f"tandem.avg_pool2d {p.const(y)} {{kernel_shape = array<i64: 3, 3>,"
+             f" strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}} : "
+             f"{h(y.shape)} -> {h((1, 2, 4, 4))}")
+    p.out(v, (1, 2, 4, 4), "f16")
+    refs.append(pool_ref(y, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), False, "avg"))
+    v = p.op(f"tandem.global_avg_pool {p.const(y)} : {h(y.shape)} -> "
+             f"{h((1, 2, 1, 1))}")
+    p.out(v, (1, 2, 1, 1), "f16")
+    refs.append(y.astype(np.float64).mean((2, 3), keepdims=True))
+    return p, refs, {i: (5e-3, 5e-3) for i in range(len(refs))}
+
+
 # ---------------------------------------------------------------------------
 # Fusion
 # ---------------------------------------------------------------------------

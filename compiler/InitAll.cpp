@@ -2,6 +2,7 @@
 
 #include "compiler/InitAll.h"
 
+#include "codegen/Passes.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
 #include "passes/Passes.h"
 
@@ -26,4 +27,5 @@ void mlir::tandem::registerAllTandemPasses() {
   registerAllPasses();
   registerTandemPasses();
   registerTandemPipelines();
+  registerTandemCodegenPasses();
 }

@@ -44,17 +44,28 @@ if os.path.exists(venv_python):
     if {"onnx", "numpy"} & config.available_features:
         config.substitutions.append(("%venv_python", venv_python))
 
-# The torch-exported models (test/models/generate_torch_models.py writes
-# them into the build tree) enable the model-level fusion test.
-models_dir = os.path.join(config.tandem_obj_root, "models")
-if os.path.exists(os.path.join(models_dir, "resnet18.onnx")):
-    config.available_features.add("torch-models")
-    config.substitutions.append(("%models", models_dir))
-
 # Hand-written fixture models (test/runtime/TestModels.c) built as shared
 # libraries, for tandem-run.
 config.substitutions.append(
     ("%test_models", os.path.join(config.tandem_obj_root, "test", "runtime")))
+
+# Numerics tests JIT-run lowered code with MLIR's runner and its runtime
+# utilities (printMemrefF32).
+mlir_runner = os.path.join(config.llvm_tools_dir, "mlir-runner")
+mlir_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+if os.path.exists(mlir_runner) and os.path.exists(
+        os.path.join(mlir_lib_dir, "libmlir_c_runner_utils.so")):
+    config.available_features.add("mlir-runner")
+    config.substitutions.append(("%mlir_runner", mlir_runner))
+    config.substitutions.append(("%mlir_lib_dir", mlir_lib_dir))
+
+# The torch-exported model zoo (build/models, made by
+# test/models/generate_torch_models.py) is optional.
+models_dir = os.path.join(config.tandem_obj_root, "models")
+if os.path.isdir(models_dir) and any(
+        f.endswith(".onnx") for f in os.listdir(models_dir)):
+    config.available_features.add("torch-models")
+    config.substitutions.append(("%models", models_dir))
 
 # GPU tests that assemble PTX need the CUDA toolkit, not a GPU.
 if config.tandem_ptxas and not config.tandem_ptxas.endswith("-NOTFOUND"):

@@ -53,6 +53,12 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a unit attribute";
     return success();
   }
+  if (attr.getName() == getKernelAttrName()) {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << getKernelAttrName() << "' must be a string attribute";
+    return success();
+  }
   return op->emitError() << "unknown tandem attribute '"
                          << attr.getName().getValue() << "'";
 }

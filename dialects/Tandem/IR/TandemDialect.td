@@ -63,6 +63,13 @@ def Tandem_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getArenaAttrName() {
       return ::llvm::StringLiteral("tandem.arena");
     }
+
+    /// Name of the discardable string attribute that codegen puts on the
+    /// ops lowered from one `tandem.fusion`: the fusion's name, so later
+    /// tiling can regroup the kernel.
+    static constexpr ::llvm::StringLiteral getKernelAttrName() {
+      return ::llvm::StringLiteral("tandem.kernel");
+    }
   }];
 }
 

@@ -267,11 +267,14 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
       return r.bitcastToAPInt();
     });
   }
-  // Integer widening and narrowing (i1 is a zero test).
+  // Integer widening and narrowing (i1 is a zero test, and widens as
+  // unsigned: true is 1, as in ONNX Cast).
   if (from.isInteger() && to.isInteger()) {
     unsigned width = to.getIntOrFloatBitWidth();
     return dense.mapValues(to, [&](const APInt &v) {
-      return width == 1 ? APInt(1, !v.isZero()) : v.sextOrTrunc(width);
+      if (width == 1)
+        return APInt(1, !v.isZero());
+      return from.isInteger(1) ? v.zext(width) : v.sextOrTrunc(width);
     });
   }
   return {};

@@ -217,3 +217,15 @@ func.func @extrema(%x: tensor<3xf32>) -> (tensor<3xi32>, tensor<3xi32>, tensor<3
   %3 = tandem.min %x, %x : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %0, %1, %2, %3 : tensor<3xi32>, tensor<3xi32>, tensor<3xf32>, tensor<3xf32>
 }
+
+// -----
+
+// A cast of booleans to integers folds true to 1, not -1.
+// CHECK-LABEL: func.func @cast_bool_constant
+// CHECK: tandem.constant dense<[1, 0]> : tensor<2xi64>
+// CHECK-NOT: tandem.cast
+func.func @cast_bool_constant() -> tensor<2xi64> {
+  %0 = tandem.constant dense<[true, false]> : tensor<2xi1>
+  %1 = tandem.cast %0 {to = i64} : tensor<2xi1> -> tensor<2xi64>
+  return %1 : tensor<2xi64>
+}

@@ -633,3 +633,11 @@ func.func @unknown_tandem_attr(%x: tensor<4xf32>) {
   %0 = tandem.relu %x {tandem.devise = #tandem.device<"/device:GPU:0">} : tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @kernel_attr_not_a_string(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'tandem.kernel' must be a string attribute}}
+  %0 = tandem.relu %x {tandem.kernel = 3 : i64} : tensor<4xf32>
+  return
+}

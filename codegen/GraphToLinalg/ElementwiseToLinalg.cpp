@@ -1,0 +1,388 @@
+//===- ElementwiseToLinalg.cpp - elementwise tandem ops to linalg ---------===//
+//
+// Unary and binary elementwise ops (binary ones broadcast like NumPy through
+// their indexing maps), cmp, where, cast, clip, gelu, bias_add and inference
+// batch_norm. Each becomes one linalg.generic with all loops parallel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/GraphToLinalg/LoweringUtils.h"
+#include "dialects/Tandem/IR/TandemOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tandem;
+using namespace mlir::tandem::linalg_lowering;
+
+namespace {
+
+bool isFloat(Value v) { return isa<FloatType>(v.getType()); }
+
+//===----------------------------------------------------------------------===//
+// Unary
+//===----------------------------------------------------------------------===//
+
+/// The scalar computation of each unary op.
+Value unaryScalar(ReluOp, OpBuilder &b, Location loc, Value x) {
+  Value zero = scalarConstant(b, loc, x.getType(), 0.0);
+  if (isFloat(x))
+    return arith::MaximumFOp::create(b, loc, x, zero);
+  return arith::MaxSIOp::create(b, loc, x, zero);
+}
+Value unaryScalar(SigmoidOp, OpBuilder &b, Location loc, Value x) {
+  Value one = scalarConstant(b, loc, x.getType(), 1.0);
+  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+  return arith::DivFOp::create(b, loc, one,
+                               arith::AddFOp::create(b, loc, one, e));
+}
+Value unaryScalar(TanhOp, OpBuilder &b, Location loc, Value x) {
+  return math::TanhOp::create(b, loc, x);
+}
+Value unaryScalar(ExpOp, OpBuilder &b, Location loc, Value x) {
+  return math::ExpOp::create(b, loc, x);
+}
+Value unaryScalar(LogOp, OpBuilder &b, Location loc, Value x) {
+  return math::LogOp::create(b, loc, x);
+}
+Value unaryScalar(SqrtOp, OpBuilder &b, Location loc, Value x) {
+  return math::SqrtOp::create(b, loc, x);
+}
+Value unaryScalar(RsqrtOp, OpBuilder &b, Location loc, Value x) {
+  return math::RsqrtOp::create(b, loc, x);
+}
+Value unaryScalar(ErfOp, OpBuilder &b, Location loc, Value x) {
+  return math::ErfOp::create(b, loc, x);
+}
+Value unaryScalar(NegOp, OpBuilder &b, Location loc, Value x) {
+  if (isFloat(x))
+    return arith::NegFOp::create(b, loc, x);
+  return arith::SubIOp::create(b, loc, scalarConstant(b, loc, x.getType(), 0),
+                               x);
+}
+Value unaryScalar(AbsOp, OpBuilder &b, Location loc, Value x) {
+  if (isFloat(x))
+    return math::AbsFOp::create(b, loc, x);
+  return math::AbsIOp::create(b, loc, x);
+}
+
+/// Lowers a unary op whose scalar form is `unaryScalar(OpTy, ...)`.
+template <typename OpTy> struct UnaryToGeneric : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    Value result =
+        buildElementwise(rewriter, op.getLoc(), type, adaptor.getInput(),
+                         [&](OpBuilder &b, Location loc, ValueRange args) {
+                           return unaryScalar(op, b, loc, args[0]);
+                         });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// gelu: exact (erf) or tanh approximation, as the op documents.
+struct GeluToGeneric : OpConversionPattern<GeluOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GeluOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    bool useTanh = op.getApproximate() == GeluApproximation::Tanh;
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        adaptor.getInput(), [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value x = args[0];
+          Type t = x.getType();
+          Value half = scalarConstant(b, loc, t, 0.5);
+          Value one = scalarConstant(b, loc, t, 1.0);
+          Value inner;
+          if (useTanh) {
+            // tanh(sqrt(2/pi) * (x + 0.044715 x^3))
+            Value x3 = arith::MulFOp::create(
+                b, loc, x, arith::MulFOp::create(b, loc, x, x));
+            Value poly = arith::AddFOp::create(
+                b, loc, x,
+                arith::MulFOp::create(b, loc,
+                                      scalarConstant(b, loc, t, 0.044715), x3));
+            Value scaled = arith::MulFOp::create(
+                b, loc, scalarConstant(b, loc, t, std::sqrt(2.0 / M_PI)), poly);
+            inner = math::TanhOp::create(b, loc, scaled);
+          } else {
+            // erf(x / sqrt(2))
+            Value scaled = arith::MulFOp::create(
+                b, loc, x, scalarConstant(b, loc, t, 1.0 / std::sqrt(2.0)));
+            inner = math::ErfOp::create(b, loc, scaled);
+          }
+          Value onePlus = arith::AddFOp::create(b, loc, one, inner);
+          return arith::MulFOp::create(
+              b, loc, arith::MulFOp::create(b, loc, x, half), onePlus);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// clip: max with the lower bound, then min with the upper one.
+struct ClipToGeneric : OpConversionPattern<ClipOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ClipOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<double> lo, hi;
+    if (auto attr = op.getMinAttr())
+      lo = attr.getValueAsDouble();
+    if (auto attr = op.getMaxAttr())
+      hi = attr.getValueAsDouble();
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        adaptor.getInput(), [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value x = args[0];
+          Type t = x.getType();
+          bool fp = isFloat(x);
+          if (lo) {
+            Value c = scalarConstant(b, loc, t, fp ? *lo : std::ceil(*lo));
+            x = fp ? Value(arith::MaximumFOp::create(b, loc, x, c))
+                   : Value(arith::MaxSIOp::create(b, loc, x, c));
+          }
+          if (hi) {
+            Value c = scalarConstant(b, loc, t, fp ? *hi : std::floor(*hi));
+            x = fp ? Value(arith::MinimumFOp::create(b, loc, x, c))
+                   : Value(arith::MinSIOp::create(b, loc, x, c));
+          }
+          return x;
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Binary, cmp, where
+//===----------------------------------------------------------------------===//
+
+template <typename FOp, typename IOp>
+Value floatOrInt(OpBuilder &b, Location loc, Value l, Value r) {
+  if (isFloat(l))
+    return FOp::create(b, loc, l, r);
+  return IOp::create(b, loc, l, r);
+}
+
+Value binaryScalar(AddOp, OpBuilder &b, Location loc, Value l, Value r) {
+  return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, l, r);
+}
+Value binaryScalar(SubOp, OpBuilder &b, Location loc, Value l, Value r) {
+  return floatOrInt<arith::SubFOp, arith::SubIOp>(b, loc, l, r);
+}
+Value binaryScalar(MulOp, OpBuilder &b, Location loc, Value l, Value r) {
+  return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, l, r);
+}
+Value binaryScalar(DivOp, OpBuilder &b, Location loc, Value l, Value r) {
+  // Integer division truncates toward zero (ONNX Div).
+  return floatOrInt<arith::DivFOp, arith::DivSIOp>(b, loc, l, r);
+}
+Value binaryScalar(PowOp, OpBuilder &b, Location loc, Value l, Value r) {
+  return math::PowFOp::create(b, loc, l, r);
+}
+Value binaryScalar(MaxOp, OpBuilder &b, Location loc, Value l, Value r) {
+  return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, l, r);
+}
+Value binaryScalar(MinOp, OpBuilder &b, Location loc, Value l, Value r) {
+  return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, l, r);
+}
+
+/// Lowers a broadcasting binary op whose scalar form is `binaryScalar`.
+template <typename OpTy> struct BinaryToGeneric : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        ValueRange{adaptor.getLhs(), adaptor.getRhs()},
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return binaryScalar(op, b, loc, args[0], args[1]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct CmpToGeneric : OpConversionPattern<CmpOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CmpOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    CmpPredicate pred = op.getPredicate();
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        ValueRange{adaptor.getLhs(), adaptor.getRhs()},
+        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          Value l = args[0], r = args[1];
+          if (isFloat(l)) {
+            // Ordered comparisons, except `ne`, which is true for NaN.
+            arith::CmpFPredicate p;
+            switch (pred) {
+            case CmpPredicate::EQ:
+              p = arith::CmpFPredicate::OEQ;
+              break;
+            case CmpPredicate::NE:
+              p = arith::CmpFPredicate::UNE;
+              break;
+            case CmpPredicate::LT:
+              p = arith::CmpFPredicate::OLT;
+              break;
+            case CmpPredicate::LE:
+              p = arith::CmpFPredicate::OLE;
+              break;
+            case CmpPredicate::GT:
+              p = arith::CmpFPredicate::OGT;
+              break;
+            case CmpPredicate::GE:
+              p = arith::CmpFPredicate::OGE;
+              break;
+            }
+            return arith::CmpFOp::create(b, loc, p, l, r);
+          }
+          // Booleans order false < true (unsigned); other ints are signed.
+          bool u = l.getType().isInteger(1);
+          arith::CmpIPredicate p;
+          switch (pred) {
+          case CmpPredicate::EQ:
+            p = arith::CmpIPredicate::eq;
+            break;
+          case CmpPredicate::NE:
+            p = arith::CmpIPredicate::ne;
+            break;
+          case CmpPredicate::LT:
+            p = u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+            break;
+          case CmpPredicate::LE:
+            p = u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
+            break;
+          case CmpPredicate::GT:
+            p = u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+            break;
+          case CmpPredicate::GE:
+            p = u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+            break;
+          }
+          return arith::CmpIOp::create(b, loc, p, l, r);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct WhereToGeneric : OpConversionPattern<WhereOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(WhereOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        ValueRange{adaptor.getCondition(), adaptor.getOnTrue(),
+                   adaptor.getOnFalse()},
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct CastToGeneric : OpConversionPattern<CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type to = cast<RankedTensorType>(op.getType()).getElementType();
+    rewriter.replaceOp(
+        op, castTensor(rewriter, op.getLoc(), adaptor.getInput(), to));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// bias_add, batch_norm
+//===----------------------------------------------------------------------===//
+
+/// The map reading a 1-D per-channel parameter at dim `axis` of a rank-`rank`
+/// loop nest.
+AffineMap channelMap(MLIRContext *ctx, int64_t rank, int64_t axis) {
+  return AffineMap::get(rank, 0, getAffineDimExpr(axis, ctx), ctx);
+}
+
+struct BiasAddToGeneric : OpConversionPattern<BiasAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BiasAddOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t rank = type.getRank();
+    AffineMap maps[] = {rewriter.getMultiDimIdentityMap(rank),
+                        channelMap(getContext(), rank, op.getAxis())};
+    Value result = buildElementwiseWithMaps(
+        rewriter, op.getLoc(), type,
+        ValueRange{adaptor.getInput(), adaptor.getBias()}, maps,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return arith::AddFOp::create(b, loc, args[0], args[1]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct BatchNormToGeneric : OpConversionPattern<BatchNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BatchNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t rank = type.getRank();
+    AffineMap channel = channelMap(getContext(), rank, 1);
+    AffineMap maps[] = {rewriter.getMultiDimIdentityMap(rank), channel, channel,
+                        channel, channel};
+    double epsilon = op.getEpsilonAttr().getValueAsDouble();
+    Value result = buildElementwiseWithMaps(
+        rewriter, op.getLoc(), type,
+        ValueRange{adaptor.getInput(), adaptor.getScale(), adaptor.getBias(),
+                   adaptor.getMean(), adaptor.getVariance()},
+        maps, [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value x = args[0], scale = args[1], bias = args[2], mean = args[3],
+                var = args[4];
+          Value eps = scalarConstant(b, loc, x.getType(), epsilon);
+          Value inv = math::RsqrtOp::create(
+              b, loc, arith::AddFOp::create(b, loc, var, eps));
+          Value centred = arith::SubFOp::create(b, loc, x, mean);
+          Value scaled = arith::MulFOp::create(
+              b, loc, centred, arith::MulFOp::create(b, loc, inv, scale));
+          return arith::AddFOp::create(b, loc, scaled, bias);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tandem::linalg_lowering::populateElementwiseToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns
+      .add<UnaryToGeneric<ReluOp>, UnaryToGeneric<SigmoidOp>,
+           UnaryToGeneric<TanhOp>, UnaryToGeneric<ExpOp>, UnaryToGeneric<LogOp>,
+           UnaryToGeneric<SqrtOp>, UnaryToGeneric<RsqrtOp>,
+           UnaryToGeneric<ErfOp>, UnaryToGeneric<NegOp>, UnaryToGeneric<AbsOp>>(
+          ctx);
+  patterns.add<BinaryToGeneric<AddOp>, BinaryToGeneric<SubOp>,
+               BinaryToGeneric<MulOp>, BinaryToGeneric<DivOp>,
+               BinaryToGeneric<PowOp>, BinaryToGeneric<MaxOp>,
+               BinaryToGeneric<MinOp>>(ctx);
+  patterns.add<GeluToGeneric, ClipToGeneric, CmpToGeneric, WhereToGeneric,
+               CastToGeneric, BiasAddToGeneric, BatchNormToGeneric>(ctx);
+}

@@ -1,0 +1,208 @@
+//===- LoweringUtils.cpp - helpers shared by the tandem->linalg files -----===//
+//
+// Builders for empty/filled tensors, broadcast maps, elementwise generics,
+// scalar constants and casts, and reshapes between static shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/GraphToLinalg/LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::tandem::linalg_lowering;
+
+Value mlir::tandem::linalg_lowering::createEmpty(OpBuilder &b, Location loc,
+                                                 RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType());
+}
+
+Value mlir::tandem::linalg_lowering::createFilled(OpBuilder &b, Location loc,
+                                                  RankedTensorType type,
+                                                  Value value) {
+  Value empty = createEmpty(b, loc, type);
+  return linalg::FillOp::create(b, loc, ValueRange{value}, ValueRange{empty})
+      .getResult(0);
+}
+
+AffineMap mlir::tandem::linalg_lowering::broadcastMap(ShapedType operand,
+                                                      ShapedType result) {
+  MLIRContext *ctx = result.getContext();
+  int64_t rank = result.getRank();
+  int64_t offset = rank - operand.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < operand.getRank(); ++d) {
+    int64_t resultDim = d + offset;
+    if (operand.getDimSize(d) == 1 && result.getDimSize(resultDim) != 1)
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+    else
+      exprs.push_back(getAffineDimExpr(resultDim, ctx));
+  }
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+Value mlir::tandem::linalg_lowering::buildElementwiseWithMaps(
+    OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
+    ArrayRef<AffineMap> inputMaps, ScalarFn fn) {
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                             utils::IteratorType::parallel);
+  Value init = createEmpty(b, loc, resultType);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value result = fn(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, result);
+      });
+  return generic.getResult(0);
+}
+
+Value mlir::tandem::linalg_lowering::buildElementwise(
+    OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
+    ScalarFn fn) {
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs)
+    maps.push_back(broadcastMap(cast<ShapedType>(input.getType()), resultType));
+  return buildElementwiseWithMaps(b, loc, resultType, inputs, maps, fn);
+}
+
+Value mlir::tandem::linalg_lowering::scalarConstant(OpBuilder &b, Location loc,
+                                                    Type type, double value) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+Value mlir::tandem::linalg_lowering::lowestValue(OpBuilder &b, Location loc,
+                                                 Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(floatType, APFloat::getInf(floatType.getFloatSemantics(),
+                                                  /*Negative=*/true)));
+  unsigned width = type.getIntOrFloatBitWidth();
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, APInt::getSignedMinValue(width)));
+}
+
+Value mlir::tandem::linalg_lowering::convertScalar(OpBuilder &b, Location loc,
+                                                   Value value, Type to) {
+  Type from = value.getType();
+  if (from == to)
+    return value;
+  auto fromFloat = dyn_cast<FloatType>(from);
+  auto toFloat = dyn_cast<FloatType>(to);
+  if (to.isInteger(1)) {
+    if (fromFloat)
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, value,
+                                   scalarConstant(b, loc, from, 0.0));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value,
+                                 scalarConstant(b, loc, from, 0.0));
+  }
+  if (fromFloat && toFloat) {
+    if (fromFloat.getWidth() < toFloat.getWidth())
+      return arith::ExtFOp::create(b, loc, to, value);
+    if (fromFloat.getWidth() > toFloat.getWidth())
+      return arith::TruncFOp::create(b, loc, to, value);
+    // f16 <-> bf16: go through f32.
+    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+    return arith::TruncFOp::create(b, loc, to, wide);
+  }
+  if (fromFloat)
+    return arith::FPToSIOp::create(b, loc, to, value);
+  if (toFloat) {
+    if (from.isInteger(1))
+      return arith::UIToFPOp::create(b, loc, to, value);
+    return arith::SIToFPOp::create(b, loc, to, value);
+  }
+  unsigned fromWidth = from.getIntOrFloatBitWidth();
+  unsigned toWidth = to.getIntOrFloatBitWidth();
+  if (fromWidth > toWidth)
+    return arith::TruncIOp::create(b, loc, to, value);
+  if (from.isInteger(1))
+    return arith::ExtUIOp::create(b, loc, to, value);
+  return arith::ExtSIOp::create(b, loc, to, value);
+}
+
+Type mlir::tandem::linalg_lowering::accumulatorType(Type elementType) {
+  if (elementType.isF16() || elementType.isBF16())
+    return Float32Type::get(elementType.getContext());
+  return elementType;
+}
+
+Value mlir::tandem::linalg_lowering::castTensor(OpBuilder &b, Location loc,
+                                                Value value, Type elementType) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getElementType() == elementType)
+    return value;
+  return buildElementwise(b, loc, type.clone(elementType), value,
+                          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                            return convertScalar(nb, nloc, args[0],
+                                                 elementType);
+                          });
+}
+
+Value mlir::tandem::linalg_lowering::reshapeTensor(OpBuilder &b, Location loc,
+                                                   Value value,
+                                                   RankedTensorType type) {
+  auto source = cast<RankedTensorType>(value.getType());
+  if (source.getShape() == type.getShape())
+    return value;
+  // Rank 0 on either side: every other dim is 1, the reassociation is empty.
+  if (type.getRank() == 0)
+    return tensor::CollapseShapeOp::create(b, loc, type, value,
+                                           ArrayRef<ReassociationIndices>{});
+  if (source.getRank() == 0)
+    return tensor::ExpandShapeOp::create(b, loc, type, value,
+                                         ArrayRef<ReassociationIndices>{});
+  if (source.getRank() > type.getRank()) {
+    if (auto reassociation = getReassociationIndicesForReshape(source, type))
+      return tensor::CollapseShapeOp::create(b, loc, type, value,
+                                             *reassociation);
+  } else if (source.getRank() < type.getRank()) {
+    if (auto reassociation = getReassociationIndicesForReshape(type, source))
+      return tensor::ExpandShapeOp::create(b, loc, type, value, *reassociation);
+  }
+  // Neither a pure collapse nor a pure expand: go through 1-D, which static
+  // shapes always allow (and which bufferizes to views, unlike
+  // tensor.reshape).
+  auto flatType =
+      RankedTensorType::get({source.getNumElements()}, source.getElementType());
+  ReassociationIndices all;
+  for (int64_t d = 0; d < source.getRank(); ++d)
+    all.push_back(d);
+  Value flat = tensor::CollapseShapeOp::create(
+      b, loc, flatType, value, ArrayRef<ReassociationIndices>{all});
+  ReassociationIndices allOut;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    allOut.push_back(d);
+  return tensor::ExpandShapeOp::create(b, loc, type, flat,
+                                       ArrayRef<ReassociationIndices>{allOut});
+}
+
+Value mlir::tandem::linalg_lowering::padWithConstant(OpBuilder &b, Location loc,
+                                                     Value value,
+                                                     ArrayRef<int64_t> low,
+                                                     ArrayRef<int64_t> high,
+                                                     Value padValue) {
+  if (llvm::all_of(low, [](int64_t p) { return p == 0; }) &&
+      llvm::all_of(high, [](int64_t p) { return p == 0; }))
+    return value;
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<OpFoldResult> lowRes, highRes;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    shape[d] += low[d] + high[d];
+    lowRes.push_back(b.getIndexAttr(low[d]));
+    highRes.push_back(b.getIndexAttr(high[d]));
+  }
+  return tensor::PadOp::create(b, loc, type.clone(shape), value, lowRes,
+                               highRes, padValue);
+}

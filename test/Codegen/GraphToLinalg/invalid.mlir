@@ -1,0 +1,33 @@
+// RUN: tandem-opt -tandem-lower-to-linalg -split-input-file -verify-diagnostics %s
+
+// A dilated max-pool window that covers no input element has no maximum.
+func.func @max_pool_window_in_padding(%a: tensor<1x1x2x2xf32>) -> tensor<1x1x1x1xf32> {
+  // expected-error @+2 {{'tandem.max_pool2d' op has a window lying entirely in the padding (spatial dim 0, output index 0)}}
+  // expected-error @+1 {{failed to legalize operation 'tandem.max_pool2d'}}
+  %0 = tandem.max_pool2d %a {kernel_shape = array<i64: 2, 2>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 3, 3>} : tensor<1x1x2x2xf32> -> tensor<1x1x1x1xf32>
+  return %0 : tensor<1x1x1x1xf32>
+}
+
+// -----
+
+// Gathering from an empty axis has no element to read.
+func.func @gather_empty_axis(%d: tensor<0x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32> {
+  // expected-error @+2 {{'tandem.gather' op gathers from empty axis 0}}
+  // expected-error @+1 {{failed to legalize operation 'tandem.gather'}}
+  %0 = tandem.gather %d, %i {axis = 0 : i64} : (tensor<0x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// A failure inside a fusion fails the pass too.
+func.func @fusion_body_failure(%d: tensor<0x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32> {
+  %0 = tandem.fusion loop "bad" (%d, %i) : (tensor<0x3xf32>, tensor<2xi64>) -> tensor<2x3xf32> {
+  ^bb0(%a: tensor<0x3xf32>, %b: tensor<2xi64>):
+    // expected-error @+2 {{'tandem.gather' op gathers from empty axis 0}}
+    // expected-error @+1 {{failed to legalize operation 'tandem.gather'}}
+    %1 = tandem.gather %a, %b {axis = 0 : i64} : (tensor<0x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+    tandem.yield %1 : tensor<2x3xf32>
+  }
+  return %0 : tensor<2x3xf32>
+}

@@ -1,0 +1,164 @@
+// RUN: tandem-opt -tandem-lower-to-linalg -split-input-file %s | FileCheck %s
+
+// constant becomes arith.constant and keeps its dense_resource blob.
+// CHECK-LABEL: func.func @constant_resource
+// CHECK: %[[C:.+]] = arith.constant dense_resource<weights> : tensor<4xf32>
+// CHECK: return %[[C]]
+// CHECK: weights: "0x04000000
+func.func @constant_resource() -> tensor<4xf32> {
+  %0 = tandem.constant dense_resource<weights> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      weights: "0x040000000000803F000000400000404000008040"
+    }
+  }
+#-}
+
+// -----
+
+// reshape: collapse, expand, or (neither) collapse to 1-D then expand.
+// CHECK-LABEL: func.func @reshape
+// CHECK-SAME: (%[[A:.+]]: tensor<2x3x4xf32>)
+// CHECK: %[[C:.+]] = tensor.collapse_shape %[[A]] {{\[}}[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+// CHECK: %[[E:.+]] = tensor.expand_shape %[[A]] {{\[}}[0], [1], [2, 3]] output_shape [2, 3, 2, 2]
+// CHECK: %[[FLAT:.+]] = tensor.collapse_shape %[[A]] {{\[}}[0, 1, 2]] : tensor<2x3x4xf32> into tensor<24xf32>
+// CHECK: %[[G:.+]] = tensor.expand_shape %[[FLAT]] {{\[}}[0, 1]] output_shape [4, 6]
+// CHECK: return %[[C]], %[[E]], %[[G]]
+func.func @reshape(%a: tensor<2x3x4xf32>) -> (tensor<6x4xf32>, tensor<2x3x2x2xf32>, tensor<4x6xf32>) {
+  %0 = tandem.reshape %a {shape = array<i64: 6, 4>} : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  %1 = tandem.reshape %a {shape = array<i64: 2, 3, 2, 2>} : tensor<2x3x4xf32> -> tensor<2x3x2x2xf32>
+  %2 = tandem.reshape %a {shape = array<i64: 4, 6>} : tensor<2x3x4xf32> -> tensor<4x6xf32>
+  return %0, %1, %2 : tensor<6x4xf32>, tensor<2x3x2x2xf32>, tensor<4x6xf32>
+}
+
+// -----
+
+// reshape to and from rank 0 uses an empty reassociation.
+// CHECK-LABEL: func.func @reshape_scalar
+// CHECK: %[[S:.+]] = tensor.collapse_shape %{{.+}} [] : tensor<1x1xi64> into tensor<i64>
+// CHECK: tensor.expand_shape %[[S]] [] output_shape [1] : tensor<i64> into tensor<1xi64>
+func.func @reshape_scalar(%a: tensor<1x1xi64>) -> tensor<1xi64> {
+  %0 = tandem.reshape %a {shape = array<i64>} : tensor<1x1xi64> -> tensor<i64>
+  %1 = tandem.reshape %0 {shape = array<i64: 1>} : tensor<i64> -> tensor<1xi64>
+  return %1 : tensor<1xi64>
+}
+
+// -----
+
+// transpose is linalg.transpose with the same permutation.
+// CHECK-LABEL: func.func @transpose
+// CHECK-SAME: (%[[A:.+]]: tensor<2x3x4xf32>)
+// CHECK: %[[INIT:.+]] = tensor.empty() : tensor<4x2x3xf32>
+// CHECK: linalg.transpose ins(%[[A]] : tensor<2x3x4xf32>) outs(%[[INIT]] : tensor<4x2x3xf32>) permutation = [2, 0, 1]
+func.func @transpose(%a: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
+  %0 = tandem.transpose %a {perm = array<i64: 2, 0, 1>} : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+  return %0 : tensor<4x2x3xf32>
+}
+
+// -----
+
+// concat inserts each input at its running offset along the axis.
+// CHECK-LABEL: func.func @concat
+// CHECK-SAME: (%[[A:.+]]: tensor<2x3xf32>, %[[B:.+]]: tensor<2x5xf32>)
+// CHECK: %[[INIT:.+]] = tensor.empty() : tensor<2x8xf32>
+// CHECK: %[[I0:.+]] = tensor.insert_slice %[[A]] into %[[INIT]][0, 0] [2, 3] [1, 1]
+// CHECK: %[[I1:.+]] = tensor.insert_slice %[[B]] into %[[I0]][0, 3] [2, 5] [1, 1]
+// CHECK: return %[[I1]]
+func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2x8xf32> {
+  %0 = tandem.concat %a, %b {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// slice with steps is a strided extract_slice.
+// CHECK-LABEL: func.func @slice
+// CHECK-SAME: (%[[A:.+]]: tensor<4x8xf32>)
+// CHECK: tensor.extract_slice %[[A]][0, 2] [4, 3] [1, 2] : tensor<4x8xf32> to tensor<4x3xf32>
+func.func @slice(%a: tensor<4x8xf32>) -> tensor<4x3xf32> {
+  %0 = tandem.slice %a {starts = array<i64: 0, 2>, limits = array<i64: 4, 8>, steps = array<i64: 1, 2>} : tensor<4x8xf32> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+// Constant padding is tensor.pad yielding the pad value.
+// CHECK-LABEL: func.func @pad_constant
+// CHECK: %[[V:.+]] = arith.constant 1.500000e+00 : f32
+// CHECK: tensor.pad %{{.+}} low[0, 1] high[2, 0]
+// CHECK: tensor.yield %[[V]] : f32
+// CHECK: } : tensor<3x4xf32> to tensor<5x5xf32>
+func.func @pad_constant(%a: tensor<3x4xf32>) -> tensor<5x5xf32> {
+  %0 = tandem.pad %a {pads_low = array<i64: 0, 1>, pads_high = array<i64: 2, 0>, value = 1.5 : f64} : tensor<3x4xf32> -> tensor<5x5xf32>
+  return %0 : tensor<5x5xf32>
+}
+
+// -----
+
+// Reflect padding mirrors the index of padded dims: i < 0 -> -i, i > n-1 ->
+// 2(n-1) - i; unpadded dims read their own index.
+// CHECK-LABEL: func.func @pad_reflect
+// CHECK-SAME: (%[[A:.+]]: tensor<5x6xf32>)
+// CHECK: linalg.generic {{.+}} outs(%{{.+}} : tensor<5x9xf32>)
+// CHECK: %[[I0:.+]] = linalg.index 0 : index
+// CHECK: %[[I1:.+]] = linalg.index 1 : index
+// CHECK: %[[SHIFT:.+]] = arith.subi %[[I1]], %c1
+// CHECK: arith.cmpi slt, %[[SHIFT]], %c0
+// CHECK: %[[LAST:.+]] = arith.constant 10 : index
+// CHECK: %[[MIRROR:.+]] = arith.select
+// CHECK: tensor.extract %[[A]][%[[I0]], %[[MIRROR]]] : tensor<5x6xf32>
+func.func @pad_reflect(%a: tensor<5x6xf32>) -> tensor<5x9xf32> {
+  %0 = tandem.pad %a {pads_low = array<i64: 0, 1>, pads_high = array<i64: 0, 2>, mode = #tandem.pad_mode<reflect>} : tensor<5x6xf32> -> tensor<5x9xf32>
+  return %0 : tensor<5x9xf32>
+}
+
+// -----
+
+// Edge padding clamps the index into range.
+// CHECK-LABEL: func.func @pad_edge
+// CHECK: %[[I:.+]] = linalg.index 0 : index
+// CHECK: %[[S:.+]] = arith.subi %[[I]], %c2
+// CHECK: %[[LO:.+]] = arith.maxsi %[[S]], %c0
+// CHECK: %[[HI:.+]] = arith.minsi %[[LO]], %c4
+// CHECK: tensor.extract %{{.+}}[%[[HI]]] : tensor<5xi64>
+func.func @pad_edge(%a: tensor<5xi64>) -> tensor<8xi64> {
+  %0 = tandem.pad %a {pads_low = array<i64: 2>, pads_high = array<i64: 1>, mode = #tandem.pad_mode<edge>} : tensor<5xi64> -> tensor<8xi64>
+  return %0 : tensor<8xi64>
+}
+
+// -----
+
+// gather reads the indices through the map of their dims, wraps negative
+// ones, and extracts from the data.
+// CHECK-DAG: #[[IDX:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @gather
+// CHECK-SAME: (%[[D:.+]]: tensor<6x5xf32>, %[[I:.+]]: tensor<2x3xi64>)
+// CHECK: linalg.generic {indexing_maps = [#[[IDX]], #{{.+}}]
+// CHECK-SAME: ins(%[[I]] : tensor<2x3xi64>)
+// CHECK: ^bb0(%[[V:.+]]: i64, %{{.+}}: f32):
+// CHECK: %[[IX:.+]] = arith.index_cast %[[V]] : i64 to index
+// CHECK: %[[NEG:.+]] = arith.cmpi slt, %[[IX]], %c0
+// CHECK: %[[WRAP:.+]] = arith.addi %[[IX]], %c6
+// CHECK: %[[SEL:.+]] = arith.select %[[NEG]], %[[WRAP]], %[[IX]]
+// CHECK: %[[J:.+]] = linalg.index 2 : index
+// CHECK: tensor.extract %[[D]][%[[SEL]], %[[J]]] : tensor<6x5xf32>
+func.func @gather(%d: tensor<6x5xf32>, %i: tensor<2x3xi64>) -> tensor<2x3x5xf32> {
+  %0 = tandem.gather %d, %i {axis = 0 : i64} : (tensor<6x5xf32>, tensor<2x3xi64>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}
+
+// -----
+
+// broadcast_to is a copying generic with a broadcast map.
+// CHECK-DAG: #[[IN:.+]] = affine_map<(d0, d1, d2) -> (d1, 0)>
+// CHECK-LABEL: func.func @broadcast_to
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #{{.+}}]
+// CHECK: ^bb0(%[[V:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: linalg.yield %[[V]] : f32
+func.func @broadcast_to(%a: tensor<3x1xf32>) -> tensor<2x3x4xf32> {
+  %0 = tandem.broadcast_to %a {shape = array<i64: 2, 3, 4>} : tensor<3x1xf32> -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}

@@ -72,4 +72,28 @@ def TandemLowerToLinalg : Pass<"tandem-lower-to-linalg", "::mlir::ModuleOp"> {
   ];
 }
 
+def TandemLowerMemRefCopies : Pass<"tandem-lower-memref-copies"> {
+  let summary = "rewrites memref.copy into linalg.copy loops";
+  let description = [{
+    Upstream lowers a `memref.copy` between strided (non-identity) layouts
+    to a call of `memrefCopy` from MLIR's C runner library, which a compiled
+    model cannot link. This pass turns every `memref.copy` into a
+    `linalg.copy`, which becomes plain loops (and vector code) like every
+    other kernel.
+
+    Before:
+
+    ```mlir
+    memref.copy %a, %b : memref<2x3xf32, strided<[8, 1]>> to memref<2x3xf32>
+    ```
+
+    After:
+
+    ```mlir
+    linalg.copy ins(%a : memref<2x3xf32, strided<[8, 1]>>) outs(%b : memref<2x3xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // TANDEM_CODEGEN_PASSES_TD

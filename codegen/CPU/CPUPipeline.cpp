@@ -26,10 +26,12 @@ LogicalResult mlir::tandem::buildCPUBufferizePipeline(OpPassManager &pm) {
 
 LogicalResult mlir::tandem::buildCPULowerToLLVMPipeline(OpPassManager &pm) {
   return parsePassPipeline(
-      "convert-linalg-to-loops,lower-affine,convert-scf-to-cf,"
+      "tandem-lower-memref-copies,convert-linalg-to-loops,lower-affine,convert-"
+      "scf-to-cf,"
       "expand-strided-metadata,lower-affine,math-expand-ops,"
-      "convert-math-to-libm,finalize-memref-to-llvm,"
-      "convert-arith-to-llvm,convert-math-to-llvm,"
+      "finalize-memref-to-llvm,convert-arith-to-llvm,"
+      // LLVM intrinsics first; what has none (tanh, erf, ...) calls libm.
+      "convert-math-to-llvm,convert-math-to-libm,"
       "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
       "convert-cf-to-llvm,convert-index-to-llvm,reconcile-unrealized-casts",
       pm);

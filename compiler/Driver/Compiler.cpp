@@ -268,9 +268,10 @@ static double peakRssMiB() {
   return usage.ru_maxrss / 1024.0;
 }
 
-/// The phase an output kind needs.
+/// The phase an output kind needs. IR and drawings default to the last
+/// graph-level phase (placed, fused, partitioned); --compile-to goes further.
 static Phase requiredPhase(EmitKind kind) {
-  return kind == EmitKind::MLIR || kind == EmitKind::Dot ? kLastImplementedPhase
+  return kind == EmitKind::MLIR || kind == EmitKind::Dot ? Phase::Partitioned
                                                          : Phase::Lowered;
 }
 

@@ -42,7 +42,7 @@ std::optional<EmitKind> parseEmitKind(llvm::StringRef name);
 llvm::StringRef emitKindName(EmitKind kind);
 
 /// The last phase implemented so far; later ones report "not yet supported".
-constexpr Phase kLastImplementedPhase = Phase::Partitioned;
+constexpr Phase kLastImplementedPhase = Phase::Lowered;
 
 /// What the fused phase is told (the tandem-fuse pass options).
 struct FusionOptions {

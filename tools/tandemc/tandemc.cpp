@@ -216,6 +216,8 @@ int main(int argc, char **argv) {
 
   DialectRegistry registry;
   registerAllTandemDialects(registry);
+  // Code generation composes upstream and Tandem passes by name.
+  registerAllTandemPasses();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   ScopedDiagnosticHandler handler(&context, printDiagnostic);

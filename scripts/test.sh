@@ -117,6 +117,16 @@ out=$(/usr/bin/python3 test/models/fuse_models.py --tandemc build/bin/tandemc \
 echo "$out"
 add_counts "$rc" "$out"
 
+# End to end: models compiled to shared libraries, run with tandem-run and
+# compared with onnxruntime (rtol 1e-4, atol 1e-5).
+echo "=== [e2e] tandemc --emit=shared + tandem-run --compare vs onnxruntime"
+rc=0
+out=$(.venv/bin/python test/e2e/run_e2e.py --tandemc build/bin/tandemc \
+  --tandem-run build/bin/tandem-run --work build/e2e --models build/models \
+  --set "$MODEL_SET") || rc=$?
+echo "$out"
+add_counts "$rc" "$out"
+
 # The ONNX importer's libFuzzer target, for a bounded time.
 echo "=== [fuzz] tandem-onnx-import-fuzzer, ${FUZZ_SECONDS:-60} s"
 rc=0

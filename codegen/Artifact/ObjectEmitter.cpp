@@ -2,6 +2,7 @@
 
 #include "codegen/Artifact/ObjectEmitter.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/IRBuilder.h"
@@ -172,6 +173,19 @@ LogicalResult mlir::tandem::emitModelObject(ModuleOp module,
                           << " (try x86-64, x86-64-v3, x86-64-v4, znver4 or "
                              "native)";
 
+  // Tandem's own discardable attributes (arena markers) mean nothing to
+  // LLVM IR; drop them rather than have the translation warn.
+  module.walk([](LLVM::LLVMFuncOp func) {
+    for (NamedAttribute attr : llvm::to_vector(func->getDiscardableAttrs()))
+      if (attr.getName().strref().starts_with("tandem."))
+        func->removeDiscardableAttr(attr.getName());
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      for (NamedAttribute attr :
+           llvm::to_vector(mlir::function_interface_impl::getArgAttrs(func, i)))
+        if (attr.getName().strref().starts_with("tandem."))
+          func.removeArgAttr(i, attr.getName());
+  });
+
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, context, "tandem");
@@ -194,8 +208,8 @@ LogicalResult mlir::tandem::emitModelObject(ModuleOp module,
 
   // LLVM's own -O2 (loop and scalar optimisations, vectorisation) on top of
   // the kernels MLIR produced.
-  auto optimize = makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0,
-                                            machine.get());
+  auto optimize =
+      makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0, machine.get());
   if (llvm::Error error = optimize(llvmModule.get()))
     return emitError(loc) << "LLVM optimisation failed: "
                           << llvm::toString(std::move(error));

@@ -12,14 +12,16 @@ LogicalResult mlir::tandem::buildCPUBufferizePipeline(OpPassManager &pm) {
   // on: a string starting with builtin.module(...) would silently run
   // nothing.
   return parsePassPipeline(
-      "linalg-fuse-elementwise-ops,"
+      // One function per model: the host partitions are inlined into the
+      // schedule first, so that bufferisation sees the whole model (outputs
+      // written in place, no result copies) and one arena holds every
+      // intermediate buffer.
+      "inline,symbol-dce,linalg-fuse-elementwise-ops,"
       "one-shot-bufferize{bufferize-function-boundaries=1 "
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-results-to-out-params{hoist-static-allocs=1 "
       "modify-public-functions=1},"
-      // One function per model: the host partitions are inlined into the
-      // schedule, so that one arena holds every intermediate buffer.
-      "inline,symbol-dce,canonicalize,tandem-plan-memory,"
+      "canonicalize,tandem-plan-memory,"
       "buffer-deallocation-pipeline",
       pm);
 }

@@ -8,8 +8,8 @@
 #include "compiler/InitAll.h"
 #include "dialects/Tandem/IR/TandemAttrs.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
-#include "passes/Analysis/DotGraph.h"
 #include "dialects/Tandem/IR/TandemOps.h"
+#include "passes/Analysis/DotGraph.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -24,9 +24,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -214,10 +214,13 @@ static void writeMemoryReport(const ModelSignature &sig,
     std::string text;
     llvm::raw_string_ostream s(text);
     if (n >= (1u << 20))
-      s << llvm::format("%.2f MiB", n / double(1 << 20));
+      s << llvm::format("%.2f MiB (%llu bytes)", n / double(1 << 20),
+                        (unsigned long long)n);
     else if (n >= 1024)
-      s << llvm::format("%.2f KiB", n / 1024.0);
-    s << " (" << n << " bytes)";
+      s << llvm::format("%.2f KiB (%llu bytes)", n / 1024.0,
+                        (unsigned long long)n);
+    else
+      s << n << " bytes";
     return text;
   };
   os << "memory of model '" << sig.name << "':\n"

@@ -2,12 +2,12 @@
 # Tandem's main job, end to end, on a fresh machine or an existing checkout:
 # install what is missing, build, and run the compiler on an example.
 #
-# Codegen and the runtime are not built yet, so today this compiles a small
-# ONNX convnet with tandemc to optimised, placed, fused and partitioned tandem
-# IR (for the CPU, then for a CPU + GPU target with its placement report), and runs
-# tandem-opt on a ResNet block written in the tandem dialect. It grows into
-# "compile an example model, link it into a binary, run it" as those stages
-# land.
+# It compiles a small ONNX convnet with tandemc to optimised, placed, fused
+# and partitioned tandem IR (for the CPU, then for a CPU + GPU target with its
+# placement report), runs tandem-opt on a ResNet block written in the tandem
+# dialect, and then does the main job: compiles the convnet to an object file
+# and C header, links it into examples/deploy/main.c with the runtime, runs
+# it (top-5), and checks the same model against onnxruntime with tandem-run.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -16,7 +16,7 @@ export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1
 
 bash scripts/setup.sh
 bash scripts/configure.sh build
-ninja -C build tandem-opt tandemc
+ninja -C build tandem-opt tandemc tandem-run tandem_runtime_static tandem_runtime_shared
 
 # A small convnet (conv/bn/relu, pooling, depthwise conv, ReLU6, HardSwish,
 # classifier) exported as ONNX with random weights.
@@ -49,3 +49,28 @@ echo "=== tandem-opt examples/resnet_block.mlir -canonicalize -tandem-assign-def
 ./build/bin/tandem-opt examples/resnet_block.mlir \
   -canonicalize -tandem-assign-default-device \
   --mlir-print-debuginfo
+
+# The main job: compile the convnet to an object file and its C header, link
+# it into a small C program (examples/deploy) with the runtime, and run it.
+echo "=== tandemc build/demo/conv_block.onnx -o build/demo/model.o (+ model.h)"
+./build/bin/tandemc build/demo/conv_block.onnx --name model \
+  -o build/demo/model.o --memory-report=-
+cc -O2 examples/deploy/main.c build/demo/model.o -Ibuild/demo -Iruntime/include \
+  build/lib/libtandem_runtime.a -lstdc++ -lpthread -lm -o build/demo/deploy
+echo "=== build/demo/deploy"
+./build/demo/deploy
+
+# The same model as a shared library under tandem-run, checked against
+# onnxruntime and timed.
+./build/bin/tandemc build/demo/conv_block.onnx --emit=shared -o build/demo/model.so
+.venv/bin/python - <<'PY'
+import numpy as np, onnxruntime as ort
+x = np.random.default_rng(0).standard_normal((1, 3, 16, 16)).astype(np.float32)
+np.save("build/demo/x.npy", x)
+ref = ort.InferenceSession("build/demo/conv_block.onnx").run(None, {"x": x})[0]
+np.save("build/demo/ref.npy", ref)
+PY
+echo "=== tandem-run build/demo/model.so --compare (onnxruntime) --bench 100"
+./build/bin/tandem-run build/demo/model.so --input build/demo/x.npy \
+  --compare build/demo/ref.npy --rtol 1e-4 --atol 1e-5 && echo "matches onnxruntime"
+./build/bin/tandem-run build/demo/model.so --input build/demo/x.npy --bench 100 --threads 1

@@ -1,7 +1,8 @@
 /* deploy: a minimal C program that links a model compiled by tandemc.
  *
  *   tandemc resnet18.onnx --name model -o model.o     (also writes model.h)
- *   cc main.c model.o -ltandem_runtime -lm -o deploy
+ *   cc main.c model.o -ltandem_runtime -lm -o deploy      (shared runtime)
+ *   cc main.c model.o libtandem_runtime.a -lstdc++ -lpthread -lm -o deploy
  *   ./deploy input.bin            (raw little-endian f32, MODEL_INPUT0_BYTES)
  *   ./deploy                      (a deterministic synthetic input)
  *

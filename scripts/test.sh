@@ -88,6 +88,16 @@ out=$(.venv/bin/python test/onnx-backend/run_conformance.py \
 echo "$out"
 add_counts "$rc" "$out"
 
+# The same node tests compiled to shared libraries and run with tandem-run,
+# compared with their expected outputs (rtol 1e-3, atol 1e-5).
+echo "=== [onnx-numeric] backend node tests compiled, run and compared"
+rc=0
+out=$(.venv/bin/python test/onnx-backend/run_numeric.py \
+  --tandemc build/bin/tandemc --tandem-run build/bin/tandem-run \
+  --work build/onnx-numeric) || rc=$?
+printf '%s\n' "$out" | tail -n 20
+add_counts "$rc" "$out"
+
 # Integration: torchvision, Transformer, BERT-style and MLP models exported
 # with torch (random weights) must import to static tandem IR.
 echo "=== [torch-models] export ($MODEL_SET set) + import"

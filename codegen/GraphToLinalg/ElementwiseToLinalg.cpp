@@ -225,7 +225,7 @@ struct CmpToGeneric : OpConversionPattern<CmpOp> {
           Value l = args[0], r = args[1];
           if (isFloat(l)) {
             // Ordered comparisons, except `ne`, which is true for NaN.
-            arith::CmpFPredicate p;
+            arith::CmpFPredicate p = arith::CmpFPredicate::OEQ;
             switch (pred) {
             case CmpPredicate::EQ:
               p = arith::CmpFPredicate::OEQ;
@@ -250,7 +250,7 @@ struct CmpToGeneric : OpConversionPattern<CmpOp> {
           }
           // Booleans order false < true (unsigned); other ints are signed.
           bool u = l.getType().isInteger(1);
-          arith::CmpIPredicate p;
+          arith::CmpIPredicate p = arith::CmpIPredicate::eq;
           switch (pred) {
           case CmpPredicate::EQ:
             p = arith::CmpIPredicate::eq;

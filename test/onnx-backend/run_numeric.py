@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Runs the ONNX backend node tests through the whole compiler and compares
+numbers.
+
+For every in-scope node test that imports (run_conformance.py's pass set:
+in scope and not listed in unsupported.txt), compiles the model with
+`tandemc --emit=shared`, runs it with `tandem-run` on each test data set's
+inputs, and compares the outputs with the test's expected outputs
+(rtol 1e-3, atol 1e-7 like onnx's backend runner, loosened to atol 1e-5 for
+f32). Tests in numeric_unsupported.txt are expected not to compile or match,
+with a reason; a listed test that now passes is a failure (stale entry).
+
+usage: run_numeric.py --tandemc BIN --tandem-run BIN --work DIR
+                      [--filter REGEX] [--jobs N]
+
+Prints "onnx-numeric: N passed, M failed, K known (...)" and exits non-zero
+on any failure. Run it with the venv's Python (onnx, numpy).
+"""
+import argparse
+import concurrent.futures
+import glob
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import run_conformance  # noqa: E402
+
+
+def load_known():
+    table = {}
+    path = os.path.join(HERE, "numeric_unsupported.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            line = line.strip()
+            if line and not line.startswith("#"):
+                name, _, reason = line.partition(" ")
+                table[name] = reason.strip()
+    return table
+
+
+def read_pb(path):
+    tensor = onnx.TensorProto()
+    tensor.ParseFromString(open(path, "rb").read())
+    return numpy_helper.to_array(tensor)
+
+
+def run_one(args, name, model_path):
+    work = os.path.join(args.work, name)
+    os.makedirs(work, exist_ok=True)
+    lib = os.path.join(work, "model.so")
+    proc = subprocess.run([args.tandemc, model_path, "--emit=shared", "-o",
+                           lib], capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0:
+        errors = [l for l in proc.stderr.splitlines() if "error:" in l]
+        return "compile: " + (errors[0].split("error:", 1)[-1].strip()
+                              if errors else proc.stderr.strip()[-300:])
+    model = onnx.load(model_path, load_external_data=False)
+    inits = {i.name for i in model.graph.initializer}
+    n_inputs = len([i for i in model.graph.input if i.name not in inits])
+    for data_set in sorted(glob.glob(os.path.join(os.path.dirname(model_path),
+                                                  "test_data_set_*"))):
+        inputs, refs = [], []
+        for i in range(n_inputs):
+            value = read_pb(os.path.join(data_set, "input_%d.pb" % i))
+            path = os.path.join(work, "in%d.npy" % i)
+            # np.ascontiguousarray would turn a 0-d array into a 1-d one.
+            np.save(path, np.array(value, order="C"))
+            inputs.append(path)
+        for i in range(len(model.graph.output)):
+            ref = read_pb(os.path.join(data_set, "output_%d.pb" % i))
+            if ref.dtype == np.float64:
+                return "f64 outputs are not supported"
+            path = os.path.join(work, "ref%d.npy" % i)
+            np.save(path, np.array(ref, order="C"))
+            refs.append(path)
+        cmd = [args.tandem_run, lib, "--threads", "1"]
+        if inputs:
+            cmd += ["--input"] + inputs
+        else:
+            cmd += ["--random"]
+        cmd += ["--compare"] + refs + ["--rtol", "1e-3", "--atol", "1e-5"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        if proc.returncode != 0:
+            lines = (proc.stdout + proc.stderr).strip().splitlines()
+            return "run: " + (lines[-1] if lines else "exit %d" %
+                              proc.returncode)
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tandemc", required=True)
+    parser.add_argument("--tandem-run", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--filter", default="")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--write-known", action="store_true",
+                        help="print numeric_unsupported.txt lines for the "
+                             "failures instead of failing")
+    args = parser.parse_args()
+
+    supported = set(subprocess.run([args.tandemc, "--list-onnx-ops"],
+                                   capture_output=True, text=True,
+                                   check=True).stdout.split())
+    import_unsupported = run_conformance.load_unsupported()
+    known = load_known()
+    root = run_conformance.node_test_dir()
+    tests = []
+    for name in sorted(os.listdir(root)):
+        if args.filter and not re.search(args.filter, name):
+            continue
+        model = os.path.join(root, name, "model.onnx")
+        if not os.path.exists(model) or name in import_unsupported:
+            continue
+        if run_conformance.scope(model, supported)[0]:
+            tests.append((name, model))
+
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        results = list(pool.map(lambda t: run_one(args, *t), tests))
+
+    passed = failed = listed = 0
+    for (name, _), problem in zip(tests, results):
+        reason = known.get(name)
+        if problem is None and reason is None:
+            passed += 1
+        elif problem is None:
+            failed += 1
+            print("FAIL %s: listed in numeric_unsupported.txt but passes" %
+                  name)
+        elif reason is not None:
+            listed += 1
+        elif args.write_known:
+            print("%s %s" % (name, problem))
+        else:
+            failed += 1
+            print("FAIL %s: %s" % (name, problem))
+    print("onnx-numeric: %d passed, %d failed, %d known (%d compiled and "
+          "compared, onnx %s)" % (passed, failed, listed, len(tests),
+                                  onnx.__version__))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -163,6 +163,15 @@ static LogicalResult checkHostOnly(ModuleOp module) {
   return failure(walk.wasInterrupted());
 }
 
+/// The code generator's target as the driver options name it.
+static ObjectOptions objectOptionsFor(const CompilerOptions &options) {
+  ObjectOptions objectOptions;
+  objectOptions.cpu = options.cpu;
+  objectOptions.features = options.cpuFeatures;
+  objectOptions.triple = options.triple;
+  return objectOptions;
+}
+
 /// Emits the model as an object into a temporary file and links it into the
 /// shared library `options.outputPath` with the system C compiler driver.
 static LogicalResult linkSharedLibrary(ModuleOp module,
@@ -180,10 +189,7 @@ static LogicalResult linkSharedLibrary(ModuleOp module,
   llvm::FileRemover removeObject(objectPath);
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    ObjectOptions objectOptions;
-    objectOptions.cpu = options.cpu;
-    objectOptions.features = options.cpuFeatures;
-    objectOptions.triple = options.triple;
+    ObjectOptions objectOptions = objectOptionsFor(options);
     objectOptions.exportDefaultModel = true;
     if (failed(emitModelObject(module, signature, objectOptions,
                                ObjectKind::Object, os)))
@@ -299,21 +305,24 @@ writeFile(llvm::StringRef path, Location fileLoc,
 /// Writes `module` as `kind` to `path` ("-" = stdout); nothing on failure.
 static LogicalResult writeOutput(ModuleOp module, EmitKind kind,
                                  llvm::StringRef path, Location fileLoc) {
-  std::string message;
-  std::unique_ptr<llvm::ToolOutputFile> output = openOutputFile(path, &message);
-  if (!output)
-    return emitError(fileLoc)
-           << "cannot open output '" << path << "': " << message;
-  if (kind == EmitKind::Dot) {
-    writeDotGraph(module, output->os());
-  } else {
-    module.print(output->os());
-    output->os() << "\n";
-  }
-  if (output->os().has_error())
-    return emitError(fileLoc) << "cannot write '" << path << "'";
-  output->keep();
-  return success();
+  return writeFile(path, fileLoc, [&](llvm::raw_pwrite_stream &os) {
+    if (kind == EmitKind::Dot) {
+      writeDotGraph(module, os);
+    } else {
+      module.print(os);
+      os << "\n";
+    }
+    return success();
+  });
+}
+
+/// Writes the C header of the model to `path`.
+static LogicalResult writeHeader(const ModelSignature &signature,
+                                 llvm::StringRef path, Location fileLoc) {
+  return writeFile(path, fileLoc, [&](llvm::raw_pwrite_stream &os) {
+    emitModelHeader(signature, os);
+    return success();
+  });
 }
 
 LogicalResult mlir::tandem::compile(
@@ -430,11 +439,7 @@ LogicalResult mlir::tandem::compile(
     if (failed(writeOutput(*module, options.emit, options.outputPath, fileLoc)))
       return failure();
   } else if (options.emit == EmitKind::Header) {
-    if (failed(writeFile(options.outputPath, fileLoc,
-                         [&](llvm::raw_pwrite_stream &os) {
-                           emitModelHeader(*signature, os);
-                           return success();
-                         })))
+    if (failed(writeHeader(*signature, options.outputPath, fileLoc)))
       return failure();
   } else if (options.emit == EmitKind::Shared) {
     start = Clock::now();
@@ -442,10 +447,7 @@ LogicalResult mlir::tandem::compile(
       return failure();
     report("link", start);
   } else {
-    ObjectOptions objectOptions;
-    objectOptions.cpu = options.cpu;
-    objectOptions.features = options.cpuFeatures;
-    objectOptions.triple = options.triple;
+    ObjectOptions objectOptions = objectOptionsFor(options);
     ObjectKind kind = options.emit == EmitKind::LLVM  ? ObjectKind::LLVMIR
                       : options.emit == EmitKind::Asm ? ObjectKind::Assembly
                                                       : ObjectKind::Object;
@@ -460,10 +462,7 @@ LogicalResult mlir::tandem::compile(
     // An object comes with its header.
     if (options.emit == EmitKind::Obj && options.outputPath != "-") {
       std::string header = headerPathFor(options);
-      if (failed(writeFile(header, fileLoc, [&](llvm::raw_pwrite_stream &os) {
-            emitModelHeader(*signature, os);
-            return success();
-          })))
+      if (failed(writeHeader(*signature, header, fileLoc)))
         return failure();
       if (options.verbose)
         log << "tandemc: wrote " << header << "\n";

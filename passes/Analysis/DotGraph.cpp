@@ -26,8 +26,7 @@ static llvm::StringRef deviceColor(Attribute device) {
   llvm::StringRef name = text;
   if (name.contains("CPU"))
     return "#cfe2f3";
-  static const char *gpuColors[] = {"#d9ead3", "#fce5cd", "#d9d2e9",
-                                    "#f4cccc"};
+  static const char *gpuColors[] = {"#d9ead3", "#fce5cd", "#d9d2e9", "#f4cccc"};
   unsigned index = 0;
   name.rsplit(':').second.getAsInteger(10, index);
   return gpuColors[index % 4];
@@ -166,9 +165,14 @@ void Drawer::drawOp(Operation *op, Attribute device, llvm::StringRef indent) {
     bool down = llvm::StringRef(src).contains("GPU") &&
                 llvm::StringRef(dst).contains("CPU");
     os << indent << id << " [shape=cds, style=filled, fillcolor=\"#f4cccc\", "
-       << "color=\"#cc0000\", label=\"" << (up ? "H2D" : down ? "D2H" : "D2D")
-       << " copy\\n" << src << " -> " << dst << "\\n" << transfer.getInputs().size()
-       << " value" << (transfer.getInputs().size() > 1 ? "s" : "") << ", "
+       << "color=\"#cc0000\", label=\""
+       << (up     ? "H2D"
+           : down ? "D2H"
+                  : "D2D")
+       << " copy\\n"
+       << src << " -> " << dst << "\\n"
+       << transfer.getInputs().size() << " value"
+       << (transfer.getInputs().size() > 1 ? "s" : "") << ", "
        << bytesText(bytes) << "\"];\n";
     for (Value v : transfer.getInputs())
       connect(v, id, " [color=\"#cc0000\", style=dashed]");
@@ -191,9 +195,10 @@ void Drawer::drawOp(Operation *op, Attribute device, llvm::StringRef indent) {
     Operation *producer = operand.getDefiningOp();
     Attribute from = producer ? getDevice(producer) : Attribute();
     bool crosses = from && placed && from != placed;
-    connect(operand, id, crosses ? " [color=\"#cc0000\", style=dashed, "
-                                   "label=\"copy\"]"
-                                 : "");
+    connect(operand, id,
+            crosses ? " [color=\"#cc0000\", style=dashed, "
+                      "label=\"copy\"]"
+                    : "");
   }
   for (Value result : op->getResults())
     producers[result] = {id};
@@ -209,8 +214,9 @@ void Drawer::drawFunction(func::FuncOp func) {
      << "    label=\"@" << func.getSymName() << "\";\n";
   for (BlockArgument arg : func.getArguments()) {
     std::string id = newId();
-    os << "    " << id << " [shape=invhouse, label=\"input " << arg.getArgNumber()
-       << "\\n" << typeText(arg.getType()) << "\"];\n";
+    os << "    " << id << " [shape=invhouse, label=\"input "
+       << arg.getArgNumber() << "\\n"
+       << typeText(arg.getType()) << "\"];\n";
     producers[arg] = {id};
   }
   drawBlock(func.getBody().front(), getDevice(func), "    ");

@@ -7,8 +7,8 @@
 #include "dialects/Tandem/IR/TandemOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <cstring>
 

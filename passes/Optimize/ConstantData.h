@@ -25,9 +25,8 @@ std::optional<std::vector<float>> readF32Constant(Value value);
 /// Creates an f32 tandem.constant of `type` holding `data`: inline when
 /// small, a dense_resource blob named after `nameHint` when large (as the
 /// importer stores weights).
-Value createF32Constant(OpBuilder &builder, Location loc,
-                        RankedTensorType type, llvm::ArrayRef<float> data,
-                        llvm::StringRef nameHint);
+Value createF32Constant(OpBuilder &builder, Location loc, RankedTensorType type,
+                        llvm::ArrayRef<float> data, llvm::StringRef nameHint);
 
 } // namespace mlir::tandem
 

@@ -94,8 +94,8 @@ struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
                                      hint(conv, "weight_bn"));
     Value newBias = createF32Constant(
         rewriter, bn.getLoc(),
-        RankedTensorType::get({int64_t(channels)}, rewriter.getF32Type()),
-        bias, hint(conv, "bias_bn"));
+        RankedTensorType::get({int64_t(channels)}, rewriter.getF32Type()), bias,
+        hint(conv, "bias_bn"));
     Operation *folded = rewriter.clone(*conv);
     folded->setOperands({conv.getInput(), filter, newBias});
     // The result keeps the conv's node name, fused with the BatchNorm's.
@@ -126,8 +126,8 @@ struct FoldIntoGemm : OpRewritePattern<BatchNormOp> {
       auto values = readF32Constant(cValue);
       auto type = cast<RankedTensorType>(cValue.getType());
       // Only per-column (or scalar) C folds into a 1-D bias.
-      if (!values || type.getNumElements() != int64_t(n) &&
-                         type.getNumElements() != 1)
+      if (!values ||
+          type.getNumElements() != int64_t(n) && type.getNumElements() != 1)
         return rewriter.notifyMatchFailure(bn, "c is not a per-column const");
       for (size_t j = 0; j < n; ++j)
         c[j] = (*values)[values->size() == 1 ? 0 : j];
@@ -180,10 +180,10 @@ struct FoldIntoMatmul : OpRewritePattern<BatchNormOp> {
     rewriter.setInsertionPoint(matmul);
     Value newW = createF32Constant(rewriter, matmul.getRhs().getLoc(), wType,
                                    *w, hint(matmul, "weight_bn"));
-    Value shift = createF32Constant(
-        rewriter, bn.getLoc(),
-        RankedTensorType::get({cols}, rewriter.getF32Type()), affine->shift,
-        hint(matmul, "bias_bn"));
+    Value shift =
+        createF32Constant(rewriter, bn.getLoc(),
+                          RankedTensorType::get({cols}, rewriter.getF32Type()),
+                          affine->shift, hint(matmul, "bias_bn"));
     Operation *scaled = rewriter.clone(*matmul);
     scaled->setOperands({matmul.getLhs(), newW});
     rewriter.setInsertionPoint(bn);

@@ -135,9 +135,9 @@ static void outline(Partition &partition, func::FuncOp anchor,
   std::string name = (anchor.getSymName() + "_p" + llvm::Twine(index) + "_" +
                       deviceSuffix(partition.device))
                          .str();
-  auto func = func::FuncOp::create(builder, anchor.getLoc(), name,
-                                   builder.getFunctionType(inputTypes,
-                                                           outputTypes));
+  auto func =
+      func::FuncOp::create(builder, anchor.getLoc(), name,
+                           builder.getFunctionType(inputTypes, outputTypes));
   func.setPrivate();
   setDevice(func, partition.device);
   func->setAttr(kPartitionAttr, builder.getUnitAttr());
@@ -166,8 +166,7 @@ static void outline(Partition &partition, func::FuncOp anchor,
 /// a partition's results right after its call, so that a copy overlaps with
 /// whatever runs before its consumer. Everything one point of the schedule
 /// sends to one device goes in one batched transfer.
-static void buildSchedule(func::FuncOp func,
-                          std::vector<Partition> &partitions,
+static void buildSchedule(func::FuncOp func, std::vector<Partition> &partitions,
                           DeviceAttr host) {
   Block &body = func.getBody().front();
   Operation *terminator = body.getTerminator();
@@ -247,15 +246,14 @@ struct PartitionPass : tandem::impl::TandemPartitionBase<PartitionPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    DeviceAttr host = getDeviceAttr(&getContext(),
-                                    DeviceName{DeviceName::Kind::CPU, 0});
+    DeviceAttr host =
+        getDeviceAttr(&getContext(), DeviceName{DeviceName::Kind::CPU, 0});
     llvm::SmallVector<func::FuncOp> functions;
     for (auto func : module.getOps<func::FuncOp>())
       if (!func.isExternal() && !func->hasAttr(kPartitionAttr))
         functions.push_back(func);
     for (func::FuncOp func : functions) {
-      FailureOr<std::vector<Partition>> partitions =
-          planPartitions(func, host);
+      FailureOr<std::vector<Partition>> partitions = planPartitions(func, host);
       if (failed(partitions))
         return signalPassFailure();
       Operation *insertAfter = func;

@@ -49,8 +49,8 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getPartitionAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'" << getPartitionAttrName()
-                             << "' must be a unit attribute";
+      return op->emitError()
+             << "'" << getPartitionAttrName() << "' must be a unit attribute";
     return success();
   }
   if (attr.getName() == getKernelAttrName()) {

@@ -765,9 +765,9 @@ LogicalResult TransferOp::verify() {
   for (auto [i, input] : llvm::enumerate(getInputs()))
     if (Operation *producer = input.getDefiningOp())
       if (DeviceAttr placed = getDevice(producer); placed && placed != getSrc())
-        return emitOpError() << "copies from " << getSrc().getName()
-                             << " but input #" << i << " is produced on "
-                             << placed.getName();
+        return emitOpError()
+               << "copies from " << getSrc().getName() << " but input #" << i
+               << " is produced on " << placed.getName();
   return success();
 }
 

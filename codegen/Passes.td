@@ -96,4 +96,73 @@ def TandemLowerMemRefCopies : Pass<"tandem-lower-memref-copies"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+
+def TandemCallCPUKernels : Pass<"tandem-call-cpu-kernels", "::mlir::ModuleOp"> {
+  let summary = "replaces f32 contractions on buffers by calls of the runtime's sgemm";
+  let description = [{
+    Runs on bufferized code. Every linalg op that is an f32 contraction
+    (matmul, batch_matmul, matmul with transposed or broadcast operands, the
+    GEMM that conv2d becomes after im2col; any `linalg.generic` whose body
+    is a multiply-add) with at most one batch, exactly one M, one N and one
+    K dimension becomes one call of the runtime's `tandem_sgemm_f32`, which
+    packs the operands and runs a register-blocked AVX-512 / AVX2 micro-kernel
+    on the model's thread pool (see docs/Codegen.md). Operands are passed as
+    pointers plus element strides, read with `memref.extract_strided_metadata`,
+    so views of the arena and transposed or broadcast operands need no copy.
+    A `linalg.fill` of zero into the output that only feeds the contraction
+    is dropped: the kernel overwrites instead of accumulating.
+
+    Every public function gets a trailing `!llvm.ptr` argument marked
+    `tandem.exec_ctx`: the `tandem_exec_ctx_t *` of the run, through which
+    the kernel reaches the thread pool. The artifact's entry passes it.
+    Contractions of other element types stay linalg (and become loops).
+
+    Before:
+    ```mlir
+    linalg.fill ins(%zero : f32) outs(%c : memref<64x32xf32>)
+    linalg.matmul ins(%a, %b : memref<64x128xf32>, memref<128x32xf32>)
+                  outs(%c : memref<64x32xf32>)
+    ```
+    After (abridged):
+    ```mlir
+    %base, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %a ...
+    ...
+    func.call @tandem_sgemm_f32(%ctx, %c1, %c64, %c32, %c128, %pa, %c0, %c128, %c1,
+                                %pb, ..., %pc, ..., %flags) : (...) -> ()
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"
+  ];
+}
+
+
+def TandemFuseElementwise : Pass<"tandem-fuse-elementwise"> {
+  let summary = "fuses elementwise linalg ops, leaving contractions whole";
+  let description = [{
+    Upstream `linalg-fuse-elementwise-ops` (producer-consumer fusion of
+    elementwise `linalg.generic`s, reshape propagation by expansion, constant
+    folding), except that nothing is fused into or out of a contraction or
+    convolution, and no reshape is propagated through one. Upstream would
+    fold the im2col that an f32 conv2d lowers to back into its GEMM, and
+    generalise named matmuls, which hides them from
+    `tandem-call-cpu-kernels`.
+
+    Before:
+    ```mlir
+    %p = linalg.generic {im2col} ins(%x) outs(%e) -> tensor<1x27x25xf32>
+    %c = tensor.collapse_shape %p [[0, 1], [2]] : ... into tensor<27x25xf32>
+    %r = linalg.matmul ins(%w, %c : ...) outs(%bias : tensor<4x25xf32>)
+    %y = linalg.generic {relu} ins(%r) outs(%e2)
+    ```
+    After: unchanged: the im2col stays a separate kernel and the matmul
+    stays a named op. Two elementwise generics in a row become one.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // TANDEM_CODEGEN_PASSES_TD

@@ -42,10 +42,13 @@ static LogicalResult addDescriptor(llvm::Module &llvm,
   llvm::LLVMContext &ctx = llvm.getContext();
   llvm::Function *model = llvm.getFunction(sig.name);
   bool hasArena = sig.arenaBytes > 0;
-  size_t arity = sig.inputs.size() + sig.outputs.size() + (hasArena ? 1 : 0);
+  // Inputs, outputs, the arena if any, then the tandem_exec_ctx_t *.
+  size_t arity =
+      sig.inputs.size() + sig.outputs.size() + (hasArena ? 1 : 0) + 1;
   if (!model || model->arg_size() != arity)
     return emitError(loc) << "the lowered model function '@" << sig.name
-                          << "' does not take " << arity << " buffer pointers";
+                          << "' does not take " << arity - 1
+                          << " buffer pointers and the execution context";
   // Only the descriptor and the entry are visible outside the object.
   for (llvm::Function &f : llvm)
     if (!f.isDeclaration())
@@ -77,6 +80,7 @@ static LogicalResult addDescriptor(llvm::Module &llvm,
       llvm::Value *slot = b.CreateStructGEP(ctxType, entry->getArg(0), 1);
       args.push_back(b.CreateLoad(ptr, slot));
     }
+    args.push_back(entry->getArg(0));
     b.CreateCall(model, args);
     b.CreateRet(llvm::ConstantInt::get(i32, 0));
   }

@@ -16,7 +16,7 @@ LogicalResult mlir::tandem::buildCPUBufferizePipeline(OpPassManager &pm) {
       // schedule first, so that bufferisation sees the whole model (outputs
       // written in place, no result copies) and one arena holds every
       // intermediate buffer.
-      "inline,symbol-dce,linalg-fuse-elementwise-ops,"
+      "inline,symbol-dce,tandem-fuse-elementwise,"
       "one-shot-bufferize{bufferize-function-boundaries=1 "
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-results-to-out-params{hoist-static-allocs=1 "
@@ -28,6 +28,9 @@ LogicalResult mlir::tandem::buildCPUBufferizePipeline(OpPassManager &pm) {
 
 LogicalResult mlir::tandem::buildCPULowerToLLVMPipeline(OpPassManager &pm) {
   return parsePassPipeline(
+      // f32 contractions become calls of the runtime's packed, threaded
+      // sgemm; everything else becomes loops.
+      "tandem-call-cpu-kernels,"
       "tandem-lower-memref-copies,convert-linalg-to-loops,lower-affine,convert-"
       "scf-to-cf,"
       "expand-strided-metadata,lower-affine,math-expand-ops,"

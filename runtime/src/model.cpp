@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kernels/kernel_status.h"
 #include "tandem/runtime.h"
 
 #include <atomic>
@@ -122,7 +123,11 @@ struct RunGuard {
 tandem_status_t runLocked(tandem_model_t *model, const void *const *inputs,
                           void *const *outputs) {
   const tandem_model_desc_t *desc = model->desc;
+  tandem_internal_take_kernel_error(); // forget a previous caller's
   int32_t code = desc->entry(&model->ctx, inputs, outputs);
+  if (const char *error = tandem_internal_take_kernel_error())
+    return tandem_status_make(TANDEM_INTERNAL, "model '%s': %s", desc->name,
+                              error);
   if (code != 0)
     return tandem_status_make(TANDEM_INTERNAL,
                               "model '%s': entry failed with code %d",

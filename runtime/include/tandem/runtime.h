@@ -189,6 +189,38 @@ typedef struct {
   void *reserved[4];          /* NULL; for later ABI additions */
 } tandem_exec_ctx_t;
 
+/*===------------------------------------------------------------------===*
+ * Kernels called by generated code
+ *===------------------------------------------------------------------===*/
+
+/** tandem_sgemm_f32 flag: add the product to C instead of overwriting it. */
+#define TANDEM_SGEMM_ACCUMULATE 1
+
+/** For each of `batch` problems b: C_b = A_b * B_b (or C_b += A_b * B_b with
+ *  TANDEM_SGEMM_ACCUMULATE), where A_b is m x k, B_b is k x n and C_b is
+ *  m x n, all f32, addressed by element strides: A_b[i][p] is
+ *  a[b*sAb + i*sAm + p*sAk], and so on. Strides may be 0 (broadcast operands,
+ *  e.g. shared weights with sAb = 0). C must not overlap A or B.
+ *  Compiled models call this for every f32 contraction (matmul, gemm, conv
+ *  after im2col); it is also usable directly.
+ *  Work is spread over ctx->pool (NULL ctx or pool: the calling thread only).
+ *  Uses AVX-512 or AVX2+FMA micro-kernels when the CPU has them (chosen once
+ *  per process; TANDEM_CPU_KERNELS=avx512|avx2|portable restricts the
+ *  choice). Packing buffers are thread-local and reused, so only a thread's
+ *  first call allocates. If that allocation fails, C is left unspecified and
+ *  the model run that made the call returns TANDEM_INTERNAL. Thread-safe. */
+TANDEM_API void tandem_sgemm_f32(const tandem_exec_ctx_t *ctx, int64_t batch,
+                                 int64_t m, int64_t n, int64_t k,
+                                 const float *a, int64_t sAb, int64_t sAm,
+                                 int64_t sAk, const float *b, int64_t sBb,
+                                 int64_t sBk, int64_t sBn, float *c,
+                                 int64_t sCb, int64_t sCm, int64_t sCn,
+                                 int32_t flags);
+
+/** The micro-kernel family tandem_sgemm_f32 uses in this process:
+ *  "avx512", "avx2" or "portable". */
+TANDEM_API const char *tandem_sgemm_f32_isa(void);
+
 /** The compiler emits one of these per model, as a constant global named
  *  <name>_descriptor (and, in shared libraries, a
  *  `const tandem_model_desc_t *tandem_default_model` pointing at it). All of

@@ -1,0 +1,293 @@
+//===- CallCPUKernels.cpp - f32 contractions -> tandem_sgemm_f32 calls ----===//
+//
+// After bufferization, every linalg op that is an f32 multiply-accumulate
+// contraction over strided buffers becomes one call of the runtime's
+// tandem_sgemm_f32 (packing + register-blocked micro-kernels + the model's
+// thread pool). The loop dimensions are classified from the indexing maps:
+// K is the one reduction dimension, M the output dimension only A reads, N
+// the one only B reads (the innermost such in C), and at most one further
+// output dimension is the batch (broadcast operands get stride 0).
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::tandem {
+#define GEN_PASS_DEF_TANDEMCALLCPUKERNELS
+#include "codegen/Passes.h.inc"
+} // namespace mlir::tandem
+
+using namespace mlir;
+
+namespace {
+
+constexpr llvm::StringLiteral kSgemm = "tandem_sgemm_f32";
+constexpr llvm::StringLiteral kExecCtxAttr = "tandem.exec_ctx";
+constexpr int32_t kAccumulate = 1; // TANDEM_SGEMM_ACCUMULATE
+
+/// The loop dimensions of a contraction the kernel can run; -1 when absent.
+struct GemmDims {
+  int64_t batch = -1, m = -1, n = -1, k = -1;
+};
+
+/// True if `block` is `yield(acc + a * b)` on f32 (either operand order).
+bool isF32MultiplyAccumulate(Block &block) {
+  if (block.getNumArguments() != 3 ||
+      !llvm::all_of(block.getArgumentTypes(), [](Type t) { return t.isF32(); }))
+    return false;
+  auto ops = block.without_terminator();
+  if (std::distance(ops.begin(), ops.end()) != 2)
+    return false;
+  auto mul = dyn_cast<arith::MulFOp>(*ops.begin());
+  auto add = dyn_cast<arith::AddFOp>(*std::next(ops.begin()));
+  auto yield = dyn_cast<linalg::YieldOp>(block.getTerminator());
+  if (!mul || !add || !yield || yield->getNumOperands() != 1 ||
+      yield->getOperand(0) != add.getResult())
+    return false;
+  Value a = block.getArgument(0), b = block.getArgument(1),
+        acc = block.getArgument(2);
+  bool mulOk = (mul.getLhs() == a && mul.getRhs() == b) ||
+               (mul.getLhs() == b && mul.getRhs() == a);
+  bool addOk = (add.getLhs() == acc && add.getRhs() == mul.getResult()) ||
+               (add.getRhs() == acc && add.getLhs() == mul.getResult());
+  return mulOk && addOk;
+}
+
+/// The loop dimension each memref dimension of an operand walks, or failure
+/// when the map is not a projected permutation.
+FailureOr<SmallVector<int64_t>> operandDims(AffineMap map) {
+  if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
+    return failure();
+  SmallVector<int64_t> dims;
+  for (AffineExpr expr : map.getResults())
+    dims.push_back(cast<AffineDimExpr>(expr).getPosition());
+  return dims;
+}
+
+/// Classifies the loops of `op`, or fails if the kernel cannot run it.
+FailureOr<GemmDims> classify(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !isF32MultiplyAccumulate(*op.getBlock()))
+    return failure();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<SmallVector<int64_t>> dims;
+  for (AffineMap map : maps) {
+    auto d = operandDims(map);
+    if (failed(d))
+      return failure();
+    dims.push_back(*d);
+  }
+  for (Value operand : op->getOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+      return failure();
+  }
+  auto in = [&](int operand, int64_t dim) {
+    return llvm::is_contained(dims[operand], dim);
+  };
+  GemmDims g;
+  SmallVector<int64_t> mCands, nCands;
+  auto iterators = op.getIteratorTypesArray();
+  for (int64_t d = 0, e = iterators.size(); d < e; ++d) {
+    bool a = in(0, d), b = in(1, d), c = in(2, d);
+    if (iterators[d] == utils::IteratorType::reduction) {
+      if (c || !a || !b || g.k >= 0)
+        return failure();
+      g.k = d;
+      continue;
+    }
+    if (!c)
+      return failure();
+    if (a && b) {
+      if (g.batch >= 0)
+        return failure();
+      g.batch = d;
+    } else if (a) {
+      mCands.push_back(d);
+    } else if (b) {
+      nCands.push_back(d);
+    } else {
+      return failure(); // a dimension only the output walks
+    }
+  }
+  // Of two M (or N) candidates, the one C walks innermost is M (N); the
+  // other becomes a batch dimension that the other operand broadcasts.
+  auto pick = [&](SmallVector<int64_t> &cands, int64_t &slot) {
+    if (cands.empty() || cands.size() > 2)
+      return false;
+    if (cands.size() == 2) {
+      if (g.batch >= 0)
+        return false;
+      auto pos = [&](int64_t d) {
+        return llvm::find(dims[2], d) - dims[2].begin();
+      };
+      if (pos(cands[0]) > pos(cands[1]))
+        std::swap(cands[0], cands[1]);
+      g.batch = cands[0];
+      cands.erase(cands.begin());
+    }
+    slot = cands[0];
+    return true;
+  };
+  if (g.k < 0 || !pick(mCands, g.m) || !pick(nCands, g.n))
+    return failure();
+  return g;
+}
+
+/// A pointer to the first element of `memref` and its element strides.
+struct StridedOperand {
+  Value ptr;
+  SmallVector<Value> strides; // i64, one per memref dimension
+};
+
+StridedOperand readStrided(OpBuilder &b, Location loc, Value memref) {
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value aligned =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value elemBytes = arith::ConstantIndexOp::create(b, loc, sizeof(float));
+  Value offsetBytes =
+      arith::MulIOp::create(b, loc, meta.getOffset(), elemBytes);
+  Value address = arith::AddIOp::create(b, loc, aligned, offsetBytes);
+  Value address64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+  StridedOperand out;
+  out.ptr = LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), address64);
+  for (Value stride : meta.getStrides())
+    out.strides.push_back(
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), stride));
+  return out;
+}
+
+/// The finds a `linalg.fill` of +0.0 into `out` that nothing reads or
+/// writes between it and `op`, so the kernel can overwrite instead.
+linalg::FillOp zeroFillBefore(Operation *op, Value out) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (!llvm::is_contained(prev->getOperands(), out)) {
+      // Anything with regions or calls could touch `out` through aliases.
+      if (prev->getNumRegions() || isa<CallOpInterface>(prev))
+        return nullptr;
+      continue;
+    }
+    auto fill = dyn_cast<linalg::FillOp>(prev);
+    if (!fill || fill.getOutputs().front() != out)
+      return nullptr;
+    FloatAttr value;
+    if (!matchPattern(fill.getInputs().front(), m_Constant(&value)) ||
+        !value.getValue().isPosZero())
+      return nullptr;
+    return fill;
+  }
+  return nullptr;
+}
+
+struct CallCPUKernelsPass
+    : tandem::impl::TandemCallCPUKernelsBase<CallCPUKernelsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    auto ptrType = LLVM::LLVMPointerType::get(ctx);
+
+    // Every public function receives the run's tandem_exec_ctx_t *.
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal() || !func.isPublic())
+        continue;
+      unsigned index = func.getNumArguments();
+      if (index > 0 && func.getArgAttr(index - 1, kExecCtxAttr))
+        continue;
+      if (failed(func.insertArgument(
+              index, ptrType,
+              DictionaryAttr::get(
+                  ctx, {NamedAttribute(StringAttr::get(ctx, kExecCtxAttr),
+                                       UnitAttr::get(ctx))}),
+              func.getLoc()))) {
+        func.emitOpError("cannot add the execution context argument");
+        return signalPassFailure();
+      }
+    }
+
+    SmallVector<std::pair<linalg::LinalgOp, GemmDims>> work;
+    module.walk([&](linalg::LinalgOp op) {
+      if (auto dims = classify(op); succeeded(dims))
+        work.push_back({op, *dims});
+    });
+    if (work.empty())
+      return;
+
+    OpBuilder top(module.getBodyRegion());
+    Type i64 = IntegerType::get(ctx, 64), i32 = IntegerType::get(ctx, 32);
+    if (!module.lookupSymbol<func::FuncOp>(kSgemm)) {
+      // (ctx, batch, m, n, k, a, sAb, sAm, sAk, b, sBb, sBk, sBn,
+      //  c, sCb, sCm, sCn, flags)
+      SmallVector<Type> params = {ptrType, i64, i64, i64, i64};
+      for (int i = 0; i < 3; ++i)
+        params.append({ptrType, i64, i64, i64});
+      params.push_back(i32);
+      top.setInsertionPointToStart(module.getBody());
+      auto decl = func::FuncOp::create(top, module.getLoc(), kSgemm,
+                                       FunctionType::get(ctx, params, {}));
+      decl.setPrivate();
+    }
+
+    for (auto &[op, g] : work)
+      rewrite(op, g);
+  }
+
+  void rewrite(linalg::LinalgOp op, const GemmDims &g) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Type i64 = b.getI64Type();
+    auto func = op->getParentOfType<func::FuncOp>();
+    Value execCtx;
+    unsigned nargs = func.getNumArguments();
+    if (nargs > 0 && func.getArgAttr(nargs - 1, kExecCtxAttr))
+      execCtx = func.getArgument(nargs - 1);
+    else // a private helper: the kernel runs on the calling thread
+      execCtx = LLVM::ZeroOp::create(
+          b, loc, LLVM::LLVMPointerType::get(b.getContext()));
+
+    Value out = op.getDpsInitOperand(0)->get();
+    int32_t flags = kAccumulate;
+    if (linalg::FillOp fill = zeroFillBefore(op, out)) {
+      fill.erase();
+      flags = 0;
+    }
+
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    auto constant = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, loc, i64, v).getResult();
+    };
+    auto extent = [&](int64_t dim) { return dim < 0 ? 1 : ranges[dim]; };
+    SmallVector<Value> args = {execCtx, constant(extent(g.batch)),
+                               constant(extent(g.m)), constant(extent(g.n)),
+                               constant(extent(g.k))};
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    // Strides of each operand along (batch, rows, cols) of its GEMM role.
+    std::array<std::array<int64_t, 3>, 3> roles = {
+        {{g.batch, g.m, g.k}, {g.batch, g.k, g.n}, {g.batch, g.m, g.n}}};
+    for (int operand = 0; operand < 3; ++operand) {
+      Value memref = op->getOperand(operand);
+      StridedOperand s = readStrided(b, loc, memref);
+      args.push_back(s.ptr);
+      for (int64_t loopDim : roles[operand]) {
+        Value stride = constant(0);
+        for (auto [i, expr] : llvm::enumerate(maps[operand].getResults()))
+          if (loopDim >= 0 &&
+              cast<AffineDimExpr>(expr).getPosition() == loopDim)
+            stride = s.strides[i];
+        args.push_back(stride);
+      }
+    }
+    args.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), flags));
+    func::CallOp::create(b, loc, kSgemm, TypeRange{}, args);
+    op->erase();
+  }
+};
+
+} // namespace

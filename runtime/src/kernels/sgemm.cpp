@@ -1,0 +1,474 @@
+//===- sgemm.cpp - f32 matrix multiply called by generated code -----------===//
+//
+// tandem_sgemm_f32: C = A * B (or C += A * B) for strided f32 operands, the
+// kernel behind every f32 contraction Tandem compiles for the CPU (matmul,
+// gemm, batch matmul, conv2d after im2col).
+//
+// The classic Goto/BLIS structure:
+//   for each K block of KC:            (pack B's KC x NC block, in parallel)
+//     for each (M block, N block) task, spread over the thread pool:
+//       pack the task's MC x KC block of A (thread-local, L2-sized)
+//       for each MR-row micro-panel of A (stays in L1):
+//         for each NR-column micro-panel of B (streams from L2):
+//           a register-blocked MR x NR micro-kernel of FMAs
+// The micro-kernel is picked once per process from the CPU's features:
+// AVX-512 (14 x 32: 28 zmm accumulators), AVX2+FMA (6 x 16) or portable C.
+//
+// Packing zero-pads ragged edges, so micro-kernels always run full tiles;
+// edge tiles go through a small buffer and only their valid part is stored.
+// Scratch buffers are thread-local, of fixed size, allocated on a thread's
+// first call and then reused: nothing is allocated in steady state.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kernels/kernel_status.h"
+#include "kernels/sgemm_internal.h"
+#include "tandem/runtime.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TANDEM_X86 1
+#endif
+
+namespace {
+
+/// Register-blocked micro-kernel: the MR x NR tile c (row stride ldc)
+/// becomes (accumulate ? c : 0) + pa * pb over k, where pa is an MR-row
+/// packed panel (k-major, MR floats per step) and pb holds NR floats per
+/// step, ldb floats apart (NR when packed, B's row stride when B is read in
+/// place).
+using MicroKernel = void (*)(int64_t k, const float *pa, const float *pb,
+                             int64_t ldb, float *c, int64_t ldc,
+                             bool accumulate);
+
+struct KernelIsa {
+  int64_t mr;
+  int64_t nr;
+  MicroKernel kernel;
+  const char *name;
+};
+
+constexpr int64_t kKC = 256;      // K block: one A micro-panel (MR x KC) in L1
+constexpr int64_t kMCPanels = 12; // M block, in MR panels (L2 with B's part)
+constexpr int64_t kNCPanelsPerTask = 8; // N columns per task, in NR panels
+constexpr int64_t kNC = 4096;           // N block packed at once (L3)
+
+//===----------------------------------------------------------------------===//
+// Micro-kernels
+//===----------------------------------------------------------------------===//
+
+void kernelPortable(int64_t k, const float *pa, const float *pb, int64_t ldb,
+                    float *c, int64_t ldc, bool accumulate) {
+  constexpr int MR = 4, NR = 8;
+  float acc[MR][NR] = {};
+  for (int64_t p = 0; p < k; ++p, pa += MR, pb += ldb)
+    for (int i = 0; i < MR; ++i)
+      for (int j = 0; j < NR; ++j)
+        acc[i][j] += pa[i] * pb[j];
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NR; ++j)
+      c[i * ldc + j] = accumulate ? c[i * ldc + j] + acc[i][j] : acc[i][j];
+}
+
+#if TANDEM_X86
+__attribute__((target("avx2,fma"))) void
+kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
+           int64_t ldc, bool accumulate) {
+#define TANDEM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#define TANDEM_DECL(i)                                                         \
+  __m256 c##i##0 = _mm256_setzero_ps(), c##i##1 = _mm256_setzero_ps();
+  TANDEM_ROWS(TANDEM_DECL)
+  for (int64_t p = 0; p < k; ++p, pa += 6, pb += ldb) {
+    __m256 b0 = _mm256_loadu_ps(pb), b1 = _mm256_loadu_ps(pb + 8);
+#define TANDEM_FMA(i)                                                          \
+  {                                                                            \
+    __m256 a = _mm256_broadcast_ss(pa + i);                                    \
+    c##i##0 = _mm256_fmadd_ps(a, b0, c##i##0);                                 \
+    c##i##1 = _mm256_fmadd_ps(a, b1, c##i##1);                                 \
+  }
+    TANDEM_ROWS(TANDEM_FMA)
+  }
+#define TANDEM_STORE(i)                                                        \
+  {                                                                            \
+    float *row = c + i * ldc;                                                  \
+    if (accumulate) {                                                          \
+      c##i##0 = _mm256_add_ps(c##i##0, _mm256_loadu_ps(row));                  \
+      c##i##1 = _mm256_add_ps(c##i##1, _mm256_loadu_ps(row + 8));              \
+    }                                                                          \
+    _mm256_storeu_ps(row, c##i##0);                                            \
+    _mm256_storeu_ps(row + 8, c##i##1);                                        \
+  }
+  TANDEM_ROWS(TANDEM_STORE)
+#undef TANDEM_ROWS
+#undef TANDEM_DECL
+#undef TANDEM_FMA
+#undef TANDEM_STORE
+}
+
+__attribute__((target("avx512f"))) void
+kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
+             int64_t ldc, bool accumulate) {
+#define TANDEM_ROWS(X)                                                         \
+  X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
+#define TANDEM_DECL(i)                                                         \
+  __m512 c##i##_0 = _mm512_setzero_ps(), c##i##_1 = _mm512_setzero_ps();
+  TANDEM_ROWS(TANDEM_DECL)
+  for (int64_t p = 0; p < k; ++p, pa += 14, pb += ldb) {
+    __m512 b0 = _mm512_loadu_ps(pb), b1 = _mm512_loadu_ps(pb + 16);
+#define TANDEM_FMA(i)                                                          \
+  {                                                                            \
+    __m512 a = _mm512_set1_ps(pa[i]);                                          \
+    c##i##_0 = _mm512_fmadd_ps(a, b0, c##i##_0);                               \
+    c##i##_1 = _mm512_fmadd_ps(a, b1, c##i##_1);                               \
+  }
+    TANDEM_ROWS(TANDEM_FMA)
+  }
+#define TANDEM_STORE(i)                                                        \
+  {                                                                            \
+    float *row = c + i * ldc;                                                  \
+    if (accumulate) {                                                          \
+      c##i##_0 = _mm512_add_ps(c##i##_0, _mm512_loadu_ps(row));                \
+      c##i##_1 = _mm512_add_ps(c##i##_1, _mm512_loadu_ps(row + 16));           \
+    }                                                                          \
+    _mm512_storeu_ps(row, c##i##_0);                                           \
+    _mm512_storeu_ps(row + 16, c##i##_1);                                      \
+  }
+  TANDEM_ROWS(TANDEM_STORE)
+#undef TANDEM_ROWS
+#undef TANDEM_DECL
+#undef TANDEM_FMA
+#undef TANDEM_STORE
+}
+#endif
+
+KernelIsa selectIsa() {
+#if TANDEM_X86
+  const char *force = std::getenv("TANDEM_CPU_KERNELS");
+  bool any = !force || !*force;
+  auto allowed = [&](const char *name) {
+    return any || std::strcmp(force, name) == 0;
+  };
+  __builtin_cpu_init();
+  if (allowed("avx512") && __builtin_cpu_supports("avx512f"))
+    return {14, 32, kernelAvx512, "avx512"};
+  if (allowed("avx2") && __builtin_cpu_supports("avx2") &&
+      __builtin_cpu_supports("fma"))
+    return {6, 16, kernelAvx2, "avx2"};
+#endif
+  return {4, 8, kernelPortable, "portable"};
+}
+
+const KernelIsa &isa() {
+  static const KernelIsa chosen = selectIsa();
+  return chosen;
+}
+
+//===----------------------------------------------------------------------===//
+// Scratch
+//===----------------------------------------------------------------------===//
+
+/// A grow-only, 64-byte aligned, thread-local buffer.
+struct Scratch {
+  float *data = nullptr;
+  size_t capacity = 0;
+  ~Scratch() { std::free(data); }
+  /// At least n floats, or nullptr when memory is exhausted.
+  float *get(size_t n) {
+    if (n <= capacity)
+      return data;
+    size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+    void *fresh = std::aligned_alloc(64, bytes);
+    if (!fresh)
+      return nullptr;
+    std::free(data);
+    data = static_cast<float *>(fresh);
+    capacity = n;
+    return data;
+  }
+};
+
+thread_local Scratch packedA;
+thread_local Scratch packedB;
+
+//===----------------------------------------------------------------------===//
+// Packing
+//===----------------------------------------------------------------------===//
+
+/// Packs rows [0, m) x columns [0, k) of A (strides rs, cs) into MR-row
+/// panels, k-major, zero-padding the last panel to MR rows.
+template <int64_t MR>
+void packAFixed(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t k,
+                float *out) {
+  for (int64_t i0 = 0; i0 < m; i0 += MR) {
+    int64_t rows = std::min(MR, m - i0);
+    const float *base = a + i0 * rs;
+    if (rows == MR && cs == 1) {
+      for (int64_t p = 0; p < k; ++p)
+        for (int64_t i = 0; i < MR; ++i)
+          out[p * MR + i] = base[i * rs + p];
+    } else if (rows == MR && rs == 1) {
+      for (int64_t p = 0; p < k; ++p)
+        for (int64_t i = 0; i < MR; ++i)
+          out[p * MR + i] = base[p * cs + i];
+    } else {
+      for (int64_t p = 0; p < k; ++p) {
+        for (int64_t i = 0; i < rows; ++i)
+          out[p * MR + i] = base[i * rs + p * cs];
+        for (int64_t i = rows; i < MR; ++i)
+          out[p * MR + i] = 0.0f;
+      }
+    }
+    out += MR * k;
+  }
+}
+
+void packA(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t k,
+           int64_t mr, float *out) {
+  switch (mr) {
+  case 14:
+    return packAFixed<14>(a, rs, cs, m, k, out);
+  case 6:
+    return packAFixed<6>(a, rs, cs, m, k, out);
+  default:
+    return packAFixed<4>(a, rs, cs, m, k, out);
+  }
+}
+
+/// Packs the NR-column panel of B starting at column j0 (rows [0, k)) into
+/// out (k-major, NR floats per row), zero-padding past column n.
+template <int64_t NR>
+void packBPanelFixed(const float *b, int64_t rs, int64_t cs, int64_t j0,
+                     int64_t n, int64_t k, float *out) {
+  int64_t cols = std::min(NR, n - j0);
+  if (cols == NR && cs == 1) {
+    // A fixed-size copy the compiler turns into vector moves.
+    for (int64_t p = 0; p < k; ++p)
+      std::memcpy(out + p * NR, b + p * rs + j0, NR * sizeof(float));
+    return;
+  }
+  for (int64_t p = 0; p < k; ++p) {
+    for (int64_t j = 0; j < cols; ++j)
+      out[p * NR + j] = b[p * rs + (j0 + j) * cs];
+    for (int64_t j = cols; j < NR; ++j)
+      out[p * NR + j] = 0.0f;
+  }
+}
+
+void packBPanel(const float *b, int64_t rs, int64_t cs, int64_t j0, int64_t n,
+                int64_t k, int64_t nr, float *out) {
+  switch (nr) {
+  case 32:
+    return packBPanelFixed<32>(b, rs, cs, j0, n, k, out);
+  case 16:
+    return packBPanelFixed<16>(b, rs, cs, j0, n, k, out);
+  default:
+    return packBPanelFixed<8>(b, rs, cs, j0, n, k, out);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The blocked driver
+//===----------------------------------------------------------------------===//
+
+/// One (K block, N block) step, shared by the tasks that compute it.
+struct BlockStep {
+  const KernelIsa *isa;
+  const float *a;
+  int64_t rsA, csA;
+  const float *b;
+  int64_t rsB, csB;
+  float *c;
+  int64_t rsC, csC;
+  int64_t m, kc, nc; // this step's extents (A and B already offset)
+  int64_t mBlocks;   // blocks of kMCPanels MR-panels
+  int64_t nTasks;    // N tasks of kNCPanelsPerTask NR-panels
+  bool accumulate;   // add to C (a later K block, or the caller asked)
+  float *bPacked;    // the packed KC x NC block of B
+  tandem_internal_kernel_failure *failure;
+};
+
+void packBRange(void *env, int64_t begin, int64_t end) {
+  auto &s = *static_cast<BlockStep *>(env);
+  int64_t nr = s.isa->nr;
+  for (int64_t panel = begin; panel < end; ++panel)
+    packBPanel(s.b, s.rsB, s.csB, panel * nr, s.nc, s.kc, nr,
+               s.bPacked + panel * nr * s.kc);
+}
+
+/// Stores the valid rows x cols of an MR x NR result tile into C.
+void storeEdge(const float *tile, int64_t nr, float *c, int64_t rs, int64_t cs,
+               int64_t rows, int64_t cols, bool accumulate) {
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      float &out = c[i * rs + j * cs];
+      out = accumulate ? out + tile[i * nr + j] : tile[i * nr + j];
+    }
+}
+
+void computeTasks(void *env, int64_t begin, int64_t end) {
+  auto &s = *static_cast<BlockStep *>(env);
+  int64_t mr = s.isa->mr, nr = s.isa->nr;
+  float *aPacked = packedA.get(kMCPanels * mr * kKC);
+  if (!aPacked) {
+    tandem_internal_kernel_fail(s.failure, "sgemm: out of memory for packing");
+    return;
+  }
+  alignas(64) float tile[16 * 64];
+  int64_t nPanels = (s.nc + nr - 1) / nr;
+  int64_t packedBlock = -1;
+  for (int64_t task = begin; task < end; ++task) {
+    int64_t mb = task / s.nTasks, nt = task % s.nTasks;
+    int64_t i0 = mb * kMCPanels * mr;
+    int64_t mc = std::min(kMCPanels * mr, s.m - i0);
+    if (mb != packedBlock) {
+      packA(s.a + i0 * s.rsA, s.rsA, s.csA, mc, s.kc, mr, aPacked);
+      packedBlock = mb;
+    }
+    int64_t p0 = nt * kNCPanelsPerTask;
+    int64_t p1 = std::min(nPanels, p0 + kNCPanelsPerTask);
+    for (int64_t ir = 0; ir < mc; ir += mr) {
+      int64_t rows = std::min(mr, mc - ir);
+      const float *pa = aPacked + ir * s.kc;
+      for (int64_t panel = p0; panel < p1; ++panel) {
+        int64_t j0 = panel * nr;
+        int64_t cols = std::min(nr, s.nc - j0);
+        const float *pb = s.bPacked + panel * nr * s.kc;
+        int64_t ldb = nr;
+        float *c = s.c + (i0 + ir) * s.rsC + j0 * s.csC;
+        if (rows == mr && cols == nr && s.csC == 1) {
+          s.isa->kernel(s.kc, pa, pb, ldb, c, s.rsC, s.accumulate);
+        } else {
+          s.isa->kernel(s.kc, pa, pb, ldb, tile, nr, false);
+          storeEdge(tile, nr, c, s.rsC, s.csC, rows, cols, s.accumulate);
+        }
+      }
+    }
+  }
+}
+
+void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
+            int64_t n, int64_t k, const float *a, int64_t rsA, int64_t csA,
+            const float *b, int64_t rsB, int64_t csB, float *c, int64_t rsC,
+            int64_t csC, bool accumulate,
+            tandem_internal_kernel_failure *failure) {
+  if (k == 0) {
+    if (!accumulate)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          c[i * rsC + j * csC] = 0.0f;
+    return;
+  }
+  int64_t nr = isa.nr, mr = isa.mr;
+  float *bPacked = packedB.get(kKC * ((kNC + nr - 1) / nr * nr));
+  if (!bPacked) {
+    tandem_internal_kernel_fail(failure, "sgemm: out of memory for packing");
+    return;
+  }
+  int64_t mBlocks = (m + kMCPanels * mr - 1) / (kMCPanels * mr);
+  for (int64_t jc = 0; jc < n; jc += kNC) {
+    int64_t nc = std::min(kNC, n - jc);
+    int64_t nPanels = (nc + nr - 1) / nr;
+    // Equal K blocks of at most kKC: no short, overhead-bound last block.
+    int64_t kBlocks = (k + kKC - 1) / kKC;
+    int64_t kc = (k + kBlocks - 1) / kBlocks;
+    for (int64_t pc = 0; pc < k; pc += kc) {
+      BlockStep s{&isa,
+                  a + pc * csA,
+                  rsA,
+                  csA,
+                  b + pc * rsB + jc * csB,
+                  rsB,
+                  csB,
+                  c + jc * csC,
+                  rsC,
+                  csC,
+                  m,
+                  std::min(kc, k - pc),
+                  nc,
+                  mBlocks,
+                  (nPanels + kNCPanelsPerTask - 1) / kNCPanelsPerTask,
+                  accumulate || pc > 0,
+                  bPacked,
+                  failure};
+      // Packing a panel costs about as much as 1/MR of its FMAs: give each
+      // chunk a few panels.
+      // Packing B costs a copy for 2*m FLOPs per element; reading B in
+      // place (ldb = its row stride) measured slower even for m = 64.
+      tandem_parallel_for(pool, nPanels, 4, packBRange, &s);
+      tandem_parallel_for(pool, s.mBlocks * s.nTasks, 1, computeTasks, &s);
+      if (failure->failed.load(std::memory_order_relaxed))
+        return;
+    }
+  }
+}
+
+/// tandem_sgemm_f32 on the micro-kernels of `isa`.
+void sgemm(const KernelIsa &isa, const tandem_exec_ctx_t *ctx, int64_t batch,
+           int64_t m, int64_t n, int64_t k, const float *a, int64_t sAb,
+           int64_t sAm, int64_t sAk, const float *b, int64_t sBb, int64_t sBk,
+           int64_t sBn, float *c, int64_t sCb, int64_t sCm, int64_t sCn,
+           int32_t flags) {
+  tandem_thread_pool_t *pool = ctx ? ctx->pool : nullptr;
+  bool accumulate = flags & TANDEM_SGEMM_ACCUMULATE;
+  // The micro-kernels store rows of C with unit stride; a column-major C
+  // computes the transposed product instead: C^T = B^T A^T.
+  if (sCn != 1 && sCm == 1) {
+    std::swap(m, n);
+    std::swap(a, b);
+    std::swap(sAb, sBb);
+    std::swap(sAm, sBn);
+    std::swap(sAk, sBk);
+    std::swap(sCm, sCn);
+  }
+  tandem_internal_kernel_failure failure;
+  for (int64_t i = 0; i < batch && !failure.failed; ++i)
+    gemm2D(pool, isa, m, n, k, a + i * sAb, sAm, sAk, b + i * sBb, sBk, sBn,
+           c + i * sCb, sCm, sCn, accumulate, &failure);
+  tandem_internal_kernel_report(&failure);
+}
+
+} // namespace
+
+extern "C" TANDEM_API void
+tandem_sgemm_f32(const tandem_exec_ctx_t *ctx, int64_t batch, int64_t m,
+                 int64_t n, int64_t k, const float *a, int64_t sAb, int64_t sAm,
+                 int64_t sAk, const float *b, int64_t sBb, int64_t sBk,
+                 int64_t sBn, float *c, int64_t sCb, int64_t sCm, int64_t sCn,
+                 int32_t flags) {
+  sgemm(isa(), ctx, batch, m, n, k, a, sAb, sAm, sAk, b, sBb, sBk, sBn, c, sCb,
+        sCm, sCn, flags);
+}
+
+extern "C" TANDEM_API const char *tandem_sgemm_f32_isa(void) {
+  return isa().name;
+}
+
+bool tandem_internal_sgemm_f32_on(
+    const char *isaName, const tandem_exec_ctx_t *ctx, int64_t batch, int64_t m,
+    int64_t n, int64_t k, const float *a, int64_t sAb, int64_t sAm, int64_t sAk,
+    const float *b, int64_t sBb, int64_t sBk, int64_t sBn, float *c,
+    int64_t sCb, int64_t sCm, int64_t sCn, int32_t flags) {
+  KernelIsa chosen = {4, 8, kernelPortable, "portable"};
+  if (std::strcmp(isaName, "portable") != 0) {
+#if TANDEM_X86
+    __builtin_cpu_init();
+    if (std::strcmp(isaName, "avx512") == 0 &&
+        __builtin_cpu_supports("avx512f"))
+      chosen = {14, 32, kernelAvx512, "avx512"};
+    else if (std::strcmp(isaName, "avx2") == 0 &&
+             __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+      chosen = {6, 16, kernelAvx2, "avx2"};
+    else
+      return false;
+#else
+    return false;
+#endif
+  }
+  sgemm(chosen, ctx, batch, m, n, k, a, sAb, sAm, sAk, b, sBb, sBk, sBn, c, sCb,
+        sCm, sCn, flags);
+  return true;
+}

@@ -5,9 +5,12 @@
 # It compiles a small ONNX convnet with tandemc to optimised, placed, fused
 # and partitioned tandem IR (for the CPU, then for a CPU + GPU target with its
 # placement report), runs tandem-opt on a ResNet block written in the tandem
-# dialect, and then does the main job: compiles the convnet to an object file
-# and C header, links it into examples/deploy/main.c with the runtime, runs
-# it (top-5), and checks the same model against onnxruntime with tandem-run.
+# dialect, and then does the main job: installs Tandem into build/demo/install,
+# builds examples/deploy against it with CMake (find_package(Tandem) +
+# tandem_add_model: the convnet compiled to an object file and C header and
+# linked with the runtime), runs it and checks its top-5 against
+# onnxruntime, and checks the same model with tandem-run, which compiles the
+# .onnx itself.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -50,27 +53,33 @@ echo "=== tandem-opt examples/resnet_block.mlir -canonicalize -tandem-assign-def
   -canonicalize -tandem-assign-default-device \
   --mlir-print-debuginfo
 
-# The main job: compile the convnet to an object file and its C header, link
-# it into a small C program (examples/deploy) with the runtime, and run it.
-echo "=== tandemc build/demo/conv_block.onnx -o build/demo/model.o (+ model.h)"
-./build/bin/tandemc build/demo/conv_block.onnx --name model \
-  -o build/demo/model.o --memory-report=-
-cc -O2 examples/deploy/main.c build/demo/model.o -Ibuild/demo -Iruntime/include \
-  build/lib/libtandem_runtime.a -lstdc++ -lpthread -lm -o build/demo/deploy
-echo "=== build/demo/deploy"
-./build/demo/deploy
+# The main job: install Tandem into a prefix, and build examples/deploy (a
+# small C program) against it with CMake: find_package(Tandem) and
+# tandem_add_model() compile the convnet to an object file and C header at
+# build time and link it with the runtime. Run it on an input whose
+# onnxruntime result is known, and check its top-5.
+echo "=== cmake --install build --prefix build/demo/install"
+cmake --install build --prefix build/demo/install > build/demo/install.log
+echo "=== examples/deploy: find_package(Tandem) + tandem_add_model(conv_block.onnx)"
+cmake -S examples/deploy -B build/demo/deploy -G Ninja \
+  -DCMAKE_PREFIX_PATH="$ROOT/build/demo/install" \
+  -DDEPLOY_MODEL="$ROOT/build/demo/conv_block.onnx" \
+  -DDEPLOY_TANDEMC_ARGS=--memory-report=- > build/demo/deploy.configure.log
+cmake --build build/demo/deploy
+.venv/bin/python test/e2e/onnx_reference.py build/demo/conv_block.onnx \
+  build/demo/ref --name conv_block > /dev/null
+echo "=== build/demo/deploy/deploy conv_block.in0.bin (top-5 vs onnxruntime)"
+.venv/bin/python test/e2e/check_top5.py build/demo/ref/conv_block.ref0.npy \
+  -- build/demo/deploy/deploy build/demo/ref/conv_block.in0.bin
 
-# The same model as a shared library under tandem-run, checked against
-# onnxruntime and timed.
+# tandem-run compiles the .onnx itself (tandemc --emit=shared in a temporary
+# directory) and checks it against onnxruntime; then the same model as a
+# shared library, timed.
+echo "=== tandem-run build/demo/conv_block.onnx --compare (onnxruntime)"
+./build/bin/tandem-run build/demo/conv_block.onnx \
+  --input build/demo/ref/conv_block.in0.npy \
+  --compare build/demo/ref/conv_block.ref0.npy --rtol 1e-4 --atol 1e-5 &&
+  echo "matches onnxruntime"
 ./build/bin/tandemc build/demo/conv_block.onnx --emit=shared -o build/demo/model.so
-.venv/bin/python - <<'PY'
-import numpy as np, onnxruntime as ort
-x = np.random.default_rng(0).standard_normal((1, 3, 16, 16)).astype(np.float32)
-np.save("build/demo/x.npy", x)
-ref = ort.InferenceSession("build/demo/conv_block.onnx").run(None, {"x": x})[0]
-np.save("build/demo/ref.npy", ref)
-PY
-echo "=== tandem-run build/demo/model.so --compare (onnxruntime) --bench 100"
-./build/bin/tandem-run build/demo/model.so --input build/demo/x.npy \
-  --compare build/demo/ref.npy --rtol 1e-4 --atol 1e-5 && echo "matches onnxruntime"
-./build/bin/tandem-run build/demo/model.so --input build/demo/x.npy --bench 100 --threads 1
+echo "=== tandem-run build/demo/model.so --bench 100"
+./build/bin/tandem-run build/demo/model.so --random --bench 100 --threads 1

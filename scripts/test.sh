@@ -12,8 +12,9 @@
 # Then runs the ONNX backend conformance runner (test/onnx-backend), which
 # also rewrites docs/onnx-conformance.md, imports the torch-exported models
 # (test/models), fuses ResNet-18, MobileNetV2 and the Transformer encoder
-# layer and checks their kernel counts, and fuzzes the ONNX importer for
-# FUZZ_SECONDS (default 60).
+# layer and checks their kernel counts, installs the build and builds
+# examples/deploy against the installed CMake package (test/install), and
+# fuzzes the ONNX importer for FUZZ_SECONDS (default 60).
 # Ends with one line "tests: N passed, M failed" summing everything.
 set -euo pipefail
 
@@ -134,6 +135,16 @@ rc=0
 out=$(.venv/bin/python test/e2e/run_e2e.py --tandemc build/bin/tandemc \
   --tandem-run build/bin/tandem-run --work build/e2e --models build/models \
   --set "$MODEL_SET") || rc=$?
+echo "$out"
+add_counts "$rc" "$out"
+
+# Install: `cmake --install` into a scratch prefix, then examples/deploy
+# built against it with find_package(Tandem) + tandem_add_model() and its
+# top-5 checked against onnxruntime, the installed tandem-run on an .onnx,
+# and tandem_add_model's errors.
+echo "=== [install] cmake --install + examples/deploy via find_package(Tandem)"
+rc=0
+out=$(bash test/install/run.sh build build/install-test 2>&1) || rc=$?
 echo "$out"
 add_counts "$rc" "$out"
 

@@ -8,9 +8,9 @@ usage: run_e2e.py --tandemc BIN --tandem-run BIN --work DIR
 Each case is an ONNX model: the small hand-built ones of
 test/tools/tandemc/Inputs/make_models.py and the torch-exported ones in
 --models (generate_torch_models.py). For each, the script draws inputs with
-a fixed seed, computes the reference outputs with onnxruntime, compiles the
-model with `tandemc --emit=shared`, and runs it with `tandem-run --compare`
-(rtol 1e-4, atol 1e-5). Prints "e2e: N passed, M failed". Run it with the
+a fixed seed and computes the reference outputs with onnxruntime
+(onnx_reference.py), compiles the model with `tandemc --emit=shared`, and
+runs it with `tandem-run --compare` (rtol 1e-4, atol 1e-5). Prints "e2e: N passed, M failed". Run it with the
 venv's Python (numpy, onnx, onnxruntime).
 """
 import argparse
@@ -18,9 +18,9 @@ import os
 import subprocess
 import sys
 
-import numpy as np
 import onnx
-import onnxruntime as ort
+
+from onnx_reference import write_reference
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tools", "tandemc", "Inputs"))
@@ -36,73 +36,9 @@ FULL_TORCH = CI_TORCH + ["bert_block", "bert_block_opset17",
                          "mobilenet_v3_small", "resnet50"]
 RTOL, ATOL = 1e-4, 1e-5
 
-NP_TYPES = {"tensor(float)": np.float32, "tensor(int64)": np.int64,
-            "tensor(int32)": np.int32, "tensor(bool)": np.bool_}
-
-
-def shape_of(value_info, overrides):
-    dims = []
-    for i, d in enumerate(value_info.type.tensor_type.shape.dim):
-        if d.HasField("dim_value"):
-            dims.append(d.dim_value)
-        else:
-            dims.append(overrides.get(value_info.name, {}).get(i, 1))
-    return dims
-
-
-def parse_shape_flags(flags):
-    """--input-shape NAME=AxBxC flags -> {name: {dim: size}}."""
-    out = {}
-    for i, f in enumerate(flags):
-        spec = None
-        if f.startswith("--input-shape="):
-            spec = f.split("=", 1)[1]
-        elif f == "--input-shape" and i + 1 < len(flags):
-            spec = flags[i + 1]
-        if spec:
-            name, dims = spec.rsplit("=", 1)
-            out[name] = {j: int(d) for j, d in enumerate(dims.split("x"))}
-    return out
-
-
-def make_inputs(model_path, flags, work, name):
-    model = onnx.load(model_path, load_external_data=False)
-    inits = {i.name for i in model.graph.initializer}
-    overrides = parse_shape_flags(flags)
-    rng = np.random.default_rng(1234)
-    feeds, paths = {}, []
-    for vi in model.graph.input:
-        if vi.name in inits:
-            continue
-        shape = shape_of(vi, overrides)
-        elem = vi.type.tensor_type.elem_type
-        if elem == onnx.TensorProto.FLOAT:
-            value = rng.standard_normal(shape).astype(np.float32)
-        elif elem == onnx.TensorProto.BOOL:
-            value = rng.random(shape) < 0.2
-        elif elem in (onnx.TensorProto.INT64, onnx.TensorProto.INT32):
-            value = rng.integers(0, 4, shape).astype(
-                np.int64 if elem == onnx.TensorProto.INT64 else np.int32)
-        else:
-            raise RuntimeError("input %s has an unsupported type" % vi.name)
-        feeds[vi.name] = value
-        path = os.path.join(work, "%s.in%d.npy" % (name, len(paths)))
-        np.save(path, value)
-        paths.append(path)
-    return feeds, paths
-
-
 def check(args, name, model_path, flags):
     work = args.work
-    feeds, inputs = make_inputs(model_path, flags, work, name)
-    session = ort.InferenceSession(model_path,
-                                   providers=["CPUExecutionProvider"])
-    refs = session.run(None, feeds)
-    ref_paths = []
-    for i, ref in enumerate(refs):
-        path = os.path.join(work, "%s.ref%d.npy" % (name, i))
-        np.save(path, np.ascontiguousarray(ref))
-        ref_paths.append(path)
+    inputs, ref_paths = write_reference(model_path, flags, work, name)
     lib = os.path.join(work, name + ".so")
     proc = subprocess.run([args.tandemc, model_path, "--emit=shared", "-o",
                            lib] + flags, capture_output=True, text=True,

@@ -1,17 +1,21 @@
 //===- tandem-run.cpp - Runs a compiled Tandem model on .npy tensors ------===//
 //
-//   tandem-run model.so [--model NAME] (--input x.npy ... | --random --seed S)
+//   tandem-run model.so|model.onnx|model.mlir [--model NAME]
+//              (--input x.npy ... | --random --seed S)
 //              [--output out.npy ... | --output-dir DIR]
 //              [--compare ref.npy ... --rtol R --atol A]
 //              [--bench N --warmup W] [--threads T]
+//              [--tandemc PATH] [--cpu CPU] [--compile-arg ARG ...]
 //
-// Loads the model's shared library with dlopen, finds its descriptor
+// Loads the model's shared library with dlopen (compiling a .onnx or .mlir
+// model to one first with the tandemc executable), finds its descriptor
 // (<NAME>_descriptor, or the tandem_default_model pointer), creates an
 // instance through the runtime's C API, runs it, and writes, compares or
 // times the outputs. Only the runtime, the .npy reader and CLI11; no MLIR.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Compile.h"
 #include "Npy.h"
 
 #include "tandem/runtime.h"
@@ -52,6 +56,10 @@ struct RunOptions {
   int bench = 0;
   int warmup = 3;
   int threads = 0;
+  // Compiling .onnx / .mlir models.
+  std::string tandemc;
+  std::string cpu;
+  std::vector<std::string> compileArgs;
 };
 
 /// Prints "PREFIX: error: MESSAGE" and returns the failure exit code.
@@ -135,8 +143,32 @@ bool loadSharedLibrary(const std::string &path, const std::string &name,
   return true;
 }
 
-/// Loads the model named on the command line. Shared libraries load
-/// directly; compiling .onnx / .mlir inputs first will slot in here.
+/// Compiles a .onnx / .mlir model with tandemc into a temporary directory
+/// and loads the result; the directory is gone when this returns (the
+/// loaded library stays mapped).
+bool compileAndLoad(const RunOptions &options, LoadedModel &model,
+                    std::string &error) {
+  std::string tandemc;
+  if (!findTandemc(options.tandemc, tandemc, error))
+    return false;
+  TempDir dir;
+  if (!dir.create(error))
+    return false;
+  std::vector<std::string> args;
+  if (!options.modelName.empty())
+    args.push_back("--name=" + options.modelName);
+  if (!options.cpu.empty())
+    args.push_back("--cpu=" + options.cpu);
+  args.insert(args.end(), options.compileArgs.begin(),
+              options.compileArgs.end());
+  std::string library = dir.path() + "/model.so";
+  if (!compileToShared(tandemc, options.modelPath, library, args, error))
+    return false;
+  return loadSharedLibrary(library, options.modelName, model, error);
+}
+
+/// Loads the model named on the command line: a shared library directly, a
+/// .onnx / .mlir model after compiling it.
 bool loadModel(const RunOptions &options, LoadedModel &model,
                std::string &error) {
   struct stat info;
@@ -146,6 +178,14 @@ bool loadModel(const RunOptions &options, LoadedModel &model,
   }
   if (!S_ISREG(info.st_mode)) {
     error = "not a regular file";
+    return false;
+  }
+  if (isSourceModel(options.modelPath))
+    return compileAndLoad(options, model, error);
+  if (!options.cpu.empty() || !options.compileArgs.empty()) {
+    error = "--cpu and --compile-arg apply only to .onnx and .mlir models, "
+            "which tandem-run compiles; this one is loaded as a shared "
+            "library";
     return false;
   }
   return loadSharedLibrary(options.modelPath, options.modelName, model, error);
@@ -534,14 +574,16 @@ int run(const RunOptions &options) {
 } // namespace
 
 int main(int argc, char **argv) {
-  CLI::App app{"Runs a compiled Tandem model (a shared library) on .npy "
+  CLI::App app{"Runs a compiled Tandem model (a shared library, or a .onnx "
+               "/ .mlir model compiled on the fly with tandemc) on .npy "
                "inputs; writes, compares or times its outputs."};
   app.set_version_flag("--version", "tandem-run (Tandem runtime ABI " +
                                         std::to_string(TANDEM_ABI_VERSION) +
                                         ")");
   RunOptions options;
   app.add_option("model", options.modelPath,
-                 "the compiled model: a shared library (.so)")
+                 "the model: a shared library (.so), or a .onnx / .mlir "
+                 "model that tandemc compiles first")
       ->required();
   app.add_option("--model", options.modelName,
                  "model name: use the symbol NAME_descriptor instead of "
@@ -583,6 +625,17 @@ int main(int argc, char **argv) {
   app.add_option("--threads", options.threads,
                  "intra-op threads (0: physical cores, 1: no pool)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--tandemc", options.tandemc,
+                 "the tandemc that compiles .onnx / .mlir models (default: "
+                 "$TANDEMC, else tandemc next to tandem-run)");
+  app.add_option("--cpu", options.cpu,
+                 "with a .onnx / .mlir model: tandemc's --cpu, the CPU to "
+                 "generate code for (e.g. native)");
+  app.add_option("--compile-arg", options.compileArgs,
+                 "with a .onnx / .mlir model: one more tandemc flag "
+                 "(repeatable; write --compile-arg=--input-shape "
+                 "--compile-arg=x=1x3x8x8)")
+      ->allow_extra_args(false);
   CLI11_PARSE(app, argc, argv);
   if (!options.outputDir.empty()) {
     struct stat info;

@@ -21,6 +21,7 @@ does).
 """
 import argparse
 import datetime
+import json
 import os
 import platform
 import socket
@@ -63,7 +64,20 @@ class Context:
         self.tandem_run = os.path.join(self.build, "bin", "tandem-run")
         self.torch_python = args.torch_python
         self.log = log
+        self.revision = git_revision()
         os.makedirs(self.work, exist_ok=True)
+
+
+def git_revision():
+    """The checkout's commit, noting uncommitted changes to tracked files
+    (taken at the start: what was built and measured)."""
+    head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain",
+                            "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    return (head or "unknown") + (" (with uncommitted changes)" if dirty
+                                  else "")
 
 
 def parse_args(argv):
@@ -309,7 +323,7 @@ def main(argv):
         mode = "custom"
     lines = ["# Tandem CPU benchmark, %s, %s" % (
         started.strftime("%Y-%m-%d %H:%M"), host), ""]
-    lines.append("- Command: `bench/run.py %s`" % " ".join(argv))
+    lines.append("- Command: `bench/run.py%s`" % "".join(" " + a for a in argv))
     mode_line = "- Mode: %s: %d timed runs per cell after %d warm-up run%s, " \
         "in %d interleaved round%s (one extra warm-up run per batch)" % (
             mode, args.runs, args.warmup, "" if args.warmup == 1 else "s",
@@ -357,7 +371,17 @@ def main(argv):
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with open(out, "w") as f:
         f.write(text)
-    log("wrote " + out)
+    # The raw timings next to it, for later analysis and charts.
+    raw = os.path.splitext(out)[0] + ".json"
+    with open(raw, "w") as f:
+        json.dump({"started": started.isoformat(timespec="seconds"),
+                   "host": host, "cpu": cpu_name(), "argv": argv,
+                   "mode": mode, "revision": ctx.revision, "isa": isa,
+                   "peak_gflops": {str(t): p for t, p in peaks.items()},
+                   "runtimes": {rt.name: rt.describe(ctx)
+                                for rt in args.runtimes},
+                   "results": [r.to_json() for r in results]}, f, indent=1)
+    log("wrote %s and %s" % (out, raw))
     if args.strict and ("**FAIL**" in text or "MISMATCH" in text):
         return 1
     return 0

@@ -20,6 +20,12 @@ class Result:
         self.check = "-"  # agreement with the numerics reference
         self.ok = True
 
+    def to_json(self):
+        return {"runtime": self.runtime, "model": self.model.name,
+                "threads": self.threads, "times_ms": self.times,
+                "runs_wanted": self.runs_wanted, "flops": self.flops,
+                "peak_gflops": self.peak, "check": self.check}
+
     @property
     def median(self):
         return statistics.median(self.times)
@@ -43,6 +49,11 @@ def _fmt_ms(ms):
     return "%.4f" % ms
 
 
+def _fmt_ratio(x):
+    """Two decimals, or two significant digits below 0.1 (0.0047)."""
+    return "%.2f" % x if x >= 0.1 else "%.2g" % x
+
+
 def _index(results):
     return {(r.runtime, r.model.name, r.threads): r for r in results}
 
@@ -64,7 +75,7 @@ def table(results):
         if r.runtime == r.model.reference:
             vs = "1.00 (ref)"
         elif ref:
-            vs = "%.2f" % (ref.median / r.median)
+            vs = _fmt_ratio(ref.median / r.median)
         else:
             vs = "-"
         lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
@@ -95,10 +106,10 @@ def floors(results, census, threads_list):
     lines = [
         _ratio_floor(by, "1024^3 f32 matmul at 1 thread >= 70% of OpenBLAS "
                      "cblas_sgemm", "matmul_1024", 1, "openblas", 0.70,
-                     lambda r: "%.0f%% of OpenBLAS" % (100 * r)),
+                     lambda r: "%.3g%% of OpenBLAS" % (100 * r)),
         _ratio_floor(by, "ResNet-18 batch 1 at 1 thread within 2x of "
                      "onnxruntime", "resnet18", 1, "onnxruntime", 0.5,
-                     lambda r: "%.2fx onnxruntime's latency" % (1 / r)),
+                     lambda r: "%.3gx onnxruntime's latency" % (1 / r)),
     ]
     # Vectorised: packed f32 FMA/mul/add in the matmul kernel's code.
     # Multithreaded: it calls tandem_parallel_for and, when OpenBLAS itself

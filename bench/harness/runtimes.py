@@ -223,18 +223,10 @@ class Tandem(Runtime):
         return self._rt
 
     def describe(self, ctx):
-        commit = subprocess.run(["git", "-C", ctx.root, "rev-parse", "--short",
-                                 "HEAD"], capture_output=True, text=True)
-        dirty = subprocess.run(["git", "-C", ctx.root, "status", "--porcelain",
-                                "--untracked-files=no"],
-                               capture_output=True, text=True)
-        rev = commit.stdout.strip() or "unknown"
-        if dirty.stdout.strip():
-            rev += " (with uncommitted changes)"
         return ("tandem: commit %s, `tandemc --emit=shared --cpu=native`, "
                 "timed in-process through the runtime C API "
                 "(`tandem_model_run` via ctypes, the call `tandem-run "
-                "--bench` times)" % rev)
+                "--bench` times)" % ctx.revision)
 
     def compile(self, ctx, model):
         onnx_path = model.onnx_path(ctx)

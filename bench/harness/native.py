@@ -56,12 +56,12 @@ def build_sgemm(ctx):
                   "-lopenblas", "-Wl,-rpath," + OPENBLAS_LIBDIR])
 
 
-def fma_peak(ctx, threads, seconds):
+def fma_peak(ctx, threads, seconds, tries=3):
     """(isa, GFLOP/s) of the FMA microbenchmark on THREADS threads; the
-    best of three tries of SECONDS each (a peak is a maximum)."""
+    best of TRIES tries of SECONDS each (a peak is a maximum)."""
     exe = build(ctx, "fma_peak")
     best, isa = 0.0, None
-    for _ in range(3):
+    for _ in range(tries):
         proc = subprocess.run([exe, str(threads), str(seconds)],
                               capture_output=True, text=True)
         if proc.returncode != 0:

@@ -60,6 +60,8 @@ def _index(results):
 
 def table(results):
     by = _index(results)
+    over = [r for r in results if r.gflops and r.peak and
+             r.gflops > r.peak]
     lines = ["| runtime | threads | model | runs | median ms | min ms | "
              "GFLOP/s | % of peak | vs ref | check |",
              "|---|---:|---|---:|---:|---:|---:|---:|---:|---|"]
@@ -81,6 +83,14 @@ def table(results):
         lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r.runtime, r.threads, r.model.name, runs, _fmt_ms(r.median),
             _fmt_ms(r.min), gflops, peak, vs, r.check))
+    if over:
+        lines += ["", "Above 100%% of peak (%s): the FMA microbenchmark "
+                  "never saw the throughput these runs got, so the machine's "
+                  "capacity changed during the run (see docs/Performance.md, "
+                  "The machine); treat %% of peak at that thread count as "
+                  "unreliable." % ", ".join(sorted(
+                      {"%s at %d threads" % (r.runtime, r.threads)
+                       for r in over}))]
     return "\n".join(lines)
 
 

@@ -18,6 +18,8 @@ config.excludes = [
     "Inputs"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%tandem_src_root", config.tandem_src_root))
+config.substitutions.append(("%tandem_obj_root", config.tandem_obj_root))
 
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

@@ -1,0 +1,114 @@
+"""The harness's C helpers (bench/native/*.c): built with cc on demand into
+the work directory, and the FMA peak measurement."""
+import os
+import re
+import shutil
+import subprocess
+
+from .util import BenchError, newer
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NATIVE = os.path.join(os.path.dirname(HERE), "native")
+
+# Debian's libopenblas-dev (pthread flavour). Linked by path so that the
+# libblas.so.3 alternative does not matter.
+OPENBLAS_INCLUDE = "/usr/include/x86_64-linux-gnu/openblas-pthread"
+OPENBLAS_LIBDIR = "/usr/lib/x86_64-linux-gnu/openblas-pthread"
+
+
+def _cc():
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        raise BenchError("no C compiler (cc) to build bench/native")
+    return cc
+
+
+def build(ctx, name, extra_flags=()):
+    """Compiles bench/native/NAME.c into WORK/bin/NAME unless up to date."""
+    src = os.path.join(NATIVE, name + ".c")
+    out = os.path.join(ctx.work, "bin", name)
+    if newer(out, src, __file__):
+        return out
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    cmd = [_cc(), "-O2", "-Wall", "-o", out + ".tmp", src, "-lpthread"] + \
+        list(extra_flags)
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BenchError("building %s failed:\n$ %s\n%s" %
+                         (name, " ".join(cmd), proc.stderr[-3000:]))
+    os.replace(out + ".tmp", out)
+    return out
+
+
+def openblas_available():
+    return os.path.exists(os.path.join(OPENBLAS_INCLUDE, "cblas.h")) and \
+        os.path.exists(os.path.join(OPENBLAS_LIBDIR, "libopenblas.so"))
+
+
+def build_sgemm(ctx):
+    if not openblas_available():
+        raise BenchError(
+            "OpenBLAS is missing (%s/cblas.h, %s/libopenblas.so): run "
+            "bash bench/setup.sh (installs Debian's libopenblas-dev)" %
+            (OPENBLAS_INCLUDE, OPENBLAS_LIBDIR))
+    return build(ctx, "sgemm_bench",
+                 ["-I" + OPENBLAS_INCLUDE, "-L" + OPENBLAS_LIBDIR,
+                  "-lopenblas", "-Wl,-rpath," + OPENBLAS_LIBDIR])
+
+
+def fma_peak(ctx, threads, seconds, tries=3):
+    """(isa, GFLOP/s) of the FMA microbenchmark on THREADS threads; the
+    best of TRIES tries of SECONDS each (a peak is a maximum)."""
+    exe = build(ctx, "fma_peak")
+    best, isa = 0.0, None
+    for _ in range(tries):
+        proc = subprocess.run([exe, str(threads), str(seconds)],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise BenchError("fma_peak failed: " + proc.stderr.strip())
+        values = dict(line.split(None, 1) for line in
+                      proc.stdout.splitlines() if " " in line)
+        isa = values["isa"].strip()
+        best = max(best, float(values["gflops"]))
+    return isa, best
+
+
+_PACKED = re.compile(r"\bv(fmadd|fmsub|fnmadd|fnmsub)\d*ps\b|\bv(mul|add)ps\b")
+_SCALAR = re.compile(r"\bv(fmadd|fmsub|fnmadd|fnmsub)\d*ss\b|\bv?(mul|add)ss\b")
+
+
+def _imports(so_path, symbol):
+    """Whether the shared library has SYMBOL as an undefined dynamic symbol
+    (None when nm is missing)."""
+    nm = shutil.which("nm") or shutil.which("llvm-nm-22")
+    if not nm:
+        return None
+    proc = subprocess.run([nm, "-D", "--undefined-only", so_path],
+                          capture_output=True, text=True)
+    return proc.returncode == 0 and any(
+        line.split()[-1] == symbol for line in proc.stdout.splitlines()
+        if line.split())
+
+
+def vector_census(so_path):
+    """Counts packed vs scalar f32 multiply/add/FMA instructions in the
+    shared library's code (objdump), by register width, and whether it
+    calls the runtime's tandem_parallel_for. None without objdump."""
+    objdump = shutil.which("objdump") or shutil.which("llvm-objdump-22")
+    if not objdump:
+        return None
+    proc = subprocess.run([objdump, "-d", "--no-show-raw-insn", so_path],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        return None
+    counts = {"zmm": 0, "ymm": 0, "xmm": 0, "scalar": 0,
+              "parallel_for": _imports(so_path, "tandem_parallel_for")}
+    for line in proc.stdout.splitlines():
+        if _PACKED.search(line):
+            for reg in ("zmm", "ymm", "xmm"):
+                if "%" + reg in line:
+                    counts[reg] += 1
+                    break
+        elif _SCALAR.search(line):
+            counts["scalar"] += 1
+    return counts

@@ -1,0 +1,100 @@
+// RUN: tandem-opt -tandem-call-cpu-kernels -split-input-file %s | FileCheck %s
+
+// A matmul after a zero fill: one sgemm call that overwrites C (flags 0);
+// the fill is gone. Row-major strides come from the buffers' metadata.
+// Public functions gain the exec-context argument the call passes on.
+// CHECK-LABEL: func.func @matmul
+// CHECK-SAME: (%[[A:.+]]: memref<64x128xf32>, %[[B:.+]]: memref<128x32xf32>, %[[C:.+]]: memref<64x32xf32>, %[[CTX:.+]]: !llvm.ptr {tandem.exec_ctx})
+// CHECK-NOT: linalg.fill
+// CHECK-DAG: %[[ONE:.+]] = arith.constant 1 : i64
+// CHECK-DAG: %[[M:.+]] = arith.constant 64 : i64
+// CHECK-DAG: %[[N:.+]] = arith.constant 32 : i64
+// CHECK-DAG: %[[K:.+]] = arith.constant 128 : i64
+// CHECK: %{{.+}}, %{{.+}}, %{{.+}}:2, %[[SA:.+]]:2 = memref.extract_strided_metadata %[[A]]
+// CHECK: %[[PA:.+]] = llvm.inttoptr
+// CHECK: %[[SAM:.+]] = arith.index_cast %[[SA]]#0 : index to i64
+// CHECK: %[[SAK:.+]] = arith.index_cast %[[SA]]#1 : index to i64
+// CHECK: %[[FLAGS:.+]] = arith.constant 0 : i32
+// CHECK: call @tandem_sgemm_f32(%[[CTX]], %[[ONE]], %[[M]], %[[N]], %[[K]], %[[PA]], %{{.+}}, %[[SAM]], %[[SAK]], %{{.+}}, %[[FLAGS]])
+// CHECK-NOT: linalg.matmul
+// CHECK: func.func private @tandem_sgemm_f32(!llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, i32)
+func.func @matmul(%a: memref<64x128xf32>, %b: memref<128x32xf32>, %c: memref<64x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x32xf32>)
+  linalg.matmul ins(%a, %b : memref<64x128xf32>, memref<128x32xf32>) outs(%c : memref<64x32xf32>)
+  return
+}
+
+// -----
+
+// Accumulating into a bias already in C: flags = 1 (TANDEM_SGEMM_ACCUMULATE).
+// A fill of a non-zero value is kept.
+// CHECK-LABEL: func.func @matmul_accumulate
+// CHECK: linalg.fill
+// CHECK: %[[FLAGS:.+]] = arith.constant 1 : i32
+// CHECK: call @tandem_sgemm_f32({{.+}}, %[[FLAGS]])
+func.func @matmul_accumulate(%a: memref<8x4xf32>, %b: memref<4x16xf32>, %c: memref<8x16xf32>) {
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%c : memref<8x16xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x16xf32>) outs(%c : memref<8x16xf32>)
+  return
+}
+
+// -----
+
+// The conv form: filter [F, K] broadcast over the batch (its batch stride is
+// the constant 0), patches [N, K, P], output [N, F, P].
+// CHECK-LABEL: func.func @batch_broadcast
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant 0 : i64
+// CHECK-DAG: %[[BATCH:.+]] = arith.constant 2 : i64
+// CHECK-DAG: %[[F:.+]] = arith.constant 16 : i64
+// CHECK-DAG: %[[P:.+]] = arith.constant 25 : i64
+// CHECK-DAG: %[[K:.+]] = arith.constant 8 : i64
+// CHECK: call @tandem_sgemm_f32(%{{.+}}, %[[BATCH]], %[[F]], %[[P]], %[[K]], %{{.+}}, %[[ZERO]],
+func.func @batch_broadcast(%w: memref<16x8xf32>, %col: memref<2x8x25xf32>, %out: memref<2x16x25xf32>) {
+  linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]
+    ins(%w, %col : memref<16x8xf32>, memref<2x8x25xf32>) outs(%out : memref<2x16x25xf32>)
+  return
+}
+
+// -----
+
+// A generic contraction reading B transposed and a strided view of C.
+// CHECK-LABEL: func.func @transposed_strided
+// CHECK: call @tandem_sgemm_f32
+// CHECK-NOT: linalg.generic
+func.func @transposed_strided(%a: memref<5x7xf32>, %bt: memref<3x7xf32>, %c: memref<5x3xf32, strided<[8, 1], offset: 2>>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %bt : memref<5x7xf32>, memref<3x7xf32>) outs(%c : memref<5x3xf32, strided<[8, 1], offset: 2>>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Not for the kernel: other element types, a body that is not a
+// multiply-add, and tensors (before bufferization).
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: tandem_sgemm_f32
+// CHECK: linalg.matmul ins(%{{.+}}, %{{.+}} : memref<4x4xf16>, memref<4x4xf16>)
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+// CHECK: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<4x4xf32>, tensor<4x4xf32>)
+func.func @left_alone(%a: memref<4x4xf16>, %c: memref<4x4xf16>, %x: memref<4x4xf32>, %y: memref<4x4xf32>, %t: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  linalg.matmul ins(%a, %a : memref<4x4xf16>, memref<4x4xf16>) outs(%c : memref<4x4xf16>)
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %x : memref<4x4xf32>, memref<4x4xf32>) outs(%y : memref<4x4xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.maximumf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  %r = linalg.matmul ins(%t, %t : tensor<4x4xf32>, tensor<4x4xf32>) outs(%t : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}

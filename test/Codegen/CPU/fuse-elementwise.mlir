@@ -1,0 +1,44 @@
+// RUN: tandem-opt -tandem-fuse-elementwise -split-input-file %s | FileCheck %s
+
+// Two elementwise generics in a row become one...
+// CHECK-LABEL: func.func @chain
+// CHECK: linalg.generic
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK-NOT: linalg.generic
+#id = affine_map<(d0) -> (d0)>
+func.func @chain(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %e = tensor.empty() : tensor<16xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%0 : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %m = arith.maximumf %a, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<16xf32>
+  return %1 : tensor<16xf32>
+}
+
+// -----
+
+// ... but the im2col gather stays a separate kernel in front of the named
+// matmul, which upstream linalg-fuse-elementwise-ops would fold into one
+// 7-loop convolution generic.
+// CHECK-LABEL: func.func @im2col_matmul
+// CHECK: %[[P:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]
+// CHECK: tensor.collapse_shape %[[P]]
+// CHECK: linalg.matmul
+func.func @im2col_matmul(%x: tensor<1x3x8x8xf32>, %w: tensor<4x27xf32>, %acc: tensor<4x36xf32>) -> tensor<4x36xf32> {
+  %e = tensor.empty() : tensor<1x3x3x3x6x6xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d3 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x3x8x8xf32>) outs(%e : tensor<1x3x3x3x6x6xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<1x3x3x3x6x6xf32>
+  %c = tensor.collapse_shape %p [[0, 1, 2, 3], [4, 5]] : tensor<1x3x3x3x6x6xf32> into tensor<27x36xf32>
+  %r = linalg.matmul ins(%w, %c : tensor<4x27xf32>, tensor<27x36xf32>) outs(%acc : tensor<4x36xf32>) -> tensor<4x36xf32>
+  return %r : tensor<4x36xf32>
+}

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::tandem {
 #define GEN_PASS_DEF_TANDEMCALLCPUKERNELS
@@ -31,6 +32,26 @@ namespace {
 constexpr llvm::StringLiteral kSgemm = "tandem_sgemm_f32";
 constexpr llvm::StringLiteral kExecCtxAttr = "tandem.exec_ctx";
 constexpr int32_t kAccumulate = 1; // TANDEM_SGEMM_ACCUMULATE
+constexpr int32_t kConstantA = 2;  // TANDEM_SGEMM_CONSTANT_A
+constexpr int32_t kConstantB = 4;  // TANDEM_SGEMM_CONSTANT_B
+
+/// True if `buffer` is (a view of) a constant global: the model's weights,
+/// which the runtime packs once per instance.
+bool isConstantBuffer(Value buffer) {
+  while (Operation *def = buffer.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      buffer = view.getViewSource();
+      continue;
+    }
+    auto get = dyn_cast<memref::GetGlobalOp>(def);
+    if (!get)
+      return false;
+    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+        get, get.getNameAttr());
+    return global && global.getConstant();
+  }
+  return false;
+}
 
 /// The loop dimensions of a contraction the kernel can run; -1 when absent.
 struct GemmDims {
@@ -258,6 +279,10 @@ struct CallCPUKernelsPass
       fill.erase();
       flags = 0;
     }
+    if (isConstantBuffer(op.getDpsInputOperand(0)->get()))
+      flags |= kConstantA;
+    if (isConstantBuffer(op.getDpsInputOperand(1)->get()))
+      flags |= kConstantB;
 
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     auto constant = [&](int64_t v) {

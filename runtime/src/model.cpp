@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kernels/kernel_cache.h"
 #include "kernels/kernel_status.h"
 #include "tandem/runtime.h"
 
@@ -242,6 +243,9 @@ tandem_status_t tandem_model_create(const tandem_model_desc_t *desc,
     }
   }
   model->ctx.pool = model->pool;
+  // Packed weights, filled on the first run. Without it (out of memory)
+  // kernels pack per call: slower, never wrong.
+  model->ctx.reserved[0] = tandem_internal_kernel_cache_create();
   *out = model;
   return nullptr;
 }
@@ -251,6 +255,8 @@ void tandem_model_destroy(tandem_model_t *model) {
     return;
   tandem_thread_pool_destroy(model->pool);
   tandem_arena_free(model->ownedArena);
+  tandem_internal_kernel_cache_destroy(
+      static_cast<tandem_internal_kernel_cache *>(model->ctx.reserved[0]));
   delete model;
 }
 

@@ -7,11 +7,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kernels/kernel_cache.h"
 #include "kernels/sgemm_internal.h"
 #include "tandem/runtime.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -120,6 +122,50 @@ TEST(SgemmTest, ColumnMajorOutput) {
         ref += a[i * k + q] * b[q * n + j];
       ASSERT_FLOAT_EQ(c[j * m + i], ref) << i << "," << j;
     }
+}
+
+TEST(SgemmTest, ConstantOperandsArePackedOnceAndReused) {
+  // A as shared conv weights (broadcast over 3 batches), B as constant
+  // weights, over several K and N blocks: results match the uncached call,
+  // the cache holds one entry per operand, and a second call reuses it.
+  const int64_t batch = 3, m = 37, n = 4100, k = 530;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> a(m * k), b(batch * k * n), c(batch * m * n),
+      ref(batch * m * n);
+  for (float &x : a)
+    x = dist(rng);
+  for (float &x : b)
+    x = dist(rng);
+  tandem_sgemm_f32(nullptr, batch, m, n, k, a.data(), 0, k, 1, b.data(), k * n,
+                   n, 1, ref.data(), m * n, n, 1, 0);
+  tandem_internal_kernel_cache *cache = tandem_internal_kernel_cache_create();
+  ASSERT_NE(cache, nullptr);
+  tandem_exec_ctx_t ctx = {};
+  ctx.reserved[0] = cache;
+  for (int call = 0; call < 2; ++call) {
+    std::fill(c.begin(), c.end(), 0.0f);
+    tandem_sgemm_f32(&ctx, batch, m, n, k, a.data(), 0, k, 1, b.data(), k * n,
+                     n, 1, c.data(), m * n, n, 1, TANDEM_SGEMM_CONSTANT_A);
+    ASSERT_EQ(c, ref) << "call " << call;
+  }
+  size_t afterA = tandem_internal_kernel_cache_bytes(cache);
+  EXPECT_GE(afterA, size_t(m * k * sizeof(float)));
+  // Constant B: one entry per batch element (different addresses).
+  for (int call = 0; call < 2; ++call) {
+    std::fill(c.begin(), c.end(), 0.0f);
+    tandem_sgemm_f32(&ctx, batch, m, n, k, a.data(), 0, k, 1, b.data(), k * n,
+                     n, 1, c.data(), m * n, n, 1,
+                     TANDEM_SGEMM_CONSTANT_A | TANDEM_SGEMM_CONSTANT_B);
+    ASSERT_EQ(c, ref) << "call " << call;
+  }
+  size_t afterB = tandem_internal_kernel_cache_bytes(cache);
+  EXPECT_GE(afterB - afterA, size_t(batch * k * n * sizeof(float)));
+  tandem_sgemm_f32(&ctx, batch, m, n, k, a.data(), 0, k, 1, b.data(), k * n, n,
+                   1, c.data(), m * n, n, 1,
+                   TANDEM_SGEMM_CONSTANT_A | TANDEM_SGEMM_CONSTANT_B);
+  EXPECT_EQ(tandem_internal_kernel_cache_bytes(cache), afterB);
+  tandem_internal_kernel_cache_destroy(cache);
 }
 
 TEST(SgemmTest, ReportsItsKernelFamily) {

@@ -186,7 +186,8 @@ typedef struct {
   tandem_thread_pool_t *pool; /* NULL: run serially */
   void *arena;                /* TANDEM_ARENA_ALIGNMENT-aligned, or NULL */
   uint64_t arena_bytes;       /* >= the descriptor's arena_bytes */
-  void *reserved[4];          /* NULL; for later ABI additions */
+  void *reserved[4];          /* [0]: the instance's kernel cache (runtime-
+                                 private, may be NULL); others NULL */
 } tandem_exec_ctx_t;
 
 /*===------------------------------------------------------------------===*
@@ -195,6 +196,11 @@ typedef struct {
 
 /** tandem_sgemm_f32 flag: add the product to C instead of overwriting it. */
 #define TANDEM_SGEMM_ACCUMULATE 1
+/** tandem_sgemm_f32 flags: A (or B) holds the same values at the same
+ *  address on every call with this ctx (weights). Its packed form is then
+ *  kept in the instance's kernel cache and reused; ignored without one. */
+#define TANDEM_SGEMM_CONSTANT_A 2
+#define TANDEM_SGEMM_CONSTANT_B 4
 
 /** For each of `batch` problems b: C_b = A_b * B_b (or C_b += A_b * B_b with
  *  TANDEM_SGEMM_ACCUMULATE), where A_b is m x k, B_b is k x n and C_b is

@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kernels/kernel_cache.h"
 #include "kernels/kernel_status.h"
 #include "kernels/sgemm_internal.h"
 #include "tandem/runtime.h"
@@ -283,11 +284,12 @@ struct BlockStep {
   int64_t rsB, csB;
   float *c;
   int64_t rsC, csC;
-  int64_t m, kc, nc; // this step's extents (A and B already offset)
-  int64_t mBlocks;   // blocks of kMCPanels MR-panels
-  int64_t nTasks;    // N tasks of kNCPanelsPerTask NR-panels
-  bool accumulate;   // add to C (a later K block, or the caller asked)
-  float *bPacked;    // the packed KC x NC block of B
+  int64_t m, kc, nc;    // this step's extents (A and B already offset)
+  int64_t mBlocks;      // blocks of kMCPanels MR-panels
+  int64_t nTasks;       // N tasks of kNCPanelsPerTask NR-panels
+  bool accumulate;      // add to C (a later K block, or the caller asked)
+  float *bPacked;       // the packed KC x NC block of B
+  const float *aCached; // A's panels for this K block, all M, or nullptr
   tandem_internal_kernel_failure *failure;
 };
 
@@ -312,8 +314,8 @@ void storeEdge(const float *tile, int64_t nr, float *c, int64_t rs, int64_t cs,
 void computeTasks(void *env, int64_t begin, int64_t end) {
   auto &s = *static_cast<BlockStep *>(env);
   int64_t mr = s.isa->mr, nr = s.isa->nr;
-  float *aPacked = packedA.get(kMCPanels * mr * kKC);
-  if (!aPacked) {
+  float *aPacked = s.aCached ? nullptr : packedA.get(kMCPanels * mr * kKC);
+  if (!aPacked && !s.aCached) {
     tandem_internal_kernel_fail(s.failure, "sgemm: out of memory for packing");
     return;
   }
@@ -324,7 +326,9 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
     int64_t mb = task / s.nTasks, nt = task % s.nTasks;
     int64_t i0 = mb * kMCPanels * mr;
     int64_t mc = std::min(kMCPanels * mr, s.m - i0);
-    if (mb != packedBlock) {
+    if (s.aCached) {
+      aPacked = const_cast<float *>(s.aCached) + i0 * s.kc;
+    } else if (mb != packedBlock) {
       packA(s.a + i0 * s.rsA, s.rsA, s.csA, mc, s.kc, mr, aPacked);
       packedBlock = mb;
     }
@@ -350,11 +354,55 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
   }
 }
 
+/// Equal K blocks of at most kKC: no short, overhead-bound last block.
+int64_t kBlockSize(int64_t k) {
+  int64_t kBlocks = (k + kKC - 1) / kKC;
+  return (k + kBlocks - 1) / kBlocks;
+}
+
+/// Floats of all of A packed (every K block, every MR panel).
+size_t wholeASize(const KernelIsa &isa, int64_t m, int64_t k) {
+  return size_t((m + isa.mr - 1) / isa.mr * isa.mr) * k;
+}
+
+/// Packs all of A in the layout gemm2D reads through `aCache`: K block pc
+/// at mPadded * pc, its MR panels one after another.
+void packWholeA(const KernelIsa &isa, const float *a, int64_t rs, int64_t cs,
+                int64_t m, int64_t k, float *out) {
+  int64_t kc = kBlockSize(k), mPadded = (m + isa.mr - 1) / isa.mr * isa.mr;
+  for (int64_t pc = 0; pc < k; pc += kc)
+    packA(a + pc * cs, rs, cs, m, std::min(kc, k - pc), isa.mr,
+          out + mPadded * pc);
+}
+
+/// Floats of all of B packed.
+size_t wholeBSize(const KernelIsa &isa, int64_t n, int64_t k) {
+  return size_t((n + isa.nr - 1) / isa.nr * isa.nr) * k;
+}
+
+/// Packs all of B in the layout gemm2D reads through `bCache`: the
+/// (N block jc, K block pc) step at jc * k + its padded width * pc.
+void packWholeB(const KernelIsa &isa, const float *b, int64_t rs, int64_t cs,
+                int64_t n, int64_t k, float *out) {
+  int64_t kc = kBlockSize(k), nr = isa.nr;
+  for (int64_t jc = 0; jc < n; jc += kNC) {
+    int64_t nc = std::min(kNC, n - jc);
+    int64_t nPanels = (nc + nr - 1) / nr;
+    for (int64_t pc = 0; pc < k; pc += kc) {
+      int64_t kcur = std::min(kc, k - pc);
+      float *block = out + jc * k + nPanels * nr * pc;
+      for (int64_t panel = 0; panel < nPanels; ++panel)
+        packBPanel(b + pc * rs + jc * cs, rs, cs, panel * nr, nc, kcur, nr,
+                   block + panel * nr * kcur);
+    }
+  }
+}
+
 void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
             int64_t n, int64_t k, const float *a, int64_t rsA, int64_t csA,
             const float *b, int64_t rsB, int64_t csB, float *c, int64_t rsC,
-            int64_t csC, bool accumulate,
-            tandem_internal_kernel_failure *failure) {
+            int64_t csC, bool accumulate, const float *aCache,
+            const float *bCache, tandem_internal_kernel_failure *failure) {
   if (k == 0) {
     if (!accumulate)
       for (int64_t i = 0; i < m; ++i)
@@ -363,8 +411,9 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
     return;
   }
   int64_t nr = isa.nr, mr = isa.mr;
-  float *bPacked = packedB.get(kKC * ((kNC + nr - 1) / nr * nr));
-  if (!bPacked) {
+  float *bPacked =
+      bCache ? nullptr : packedB.get(kKC * ((kNC + nr - 1) / nr * nr));
+  if (!bPacked && !bCache) {
     tandem_internal_kernel_fail(failure, "sgemm: out of memory for packing");
     return;
   }
@@ -372,9 +421,8 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
   for (int64_t jc = 0; jc < n; jc += kNC) {
     int64_t nc = std::min(kNC, n - jc);
     int64_t nPanels = (nc + nr - 1) / nr;
-    // Equal K blocks of at most kKC: no short, overhead-bound last block.
-    int64_t kBlocks = (k + kKC - 1) / kKC;
-    int64_t kc = (k + kBlocks - 1) / kBlocks;
+    int64_t mPadded = (m + mr - 1) / mr * mr;
+    int64_t kc = kBlockSize(k);
     for (int64_t pc = 0; pc < k; pc += kc) {
       BlockStep s{&isa,
                   a + pc * csA,
@@ -392,13 +440,17 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
                   mBlocks,
                   (nPanels + kNCPanelsPerTask - 1) / kNCPanelsPerTask,
                   accumulate || pc > 0,
-                  bPacked,
+                  bCache
+                      ? const_cast<float *>(bCache) + jc * k + nPanels * nr * pc
+                      : bPacked,
+                  aCache ? aCache + mPadded * pc : nullptr,
                   failure};
       // Packing a panel costs about as much as 1/MR of its FMAs: give each
       // chunk a few panels.
       // Packing B costs a copy for 2*m FLOPs per element; reading B in
       // place (ldb = its row stride) measured slower even for m = 64.
-      tandem_parallel_for(pool, nPanels, 4, packBRange, &s);
+      if (!bCache)
+        tandem_parallel_for(pool, nPanels, 4, packBRange, &s);
       tandem_parallel_for(pool, s.mBlocks * s.nTasks, 1, computeTasks, &s);
       if (failure->failed.load(std::memory_order_relaxed))
         return;
@@ -416,7 +468,8 @@ void sgemm(const KernelIsa &isa, const tandem_exec_ctx_t *ctx, int64_t batch,
   bool accumulate = flags & TANDEM_SGEMM_ACCUMULATE;
   // The micro-kernels store rows of C with unit stride; a column-major C
   // computes the transposed product instead: C^T = B^T A^T.
-  if (sCn != 1 && sCm == 1) {
+  bool swapped = sCn != 1 && sCm == 1;
+  if (swapped) {
     std::swap(m, n);
     std::swap(a, b);
     std::swap(sAb, sBb);
@@ -424,10 +477,32 @@ void sgemm(const KernelIsa &isa, const tandem_exec_ctx_t *ctx, int64_t batch,
     std::swap(sAk, sBk);
     std::swap(sCm, sCn);
   }
+  bool constA = flags & TANDEM_SGEMM_CONSTANT_A;
+  bool constB = flags & TANDEM_SGEMM_CONSTANT_B;
+  if (swapped)
+    std::swap(constA, constB);
+  auto *cache =
+      ctx ? static_cast<tandem_internal_kernel_cache *>(ctx->reserved[0])
+          : nullptr;
   tandem_internal_kernel_failure failure;
-  for (int64_t i = 0; i < batch && !failure.failed; ++i)
-    gemm2D(pool, isa, m, n, k, a + i * sAb, sAm, sAk, b + i * sBb, sBk, sBn,
-           c + i * sCb, sCm, sCn, accumulate, &failure);
+  for (int64_t i = 0; i < batch && !failure.failed; ++i) {
+    const float *ai = a + i * sAb, *bi = b + i * sBb;
+    // Constant operands (weights) are packed once per instance. If the
+    // cache cannot hold them, they are packed per call as usual.
+    const float *aCache = nullptr, *bCache = nullptr;
+    if (cache && constA && k > 0)
+      aCache = tandem_internal_kernel_cache_get(
+          cache, {ai, m, k, sAm, sAk, 0, int32_t(isa.mr)},
+          wholeASize(isa, m, k),
+          [&](float *out) { packWholeA(isa, ai, sAm, sAk, m, k, out); });
+    if (cache && constB && k > 0)
+      bCache = tandem_internal_kernel_cache_get(
+          cache, {bi, k, n, sBk, sBn, 1, int32_t(isa.nr)},
+          wholeBSize(isa, n, k),
+          [&](float *out) { packWholeB(isa, bi, sBk, sBn, n, k, out); });
+    gemm2D(pool, isa, m, n, k, ai, sAm, sAk, bi, sBk, sBn, c + i * sCb, sCm,
+           sCn, accumulate, aCache, bCache, &failure);
+  }
   tandem_internal_kernel_report(&failure);
 }
 

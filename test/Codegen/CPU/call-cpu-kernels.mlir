@@ -98,3 +98,26 @@ func.func @left_alone(%a: memref<4x4xf16>, %c: memref<4x4xf16>, %x: memref<4x4xf
   %r = linalg.matmul ins(%t, %t : tensor<4x4xf32>, tensor<4x4xf32>) outs(%t : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %r : tensor<4x4xf32>
 }
+
+// -----
+
+// Weights (constant globals, also through views) are flagged constant:
+// flags = 2 (TANDEM_SGEMM_CONSTANT_A) | 4 (TANDEM_SGEMM_CONSTANT_B) on top
+// of accumulate (1). A mutable global is not.
+memref.global "private" constant @w : memref<4x8xf32> = dense<1.0>
+memref.global "private" constant @v : memref<2x4x4xf32> = dense<2.0>
+memref.global "private" @state : memref<4x8xf32> = dense<0.0>
+// CHECK-LABEL: func.func @weights
+// CHECK: %[[F1:.+]] = arith.constant 7 : i32
+// CHECK: call @tandem_sgemm_f32({{.+}}, %[[F1]])
+// CHECK: %[[F2:.+]] = arith.constant 1 : i32
+// CHECK: call @tandem_sgemm_f32({{.+}}, %[[F2]])
+func.func @weights(%x: memref<8x8xf32>, %c: memref<4x4xf32>, %d: memref<4x8xf32>) {
+  %w = memref.get_global @w : memref<4x8xf32>
+  %v = memref.get_global @v : memref<2x4x4xf32>
+  %vt = memref.collapse_shape %v [[0, 1], [2]] : memref<2x4x4xf32> into memref<8x4xf32>
+  linalg.matmul ins(%w, %vt : memref<4x8xf32>, memref<8x4xf32>) outs(%c : memref<4x4xf32>)
+  %s = memref.get_global @state : memref<4x8xf32>
+  linalg.matmul ins(%s, %x : memref<4x8xf32>, memref<8x8xf32>) outs(%d : memref<4x8xf32>)
+  return
+}

@@ -30,6 +30,7 @@ using namespace mlir;
 namespace {
 
 constexpr llvm::StringLiteral kSgemm = "tandem_sgemm_f32";
+constexpr llvm::StringLiteral kConv2D = "tandem_conv2d_f32";
 constexpr llvm::StringLiteral kExecCtxAttr = "tandem.exec_ctx";
 constexpr int32_t kAccumulate = 1; // TANDEM_SGEMM_ACCUMULATE
 constexpr int32_t kConstantA = 2;  // TANDEM_SGEMM_CONSTANT_A
@@ -208,6 +209,38 @@ linalg::FillOp zeroFillBefore(Operation *op, Value out) {
   return nullptr;
 }
 
+/// True if `type` is a static f32 memref whose innermost `dense` dims are
+/// row-major contiguous (strides ..., d[n-1]*d[n-2], d[n-1], 1).
+bool hasDenseInnerDims(MemRefType type, unsigned dense) {
+  if (!type.hasStaticShape() || !type.getElementType().isF32())
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  int64_t expected = 1;
+  for (unsigned i = 0; i < dense; ++i) {
+    unsigned d = type.getRank() - 1 - i;
+    if (strides[d] != expected)
+      return false;
+    expected *= type.getDimSize(d);
+  }
+  return true;
+}
+
+/// An f32 NCHW/FCHW convolution tandem_conv2d_f32 can run: a dense filter
+/// and output channels of dense rows; the input may have any strides.
+bool isKernelConv(linalg::Conv2DNchwFchwOp conv) {
+  if (!conv.hasPureBufferSemantics())
+    return false;
+  auto in = dyn_cast<MemRefType>(conv.getInputs()[0].getType());
+  auto filter = dyn_cast<MemRefType>(conv.getInputs()[1].getType());
+  auto out = dyn_cast<MemRefType>(conv.getOutputs()[0].getType());
+  return in && filter && out && in.hasStaticShape() &&
+         in.getElementType().isF32() && hasDenseInnerDims(filter, 4) &&
+         hasDenseInnerDims(out, 2) && isF32MultiplyAccumulate(*conv.getBlock());
+}
+
 struct CallCPUKernelsPass
     : tandem::impl::TandemCallCPUKernelsBase<CallCPUKernelsPass> {
   void runOnOperation() override {
@@ -234,16 +267,34 @@ struct CallCPUKernelsPass
     }
 
     SmallVector<std::pair<linalg::LinalgOp, GemmDims>> work;
+    SmallVector<linalg::Conv2DNchwFchwOp> convs;
     module.walk([&](linalg::LinalgOp op) {
-      if (auto dims = classify(op); succeeded(dims))
+      if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(*op)) {
+        if (isKernelConv(conv))
+          convs.push_back(conv);
+      } else if (auto dims = classify(op); succeeded(dims)) {
         work.push_back({op, *dims});
+      }
     });
-    if (work.empty())
+    if (work.empty() && convs.empty())
       return;
 
     OpBuilder top(module.getBodyRegion());
     Type i64 = IntegerType::get(ctx, 64), i32 = IntegerType::get(ctx, 32);
-    if (!module.lookupSymbol<func::FuncOp>(kSgemm)) {
+    if (!convs.empty() && !module.lookupSymbol<func::FuncOp>(kConv2D)) {
+      // (ctx, n, c, h, w, input, sIn, sIc, sIh, sIw, f, kh, kw, filter,
+      //  output, sOn, sOf, oh, ow, strideH, strideW, dilationH, dilationW,
+      //  flags)
+      SmallVector<Type> params = {ptrType, i64,     i64,     i64, i64, ptrType,
+                                  i64,     i64,     i64,     i64, i64, i64,
+                                  i64,     ptrType, ptrType, i64, i64, i64,
+                                  i64,     i64,     i64,     i64, i64, i32};
+      top.setInsertionPointToStart(module.getBody());
+      auto decl = func::FuncOp::create(top, module.getLoc(), kConv2D,
+                                       FunctionType::get(ctx, params, {}));
+      decl.setPrivate();
+    }
+    if (!work.empty() && !module.lookupSymbol<func::FuncOp>(kSgemm)) {
       // (ctx, batch, m, n, k, a, sAb, sAm, sAk, b, sBb, sBk, sBn,
       //  c, sCb, sCm, sCn, flags)
       SmallVector<Type> params = {ptrType, i64, i64, i64, i64};
@@ -258,6 +309,60 @@ struct CallCPUKernelsPass
 
     for (auto &[op, g] : work)
       rewrite(op, g);
+    for (linalg::Conv2DNchwFchwOp conv : convs)
+      rewriteConv(conv);
+  }
+
+  /// The run's exec context inside the function holding `op`.
+  static Value execContext(OpBuilder &b, Operation *op) {
+    auto func = op->getParentOfType<func::FuncOp>();
+    unsigned nargs = func.getNumArguments();
+    if (nargs > 0 && func.getArgAttr(nargs - 1, kExecCtxAttr))
+      return func.getArgument(nargs - 1);
+    // A private helper: the kernel runs on the calling thread.
+    return LLVM::ZeroOp::create(b, op->getLoc(),
+                                LLVM::LLVMPointerType::get(b.getContext()));
+  }
+
+  void rewriteConv(linalg::Conv2DNchwFchwOp conv) {
+    OpBuilder b(conv);
+    Location loc = conv.getLoc();
+    Type i64 = b.getI64Type();
+    auto constant = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, loc, i64, v).getResult();
+    };
+    Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+    Value out = conv.getOutputs()[0];
+    auto inType = cast<MemRefType>(input.getType());
+    auto filterType = cast<MemRefType>(filter.getType());
+    auto outType = cast<MemRefType>(out.getType());
+    int32_t flags = 1; // TANDEM_CONV2D_ACCUMULATE
+    if (linalg::FillOp fill = zeroFillBefore(conv, out)) {
+      fill.erase();
+      flags = 0;
+    }
+    if (isConstantBuffer(filter))
+      flags |= 2; // TANDEM_CONV2D_CONSTANT_FILTER
+    SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+    SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+
+    StridedOperand in = readStrided(b, loc, input);
+    StridedOperand w = readStrided(b, loc, filter);
+    StridedOperand o = readStrided(b, loc, out);
+    SmallVector<Value> args = {execContext(b, conv)};
+    for (int64_t d : inType.getShape())
+      args.push_back(constant(d));
+    args.push_back(in.ptr);
+    args.append(in.strides.begin(), in.strides.end());
+    args.append(
+        {constant(filterType.getDimSize(0)), constant(filterType.getDimSize(2)),
+         constant(filterType.getDimSize(3)), w.ptr, o.ptr, o.strides[0],
+         o.strides[1], constant(outType.getDimSize(2)),
+         constant(outType.getDimSize(3)), constant(strides[0]),
+         constant(strides[1]), constant(dilations[0]), constant(dilations[1])});
+    args.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), flags));
+    func::CallOp::create(b, loc, kConv2D, TypeRange{}, args);
+    conv->erase();
   }
 
   void rewrite(linalg::LinalgOp op, const GemmDims &g) {

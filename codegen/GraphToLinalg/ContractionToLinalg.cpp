@@ -46,86 +46,6 @@ Value matmul2D(OpBuilder &b, Location loc, Value lhs, Value rhs, Type acc) {
       .getResult(0);
 }
 
-/// conv2d (groups 1, f32) as a GEMM: im2col of the (padded) NCHW `input`
-/// into [N, C*KH*KW, OH*OW] (skipped for 1x1, stride-1 convolutions, whose
-/// input already is that matrix), times the [F, C*KH*KW] filter, added to
-/// `init` ([N, F, OH, OW]: the broadcast bias or zero). The product is a
-/// linalg.matmul (N = 1) or a linalg.batch_matmul whose filter operand is
-/// broadcast over the batch, so the CPU backend runs it as one packed,
-/// threaded sgemm call with the bias already in the accumulator.
-Value convAsGemm(OpBuilder &b, Location loc, Value input, Value filter,
-                 Value init, ArrayRef<int64_t> strides,
-                 ArrayRef<int64_t> dilations) {
-  auto it = cast<RankedTensorType>(input.getType());
-  auto ft = cast<RankedTensorType>(filter.getType());
-  auto ot = cast<RankedTensorType>(init.getType());
-  int64_t n = it.getDimSize(0), c = it.getDimSize(1);
-  int64_t f = ft.getDimSize(0), kh = ft.getDimSize(2), kw = ft.getDimSize(3);
-  int64_t oh = ot.getDimSize(2), ow = ot.getDimSize(3);
-  int64_t k = c * kh * kw, p = oh * ow;
-  Type elem = it.getElementType();
-  MLIRContext *ctx = b.getContext();
-
-  Value col; // [N, K, P]
-  if (kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1 &&
-      it.getDimSize(2) == oh && it.getDimSize(3) == ow) {
-    col = tensor::CollapseShapeOp::create(
-        b, loc, RankedTensorType::get({n, c, p}, elem), input,
-        SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
-  } else {
-    // (n, c, kh, kw, oh, ow) -> input[n, c, oh*sh + kh*dh, ow*sw + kw*dw]
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    AffineMap gather =
-        AffineMap::get(6, 0,
-                       {d(0), d(1), d(4) * strides[0] + d(2) * dilations[0],
-                        d(5) * strides[1] + d(3) * dilations[1]},
-                       ctx);
-    Value patches = buildElementwiseWithMaps(
-        b, loc, RankedTensorType::get({n, c, kh, kw, oh, ow}, elem), input,
-        gather, [](OpBuilder &, Location, ValueRange args) { return args[0]; });
-    col = tensor::CollapseShapeOp::create(
-        b, loc, RankedTensorType::get({n, k, p}, elem), patches,
-        SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
-  }
-  Value filter2 = tensor::CollapseShapeOp::create(
-      b, loc, RankedTensorType::get({f, k}, ft.getElementType()), filter,
-      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-  auto accType = ot.getElementType();
-  Value product;
-  if (n == 1) {
-    auto flat = [&](Value v, int64_t rows, int64_t cols, Type t) {
-      return tensor::CollapseShapeOp::create(
-          b, loc, RankedTensorType::get({rows, cols}, t), v,
-          SmallVector<ReassociationIndices>{{0, 1}, {2}});
-    };
-    Value init2 = tensor::CollapseShapeOp::create(
-        b, loc, RankedTensorType::get({f, p}, accType), init,
-        SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
-    product = linalg::MatmulOp::create(
-                  b, loc, TypeRange{init2.getType()},
-                  ValueRange{filter2, flat(col, k, p, elem)}, ValueRange{init2})
-                  .getResult(0);
-    return tensor::ExpandShapeOp::create(
-        b, loc, ot, product, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
-  }
-  Value init3 = tensor::CollapseShapeOp::create(
-      b, loc, RankedTensorType::get({n, f, p}, accType), init,
-      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
-  // (batch, f, p, k): filter[f, k] (broadcast), col[batch, k, p].
-  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-  SmallVector<Attribute> maps = {
-      AffineMapAttr::get(AffineMap::get(4, 0, {d(1), d(3)}, ctx)),
-      AffineMapAttr::get(AffineMap::get(4, 0, {d(0), d(3), d(2)}, ctx)),
-      AffineMapAttr::get(AffineMap::get(4, 0, {d(0), d(1), d(2)}, ctx))};
-  product = linalg::BatchMatmulOp::create(
-                b, loc, TypeRange{init3.getType()}, ValueRange{filter2, col},
-                ValueRange{init3},
-                {b.getNamedAttr("indexing_maps", b.getArrayAttr(maps))})
-                .getResult(0);
-  return tensor::ExpandShapeOp::create(
-      b, loc, ot, product, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
-}
-
 struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -320,10 +240,7 @@ struct Conv2DToLinalg : OpConversionPattern<Conv2DOp> {
                               rewriter.getI64TensorAttr(op.getDilations()))};
 
     Value result;
-    if (groups == 1 && elem.isF32()) {
-      result = convAsGemm(rewriter, loc, input, filter, init, op.getStrides(),
-                          op.getDilations());
-    } else if (groups == 1) {
+    if (groups == 1) {
       result = linalg::Conv2DNchwFchwOp::create(
                    rewriter, loc, TypeRange{accType}, ValueRange{input, filter},
                    ValueRange{init}, attrs)

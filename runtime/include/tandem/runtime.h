@@ -223,6 +223,29 @@ TANDEM_API void tandem_sgemm_f32(const tandem_exec_ctx_t *ctx, int64_t batch,
                                  int64_t sCb, int64_t sCm, int64_t sCn,
                                  int32_t flags);
 
+/** tandem_conv2d_f32 flags: add to the output instead of overwriting it
+ *  (e.g. onto a bias already there); the filter is constant (weights), so
+ *  its packed form is cached in the instance as for tandem_sgemm_f32. */
+#define TANDEM_CONV2D_ACCUMULATE 1
+#define TANDEM_CONV2D_CONSTANT_FILTER 2
+
+/** A 2-D convolution in NCHW, as the GEMM filter [F, C*KH*KW] x
+ *  im2col(input) [C*KH*KW, OH*OW] per batch element, without materialising
+ *  im2col: the sgemm packing gathers B's panels straight from the input.
+ *  `input` is [n, c, h, w] (already padded; element strides sIn..sIw),
+ *  `filter` is a dense row-major [f, c, kh, kw], and `output` is
+ *  [n, f, oh, ow] with element strides sOn, sOf and dense rows
+ *  (oh * ow contiguous elements per channel). Output (y, x) reads input rows
+ *  y*strideH + i*dilationH and columns x*strideW + j*dilationW. Threads,
+ *  micro-kernels, caching and failures as for tandem_sgemm_f32.
+ *  Thread-safe. */
+TANDEM_API void tandem_conv2d_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h, int64_t w,
+    const float *input, int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw,
+    int64_t f, int64_t kh, int64_t kw, const float *filter, float *output,
+    int64_t sOn, int64_t sOf, int64_t oh, int64_t ow, int64_t strideH,
+    int64_t strideW, int64_t dilationH, int64_t dilationW, int32_t flags);
+
 /** The micro-kernel family tandem_sgemm_f32 uses in this process:
  *  "avx512", "avx2" or "portable". */
 TANDEM_API const char *tandem_sgemm_f32_isa(void);

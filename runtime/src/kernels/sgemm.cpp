@@ -276,6 +276,15 @@ void packBPanel(const float *b, int64_t rs, int64_t cs, int64_t j0, int64_t n,
 //===----------------------------------------------------------------------===//
 
 /// One (K block, N block) step, shared by the tasks that compute it.
+/// A convolution's input seen as the GEMM operand B = im2col(input):
+/// B[(c, i, j)][(y, x)] = image[c][y*sh + i*dh][x*sw + j*dw] (the image is
+/// already padded). Its panels are gathered straight from the image.
+struct ConvImage {
+  const float *image; // one batch element
+  int64_t sC, sH, sW; // the image's element strides
+  int64_t kh, kw, ow, sh, sw, dh, dw;
+};
+
 struct BlockStep {
   const KernelIsa *isa;
   const float *a;
@@ -291,14 +300,69 @@ struct BlockStep {
   float *bPacked;       // the packed KC x NC block of B
   const float *aCached; // A's panels for this K block, all M, or nullptr
   tandem_internal_kernel_failure *failure;
+  const ConvImage *conv = nullptr; // B is this image's im2col
+  int64_t pc = 0, jc = 0;          // the step's origin in B (conv only)
 };
+
+/// Packs the NR-column panel at column j0 of the conv step's B block: rows
+/// [r0, r0 + k) and columns [j0, min(j0 + NR, n)) of im2col(image).
+template <int64_t NR>
+void packConvPanel(const ConvImage &g, int64_t r0, int64_t k, int64_t j0,
+                   int64_t n, float *out) {
+  int64_t cols = std::min(NR, n - j0);
+  int64_t offset[NR];
+  for (int64_t j = 0; j < cols; ++j) {
+    int64_t y = (j0 + j) / g.ow, x = (j0 + j) % g.ow;
+    offset[j] = y * g.sh * g.sH + x * g.sw * g.sW;
+  }
+  bool contiguous = cols == NR && g.sW == 1;
+  for (int64_t j = 1; contiguous && j < NR; ++j)
+    contiguous = offset[j] == offset[0] + j;
+  int64_t window = g.kh * g.kw;
+  int64_t c = r0 / window, i = r0 % window / g.kw, jw = r0 % g.kw;
+  for (int64_t p = 0; p < k; ++p) {
+    const float *src = g.image + c * g.sC + i * g.dh * g.sH + jw * g.dw * g.sW;
+    float *dst = out + p * NR;
+    if (contiguous) {
+      std::memcpy(dst, src + offset[0], NR * sizeof(float));
+    } else {
+      for (int64_t j = 0; j < cols; ++j)
+        dst[j] = src[offset[j]];
+      for (int64_t j = cols; j < NR; ++j)
+        dst[j] = 0.0f;
+    }
+    if (++jw == g.kw) {
+      jw = 0;
+      if (++i == g.kh) {
+        i = 0;
+        ++c;
+      }
+    }
+  }
+}
 
 void packBRange(void *env, int64_t begin, int64_t end) {
   auto &s = *static_cast<BlockStep *>(env);
   int64_t nr = s.isa->nr;
-  for (int64_t panel = begin; panel < end; ++panel)
-    packBPanel(s.b, s.rsB, s.csB, panel * nr, s.nc, s.kc, nr,
-               s.bPacked + panel * nr * s.kc);
+  for (int64_t panel = begin; panel < end; ++panel) {
+    float *out = s.bPacked + panel * nr * s.kc;
+    if (!s.conv) {
+      packBPanel(s.b, s.rsB, s.csB, panel * nr, s.nc, s.kc, nr, out);
+      continue;
+    }
+    int64_t j0 = s.jc + panel * nr, n = s.jc + s.nc;
+    switch (nr) {
+    case 32:
+      packConvPanel<32>(*s.conv, s.pc, s.kc, j0, n, out);
+      break;
+    case 16:
+      packConvPanel<16>(*s.conv, s.pc, s.kc, j0, n, out);
+      break;
+    default:
+      packConvPanel<8>(*s.conv, s.pc, s.kc, j0, n, out);
+      break;
+    }
+  }
 }
 
 /// Stores the valid rows x cols of an MR x NR result tile into C.
@@ -402,7 +466,8 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
             int64_t n, int64_t k, const float *a, int64_t rsA, int64_t csA,
             const float *b, int64_t rsB, int64_t csB, float *c, int64_t rsC,
             int64_t csC, bool accumulate, const float *aCache,
-            const float *bCache, tandem_internal_kernel_failure *failure) {
+            const float *bCache, tandem_internal_kernel_failure *failure,
+            const ConvImage *conv = nullptr) {
   if (k == 0) {
     if (!accumulate)
       for (int64_t i = 0; i < m; ++i)
@@ -428,7 +493,7 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
                   a + pc * csA,
                   rsA,
                   csA,
-                  b + pc * rsB + jc * csB,
+                  b ? b + pc * rsB + jc * csB : nullptr, // null: conv
                   rsB,
                   csB,
                   c + jc * csC,
@@ -444,7 +509,10 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
                       ? const_cast<float *>(bCache) + jc * k + nPanels * nr * pc
                       : bPacked,
                   aCache ? aCache + mPadded * pc : nullptr,
-                  failure};
+                  failure,
+                  conv,
+                  pc,
+                  jc};
       // Packing a panel costs about as much as 1/MR of its FMAs: give each
       // chunk a few panels.
       // Packing B costs a copy for 2*m FLOPs per element; reading B in
@@ -520,6 +588,39 @@ tandem_sgemm_f32(const tandem_exec_ctx_t *ctx, int64_t batch, int64_t m,
 
 extern "C" TANDEM_API const char *tandem_sgemm_f32_isa(void) {
   return isa().name;
+}
+
+extern "C" TANDEM_API void
+tandem_conv2d_f32(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
+                  int64_t w, const float *input, int64_t sIn, int64_t sIc,
+                  int64_t sIh, int64_t sIw, int64_t f, int64_t kh, int64_t kw,
+                  const float *filter, float *output, int64_t sOn, int64_t sOf,
+                  int64_t oh, int64_t ow, int64_t strideH, int64_t strideW,
+                  int64_t dilationH, int64_t dilationW, int32_t flags) {
+  (void)h;
+  (void)w;
+  const KernelIsa &chosen = isa();
+  tandem_thread_pool_t *pool = ctx ? ctx->pool : nullptr;
+  auto *cache =
+      ctx ? static_cast<tandem_internal_kernel_cache *>(ctx->reserved[0])
+          : nullptr;
+  // The GEMM: filter [F, C*KH*KW] x im2col(input) [C*KH*KW, OH*OW].
+  int64_t k = c * kh * kw, p = oh * ow;
+  const float *aCache = nullptr;
+  if (cache && (flags & TANDEM_CONV2D_CONSTANT_FILTER) && k > 0)
+    aCache = tandem_internal_kernel_cache_get(
+        cache, {filter, f, k, k, 1, 0, int32_t(chosen.mr)},
+        wholeASize(chosen, f, k),
+        [&](float *out) { packWholeA(chosen, filter, k, 1, f, k, out); });
+  tandem_internal_kernel_failure failure;
+  for (int64_t b = 0; b < n && !failure.failed; ++b) {
+    ConvImage image{input + b * sIn, sIc,     sIh,       sIw,      kh, kw, ow,
+                    strideH,         strideW, dilationH, dilationW};
+    gemm2D(pool, chosen, f, p, k, filter, k, 1, nullptr, 0, 1, output + b * sOn,
+           sOf, 1, flags & TANDEM_CONV2D_ACCUMULATE, aCache, nullptr, &failure,
+           &image);
+  }
+  tandem_internal_kernel_report(&failure);
 }
 
 bool tandem_internal_sgemm_f32_on(

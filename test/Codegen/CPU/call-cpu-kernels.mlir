@@ -1,4 +1,4 @@
-// RUN: tandem-opt -tandem-call-cpu-kernels -split-input-file %s | FileCheck %s
+// RUN: tandem-opt -tandem-call-cpu-kernels -cse -split-input-file %s | FileCheck %s
 
 // A matmul after a zero fill: one sgemm call that overwrites C (flags 0);
 // the fill is gone. Row-major strides come from the buffers' metadata.
@@ -119,5 +119,41 @@ func.func @weights(%x: memref<8x8xf32>, %c: memref<4x4xf32>, %d: memref<4x8xf32>
   linalg.matmul ins(%w, %vt : memref<4x8xf32>, memref<8x4xf32>) outs(%c : memref<4x4xf32>)
   %s = memref.get_global @state : memref<4x8xf32>
   linalg.matmul ins(%s, %x : memref<4x8xf32>, memref<8x8xf32>) outs(%d : memref<4x8xf32>)
+  return
+}
+
+// -----
+
+// An f32 NCHW convolution: one tandem_conv2d_f32 call (implicit GEMM, the
+// patches are gathered while packing). The input may be a strided view;
+// a constant filter is flagged (2) on top of accumulating onto the bias (1).
+memref.global "private" constant @filter : memref<4x3x3x3xf32> = dense<0.5>
+// CHECK-LABEL: func.func @conv
+// CHECK-SAME: (%[[X:.+]]: memref<2x3x11x11xf32, strided<[400, 121, 11, 1], offset: 5>>, %[[Y:.+]]: memref<2x4x5x5xf32>, %[[CTX:.+]]: !llvm.ptr {tandem.exec_ctx})
+// CHECK-DAG: %[[N:.+]] = arith.constant 2 : i64
+// CHECK-DAG: %[[C:.+]] = arith.constant 3 : i64
+// CHECK-DAG: %[[H:.+]] = arith.constant 11 : i64
+// CHECK-DAG: %[[F:.+]] = arith.constant 4 : i64
+// CHECK-DAG: %[[O:.+]] = arith.constant 5 : i64
+// CHECK-DAG: %[[ONE:.+]] = arith.constant 1 : i64
+// CHECK-DAG: %[[FLAGS:.+]] = arith.constant 3 : i32
+// CHECK: call @tandem_conv2d_f32(%[[CTX]], %[[N]], %[[C]], %[[H]], %[[H]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[F]], %[[C]], %[[C]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[O]], %[[O]], %[[N]], %[[N]], %[[ONE]], %[[ONE]], %[[FLAGS]])
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+func.func @conv(%x: memref<2x3x11x11xf32, strided<[400, 121, 11, 1], offset: 5>>, %y: memref<2x4x5x5xf32>) {
+  %w = memref.get_global @filter : memref<4x3x3x3xf32>
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%x, %w : memref<2x3x11x11xf32, strided<[400, 121, 11, 1], offset: 5>>, memref<4x3x3x3xf32>) outs(%y : memref<2x4x5x5xf32>)
+  return
+}
+
+// -----
+
+// An output whose rows are not dense (a column slice) stays a loop nest.
+// CHECK-LABEL: func.func @conv_strided_output
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: tandem_conv2d_f32
+func.func @conv_strided_output(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %y: memref<1x4x6x6xf32, strided<[288, 72, 12, 2]>>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x3x3xf32>) outs(%y : memref<1x4x6x6xf32, strided<[288, 72, 12, 2]>>)
   return
 }

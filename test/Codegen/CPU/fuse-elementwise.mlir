@@ -42,3 +42,28 @@ func.func @im2col_matmul(%x: tensor<1x3x8x8xf32>, %w: tensor<4x27xf32>, %acc: te
   %r = linalg.matmul ins(%w, %c : tensor<4x27xf32>, tensor<27x36xf32>) outs(%acc : tensor<4x36xf32>) -> tensor<4x36xf32>
   return %r : tensor<4x36xf32>
 }
+
+// -----
+
+// A convolution keeps its bias producer and its ReLU consumer apart: the
+// runtime's conv kernel accumulates onto the bias in place.
+// CHECK-LABEL: func.func @conv_bias_relu
+// CHECK: %[[B:.+]] = linalg.generic
+// CHECK: %[[C:.+]] = linalg.conv_2d_nchw_fchw {{.+}} outs(%[[B]] :
+// CHECK: linalg.generic {{.+}} ins(%[[C]] :
+// CHECK: arith.maximumf
+func.func @conv_bias_relu(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %bias: tensor<4xf32>) -> tensor<1x4x6x6xf32> {
+  %e = tensor.empty() : tensor<1x4x6x6xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : tensor<4xf32>) outs(%e : tensor<1x4x6x6xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<1x4x6x6xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) outs(%b : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : tensor<1x4x6x6xf32>) outs(%e : tensor<1x4x6x6xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %m = arith.maximumf %a, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x6x6xf32>
+  return %r : tensor<1x4x6x6xf32>
+}

@@ -93,59 +93,20 @@ func.func @gemm_plain(%a: tensor<5x7xf32>, %b: tensor<7x4xf32>) -> tensor<5x4xf3
 
 // -----
 
-// conv2d, groups = 1, f32: ONNX pads become tensor.pad, then an im2col
-// generic gathers the patches (strides and dilations are in its map) and a
-// linalg.matmul of the [F, C*KH*KW] filter and the [C*KH*KW, OH*OW] patches
-// accumulates into the broadcast bias.
+// conv2d, groups = 1: ONNX pads become tensor.pad, strides and dilations go
+// on linalg.conv_2d_nchw_fchw, which accumulates into the broadcast bias.
 // CHECK-DAG: #[[CHAN:.+]] = affine_map<(d0, d1, d2, d3) -> (d1)>
-// CHECK-DAG: #[[GATHER:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2, d5 * 2 + d3 * 2)>
 // CHECK-LABEL: func.func @conv
 // CHECK-SAME: (%[[X:.+]]: tensor<1x3x8x8xf32>, %[[W:.+]]: tensor<4x3x3x3xf32>, %[[B:.+]]: tensor<4xf32>)
 // CHECK: %[[PAD:.+]] = tensor.pad %[[X]] low[0, 0, 1, 2] high[0, 0, 0, 1]
 // CHECK: } : tensor<1x3x8x8xf32> to tensor<1x3x9x11xf32>
 // CHECK: %[[BIAS:.+]] = linalg.generic {indexing_maps = [#[[CHAN]], #{{.+}}], {{.+}} ins(%[[B]] : tensor<4xf32>) outs(%{{.+}} : tensor<1x4x4x4xf32>)
-// CHECK: %[[PATCH:.+]] = linalg.generic {indexing_maps = [#[[GATHER]], #{{.+}}], {{.+}} ins(%[[PAD]] : tensor<1x3x9x11xf32>) outs(%{{.+}} : tensor<1x3x3x3x4x4xf32>)
-// CHECK: %[[COL:.+]] = tensor.collapse_shape %[[PATCH]] {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<1x3x3x3x4x4xf32> into tensor<1x27x16xf32>
-// CHECK: %[[F:.+]] = tensor.collapse_shape %[[W]] {{\[}}[0], [1, 2, 3]] : tensor<4x3x3x3xf32> into tensor<4x27xf32>
-// CHECK: %[[ACC:.+]] = tensor.collapse_shape %[[BIAS]] {{\[}}[0, 1], [2, 3]] : tensor<1x4x4x4xf32> into tensor<4x16xf32>
-// CHECK: %[[COL2:.+]] = tensor.collapse_shape %[[COL]] {{\[}}[0, 1], [2]] : tensor<1x27x16xf32> into tensor<27x16xf32>
-// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[F]], %[[COL2]] : tensor<4x27xf32>, tensor<27x16xf32>) outs(%[[ACC]] : tensor<4x16xf32>)
-// CHECK: %[[OUT:.+]] = tensor.expand_shape %[[MM]] {{\[}}[0, 1], [2, 3]] output_shape [1, 4, 4, 4]
-// CHECK: return %[[OUT]]
+// CHECK: %[[CONV:.+]] = linalg.conv_2d_nchw_fchw {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+// CHECK-SAME: ins(%[[PAD]], %[[W]] : tensor<1x3x9x11xf32>, tensor<4x3x3x3xf32>) outs(%[[BIAS]] : tensor<1x4x4x4xf32>)
+// CHECK: return %[[CONV]]
 func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x4x4xf32> {
   %0 = tandem.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 2, 0, 1>, dilations = array<i64: 1, 2>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
   return %0 : tensor<1x4x4x4xf32>
-}
-
-// -----
-
-// A 1x1, stride-1 conv needs no im2col: the NCHW input already is the
-// [C, H*W] matrix. A batch of 2 becomes a linalg.batch_matmul whose filter
-// operand is broadcast over the batch (its map has no batch dim).
-// CHECK-DAG: #[[FMAP:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
-// CHECK-DAG: #[[CMAP:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
-// CHECK-DAG: #[[OMAP:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
-// CHECK-LABEL: func.func @conv_1x1_batch
-// CHECK-SAME: (%[[X:.+]]: tensor<2x8x5x5xf32>, %[[W:.+]]: tensor<16x8x1x1xf32>)
-// CHECK-NOT: tensor.pad
-// CHECK: %[[COL:.+]] = tensor.collapse_shape %[[X]] {{\[}}[0], [1], [2, 3]] : tensor<2x8x5x5xf32> into tensor<2x8x25xf32>
-// CHECK: %[[F:.+]] = tensor.collapse_shape %[[W]] {{\[}}[0], [1, 2, 3]] : tensor<16x8x1x1xf32> into tensor<16x8xf32>
-// CHECK: linalg.batch_matmul indexing_maps = [#[[FMAP]], #[[CMAP]], #[[OMAP]]] ins(%[[F]], %[[COL]] : tensor<16x8xf32>, tensor<2x8x25xf32>) outs(%{{.+}} : tensor<2x16x25xf32>)
-func.func @conv_1x1_batch(%x: tensor<2x8x5x5xf32>, %w: tensor<16x8x1x1xf32>) -> tensor<2x16x5x5xf32> {
-  %0 = tandem.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<2x8x5x5xf32>, tensor<16x8x1x1xf32>) -> tensor<2x16x5x5xf32>
-  return %0 : tensor<2x16x5x5xf32>
-}
-
-// -----
-
-// Other element types keep linalg.conv_2d_nchw_fchw (f16 accumulates in
-// f32): strides and dilations go on the op.
-// CHECK-LABEL: func.func @conv_f16
-// CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
-// CHECK-SAME: ins(%{{.+}}, %{{.+}} : tensor<1x3x9x11xf16>, tensor<4x3x3x3xf16>) outs(%{{.+}} : tensor<1x4x4x4xf32>)
-func.func @conv_f16(%x: tensor<1x3x8x8xf16>, %w: tensor<4x3x3x3xf16>) -> tensor<1x4x4x4xf16> {
-  %0 = tandem.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 2, 0, 1>, dilations = array<i64: 1, 2>} : (tensor<1x3x8x8xf16>, tensor<4x3x3x3xf16>) -> tensor<1x4x4x4xf16>
-  return %0 : tensor<1x4x4x4xf16>
 }
 
 // -----

@@ -8,9 +8,7 @@
 // CHECK-NOT: tandem.fusion
 // CHECK: tensor.empty() {tandem.kernel = "conv1_relu"} : tensor<1x4x6x6xf32>
 // CHECK: %[[BIAS:.+]] = linalg.generic {{.+}} ins(%[[B]] : tensor<4xf32>) {{.+}} attrs = {tandem.kernel = "conv1_relu"}
-// CHECK: linalg.generic {{.+}} ins(%[[X]] : tensor<1x3x8x8xf32>) {{.+}} attrs = {tandem.kernel = "conv1_relu"}
-// CHECK: %[[MM:.+]] = linalg.matmul {tandem.kernel = "conv1_relu"} ins(%{{.+}}, %{{.+}} : tensor<4x27xf32>, tensor<27x36xf32>) outs(%{{.+}} : tensor<4x36xf32>)
-// CHECK: %[[CONV:.+]] = tensor.expand_shape %[[MM]] {{.+}} {tandem.kernel = "conv1_relu"}
+// CHECK: %[[CONV:.+]] = linalg.conv_2d_nchw_fchw {{.+}}, tandem.kernel = "conv1_relu"} ins(%[[X]], %[[W]] : {{.+}}) outs(%[[BIAS]] : {{.+}})
 // CHECK: %[[RELU:.+]] = linalg.generic {{.+}} ins(%[[CONV]] : tensor<1x4x6x6xf32>) {{.+}} attrs = {tandem.kernel = "conv1_relu"}
 // CHECK: arith.maximumf
 // CHECK: %[[EMPTY:.+]] = tensor.empty() : tensor<1x4x6x6xf32>

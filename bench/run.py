@@ -318,7 +318,9 @@ def main(argv):
     mm = [m for m in args.models if m.name == "matmul_1024"]
     tandem = runtimes_mod.RUNTIMES["tandem"]
     if mm and tandem in args.runtimes:
-        census = native.vector_census(tandem.compile(ctx, mm[0]))
+        census = native.vector_census(
+            tandem.compile(ctx, mm[0]),
+            os.path.join(ctx.build, "lib", "libtandem_runtime.a"))
 
     # The report.
     host = socket.gethostname()

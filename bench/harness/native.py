@@ -90,19 +90,16 @@ def _imports(so_path, symbol):
         if line.split())
 
 
-def vector_census(so_path):
-    """Counts packed vs scalar f32 multiply/add/FMA instructions in the
-    shared library's code (objdump), by register width, and whether it
-    calls the runtime's tandem_parallel_for. None without objdump."""
-    objdump = shutil.which("objdump") or shutil.which("llvm-objdump-22")
-    if not objdump:
-        return None
-    proc = subprocess.run([objdump, "-d", "--no-show-raw-insn", so_path],
+# Runtime kernels compiled models call for their contractions; their code
+# is in the runtime library, not in the model's shared library.
+_RUNTIME_KERNELS = ("tandem_sgemm_f32", "tandem_conv2d_f32")
+
+
+def _census_file(objdump, path, counts):
+    proc = subprocess.run([objdump, "-d", "--no-show-raw-insn", path],
                           capture_output=True, text=True)
     if proc.returncode != 0:
-        return None
-    counts = {"zmm": 0, "ymm": 0, "xmm": 0, "scalar": 0,
-              "parallel_for": _imports(so_path, "tandem_parallel_for")}
+        return False
     for line in proc.stdout.splitlines():
         if _PACKED.search(line):
             for reg in ("zmm", "ymm", "xmm"):
@@ -111,4 +108,41 @@ def vector_census(so_path):
                     break
         elif _SCALAR.search(line):
             counts["scalar"] += 1
+    return True
+
+
+def _archive_references(archive, symbol):
+    """Whether some member of the static library leaves SYMBOL undefined,
+    i.e. calls it."""
+    nm = shutil.which("nm") or shutil.which("llvm-nm-22")
+    if not nm or not os.path.exists(archive):
+        return False
+    proc = subprocess.run([nm, "--undefined-only", archive],
+                          capture_output=True, text=True)
+    return any(line.split()[-1] == symbol
+               for line in proc.stdout.splitlines() if line.split())
+
+
+def vector_census(so_path, runtime_archive=None):
+    """Counts packed vs scalar f32 multiply/add/FMA instructions in the
+    shared library's code (objdump), by register width, plus the runtime
+    library's when the model calls its kernels (tandem_sgemm_f32,
+    tandem_conv2d_f32), and whether the work reaches tandem_parallel_for
+    (directly, or through those kernels). None without objdump."""
+    objdump = shutil.which("objdump") or shutil.which("llvm-objdump-22")
+    if not objdump:
+        return None
+    counts = {"zmm": 0, "ymm": 0, "xmm": 0, "scalar": 0,
+              "parallel_for": _imports(so_path, "tandem_parallel_for"),
+              "runtime_kernels": []}
+    if not _census_file(objdump, so_path, counts):
+        return None
+    counts["runtime_kernels"] = [k for k in _RUNTIME_KERNELS
+                                 if _imports(so_path, k)]
+    if counts["runtime_kernels"] and runtime_archive and \
+            os.path.exists(runtime_archive):
+        _census_file(objdump, runtime_archive, counts)
+        if not counts["parallel_for"]:
+            counts["parallel_for"] = _archive_references(
+                runtime_archive, "tandem_parallel_for")
     return counts

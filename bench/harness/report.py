@@ -139,13 +139,17 @@ def floors(results, census, threads_list):
         vec_ok = packed > 0 and packed >= census["scalar"]
         par_ok = bool(census["parallel_for"])
         speedup = t1.median / tn.median
-        parts = ["matmul_1024.so: %d zmm, %d ymm, %d xmm packed and %d "
+        via = census.get("runtime_kernels") or []
+        where = "matmul_1024.so" + (
+            " + the runtime kernels it calls (%s)" % ", ".join(via)
+            if via else "")
+        parts = ["%s: %d zmm, %d ymm, %d xmm packed and %d "
                  "scalar f32 FMA/mul/add instructions -> %s" % (
-                     census["zmm"], census["ymm"], census["xmm"],
+                     where, census["zmm"], census["ymm"], census["xmm"],
                      census["scalar"],
                      "vectorised" if vec_ok else "NOT vectorised"),
-                 "%s tandem_parallel_for" % ("calls" if par_ok else
-                                             "does NOT call")]
+                 "%s tandem_parallel_for" % ("reaches" if par_ok else
+                                             "does NOT reach")]
         scale_ok = None
         if o1 and on:
             ref_speedup = o1.median / on.median

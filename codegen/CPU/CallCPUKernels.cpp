@@ -35,6 +35,36 @@ constexpr llvm::StringLiteral kExecCtxAttr = "tandem.exec_ctx";
 constexpr int32_t kAccumulate = 1; // TANDEM_SGEMM_ACCUMULATE
 constexpr int32_t kConstantA = 2;  // TANDEM_SGEMM_CONSTANT_A
 constexpr int32_t kConstantB = 4;  // TANDEM_SGEMM_CONSTANT_B
+constexpr int32_t kRelu = 8;       // TANDEM_SGEMM_RELU, TANDEM_CONV2D_RELU
+constexpr llvm::StringLiteral kEpilogueAttr = "tandem.epilogue";
+
+/// Whether `op` carries the fused ReLU epilogue (from tandem-fuse-elementwise).
+bool hasReluEpilogue(Operation *op) {
+  auto epilogue = op->getAttrOfType<StringAttr>(kEpilogueAttr);
+  return epilogue && epilogue.getValue() == "relu";
+}
+
+/// Applies an epilogue the op keeps (it did not become a kernel call) as a
+/// loop right after it: out = max(out, 0) in place.
+void materializeRelu(Operation *op, Value out) {
+  OpBuilder b(op->getContext());
+  b.setInsertionPointAfter(op);
+  Location loc = op->getLoc();
+  auto type = cast<MemRefType>(out.getType());
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  linalg::GenericOp::create(b, loc, TypeRange{}, ValueRange{}, ValueRange{out},
+                            ArrayRef<AffineMap>{id}, iterators,
+                            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                              Value zero = arith::ConstantOp::create(
+                                  nb, nloc, nb.getZeroAttr(args[0].getType()));
+                              Value max = arith::MaximumFOp::create(
+                                  nb, nloc, args[0], zero);
+                              linalg::YieldOp::create(nb, nloc, max);
+                            });
+  op->removeAttr(kEpilogueAttr);
+}
 
 /// True if `buffer` is (a view of) a constant global: the model's weights,
 /// which the runtime packs once per instance.
@@ -276,6 +306,16 @@ struct CallCPUKernelsPass
         work.push_back({op, *dims});
       }
     });
+    // Epilogues on ops that stay loops become loops after them.
+    module.walk([&](linalg::LinalgOp op) {
+      if (!hasReluEpilogue(op))
+        return;
+      bool kernel =
+          llvm::any_of(work, [&](auto &w) { return w.first == op; }) ||
+          llvm::is_contained(convs, op.getOperation());
+      if (!kernel)
+        materializeRelu(op, op.getDpsInitOperand(0)->get());
+    });
     if (work.empty() && convs.empty())
       return;
 
@@ -343,6 +383,8 @@ struct CallCPUKernelsPass
     }
     if (isConstantBuffer(filter))
       flags |= 2; // TANDEM_CONV2D_CONSTANT_FILTER
+    if (hasReluEpilogue(conv))
+      flags |= kRelu;
     SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
     SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
 
@@ -388,6 +430,8 @@ struct CallCPUKernelsPass
       flags |= kConstantA;
     if (isConstantBuffer(op.getDpsInputOperand(1)->get()))
       flags |= kConstantB;
+    if (hasReluEpilogue(op))
+      flags |= kRelu;
 
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     auto constant = [&](int64_t v) {

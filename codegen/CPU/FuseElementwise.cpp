@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::tandem {
@@ -36,10 +37,62 @@ bool isContractionLike(Operation *op) {
          isa<linalg::ConvolutionOpInterface>(op);
 }
 
+/// True if `op` is `y = max(x, 0)` elementwise over one f32 input with
+/// identity maps: the ReLU a contraction kernel can apply in registers.
+bool isRelu(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0 ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return false;
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto max = yield.getNumOperands() == 1
+                 ? yield.getOperand(0).getDefiningOp<arith::MaximumFOp>()
+                 : nullptr;
+  if (!max || !max.getType().isF32())
+    return false;
+  Value in = body.getArgument(0);
+  auto isZero = [](Value v) {
+    FloatAttr zero;
+    return matchPattern(v, m_Constant(&zero)) && zero.getValue().isZero();
+  };
+  return (max.getLhs() == in && isZero(max.getRhs())) ||
+         (max.getRhs() == in && isZero(max.getLhs()));
+}
+
+/// Folds a ReLU into the f32 contraction or convolution it follows (when
+/// that is its only user): the producer gets `tandem.epilogue = "relu"`,
+/// which tandem-call-cpu-kernels turns into the kernels' fused epilogue
+/// (or, if the op does not become a kernel call, into a loop right after
+/// it), and the ReLU's users read the producer directly.
+void foldReluEpilogues(Operation *root) {
+  SmallVector<linalg::GenericOp> relus;
+  root->walk([&](linalg::GenericOp op) {
+    if (isRelu(op))
+      relus.push_back(op);
+  });
+  for (linalg::GenericOp relu : relus) {
+    Value in = relu.getDpsInputOperand(0)->get();
+    Operation *producer = in.getDefiningOp();
+    if (!producer || !in.hasOneUse() || producer->getNumResults() != 1 ||
+        in.getType() != relu.getResult(0).getType() ||
+        producer->hasAttr("tandem.epilogue") ||
+        !isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp>(
+            producer))
+      continue;
+    producer->setAttr("tandem.epilogue",
+                      StringAttr::get(producer->getContext(), "relu"));
+    relu.getResult(0).replaceAllUsesWith(in);
+    relu.erase();
+  }
+}
+
 struct FuseElementwisePass
     : tandem::impl::TandemFuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
+    foldReluEpilogues(getOperation());
     linalg::ControlFusionFn control = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
       return producer && producer->hasOneUse() &&

@@ -24,13 +24,15 @@ namespace {
 struct Problem {
   int64_t batch, m, n, k;
   bool transA, transB, broadcastA, accumulate;
+  bool relu = false;
 };
 
 std::string describe(const Problem &p) {
   return std::to_string(p.batch) + "x" + std::to_string(p.m) + "x" +
          std::to_string(p.n) + "x" + std::to_string(p.k) +
          (p.transA ? " A^T" : "") + (p.transB ? " B^T" : "") +
-         (p.broadcastA ? " A-broadcast" : "") + (p.accumulate ? " +=" : "");
+         (p.broadcastA ? " A-broadcast" : "") + (p.accumulate ? " +=" : "") +
+         (p.relu ? " relu" : "");
 }
 
 /// Runs `p` on `isa` (skipped if the CPU lacks it) and compares with a
@@ -57,7 +59,8 @@ void check(const char *isa, const Problem &p, tandem_thread_pool_t *pool) {
   bool ran = tandem_internal_sgemm_f32_on(
       isa, &ctx, p.batch, p.m, p.n, p.k, a.data(), sAb, sAm, sAk, b.data(),
       p.k * p.n, sBk, sBn, c.data(), p.m * p.n, p.n, 1,
-      p.accumulate ? TANDEM_SGEMM_ACCUMULATE : 0);
+      (p.accumulate ? TANDEM_SGEMM_ACCUMULATE : 0) |
+          (p.relu ? TANDEM_SGEMM_RELU : 0));
   if (!ran)
     GTEST_SKIP() << "this CPU has no " << isa << " micro-kernel";
   for (int64_t bi = 0; bi < p.batch; ++bi)
@@ -67,6 +70,8 @@ void check(const char *isa, const Problem &p, tandem_thread_pool_t *pool) {
         for (int64_t q = 0; q < p.k; ++q)
           ref += double(a[bi * sAb + i * sAm + q * sAk]) *
                  double(b[bi * p.k * p.n + q * sBk + j * sBn]);
+        if (p.relu && ref < 0)
+          ref = 0;
         float got = c[(bi * p.m + i) * p.n + j];
         ASSERT_NEAR(got, ref, 1e-4 * (1.0 + std::sqrt(double(p.k))))
             << isa << " " << describe(p) << " at [" << bi << "," << i << ","
@@ -83,8 +88,11 @@ const Problem kProblems[] = {
     {1, 29, 47, 600, true, true, false, true},  // 3 K blocks, both ^T
     {3, 20, 70, 19, false, false, true, false}, // shared weights (conv)
     {2, 15, 33, 40, false, false, false, true},
-    {1, 200, 4200, 9, false, false, false, false}, // N over one N block
-    {1, 5, 3, 0, false, false, false, false},      // K = 0 zeroes C
+    {1, 200, 4200, 9, false, false, false, false},     // N over one N block
+    {1, 5, 3, 0, false, false, false, false},          // K = 0 zeroes C
+    {1, 41, 77, 530, false, false, false, true, true}, // fused ReLU, 3 K blocks
+    {2, 9, 20, 8, true, false, true, false, true},
+    {1, 6, 7, 0, false, false, false, true, true}, // K = 0: relu(C)
 };
 
 class SgemmTest : public ::testing::TestWithParam<const char *> {};

@@ -59,6 +59,13 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
              << "'" << getKernelAttrName() << "' must be a string attribute";
     return success();
   }
+  if (attr.getName() == getEpilogueAttrName()) {
+    auto name = dyn_cast<StringAttr>(attr.getValue());
+    if (!name || name.getValue() != "relu")
+      return op->emitError()
+             << "'" << getEpilogueAttrName() << "' must be the string \"relu\"";
+    return success();
+  }
   return op->emitError() << "unknown tandem attribute '"
                          << attr.getName().getValue() << "'";
 }

@@ -70,6 +70,13 @@ def Tandem_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getKernelAttrName() {
       return ::llvm::StringLiteral("tandem.kernel");
     }
+
+    /// Name of the discardable string attribute naming the epilogue a
+    /// contraction or convolution applies before its store ("relu"), set by
+    /// tandem-fuse-elementwise and consumed by tandem-call-cpu-kernels.
+    static constexpr ::llvm::StringLiteral getEpilogueAttrName() {
+      return ::llvm::StringLiteral("tandem.epilogue");
+    }
   }];
 }
 

@@ -201,6 +201,9 @@ typedef struct {
  *  kept in the instance's kernel cache and reused; ignored without one. */
 #define TANDEM_SGEMM_CONSTANT_A 2
 #define TANDEM_SGEMM_CONSTANT_B 4
+/** tandem_sgemm_f32 flag: the fused ReLU epilogue: C = max(0, result),
+ *  applied in registers before the store (NaN stays NaN). */
+#define TANDEM_SGEMM_RELU 8
 
 /** For each of `batch` problems b: C_b = A_b * B_b (or C_b += A_b * B_b with
  *  TANDEM_SGEMM_ACCUMULATE), where A_b is m x k, B_b is k x n and C_b is
@@ -228,6 +231,7 @@ TANDEM_API void tandem_sgemm_f32(const tandem_exec_ctx_t *ctx, int64_t batch,
  *  its packed form is cached in the instance as for tandem_sgemm_f32. */
 #define TANDEM_CONV2D_ACCUMULATE 1
 #define TANDEM_CONV2D_CONSTANT_FILTER 2
+#define TANDEM_CONV2D_RELU 8 /* fused ReLU epilogue, as TANDEM_SGEMM_RELU */
 
 /** A 2-D convolution in NCHW, as the GEMM filter [F, C*KH*KW] x
  *  im2col(input) [C*KH*KW, OH*OW] per batch element, without materialising

@@ -38,13 +38,15 @@
 namespace {
 
 /// Register-blocked micro-kernel: the MR x NR tile c (row stride ldc)
-/// becomes (accumulate ? c : 0) + pa * pb over k, where pa is an MR-row
+/// becomes (accumulate ? c : 0) + pa * pb over k, then max(0, .) if relu
+/// (the fused epilogue, applied in registers before the store), where pa is
+/// an MR-row
 /// packed panel (k-major, MR floats per step) and pb holds NR floats per
 /// step, ldb floats apart (NR when packed, B's row stride when B is read in
 /// place).
 using MicroKernel = void (*)(int64_t k, const float *pa, const float *pb,
                              int64_t ldb, float *c, int64_t ldc,
-                             bool accumulate);
+                             bool accumulate, bool relu);
 
 struct KernelIsa {
   int64_t mr;
@@ -63,7 +65,7 @@ constexpr int64_t kNC = 4096;           // N block packed at once (L3)
 //===----------------------------------------------------------------------===//
 
 void kernelPortable(int64_t k, const float *pa, const float *pb, int64_t ldb,
-                    float *c, int64_t ldc, bool accumulate) {
+                    float *c, int64_t ldc, bool accumulate, bool relu) {
   constexpr int MR = 4, NR = 8;
   float acc[MR][NR] = {};
   for (int64_t p = 0; p < k; ++p, pa += MR, pb += ldb)
@@ -71,14 +73,17 @@ void kernelPortable(int64_t k, const float *pa, const float *pb, int64_t ldb,
       for (int j = 0; j < NR; ++j)
         acc[i][j] += pa[i] * pb[j];
   for (int i = 0; i < MR; ++i)
-    for (int j = 0; j < NR; ++j)
-      c[i * ldc + j] = accumulate ? c[i * ldc + j] + acc[i][j] : acc[i][j];
+    for (int j = 0; j < NR; ++j) {
+      float v = accumulate ? c[i * ldc + j] + acc[i][j] : acc[i][j];
+      c[i * ldc + j] = relu && v < 0.0f ? 0.0f : v; // NaN stays NaN
+    }
 }
 
 #if TANDEM_X86
 __attribute__((target("avx2,fma"))) void
 kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
-           int64_t ldc, bool accumulate) {
+           int64_t ldc, bool accumulate, bool relu) {
+  const __m256 zero = _mm256_setzero_ps();
 #define TANDEM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
 #define TANDEM_DECL(i)                                                         \
   __m256 c##i##0 = _mm256_setzero_ps(), c##i##1 = _mm256_setzero_ps();
@@ -100,6 +105,10 @@ kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
       c##i##0 = _mm256_add_ps(c##i##0, _mm256_loadu_ps(row));                  \
       c##i##1 = _mm256_add_ps(c##i##1, _mm256_loadu_ps(row + 8));              \
     }                                                                          \
+    if (relu) { /* max(0, x): NaN stays NaN */                                 \
+      c##i##0 = _mm256_max_ps(zero, c##i##0);                                  \
+      c##i##1 = _mm256_max_ps(zero, c##i##1);                                  \
+    }                                                                          \
     _mm256_storeu_ps(row, c##i##0);                                            \
     _mm256_storeu_ps(row + 8, c##i##1);                                        \
   }
@@ -112,7 +121,8 @@ kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
 
 __attribute__((target("avx512f"))) void
 kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
-             int64_t ldc, bool accumulate) {
+             int64_t ldc, bool accumulate, bool relu) {
+  const __m512 zero = _mm512_setzero_ps();
 #define TANDEM_ROWS(X)                                                         \
   X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
 #define TANDEM_DECL(i)                                                         \
@@ -134,6 +144,10 @@ kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
     if (accumulate) {                                                          \
       c##i##_0 = _mm512_add_ps(c##i##_0, _mm512_loadu_ps(row));                \
       c##i##_1 = _mm512_add_ps(c##i##_1, _mm512_loadu_ps(row + 16));           \
+    }                                                                          \
+    if (relu) { /* max(0, x): NaN stays NaN */                                 \
+      c##i##_0 = _mm512_max_ps(zero, c##i##_0);                                \
+      c##i##_1 = _mm512_max_ps(zero, c##i##_1);                                \
     }                                                                          \
     _mm512_storeu_ps(row, c##i##_0);                                           \
     _mm512_storeu_ps(row + 16, c##i##_1);                                      \
@@ -297,6 +311,7 @@ struct BlockStep {
   int64_t mBlocks;      // blocks of kMCPanels MR-panels
   int64_t nTasks;       // N tasks of kNCPanelsPerTask NR-panels
   bool accumulate;      // add to C (a later K block, or the caller asked)
+  bool relu;            // the fused ReLU epilogue (last K block only)
   float *bPacked;       // the packed KC x NC block of B
   const float *aCached; // A's panels for this K block, all M, or nullptr
   tandem_internal_kernel_failure *failure;
@@ -367,11 +382,12 @@ void packBRange(void *env, int64_t begin, int64_t end) {
 
 /// Stores the valid rows x cols of an MR x NR result tile into C.
 void storeEdge(const float *tile, int64_t nr, float *c, int64_t rs, int64_t cs,
-               int64_t rows, int64_t cols, bool accumulate) {
+               int64_t rows, int64_t cols, bool accumulate, bool relu) {
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) {
       float &out = c[i * rs + j * cs];
-      out = accumulate ? out + tile[i * nr + j] : tile[i * nr + j];
+      float v = accumulate ? out + tile[i * nr + j] : tile[i * nr + j];
+      out = relu && v < 0.0f ? 0.0f : v; // NaN stays NaN
     }
 }
 
@@ -408,10 +424,11 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
         int64_t ldb = nr;
         float *c = s.c + (i0 + ir) * s.rsC + j0 * s.csC;
         if (rows == mr && cols == nr && s.csC == 1) {
-          s.isa->kernel(s.kc, pa, pb, ldb, c, s.rsC, s.accumulate);
+          s.isa->kernel(s.kc, pa, pb, ldb, c, s.rsC, s.accumulate, s.relu);
         } else {
-          s.isa->kernel(s.kc, pa, pb, ldb, tile, nr, false);
-          storeEdge(tile, nr, c, s.rsC, s.csC, rows, cols, s.accumulate);
+          s.isa->kernel(s.kc, pa, pb, ldb, tile, nr, false, false);
+          storeEdge(tile, nr, c, s.rsC, s.csC, rows, cols, s.accumulate,
+                    s.relu);
         }
       }
     }
@@ -465,14 +482,16 @@ void packWholeB(const KernelIsa &isa, const float *b, int64_t rs, int64_t cs,
 void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
             int64_t n, int64_t k, const float *a, int64_t rsA, int64_t csA,
             const float *b, int64_t rsB, int64_t csB, float *c, int64_t rsC,
-            int64_t csC, bool accumulate, const float *aCache,
+            int64_t csC, bool accumulate, bool relu, const float *aCache,
             const float *bCache, tandem_internal_kernel_failure *failure,
             const ConvImage *conv = nullptr) {
   if (k == 0) {
-    if (!accumulate)
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j)
-          c[i * rsC + j * csC] = 0.0f;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float &out = c[i * rsC + j * csC];
+        float v = accumulate ? out : 0.0f;
+        out = relu && v < 0.0f ? 0.0f : v;
+      }
     return;
   }
   int64_t nr = isa.nr, mr = isa.mr;
@@ -505,6 +524,7 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
                   mBlocks,
                   (nPanels + kNCPanelsPerTask - 1) / kNCPanelsPerTask,
                   accumulate || pc > 0,
+                  relu && pc + kc >= k,
                   bCache
                       ? const_cast<float *>(bCache) + jc * k + nPanels * nr * pc
                       : bPacked,
@@ -534,6 +554,7 @@ void sgemm(const KernelIsa &isa, const tandem_exec_ctx_t *ctx, int64_t batch,
            int32_t flags) {
   tandem_thread_pool_t *pool = ctx ? ctx->pool : nullptr;
   bool accumulate = flags & TANDEM_SGEMM_ACCUMULATE;
+  bool relu = flags & TANDEM_SGEMM_RELU;
   // The micro-kernels store rows of C with unit stride; a column-major C
   // computes the transposed product instead: C^T = B^T A^T.
   bool swapped = sCn != 1 && sCm == 1;
@@ -569,7 +590,7 @@ void sgemm(const KernelIsa &isa, const tandem_exec_ctx_t *ctx, int64_t batch,
           wholeBSize(isa, n, k),
           [&](float *out) { packWholeB(isa, bi, sBk, sBn, n, k, out); });
     gemm2D(pool, isa, m, n, k, ai, sAm, sAk, bi, sBk, sBn, c + i * sCb, sCm,
-           sCn, accumulate, aCache, bCache, &failure);
+           sCn, accumulate, relu, aCache, bCache, &failure);
   }
   tandem_internal_kernel_report(&failure);
 }
@@ -617,8 +638,8 @@ tandem_conv2d_f32(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
     ConvImage image{input + b * sIn, sIc,     sIh,       sIw,      kh, kw, ow,
                     strideH,         strideW, dilationH, dilationW};
     gemm2D(pool, chosen, f, p, k, filter, k, 1, nullptr, 0, 1, output + b * sOn,
-           sOf, 1, flags & TANDEM_CONV2D_ACCUMULATE, aCache, nullptr, &failure,
-           &image);
+           sOf, 1, flags & TANDEM_CONV2D_ACCUMULATE, flags & TANDEM_CONV2D_RELU,
+           aCache, nullptr, &failure, &image);
   }
   tandem_internal_kernel_report(&failure);
 }

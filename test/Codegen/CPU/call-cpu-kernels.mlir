@@ -157,3 +157,23 @@ func.func @conv_strided_output(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>,
     ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x3x3xf32>) outs(%y : memref<1x4x6x6xf32, strided<[288, 72, 12, 2]>>)
   return
 }
+
+// -----
+
+// The ReLU epilogue becomes flag 8 on the kernel call; on an op that stays
+// a loop nest it becomes an in-place max(x, 0) loop right after it.
+// CHECK-LABEL: func.func @epilogues
+// CHECK: %[[F:.+]] = arith.constant 8 : i32
+// CHECK: call @tandem_sgemm_f32({{.+}}, %[[F]])
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: tandem.epilogue
+// CHECK-NEXT: linalg.generic {{.+}} outs(%{{.+}} : memref<1x4x6x6xf32, strided<[288, 72, 12, 2]>>)
+// CHECK: arith.maximumf
+func.func @epilogues(%a: memref<8x4xf32>, %b: memref<4x16xf32>, %c: memref<8x16xf32>, %x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %y: memref<1x4x6x6xf32, strided<[288, 72, 12, 2]>>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x16xf32>)
+  linalg.matmul {tandem.epilogue = "relu"} ins(%a, %b : memref<8x4xf32>, memref<4x16xf32>) outs(%c : memref<8x16xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tandem.epilogue = "relu"}
+    ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x3x3xf32>) outs(%y : memref<1x4x6x6xf32, strided<[288, 72, 12, 2]>>)
+  return
+}

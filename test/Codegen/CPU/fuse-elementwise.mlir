@@ -45,13 +45,14 @@ func.func @im2col_matmul(%x: tensor<1x3x8x8xf32>, %w: tensor<4x27xf32>, %acc: te
 
 // -----
 
-// A convolution keeps its bias producer and its ReLU consumer apart: the
-// runtime's conv kernel accumulates onto the bias in place.
+// A convolution keeps its bias producer apart (the runtime's conv kernel
+// accumulates onto the bias in place), and a ReLU that is the conv's only
+// user folds into it as `tandem.epilogue = "relu"`, applied in registers.
 // CHECK-LABEL: func.func @conv_bias_relu
 // CHECK: %[[B:.+]] = linalg.generic
-// CHECK: %[[C:.+]] = linalg.conv_2d_nchw_fchw {{.+}} outs(%[[B]] :
-// CHECK: linalg.generic {{.+}} ins(%[[C]] :
-// CHECK: arith.maximumf
+// CHECK: %[[C:.+]] = linalg.conv_2d_nchw_fchw {{.+}}tandem.epilogue = "relu"{{.+}} outs(%[[B]] :
+// CHECK-NOT: arith.maximumf
+// CHECK: return %[[C]]
 func.func @conv_bias_relu(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %bias: tensor<4xf32>) -> tensor<1x4x6x6xf32> {
   %e = tensor.empty() : tensor<1x4x6x6xf32>
   %b = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : tensor<4xf32>) outs(%e : tensor<1x4x6x6xf32>) {
@@ -66,4 +67,23 @@ func.func @conv_bias_relu(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %bia
     linalg.yield %m : f32
   } -> tensor<1x4x6x6xf32>
   return %r : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+// A ReLU whose producer has another user stays a loop.
+// CHECK-LABEL: func.func @relu_shared_input
+// CHECK: linalg.matmul
+// CHECK-NOT: tandem.epilogue
+// CHECK: arith.maximumf
+func.func @relu_shared_input(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %acc: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %m = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %e = tensor.empty() : tensor<4x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %y = arith.maximumf %x, %z : f32
+    linalg.yield %y : f32
+  } -> tensor<4x4xf32>
+  return %m, %r : tensor<4x4xf32>, tensor<4x4xf32>
 }

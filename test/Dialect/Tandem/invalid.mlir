@@ -641,3 +641,11 @@ func.func @kernel_attr_not_a_string(%x: tensor<4xf32>) {
   %0 = tandem.relu %x {tandem.kernel = 3 : i64} : tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @epilogue_attr_unknown(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'tandem.epilogue' must be the string "relu"}}
+  %0 = tandem.relu %x {tandem.epilogue = "gelu"} : tensor<4xf32>
+  return
+}

@@ -765,6 +765,18 @@ TEST(Emulated, DestroyWaitsForPendingWork) {
   EXPECT_OK(tandem_stream_destroy(stream)); // Waits for both.
   EXPECT_EQ(out[0], 5);
 
+  // Destroying a capturing stream abandons the capture and waits for the
+  // work queued before it.
+  tandem_stream_t *capturing = makeStream(emu.device.get());
+  ASSERT_OK(tandem_stream_set_emulated_delay(capturing, 30000, 30000));
+  tandem_device_ptr_t other = deviceAlloc(emu.device.get(), 4);
+  ASSERT_OK(emu.fill(capturing, other, 3, 1));
+  ASSERT_OK(tandem_memcpy_d2h_async(capturing, out.data(), other, 4));
+  ASSERT_OK(tandem_stream_begin_capture(capturing));
+  ASSERT_OK(emu.fill(capturing, other, 4, 1));
+  EXPECT_OK(tandem_stream_destroy(capturing));
+  EXPECT_EQ(out[0], 3);
+
   // Closing a device with pending work, live allocations, events, graphs
   // and modules waits, then releases everything (LeakSanitizer checks).
   std::vector<int32_t> late(1, 0);

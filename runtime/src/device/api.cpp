@@ -133,7 +133,7 @@ void tandem_device_close(tandem_device_t *device) {
   // modules' kernels, events and memory. Stream destructors wait for their
   // work, so nothing runs once the memory goes.
   for (tandem_stream_s *stream : device->streams) {
-    tandem_status_free(stream->synchronize());
+    tandem_status_free(stream->finish());
   }
   for (tandem_device_graph_s *graph : device->graphs)
     delete graph;
@@ -245,7 +245,7 @@ tandem_status_t tandem_stream_destroy(tandem_stream_t *stream) {
   if (!stream)
     return nullptr;
   tandem_status_t status =
-      guarded("tandem_stream_destroy", [&] { return stream->synchronize(); });
+      guarded("tandem_stream_destroy", [&] { return stream->finish(); });
   untrack(stream->device->streams, stream->device->handlesMutex, stream);
   delete stream;
   return status;

@@ -522,17 +522,27 @@ public:
       : tandem_stream_s(device), dev(*device), stream(stream) {}
 
   ~CudaStream() override {
+    // api.cpp has ended any capture and waited for the queued work.
+    ScopedContext scope(dev.drv, dev.context);
+    if (scope.ok())
+      dev.drv.streamDestroy(stream);
+  }
+
+  tandem_status_t finish() override {
     ScopedContext scope(dev.drv, dev.context);
     if (!scope.ok())
-      return;
-    if (capturing) {
-      cu::Graph graph = nullptr;
-      if (dev.drv.streamEndCapture(stream, &graph) == cu::kSuccess && graph)
-        dev.drv.graphDestroy(graph);
+      return scope.release();
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (capturing) {
+        capturing = false;
+        cu::Graph graph = nullptr;
+        if (dev.drv.streamEndCapture(stream, &graph) == cu::kSuccess && graph)
+          dev.drv.graphDestroy(graph);
+      }
     }
-    // The driver releases the stream once its queued work completes; api.cpp
-    // has already waited for it.
-    dev.drv.streamDestroy(stream);
+    return dev.drv.check(dev.drv.streamSynchronize(stream),
+                         "cuStreamSynchronize");
   }
 
   tandem_status_t synchronize() override {

@@ -64,15 +64,17 @@ struct tandem_device_s {
   std::set<tandem_device_graph_s *> graphs;
 };
 
-/// An in-order queue of device work. The destructor waits for the queued
-/// work to complete.
+/// An in-order queue of device work. api.cpp calls finish() before deleting
+/// a stream.
 struct tandem_stream_s {
   explicit tandem_stream_s(tandem_device_s *device) : device(device) {}
   virtual ~tandem_stream_s() = default;
 
-  /// Waits for queued work; the status of destroying (CUDA) is returned by
-  /// this call, made by api.cpp before deleting.
+  /// Waits for queued work; refused while capturing.
   virtual tandem_status_t synchronize() = 0;
+  /// Abandons a capture in progress, then waits for queued work; returns a
+  /// failure of that wait.
+  virtual tandem_status_t finish() = 0;
 
   /// The async operations; `bytes` > 0 (api.cpp makes 0 a no-op) and host
   /// pointers are non-NULL.

@@ -509,6 +509,16 @@ public:
     return nullptr;
   }
 
+  tandem_status_t finish() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      capturing = false;
+      captured.clear();
+    }
+    drain();
+    return nullptr;
+  }
+
   tandem_status_t copyH2D(tandem_device_ptr_t dst, const void *src,
                           uint64_t bytes) override {
     Command command;

@@ -342,6 +342,322 @@ TANDEM_API tandem_status_t tandem_model_run_checked(
     tandem_model_t *model, const tandem_tensor_t *inputs, int32_t num_inputs,
     const tandem_tensor_t *outputs, int32_t num_outputs);
 
+/*===------------------------------------------------------------------===*
+ * Devices: memory, streams, events, kernels, graphs
+ *===------------------------------------------------------------------===*
+ *
+ * A device runs work that the host enqueues on streams. Two backends exist:
+ * CUDA (the driver is loaded with dlopen("libcuda.so.1") at run time, so the
+ * runtime neither links nor needs it) and an emulated device that runs each
+ * stream on a host thread and each kernel as its CPU twin, with strict
+ * checks of every device pointer (see docs/Runtime.md). docs/RuntimeABI.md
+ * summarises ownership and thread-safety.
+ *
+ * Common rules, unless a function says otherwise:
+ *  - Every handle belongs to the device that created it; mixing handles of
+ *    two devices gives TANDEM_INVALID_ARGUMENT.
+ *  - Functions are thread-safe: several threads may use one device, stream
+ *    or event at once. Work enqueued on one stream by several threads runs
+ *    in the order the enqueue calls took effect.
+ *  - "Async" functions only enqueue: they return once the work is queued
+ *    and check their arguments first, so a bad pointer or range is reported
+ *    by the call itself and nothing is queued. Buffers they name (device and
+ *    host) must stay allocated, and host buffers unchanged (sources) or
+ *    untouched (destinations), until the work has completed, which the host
+ *    observes with tandem_stream_synchronize or an event.
+ *  - A destroy/free function must not race with other uses of the same
+ *    handle.
+ */
+
+/** Device kinds. The values are part of the ABI. */
+typedef enum {
+  TANDEM_DEVICE_CPU = 0,      /* no device: run on the host (a NULL device) */
+  TANDEM_DEVICE_EMULATED = 1, /* host threads emulating a GPU, for tests */
+  TANDEM_DEVICE_CUDA = 2      /* an NVIDIA GPU through the CUDA driver API */
+} tandem_device_kind_t;
+
+/** An opened device. */
+typedef struct tandem_device_s tandem_device_t;
+/** An in-order queue of device work. */
+typedef struct tandem_stream_s tandem_stream_t;
+/** A marker recorded on a stream; other streams and the host can wait on it. */
+typedef struct tandem_event_s tandem_event_t;
+/** Loaded device code: a CUDA module image, or a table of CPU twins. */
+typedef struct tandem_device_module_s tandem_device_module_t;
+/** One kernel of a module; owned by the module. */
+typedef struct tandem_device_kernel_s tandem_device_kernel_t;
+/** An executable graph made by stream capture, replayable on any stream of
+ *  its device. */
+typedef struct tandem_device_graph_s tandem_device_graph_t;
+
+/** A device address. Not a host pointer: never dereference it on the host
+ *  (on the emulated device it points into an inaccessible reservation, so
+ *  doing so faults). 0 is the null device address. */
+typedef uint64_t tandem_device_ptr_t;
+
+/** Options of tandem_device_open; the debug knobs apply to the emulated
+ *  device only and are ignored by the others. */
+typedef struct {
+  /* Before every copy and kernel, each emulated stream sleeps a random time
+   * uniform in [emulated_delay_min_us, emulated_delay_max_us] microseconds,
+   * so that missing synchronisation shows up as wrong results. Both 0: the
+   * environment variable TANDEM_EMULATED_DELAY_US ("MAX" or "MIN-MAX"),
+   * else no delay. */
+  uint32_t emulated_delay_min_us;
+  uint32_t emulated_delay_max_us;
+  /* Seed of the delays (0: TANDEM_EMULATED_SEED, else a fixed default). */
+  uint64_t emulated_seed;
+  void *reserved[4]; /* NULL; for later additions */
+} tandem_device_options_t;
+
+/** Fills `options` with the defaults (no delays unless the environment asks
+ *  for them); NULL is a no-op. Thread-safe. */
+TANDEM_API void tandem_device_options_init(tandem_device_options_t *options);
+
+/** Opens a device. `spec` is
+ *   - "cpu": no device; OK with *out == NULL (run on the host);
+ *   - "emulated": the emulated device (always available);
+ *   - "cuda" or "cuda:N": CUDA device N (default 0), through the primary
+ *     context of that device; errors: TANDEM_UNAVAILABLE "no CUDA driver
+ *     (libcuda.so.1 not found: ...)", "no CUDA device", a driver failure
+ *     with its CUresult name, or TANDEM_INVALID_ARGUMENT for N out of range;
+ *   - NULL or "auto": the environment variable TANDEM_DEVICE (any spec
+ *     above) when it is set and not "auto"; else CUDA device 0 when a
+ *     driver and a device exist; else TANDEM_UNAVAILABLE with *out == NULL
+ *     and a one-line message saying why ("no GPU device, using the CPU: no
+ *     CUDA driver (libcuda.so.1 not found: ...)"), which callers may log
+ *     before falling back to the host.
+ *  `options` may be NULL (defaults). On success the caller owns *out
+ *  (release with tandem_device_close); on failure *out is NULL.
+ *  Thread-safe; several devices may be open at once (CUDA ones share the
+ *  device's primary context). */
+TANDEM_API tandem_status_t
+tandem_device_open(const char *spec, const tandem_device_options_t *options,
+                   tandem_device_t **out);
+
+/** Waits for all work queued on the device's streams, then releases every
+ *  stream, event, graph, module and allocation (device and pinned host)
+ *  of the device that is still alive, and the device itself. Their handles
+ *  and pointers become invalid. NULL is a no-op. Must not race with any
+ *  other use of the device or its handles. */
+TANDEM_API void tandem_device_close(tandem_device_t *device);
+
+/** The kind of `device`; TANDEM_DEVICE_CPU for NULL. Thread-safe. */
+TANDEM_API tandem_device_kind_t
+tandem_device_kind(const tandem_device_t *device);
+
+/** A name such as "emulated" or "cuda:0 (NVIDIA H100 80GB HBM3)"; "cpu" for
+ *  NULL. Owned by the device (static for NULL). Thread-safe. */
+TANDEM_API const char *tandem_device_name(const tandem_device_t *device);
+
+/** Blocks until all work queued so far on every stream of `device` has
+ *  completed. Thread-safe. */
+TANDEM_API tandem_status_t tandem_device_synchronize(tandem_device_t *device);
+
+/** Allocates `bytes` of device memory, aligned to 256 bytes, contents
+ *  undefined (the emulated device fills it with 0xFF bytes, a NaN pattern
+ *  for floats). bytes == 0 gives *out == 0 and OK. The caller owns the
+ *  allocation (tandem_device_free). Thread-safe. */
+TANDEM_API tandem_status_t tandem_device_alloc(tandem_device_t *device,
+                                               uint64_t bytes,
+                                               tandem_device_ptr_t *out);
+
+/** Frees an allocation from tandem_device_alloc given its start address;
+ *  0 is a no-op. Anything else (an interior or unknown address, a second
+ *  free) gives TANDEM_INVALID_ARGUMENT. Work already queued that uses the
+ *  allocation completes safely (CUDA: the driver synchronizes; emulated: the
+ *  queued work keeps the backing alive), but no new work may name it.
+ *  Thread-safe. */
+TANDEM_API tandem_status_t tandem_device_free(tandem_device_t *device,
+                                              tandem_device_ptr_t ptr);
+
+/** Allocates `bytes` of pinned (page-locked) host memory, usable by the
+ *  host directly and by async copies without staging; required for host
+ *  buffers of copies captured into a graph. bytes == 0 gives *out == NULL.
+ *  The caller owns it (tandem_device_host_free). Thread-safe. */
+TANDEM_API tandem_status_t tandem_device_host_alloc(tandem_device_t *device,
+                                                    uint64_t bytes, void **out);
+
+/** Frees memory from tandem_device_host_alloc; NULL is a no-op; an unknown
+ *  pointer gives TANDEM_INVALID_ARGUMENT. Queued work must not use it any
+ *  more. Thread-safe. */
+TANDEM_API tandem_status_t tandem_device_host_free(tandem_device_t *device,
+                                                   void *ptr);
+
+/** Creates a stream. The caller owns *out (tandem_stream_destroy); NULL on
+ *  failure. On the emulated device every stream is a host thread.
+ *  Thread-safe. */
+TANDEM_API tandem_status_t tandem_stream_create(tandem_device_t *device,
+                                                tandem_stream_t **out);
+
+/** Waits for the stream's queued work to complete, then releases it (a
+ *  capture in progress is abandoned). NULL is a no-op. Returns an error only
+ *  if the wait failed (CUDA); the stream is released either way. */
+TANDEM_API tandem_status_t tandem_stream_destroy(tandem_stream_t *stream);
+
+/** Blocks until all work queued on `stream` so far has completed. Not
+ *  allowed while the stream is capturing (TANDEM_INVALID_ARGUMENT).
+ *  Thread-safe. */
+TANDEM_API tandem_status_t tandem_stream_synchronize(tandem_stream_t *stream);
+
+/** Async copy of `bytes` from host `src` to device `dst`. The device range
+ *  must lie inside one live allocation; `src` must not be a device address.
+ *  `src` is read when the copy runs, not when it is enqueued. */
+TANDEM_API tandem_status_t tandem_memcpy_h2d_async(tandem_stream_t *stream,
+                                                   tandem_device_ptr_t dst,
+                                                   const void *src,
+                                                   uint64_t bytes);
+
+/** Async copy of `bytes` from device `src` to host `dst`; the host sees the
+ *  data once the copy has completed. */
+TANDEM_API tandem_status_t tandem_memcpy_d2h_async(tandem_stream_t *stream,
+                                                   void *dst,
+                                                   tandem_device_ptr_t src,
+                                                   uint64_t bytes);
+
+/** Async copy of `bytes` between device ranges (each inside one live
+ *  allocation; overlapping ranges give unspecified contents). */
+TANDEM_API tandem_status_t tandem_memcpy_d2d_async(tandem_stream_t *stream,
+                                                   tandem_device_ptr_t dst,
+                                                   tandem_device_ptr_t src,
+                                                   uint64_t bytes);
+
+/** Creates an event (no timing). The caller owns *out
+ *  (tandem_event_destroy); NULL on failure. Thread-safe. */
+TANDEM_API tandem_status_t tandem_event_create(tandem_device_t *device,
+                                               tandem_event_t **out);
+
+/** Releases an event; NULL is a no-op. Allowed while a record of it is still
+ *  pending: streams already waiting on it still wait for that work. */
+TANDEM_API void tandem_event_destroy(tandem_event_t *event);
+
+/** Enqueues a record of `event` on `stream`: the event completes when all
+ *  work queued on the stream before it has completed. A new record replaces
+ *  the previous one for later waits and queries. Thread-safe. */
+TANDEM_API tandem_status_t tandem_event_record(tandem_event_t *event,
+                                               tandem_stream_t *stream);
+
+/** Makes work queued on `stream` after this call wait until the event's
+ *  latest record (at the time of this call) has completed; the host does
+ *  not block. An event never recorded is complete (the wait is a no-op).
+ *  Thread-safe. */
+TANDEM_API tandem_status_t tandem_stream_wait_event(tandem_stream_t *stream,
+                                                    tandem_event_t *event);
+
+/** Blocks the host until the event's latest record has completed (at once
+ *  if never recorded). Thread-safe. */
+TANDEM_API tandem_status_t tandem_event_synchronize(tandem_event_t *event);
+
+/** Sets *done to 1 when the event's latest record has completed (or it was
+ *  never recorded), else 0; does not block. Thread-safe. */
+TANDEM_API tandem_status_t tandem_event_query(tandem_event_t *event,
+                                              int32_t *done);
+
+/** A kernel's CPU twin for the emulated device. args[i] points to the value
+ *  of argument i, as CUDA's kernelParams do; for a
+ *  TANDEM_KERNEL_ARG_DEVICE_PTR argument the value is a host `void *` to
+ *  the emulated memory (NULL for the null device address). One call
+ *  computes the whole launch (the grid is not iterated). A twin runs on the
+ *  stream's thread and must not call device functions. */
+typedef void (*tandem_cpu_kernel_fn)(void **args);
+
+/** One entry of a table of CPU twins. */
+typedef struct {
+  const char *name;
+  tandem_cpu_kernel_fn fn;
+} tandem_cpu_kernel_t;
+
+/** Loads a CUDA module image (PTX text, NUL-terminated; cubin; or fatbin)
+ *  on a CUDA device; `size` is informational (the driver reads the image
+ *  itself). The emulated device gives TANDEM_INVALID_ARGUMENT (use
+ *  tandem_device_module_load_cpu). The caller owns *out
+ *  (tandem_device_module_unload); `image` may be freed after the call.
+ *  Thread-safe. */
+TANDEM_API tandem_status_t
+tandem_device_module_load(tandem_device_t *device, const void *image,
+                          uint64_t size, tandem_device_module_t **out);
+
+/** Makes a module of CPU twins for the emulated device (CUDA devices give
+ *  TANDEM_INVALID_ARGUMENT). The table and its names are copied. The caller
+ *  owns *out (tandem_device_module_unload). Thread-safe. */
+TANDEM_API tandem_status_t tandem_device_module_load_cpu(
+    tandem_device_t *device, const tandem_cpu_kernel_t *kernels,
+    int32_t num_kernels, tandem_device_module_t **out);
+
+/** Releases a module and its kernels; NULL is a no-op. Work already queued
+ *  that uses its kernels must have completed, and graphs that captured them
+ *  must not be launched afterwards. */
+TANDEM_API void tandem_device_module_unload(tandem_device_module_t *module);
+
+/** Looks up a kernel by name (CUDA: cuModuleGetFunction). *out is owned by
+ *  the module and valid until it is unloaded. Thread-safe. */
+TANDEM_API tandem_status_t
+tandem_device_module_get_kernel(tandem_device_module_t *module,
+                                const char *name, tandem_device_kernel_t **out);
+
+/** Kinds of kernel arguments. The values are part of the ABI. */
+typedef enum {
+  TANDEM_KERNEL_ARG_VALUE = 0,     /* plain bytes, passed as they are */
+  TANDEM_KERNEL_ARG_DEVICE_PTR = 1 /* a tandem_device_ptr_t (size 8) */
+} tandem_kernel_arg_kind_t;
+
+/** One kernel argument: `size` bytes at `value`. Device pointers must be 0
+ *  or inside a live allocation of the stream's device (checked on the
+ *  emulated device). The bytes are copied at launch. */
+typedef struct {
+  const void *value;
+  uint32_t size;
+  tandem_kernel_arg_kind_t kind;
+} tandem_kernel_arg_t;
+
+/** Launch geometry (CUDA grid and block; the emulated device checks that
+ *  every extent is >= 1 and otherwise ignores them). */
+typedef struct {
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint32_t shared_bytes; /* dynamic shared memory per block */
+} tandem_launch_dims_t;
+
+/** Enqueues a launch of `kernel` on `stream`. `args` are borrowed for the
+ *  call only. Thread-safe. */
+TANDEM_API tandem_status_t
+tandem_device_launch(tandem_stream_t *stream, tandem_device_kernel_t *kernel,
+                     const tandem_launch_dims_t *dims,
+                     const tandem_kernel_arg_t *args, int32_t num_args);
+
+/** Starts capturing `stream`: copies, launches and graph launches enqueued
+ *  on it are recorded instead of run, until tandem_stream_end_capture.
+ *  Host buffers of captured copies must be pinned
+ *  (tandem_device_host_alloc); they are read/written at each replay. Event
+ *  records and waits on a capturing stream give TANDEM_INVALID_ARGUMENT
+ *  (multi-stream capture is not supported). A stream captures at most one
+ *  graph at a time. Thread-safe. */
+TANDEM_API tandem_status_t tandem_stream_begin_capture(tandem_stream_t *stream);
+
+/** Ends the capture and instantiates what was recorded as an executable
+ *  graph; the caller owns *out (tandem_device_graph_destroy). An empty
+ *  capture gives an empty graph. Thread-safe. */
+TANDEM_API tandem_status_t
+tandem_stream_end_capture(tandem_stream_t *stream, tandem_device_graph_t **out);
+
+/** Enqueues one replay of `graph` on `stream` (any non-capturing stream of
+ *  the graph's device, or a capturing one, which records it). Device
+ *  pointers are checked again at each launch (emulated: an allocation freed
+ *  since the capture gives TANDEM_INVALID_ARGUMENT and nothing is queued).
+ *  Replays of one graph on one stream run in order. Thread-safe. */
+TANDEM_API tandem_status_t tandem_device_graph_launch(
+    tandem_device_graph_t *graph, tandem_stream_t *stream);
+
+/** Releases a graph; NULL is a no-op. Launches already queued complete. */
+TANDEM_API void tandem_device_graph_destroy(tandem_device_graph_t *graph);
+
+/** Debugging aid of the emulated device: overrides, for `stream` only, the
+ *  random delay before each copy and kernel (uniform in [min_us, max_us]
+ *  microseconds; 0, 0 turns it off). Applies to work enqueued afterwards.
+ *  CUDA streams give TANDEM_INVALID_ARGUMENT. Thread-safe. */
+TANDEM_API tandem_status_t tandem_stream_set_emulated_delay(
+    tandem_stream_t *stream, uint32_t min_us, uint32_t max_us);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

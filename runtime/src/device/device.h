@@ -1,0 +1,154 @@
+//===- device.h - The runtime's internal device interface ------*- C++ -*-===//
+//
+// The public device handles of runtime.h are these abstract classes; each
+// backend (emulated.cpp, cuda.cpp) derives from them. api.cpp implements the
+// C API on top: it checks arguments that do not depend on the backend, keeps
+// track of every live handle of a device (so that closing the device
+// releases them), and catches C++ exceptions at the boundary.
+//
+// Backends return tandem_status_t like the public API and never throw past
+// their methods except std::bad_alloc / std::system_error, which api.cpp
+// turns into statuses.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TANDEM_RUNTIME_DEVICE_DEVICE_H
+#define TANDEM_RUNTIME_DEVICE_DEVICE_H
+
+#include "tandem/runtime.h"
+
+#include <cstdint>
+#include <mutex>
+#include <set>
+#include <string>
+
+struct tandem_stream_s;
+struct tandem_event_s;
+struct tandem_device_module_s;
+struct tandem_device_kernel_s;
+struct tandem_device_graph_s;
+
+/// An opened device: memory and the factories of the other handles.
+struct tandem_device_s {
+  virtual ~tandem_device_s() = default;
+
+  virtual tandem_device_kind_t kind() const = 0;
+  /// Owned by the device.
+  virtual const char *name() const = 0;
+
+  /// Device memory. `bytes` > 0 (api.cpp handles 0).
+  virtual tandem_status_t alloc(uint64_t bytes, tandem_device_ptr_t *out) = 0;
+  /// `ptr` != 0.
+  virtual tandem_status_t free(tandem_device_ptr_t ptr) = 0;
+
+  /// Pinned host memory. `bytes` > 0, `ptr` != NULL.
+  virtual tandem_status_t hostAlloc(uint64_t bytes, void **out) = 0;
+  virtual tandem_status_t hostFree(void *ptr) = 0;
+
+  virtual tandem_status_t createStream(tandem_stream_s **out) = 0;
+  virtual tandem_status_t createEvent(tandem_event_s **out) = 0;
+  /// A CUDA module image (PTX, cubin, fatbin).
+  virtual tandem_status_t loadModule(const void *image, uint64_t size,
+                                     tandem_device_module_s **out) = 0;
+  /// A table of CPU twins (emulated).
+  virtual tandem_status_t loadCpuModule(const tandem_cpu_kernel_t *kernels,
+                                        int32_t numKernels,
+                                        tandem_device_module_s **out) = 0;
+
+  /// Bookkeeping of api.cpp: the live handles, released by
+  /// tandem_device_close in reverse dependency order.
+  std::mutex handlesMutex;
+  std::set<tandem_stream_s *> streams;
+  std::set<tandem_event_s *> events;
+  std::set<tandem_device_module_s *> modules;
+  std::set<tandem_device_graph_s *> graphs;
+};
+
+/// An in-order queue of device work. api.cpp calls finish() before deleting
+/// a stream.
+struct tandem_stream_s {
+  explicit tandem_stream_s(tandem_device_s *device) : device(device) {}
+  virtual ~tandem_stream_s() = default;
+
+  /// Waits for queued work; refused while capturing.
+  virtual tandem_status_t synchronize() = 0;
+  /// Abandons a capture in progress, then waits for queued work; returns a
+  /// failure of that wait.
+  virtual tandem_status_t finish() = 0;
+
+  /// The async operations; `bytes` > 0 (api.cpp makes 0 a no-op) and host
+  /// pointers are non-NULL.
+  virtual tandem_status_t copyH2D(tandem_device_ptr_t dst, const void *src,
+                                  uint64_t bytes) = 0;
+  virtual tandem_status_t copyD2H(void *dst, tandem_device_ptr_t src,
+                                  uint64_t bytes) = 0;
+  virtual tandem_status_t copyD2D(tandem_device_ptr_t dst,
+                                  tandem_device_ptr_t src, uint64_t bytes) = 0;
+  /// `args` has `numArgs` entries with non-NULL values (checked).
+  virtual tandem_status_t launch(tandem_device_kernel_s *kernel,
+                                 const tandem_launch_dims_t &dims,
+                                 const tandem_kernel_arg_t *args,
+                                 int32_t numArgs) = 0;
+  /// `event` belongs to the same device.
+  virtual tandem_status_t recordEvent(tandem_event_s *event) = 0;
+  virtual tandem_status_t waitEvent(tandem_event_s *event) = 0;
+
+  virtual tandem_status_t beginCapture() = 0;
+  virtual tandem_status_t endCapture(tandem_device_graph_s **out) = 0;
+  virtual tandem_status_t launchGraph(tandem_device_graph_s *graph) = 0;
+
+  virtual tandem_status_t setEmulatedDelay(uint32_t minUs, uint32_t maxUs) = 0;
+
+  tandem_device_s *const device;
+};
+
+/// An event; its "latest record" is what waits and queries refer to.
+struct tandem_event_s {
+  explicit tandem_event_s(tandem_device_s *device) : device(device) {}
+  virtual ~tandem_event_s() = default;
+  virtual tandem_status_t synchronize() = 0;
+  virtual tandem_status_t query(bool *done) = 0;
+  tandem_device_s *const device;
+};
+
+/// Loaded device code; owns its kernels.
+struct tandem_device_module_s {
+  explicit tandem_device_module_s(tandem_device_s *device) : device(device) {}
+  virtual ~tandem_device_module_s() = default;
+  /// `name` is non-NULL. The kernel stays owned by the module.
+  virtual tandem_status_t getKernel(const char *name,
+                                    tandem_device_kernel_s **out) = 0;
+  tandem_device_s *const device;
+};
+
+/// A kernel of a module; backends derive from it to add their handle.
+struct tandem_device_kernel_s {
+  tandem_device_kernel_s(tandem_device_module_s *module, std::string name)
+      : module(module), name(std::move(name)) {}
+  virtual ~tandem_device_kernel_s() = default;
+  tandem_device_module_s *const module;
+  const std::string name;
+};
+
+/// An executable graph.
+struct tandem_device_graph_s {
+  explicit tandem_device_graph_s(tandem_device_s *device) : device(device) {}
+  virtual ~tandem_device_graph_s() = default;
+  tandem_device_s *const device;
+};
+
+namespace tandem {
+namespace device {
+
+/// Opens the emulated device (emulated.cpp).
+tandem_status_t openEmulated(const tandem_device_options_t &options,
+                             tandem_device_s **out);
+
+/// Opens CUDA device `ordinal` (cuda.cpp). Fails with TANDEM_UNAVAILABLE when
+/// there is no driver or no device.
+tandem_status_t openCuda(int ordinal, tandem_device_s **out);
+
+} // namespace device
+} // namespace tandem
+
+#endif // TANDEM_RUNTIME_DEVICE_DEVICE_H

@@ -59,6 +59,13 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
              << "'" << getKernelAttrName() << "' must be a string attribute";
     return success();
   }
+  if (attr.getName() == getParallelGrainAttrName()) {
+    auto grain = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!grain || grain.getInt() < 1)
+      return op->emitError() << "'" << getParallelGrainAttrName()
+                             << "' must be a positive integer attribute";
+    return success();
+  }
   return op->emitError() << "unknown tandem attribute '"
                          << attr.getName().getValue() << "'";
 }

@@ -165,4 +165,116 @@ def TandemFuseElementwise : Pass<"tandem-fuse-elementwise"> {
   ];
 }
 
+def TandemOutlineParallelLoops
+    : Pass<"tandem-outline-parallel-loops", "::mlir::ModuleOp"> {
+  let summary = "outlines the outermost scf.parallel loops into chunk bodies";
+  let description = [{
+    Runs on buffers, after `convert-linalg-to-parallel-loops`. Every
+    outermost `scf.parallel` (not nested in another one) with constant
+    bounds and no reductions whose estimated work (trip count times the
+    operations its body executes, nested `scf.for` trip counts included)
+    reaches `min-work` moves into a private function over a half-open range
+    `[begin, end)` of iteration numbers of its outermost dimension with more
+    than one iteration (a batch dimension of size 1 would leave nothing to
+    split); the other dimensions stay as they were:
+
+    ```
+    func.func private @__tandem_par_<fn>_<k>(%begin: index, %end: index,
+                                             <captured values>...)
+        attributes {tandem.parallel_grain = <G> : i64}
+    ```
+
+    The loop is replaced by a serial `func.call` over the whole range, which
+    is correct as it stands; `tandem-dispatch-parallel-calls` later runs it
+    on the model's thread pool. The grain is the number of iterations that
+    makes a chunk at least `chunk-work` operations.
+
+    Captured values are what the body uses from above: constants and
+    `memref.get_global`s are recreated inside, memrefs with static shapes,
+    strides and offsets and scalars (integers, index, floats) become
+    arguments. Under `use-bare-ptr-memref-call-conv` such a memref is one
+    pointer; the callee rebuilds its descriptor from the static type, so
+    strided views (subviews with offsets) are passed as they are. A loop
+    that would capture anything else stays inline.
+
+    A loop is outlined only if its chunks cannot race: every write in the
+    body must be a `memref.store` indexing the chunked induction variable
+    directly, at one position per buffer, along a dimension of non-zero
+    stride, and nothing else may write memory (no calls). Chunks then write
+    disjoint elements, and reductions (`scf.for` loops inside an iteration)
+    run in the serial order, so results are bit-identical at any thread
+    count.
+
+    Before:
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c1024) step (%c1, %c1) {
+      %v = memref.load %a[%i, %j] : memref<64x1024xf32>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %b[%i, %j] : memref<64x1024xf32>
+    }
+    ```
+    After:
+    ```mlir
+    call @__tandem_par_f_0(%c0, %c64, %a, %b)
+        : (index, index, memref<64x1024xf32>, memref<64x1024xf32>) -> ()
+    ...
+    func.func private @__tandem_par_f_0(%begin: index, %end: index,
+        %a: memref<64x1024xf32>, %b: memref<64x1024xf32>)
+        attributes {tandem.parallel_grain = 2 : i64} {
+      %zero = arith.constant 0.0 : f32
+      scf.parallel (%i, %j) = (%begin, %c0) to (%end, %c1024) step (%c1, %c1) {
+        ...
+      }
+      return
+    }
+    ```
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"32768",
+           "loops estimated below this many scalar operations stay inline">,
+    Option<"chunkWork", "chunk-work", "int64_t", /*default=*/"8192",
+           "the grain gives each chunk at least this many scalar operations">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
+def TandemDispatchParallelCalls
+    : Pass<"tandem-dispatch-parallel-calls", "::mlir::ModuleOp"> {
+  let summary = "runs the outlined loop bodies through tandem_parallel_for";
+  let description = [{
+    Runs on the LLVM dialect, after `convert-func-to-llvm`. Every `llvm.call`
+    of a function marked `tandem.parallel_grain` (made by
+    `tandem-outline-parallel-loops`) inside a function with a
+    `tandem.exec_ctx` argument (the run's `tandem_exec_ctx_t *`, whose first
+    field is the thread pool) becomes a call of the runtime's
+    `tandem_parallel_for(pool, end - begin, grain, @<body>_tramp, env)`.
+    `env` is a struct `{begin, captured values...}` in an `llvm.alloca` of
+    the caller's entry block, filled at the call site; the internal
+    trampoline `<body>_tramp(env, b, e)` loads it and calls the body over
+    `[begin + b, begin + e)`. `tandem_parallel_for` returns after every
+    chunk has run, so the stack environment outlives its readers. Calls
+    from functions without the context stay serial.
+
+    Before:
+    ```mlir
+    llvm.call @__tandem_par_f_0(%c0, %c64, %a, %b) : (i64, i64, !llvm.ptr, !llvm.ptr) -> ()
+    ```
+    After:
+    ```mlir
+    %env = llvm.alloca %one x !llvm.struct<(i64, ptr, ptr)> : (i64) -> !llvm.ptr  // entry block
+    ...
+    llvm.store %c0, %env ; llvm.store %a, ... ; llvm.store %b, ...
+    %pool = llvm.load %ctx : !llvm.ptr -> !llvm.ptr
+    %n = llvm.sub %c64, %c0 : i64
+    %fn = llvm.mlir.addressof @__tandem_par_f_0_tramp : !llvm.ptr
+    llvm.call @tandem_parallel_for(%pool, %n, %grain, %fn, %env)
+        : (!llvm.ptr, i64, i64, !llvm.ptr, !llvm.ptr) -> ()
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // TANDEM_CODEGEN_PASSES_TD

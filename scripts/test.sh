@@ -129,12 +129,13 @@ echo "$out"
 add_counts "$rc" "$out"
 
 # End to end: models compiled to shared libraries, run with tandem-run and
-# compared with onnxruntime (rtol 1e-4, atol 1e-5).
+# compared with onnxruntime (rtol 1e-4, atol 1e-5), on one thread and on
+# two (the parallel loops and sgemm), with bit-identical outputs.
 echo "=== [e2e] tandemc --emit=shared + tandem-run --compare vs onnxruntime"
 rc=0
 out=$(.venv/bin/python test/e2e/run_e2e.py --tandemc build/bin/tandemc \
   --tandem-run build/bin/tandem-run --work build/e2e --models build/models \
-  --set "$MODEL_SET") || rc=$?
+  --set "$MODEL_SET" --threads 1,2) || rc=$?
 echo "$out"
 add_counts "$rc" "$out"
 

@@ -29,15 +29,19 @@ LogicalResult mlir::tandem::buildCPUBufferizePipeline(OpPassManager &pm) {
 LogicalResult mlir::tandem::buildCPULowerToLLVMPipeline(OpPassManager &pm) {
   return parsePassPipeline(
       // f32 contractions become calls of the runtime's packed, threaded
-      // sgemm; everything else becomes loops.
+      // sgemm (matched on linalg ops, so before any loops exist);
+      // everything else becomes loops, parallel dimensions scf.parallel,
+      // whose large outermost ones are outlined into chunk bodies.
       "tandem-call-cpu-kernels,"
-      "tandem-lower-memref-copies,convert-linalg-to-loops,lower-affine,convert-"
-      "scf-to-cf,"
+      "tandem-lower-memref-copies,convert-linalg-to-parallel-loops,"
+      "tandem-outline-parallel-loops,lower-affine,convert-scf-to-cf,"
       "expand-strided-metadata,lower-affine,math-expand-ops,"
       "finalize-memref-to-llvm,convert-arith-to-llvm,"
       // LLVM intrinsics first; what has none (tanh, erf, ...) calls libm.
       "convert-math-to-llvm,convert-math-to-libm,"
       "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
-      "convert-cf-to-llvm,convert-index-to-llvm,reconcile-unrealized-casts",
+      "convert-cf-to-llvm,convert-index-to-llvm,reconcile-unrealized-casts,"
+      // Calls of the outlined bodies run on the model's thread pool.
+      "tandem-dispatch-parallel-calls",
       pm);
 }

@@ -3,14 +3,16 @@
 tandem-run, compare with onnxruntime.
 
 usage: run_e2e.py --tandemc BIN --tandem-run BIN --work DIR
-                  [--models DIR] [--set ci|full] [NAME...]
+                  [--models DIR] [--set ci|full] [--threads T,...] [NAME...]
 
 Each case is an ONNX model: the small hand-built ones of
 test/tools/tandemc/Inputs/make_models.py and the torch-exported ones in
 --models (generate_torch_models.py). For each, the script draws inputs with
 a fixed seed and computes the reference outputs with onnxruntime
 (onnx_reference.py), compiles the model with `tandemc --emit=shared`, and
-runs it with `tandem-run --compare` (rtol 1e-4, atol 1e-5). Prints "e2e: N passed, M failed". Run it with the
+runs it with `tandem-run --compare` (rtol 1e-4, atol 1e-5) at each of the
+--threads counts (default 1), whose outputs must also be bit-identical.
+Prints "e2e: N passed, M failed". Run it with the
 venv's Python (numpy, onnx, onnxruntime).
 """
 import argparse
@@ -45,11 +47,27 @@ def check(args, name, model_path, flags):
                           timeout=1200)
     if proc.returncode != 0:
         return "tandemc failed: " + proc.stderr.strip()[-2000:]
-    cmd = [args.tandem_run, lib, "--threads", "1", "--input"] + inputs + \
-        ["--compare"] + ref_paths + ["--rtol", str(RTOL), "--atol", str(ATOL)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
-    if proc.returncode != 0:
-        return "tandem-run: " + (proc.stdout + proc.stderr).strip()[-2000:]
+    outputs = {}
+    for threads in args.threads:
+        out_dir = os.path.join(work, "%s.out%d" % (name, threads))
+        cmd = [args.tandem_run, lib, "--threads", str(threads), "--input"] + \
+            inputs + ["--compare"] + ref_paths + \
+            ["--rtol", str(RTOL), "--atol", str(ATOL), "--output-dir", out_dir]
+        proc = subprocess.run(cmd, capture_output=True, text=True,
+                              timeout=1200)
+        if proc.returncode != 0:
+            return "tandem-run --threads %d: %s" % (
+                threads, (proc.stdout + proc.stderr).strip()[-2000:])
+        outputs[threads] = {
+            f: open(os.path.join(out_dir, f), "rb").read()
+            for f in sorted(os.listdir(out_dir))}
+    # Parallel loops split work without reordering any reduction: every
+    # thread count must give the same bytes.
+    first = args.threads[0]
+    for threads in args.threads[1:]:
+        if outputs[threads] != outputs[first]:
+            return "outputs with --threads %d differ from --threads %d" % (
+                threads, first)
     return None
 
 
@@ -60,8 +78,13 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--models")
     parser.add_argument("--set", choices=["ci", "full"], default="ci")
+    parser.add_argument("--threads", default="1",
+                        help="comma-separated tandem-run --threads values; "
+                        "each must match the reference, and all must give "
+                        "bit-identical outputs")
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
+    args.threads = [int(t) for t in args.threads.split(",")]
     os.makedirs(args.work, exist_ok=True)
 
     import make_models

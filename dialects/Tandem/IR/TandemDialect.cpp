@@ -66,6 +66,13 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
              << "'" << getEpilogueAttrName() << "' must be the string \"relu\"";
     return success();
   }
+  if (attr.getName() == getParallelGrainAttrName()) {
+    auto grain = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!grain || grain.getInt() < 1)
+      return op->emitError() << "'" << getParallelGrainAttrName()
+                             << "' must be a positive integer attribute";
+    return success();
+  }
   return op->emitError() << "unknown tandem attribute '"
                          << attr.getName().getValue() << "'";
 }

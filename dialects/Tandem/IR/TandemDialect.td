@@ -77,6 +77,13 @@ def Tandem_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getEpilogueAttrName() {
       return ::llvm::StringLiteral("tandem.epilogue");
     }
+
+    /// Name of the integer attribute on a loop body outlined by
+    /// tandem-outline-parallel-loops: iterations per chunk when it runs
+    /// through tandem_parallel_for.
+    static constexpr ::llvm::StringLiteral getParallelGrainAttrName() {
+      return ::llvm::StringLiteral("tandem.parallel_grain");
+    }
   }];
 }
 

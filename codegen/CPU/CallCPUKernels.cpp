@@ -411,14 +411,7 @@ struct CallCPUKernelsPass
     OpBuilder b(op);
     Location loc = op.getLoc();
     Type i64 = b.getI64Type();
-    auto func = op->getParentOfType<func::FuncOp>();
-    Value execCtx;
-    unsigned nargs = func.getNumArguments();
-    if (nargs > 0 && func.getArgAttr(nargs - 1, kExecCtxAttr))
-      execCtx = func.getArgument(nargs - 1);
-    else // a private helper: the kernel runs on the calling thread
-      execCtx = LLVM::ZeroOp::create(
-          b, loc, LLVM::LLVMPointerType::get(b.getContext()));
+    Value execCtx = execContext(b, op);
 
     Value out = op.getDpsInitOperand(0)->get();
     int32_t flags = kAccumulate;

@@ -160,21 +160,38 @@ kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
 }
 #endif
 
-KernelIsa selectIsa() {
+/// The micro-kernel family called `name` ("avx512", "avx2", "portable"),
+/// if this CPU can run it.
+bool isaByName(const char *name, KernelIsa &out) {
+  if (std::strcmp(name, "portable") == 0) {
+    out = {4, 8, kernelPortable, "portable"};
+    return true;
+  }
 #if TANDEM_X86
+  __builtin_cpu_init();
+  if (std::strcmp(name, "avx512") == 0 && __builtin_cpu_supports("avx512f")) {
+    out = {14, 32, kernelAvx512, "avx512"};
+    return true;
+  }
+  if (std::strcmp(name, "avx2") == 0 && __builtin_cpu_supports("avx2") &&
+      __builtin_cpu_supports("fma")) {
+    out = {6, 16, kernelAvx2, "avx2"};
+    return true;
+  }
+#endif
+  return false;
+}
+
+/// The fastest family this CPU runs, within TANDEM_CPU_KERNELS if set.
+KernelIsa selectIsa() {
   const char *force = std::getenv("TANDEM_CPU_KERNELS");
   bool any = !force || !*force;
-  auto allowed = [&](const char *name) {
-    return any || std::strcmp(force, name) == 0;
-  };
-  __builtin_cpu_init();
-  if (allowed("avx512") && __builtin_cpu_supports("avx512f"))
-    return {14, 32, kernelAvx512, "avx512"};
-  if (allowed("avx2") && __builtin_cpu_supports("avx2") &&
-      __builtin_cpu_supports("fma"))
-    return {6, 16, kernelAvx2, "avx2"};
-#endif
-  return {4, 8, kernelPortable, "portable"};
+  KernelIsa chosen;
+  for (const char *name : {"avx512", "avx2"})
+    if ((any || std::strcmp(force, name) == 0) && isaByName(name, chosen))
+      return chosen;
+  isaByName("portable", chosen);
+  return chosen;
 }
 
 const KernelIsa &isa() {
@@ -649,22 +666,9 @@ bool tandem_internal_sgemm_f32_on(
     int64_t n, int64_t k, const float *a, int64_t sAb, int64_t sAm, int64_t sAk,
     const float *b, int64_t sBb, int64_t sBk, int64_t sBn, float *c,
     int64_t sCb, int64_t sCm, int64_t sCn, int32_t flags) {
-  KernelIsa chosen = {4, 8, kernelPortable, "portable"};
-  if (std::strcmp(isaName, "portable") != 0) {
-#if TANDEM_X86
-    __builtin_cpu_init();
-    if (std::strcmp(isaName, "avx512") == 0 &&
-        __builtin_cpu_supports("avx512f"))
-      chosen = {14, 32, kernelAvx512, "avx512"};
-    else if (std::strcmp(isaName, "avx2") == 0 &&
-             __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-      chosen = {6, 16, kernelAvx2, "avx2"};
-    else
-      return false;
-#else
+  KernelIsa chosen;
+  if (!isaByName(isaName, chosen))
     return false;
-#endif
-  }
   sgemm(chosen, ctx, batch, m, n, k, a, sAb, sAm, sAk, b, sBb, sBk, sBn, c, sCb,
         sCm, sCn, flags);
   return true;

@@ -41,9 +41,8 @@ static int read_raw(const char *path, float *dst, size_t count) {
   int extra = fgetc(f) != EOF;
   fclose(f);
   if (got != count || extra) {
-    fprintf(stderr,
-            "sgemm_bench: error: %s: expected exactly %zu f32 values\n", path,
-            count);
+    fprintf(stderr, "sgemm_bench: error: %s: expected exactly %zu f32 values\n",
+            path, count);
     return 0;
   }
   return 1;

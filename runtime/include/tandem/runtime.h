@@ -243,12 +243,13 @@ TANDEM_API void tandem_sgemm_f32(const tandem_exec_ctx_t *ctx, int64_t batch,
  *  y*strideH + i*dilationH and columns x*strideW + j*dilationW. Threads,
  *  micro-kernels, caching and failures as for tandem_sgemm_f32.
  *  Thread-safe. */
-TANDEM_API void tandem_conv2d_f32(
-    const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h, int64_t w,
-    const float *input, int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw,
-    int64_t f, int64_t kh, int64_t kw, const float *filter, float *output,
-    int64_t sOn, int64_t sOf, int64_t oh, int64_t ow, int64_t strideH,
-    int64_t strideW, int64_t dilationH, int64_t dilationW, int32_t flags);
+TANDEM_API void
+tandem_conv2d_f32(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
+                  int64_t w, const float *input, int64_t sIn, int64_t sIc,
+                  int64_t sIh, int64_t sIw, int64_t f, int64_t kh, int64_t kw,
+                  const float *filter, float *output, int64_t sOn, int64_t sOf,
+                  int64_t oh, int64_t ow, int64_t strideH, int64_t strideW,
+                  int64_t dilationH, int64_t dilationW, int32_t flags);
 
 /** The micro-kernel family tandem_sgemm_f32 uses in this process:
  *  "avx512", "avx2" or "portable". */

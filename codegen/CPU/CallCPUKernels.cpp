@@ -31,6 +31,7 @@ namespace {
 
 constexpr llvm::StringLiteral kSgemm = "tandem_sgemm_f32";
 constexpr llvm::StringLiteral kConv2D = "tandem_conv2d_f32";
+constexpr llvm::StringLiteral kDwConv2D = "tandem_dwconv2d_f32";
 constexpr llvm::StringLiteral kExecCtxAttr = "tandem.exec_ctx";
 constexpr int32_t kAccumulate = 1; // TANDEM_SGEMM_ACCUMULATE
 constexpr int32_t kConstantA = 2;  // TANDEM_SGEMM_CONSTANT_A
@@ -271,6 +272,19 @@ bool isKernelConv(linalg::Conv2DNchwFchwOp conv) {
          hasDenseInnerDims(out, 2) && isF32MultiplyAccumulate(*conv.getBlock());
 }
 
+/// An f32 NCHW depthwise convolution tandem_dwconv2d_f32 can run: a dense
+/// [c, kh, kw] filter and contiguous output columns; any input strides.
+bool isKernelDwConv(linalg::DepthwiseConv2DNchwChwOp conv) {
+  if (!conv.hasPureBufferSemantics())
+    return false;
+  auto in = dyn_cast<MemRefType>(conv.getInputs()[0].getType());
+  auto filter = dyn_cast<MemRefType>(conv.getInputs()[1].getType());
+  auto out = dyn_cast<MemRefType>(conv.getOutputs()[0].getType());
+  return in && filter && out && in.hasStaticShape() &&
+         in.getElementType().isF32() && hasDenseInnerDims(filter, 3) &&
+         hasDenseInnerDims(out, 1) && isF32MultiplyAccumulate(*conv.getBlock());
+}
+
 struct CallCPUKernelsPass
     : tandem::impl::TandemCallCPUKernelsBase<CallCPUKernelsPass> {
   void runOnOperation() override {
@@ -298,10 +312,14 @@ struct CallCPUKernelsPass
 
     SmallVector<std::pair<linalg::LinalgOp, GemmDims>> work;
     SmallVector<linalg::Conv2DNchwFchwOp> convs;
+    SmallVector<linalg::DepthwiseConv2DNchwChwOp> dwConvs;
     module.walk([&](linalg::LinalgOp op) {
       if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(*op)) {
         if (isKernelConv(conv))
           convs.push_back(conv);
+      } else if (auto dw = dyn_cast<linalg::DepthwiseConv2DNchwChwOp>(*op)) {
+        if (isKernelDwConv(dw))
+          dwConvs.push_back(dw);
       } else if (auto dims = classify(op); succeeded(dims)) {
         work.push_back({op, *dims});
       }
@@ -312,11 +330,12 @@ struct CallCPUKernelsPass
         return;
       bool kernel =
           llvm::any_of(work, [&](auto &w) { return w.first == op; }) ||
-          llvm::is_contained(convs, op.getOperation());
+          llvm::is_contained(convs, op.getOperation()) ||
+          llvm::is_contained(dwConvs, op.getOperation());
       if (!kernel)
         materializeRelu(op, op.getDpsInitOperand(0)->get());
     });
-    if (work.empty() && convs.empty())
+    if (work.empty() && convs.empty() && dwConvs.empty())
       return;
 
     OpBuilder top(module.getBodyRegion());
@@ -331,6 +350,19 @@ struct CallCPUKernelsPass
                                   i64,     i64,     i64,     i64, i64, i32};
       top.setInsertionPointToStart(module.getBody());
       auto decl = func::FuncOp::create(top, module.getLoc(), kConv2D,
+                                       FunctionType::get(ctx, params, {}));
+      decl.setPrivate();
+    }
+    if (!dwConvs.empty() && !module.lookupSymbol<func::FuncOp>(kDwConv2D)) {
+      // (ctx, n, c, h, w, input, sIn, sIc, sIh, sIw, kh, kw, filter, output,
+      //  sOn, sOc, sOh, oh, ow, strideH, strideW, dilationH, dilationW, flags)
+      SmallVector<Type> params = {ptrType, i64, i64,     i64,    i64,
+                                  ptrType, i64, i64,     i64,    i64,
+                                  i64,     i64, ptrType, ptrType};
+      params.append(9, i64);
+      params.push_back(i32);
+      top.setInsertionPointToStart(module.getBody());
+      auto decl = func::FuncOp::create(top, module.getLoc(), kDwConv2D,
                                        FunctionType::get(ctx, params, {}));
       decl.setPrivate();
     }
@@ -351,6 +383,8 @@ struct CallCPUKernelsPass
       rewrite(op, g);
     for (linalg::Conv2DNchwFchwOp conv : convs)
       rewriteConv(conv);
+    for (linalg::DepthwiseConv2DNchwChwOp conv : dwConvs)
+      rewriteDwConv(conv);
   }
 
   /// The run's exec context inside the function holding `op`.
@@ -404,6 +438,47 @@ struct CallCPUKernelsPass
          constant(strides[1]), constant(dilations[0]), constant(dilations[1])});
     args.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), flags));
     func::CallOp::create(b, loc, kConv2D, TypeRange{}, args);
+    conv->erase();
+  }
+
+  void rewriteDwConv(linalg::DepthwiseConv2DNchwChwOp conv) {
+    OpBuilder b(conv);
+    Location loc = conv.getLoc();
+    Type i64 = b.getI64Type();
+    auto constant = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, loc, i64, v).getResult();
+    };
+    Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+    Value out = conv.getOutputs()[0];
+    auto inType = cast<MemRefType>(input.getType());
+    auto filterType = cast<MemRefType>(filter.getType());
+    auto outType = cast<MemRefType>(out.getType());
+    int32_t flags = 1; // TANDEM_DWCONV2D_ACCUMULATE
+    if (linalg::FillOp fill = zeroFillBefore(conv, out)) {
+      fill.erase();
+      flags = 0;
+    }
+    if (hasReluEpilogue(conv))
+      flags |= kRelu;
+    SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+    SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+
+    StridedOperand in = readStrided(b, loc, input);
+    StridedOperand w = readStrided(b, loc, filter);
+    StridedOperand o = readStrided(b, loc, out);
+    SmallVector<Value> args = {execContext(b, conv)};
+    for (int64_t d : inType.getShape())
+      args.push_back(constant(d));
+    args.push_back(in.ptr);
+    args.append(in.strides.begin(), in.strides.end());
+    args.append({constant(filterType.getDimSize(1)),
+                 constant(filterType.getDimSize(2)), w.ptr, o.ptr, o.strides[0],
+                 o.strides[1], o.strides[2], constant(outType.getDimSize(2)),
+                 constant(outType.getDimSize(3)), constant(strides[0]),
+                 constant(strides[1]), constant(dilations[0]),
+                 constant(dilations[1])});
+    args.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), flags));
+    func::CallOp::create(b, loc, kDwConv2D, TypeRange{}, args);
     conv->erase();
   }
 

@@ -78,8 +78,8 @@ void foldReluEpilogues(Operation *root) {
     if (!producer || !in.hasOneUse() || producer->getNumResults() != 1 ||
         in.getType() != relu.getResult(0).getType() ||
         producer->hasAttr("tandem.epilogue") ||
-        !isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp>(
-            producer))
+        !isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp,
+             linalg::DepthwiseConv2DNchwChwOp>(producer))
       continue;
     producer->setAttr("tandem.epilogue",
                       StringAttr::get(producer->getContext(), "relu"));

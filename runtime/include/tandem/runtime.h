@@ -251,6 +251,28 @@ tandem_conv2d_f32(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
                   int64_t oh, int64_t ow, int64_t strideH, int64_t strideW,
                   int64_t dilationH, int64_t dilationW, int32_t flags);
 
+/** tandem_dwconv2d_f32 flags: add to the output instead of overwriting it
+ *  (e.g. onto a bias already there); the fused ReLU epilogue. */
+#define TANDEM_DWCONV2D_ACCUMULATE 1
+#define TANDEM_DWCONV2D_RELU 8
+
+/** A depthwise 2-D convolution in NCHW (one filter per channel, multiplier
+ *  1): output[b][ch][y][x] = sum over (i, j) of
+ *  input[b][ch][y*strideH + i*dilationH][x*strideW + j*dilationW] *
+ *  filter[ch][i][j]. `input` is [n, c, h, w] (already padded; element
+ *  strides sIn..sIw), `filter` a dense [c, kh, kw], `output` [n, c, oh, ow]
+ *  with element strides sOn, sOc, sOh and contiguous columns. Each channel
+ *  plane is a task on ctx->pool (NULL ctx or pool: the calling thread);
+ *  output rows are computed in AVX2 register blocks when the CPU has
+ *  AVX2+FMA (TANDEM_CPU_KERNELS=portable forces plain C). Reads only the
+ *  input elements the convolution uses. Thread-safe. */
+TANDEM_API void tandem_dwconv2d_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h, int64_t w,
+    const float *input, int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw,
+    int64_t kh, int64_t kw, const float *filter, float *output, int64_t sOn,
+    int64_t sOc, int64_t sOh, int64_t oh, int64_t ow, int64_t strideH,
+    int64_t strideW, int64_t dilationH, int64_t dilationW, int32_t flags);
+
 /** The micro-kernel family tandem_sgemm_f32 uses in this process:
  *  "avx512", "avx2" or "portable". */
 TANDEM_API const char *tandem_sgemm_f32_isa(void);

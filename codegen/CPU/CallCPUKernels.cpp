@@ -36,18 +36,26 @@ constexpr llvm::StringLiteral kExecCtxAttr = "tandem.exec_ctx";
 constexpr int32_t kAccumulate = 1; // TANDEM_SGEMM_ACCUMULATE
 constexpr int32_t kConstantA = 2;  // TANDEM_SGEMM_CONSTANT_A
 constexpr int32_t kConstantB = 4;  // TANDEM_SGEMM_CONSTANT_B
-constexpr int32_t kRelu = 8;       // TANDEM_SGEMM_RELU, TANDEM_CONV2D_RELU
+constexpr int32_t kRelu = 8;       // TANDEM_{SGEMM,CONV2D,DWCONV2D}_RELU
+constexpr int32_t kRelu6 = 16;     // TANDEM_{SGEMM,CONV2D,DWCONV2D}_RELU6
 constexpr llvm::StringLiteral kEpilogueAttr = "tandem.epilogue";
 
-/// Whether `op` carries the fused ReLU epilogue (from tandem-fuse-elementwise).
-bool hasReluEpilogue(Operation *op) {
+/// Whether `op` carries a fused epilogue (from tandem-fuse-elementwise).
+bool hasReluEpilogue(Operation *op) { return op->hasAttr(kEpilogueAttr); }
+
+/// The kernel flag of `op`'s fused epilogue, or 0 for none.
+int32_t epilogueFlag(Operation *op) {
   auto epilogue = op->getAttrOfType<StringAttr>(kEpilogueAttr);
-  return epilogue && epilogue.getValue() == "relu";
+  if (!epilogue)
+    return 0;
+  return epilogue.getValue() == "relu6" ? kRelu6 : kRelu;
 }
 
 /// Applies an epilogue the op keeps (it did not become a kernel call) as a
-/// loop right after it: out = max(out, 0) in place.
+/// loop right after it: out = max(out, 0) in place, then min(out, 6) for
+/// ReLU6.
 void materializeRelu(Operation *op, Value out) {
+  bool relu6 = epilogueFlag(op) == kRelu6;
   OpBuilder b(op->getContext());
   b.setInsertionPointAfter(op);
   Location loc = op->getLoc();
@@ -55,15 +63,20 @@ void materializeRelu(Operation *op, Value out) {
   AffineMap id = b.getMultiDimIdentityMap(type.getRank());
   SmallVector<utils::IteratorType> iterators(type.getRank(),
                                              utils::IteratorType::parallel);
-  linalg::GenericOp::create(b, loc, TypeRange{}, ValueRange{}, ValueRange{out},
-                            ArrayRef<AffineMap>{id}, iterators,
-                            [&](OpBuilder &nb, Location nloc, ValueRange args) {
-                              Value zero = arith::ConstantOp::create(
-                                  nb, nloc, nb.getZeroAttr(args[0].getType()));
-                              Value max = arith::MaximumFOp::create(
-                                  nb, nloc, args[0], zero);
-                              linalg::YieldOp::create(nb, nloc, max);
-                            });
+  linalg::GenericOp::create(
+      b, loc, TypeRange{}, ValueRange{}, ValueRange{out},
+      ArrayRef<AffineMap>{id}, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value zero = arith::ConstantOp::create(
+            nb, nloc, nb.getZeroAttr(args[0].getType()));
+        Value r = arith::MaximumFOp::create(nb, nloc, args[0], zero);
+        if (relu6)
+          r = arith::MinimumFOp::create(
+              nb, nloc, r,
+              arith::ConstantOp::create(
+                  nb, nloc, nb.getFloatAttr(args[0].getType(), 6.0)));
+        linalg::YieldOp::create(nb, nloc, r);
+      });
   op->removeAttr(kEpilogueAttr);
 }
 
@@ -417,8 +430,7 @@ struct CallCPUKernelsPass
     }
     if (isConstantBuffer(filter))
       flags |= 2; // TANDEM_CONV2D_CONSTANT_FILTER
-    if (hasReluEpilogue(conv))
-      flags |= kRelu;
+    flags |= epilogueFlag(conv);
     SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
     SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
 
@@ -458,8 +470,7 @@ struct CallCPUKernelsPass
       fill.erase();
       flags = 0;
     }
-    if (hasReluEpilogue(conv))
-      flags |= kRelu;
+    flags |= epilogueFlag(conv);
     SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
     SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
 
@@ -498,8 +509,7 @@ struct CallCPUKernelsPass
       flags |= kConstantA;
     if (isConstantBuffer(op.getDpsInputOperand(1)->get()))
       flags |= kConstantB;
-    if (hasReluEpilogue(op))
-      flags |= kRelu;
+    flags |= epilogueFlag(op);
 
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     auto constant = [&](int64_t v) {

@@ -35,7 +35,7 @@ const DwCase kCases[] = {
 };
 
 void check(const char *isa, const DwCase &t, bool accumulate, bool relu,
-           tandem_thread_pool_t *pool) {
+           tandem_thread_pool_t *pool, bool relu6 = false) {
   int64_t oh = (t.h - t.dh * (t.kh - 1) - 1) / t.sh + 1;
   int64_t ow = (t.w - t.dw * (t.kw - 1) - 1) / t.sw + 1;
   // The input is a view with row pitch w + 2 ending exactly at the end of
@@ -51,13 +51,17 @@ void check(const char *isa, const DwCase &t, bool accumulate, bool relu,
     x = dist(rng);
   for (float &x : out)
     x = dist(rng);
-  if (relu)
-    in[0] = NAN; // reaches output (0, 0, 0, 0) of channel 0
+  if (relu || relu6)
+    in[0] = NAN;
+  if (relu6) // sums beyond 6 and below 0
+    for (float &x : in)
+      x *= 8.0f; // reaches output (0, 0, 0, 0) of channel 0
   std::vector<float> before = out;
   tandem_exec_ctx_t ctx = {};
   ctx.pool = pool;
   int32_t flags = (accumulate ? TANDEM_DWCONV2D_ACCUMULATE : 0) |
-                  (relu ? TANDEM_DWCONV2D_RELU : 0);
+                  (relu ? TANDEM_DWCONV2D_RELU : 0) |
+                  (relu6 ? TANDEM_DWCONV2D_RELU6 : 0);
   ASSERT_TRUE(tandem_internal_dwconv2d_f32_on(
       isa, &ctx, t.n, t.c, t.h, t.w, in.data(), t.c * t.h * pitch, t.h * pitch,
       pitch, 1, t.kh, t.kw, filter.data(), out.data(), t.c * oh * opitch,
@@ -81,9 +85,11 @@ void check(const char *isa, const DwCase &t, bool accumulate, bool relu,
             ASSERT_TRUE(std::isnan(out[at])) << isa << " NaN must survive";
             continue;
           }
-          if (relu && ref < 0)
+          if ((relu || relu6) && ref < 0)
             ref = 0;
-          ASSERT_NEAR(out[at], ref, 1e-5 * (1 + t.kh * t.kw))
+          if (relu6 && ref > 6)
+            ref = 6;
+          ASSERT_NEAR(out[at], ref, 1e-5 * (1 + t.kh * t.kw) * (relu6 ? 8 : 1))
               << isa << " c" << t.c << " k" << t.kh << "x" << t.kw << " s"
               << t.sh << "," << t.sw << " d" << t.dh << " at [" << b << ","
               << ch << "," << y << "," << x << "]";
@@ -113,6 +119,12 @@ TEST(DwConv2DTest, FusedReLUKeepsNaN) {
   for (const char *isa : families())
     for (const DwCase &t : kCases)
       check(isa, t, true, true, nullptr);
+}
+
+TEST(DwConv2DTest, FusedReLU6) {
+  for (const char *isa : families())
+    for (const DwCase &t : kCases)
+      check(isa, t, false, false, nullptr, /*relu6=*/true);
 }
 
 TEST(DwConv2DTest, ThreadPool) {

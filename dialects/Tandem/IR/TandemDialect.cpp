@@ -61,9 +61,9 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getEpilogueAttrName()) {
     auto name = dyn_cast<StringAttr>(attr.getValue());
-    if (!name || name.getValue() != "relu")
-      return op->emitError()
-             << "'" << getEpilogueAttrName() << "' must be the string \"relu\"";
+    if (!name || (name.getValue() != "relu" && name.getValue() != "relu6"))
+      return op->emitError() << "'" << getEpilogueAttrName()
+                             << "' must be the string \"relu\" or \"relu6\"";
     return success();
   }
   if (attr.getName() == getParallelGrainAttrName()) {

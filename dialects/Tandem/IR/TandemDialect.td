@@ -72,7 +72,8 @@ def Tandem_Dialect : Dialect {
     }
 
     /// Name of the discardable string attribute naming the epilogue a
-    /// contraction or convolution applies before its store ("relu"), set by
+    /// contraction or convolution applies before its store ("relu" or
+    /// "relu6", i.e. min(6, max(0, x))), set by
     /// tandem-fuse-elementwise and consumed by tandem-call-cpu-kernels.
     static constexpr ::llvm::StringLiteral getEpilogueAttrName() {
       return ::llvm::StringLiteral("tandem.epilogue");

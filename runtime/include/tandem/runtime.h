@@ -204,6 +204,9 @@ typedef struct {
 /** tandem_sgemm_f32 flag: the fused ReLU epilogue: C = max(0, result),
  *  applied in registers before the store (NaN stays NaN). */
 #define TANDEM_SGEMM_RELU 8
+/** tandem_sgemm_f32 flag: the fused ReLU6 epilogue: C = min(6, max(0,
+ *  result)) (NaN stays NaN); takes precedence over TANDEM_SGEMM_RELU. */
+#define TANDEM_SGEMM_RELU6 16
 
 /** For each of `batch` problems b: C_b = A_b * B_b (or C_b += A_b * B_b with
  *  TANDEM_SGEMM_ACCUMULATE), where A_b is m x k, B_b is k x n and C_b is
@@ -232,6 +235,7 @@ TANDEM_API void tandem_sgemm_f32(const tandem_exec_ctx_t *ctx, int64_t batch,
 #define TANDEM_CONV2D_ACCUMULATE 1
 #define TANDEM_CONV2D_CONSTANT_FILTER 2
 #define TANDEM_CONV2D_RELU 8 /* fused ReLU epilogue, as TANDEM_SGEMM_RELU */
+#define TANDEM_CONV2D_RELU6 16 /* fused ReLU6, as TANDEM_SGEMM_RELU6 */
 
 /** A 2-D convolution in NCHW, as the GEMM filter [F, C*KH*KW] x
  *  im2col(input) [C*KH*KW, OH*OW] per batch element, without materialising
@@ -252,9 +256,11 @@ tandem_conv2d_f32(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
                   int64_t dilationH, int64_t dilationW, int32_t flags);
 
 /** tandem_dwconv2d_f32 flags: add to the output instead of overwriting it
- *  (e.g. onto a bias already there); the fused ReLU epilogue. */
+ *  (e.g. onto a bias already there); the fused ReLU and ReLU6 epilogues
+ *  (as for tandem_sgemm_f32). */
 #define TANDEM_DWCONV2D_ACCUMULATE 1
 #define TANDEM_DWCONV2D_RELU 8
+#define TANDEM_DWCONV2D_RELU6 16 /* min(6, max(0, x)); NaN stays NaN */
 
 /** A depthwise 2-D convolution in NCHW (one filter per channel, multiplier
  *  1): output[b][ch][y][x] = sum over (i, j) of

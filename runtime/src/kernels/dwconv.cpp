@@ -48,7 +48,8 @@ struct DwConv {
   int64_t sOn, sOc, sOh; // output columns are contiguous
   int64_t oh, ow;
   int64_t strideH, strideW, dilationH, dilationW;
-  bool accumulate, relu;
+  bool accumulate;
+  bool relu, relu6; // the fused epilogue: max(0, x), then min(6, x)
   PlaneKernel plane;
 };
 
@@ -62,7 +63,11 @@ void rowScalar(const DwConv &g, const float *in, const float *f, float *out,
       for (int64_t j = 0; j < g.kw; ++j)
         acc += f[i * g.kw + j] * row[(x * g.strideW + j * g.dilationW) * g.sIw];
     }
-    out[x] = g.relu && acc < 0.0f ? 0.0f : acc; // NaN stays NaN
+    if (g.relu && acc < 0.0f) // NaN stays NaN
+      acc = 0.0f;
+    if (g.relu6 && acc > 6.0f)
+      acc = 6.0f;
+    out[x] = acc;
   }
 }
 
@@ -125,7 +130,10 @@ loadStridedFirst(const float *p, int64_t step, int64_t n) {
 __attribute__((target("avx2,fma"))) inline __m256 epilogue(const DwConv &g,
                                                            __m256 r) {
   // max(0, r): NaN stays NaN (maxps returns its second operand on NaN).
-  return g.relu ? _mm256_max_ps(_mm256_setzero_ps(), r) : r;
+  if (g.relu)
+    r = _mm256_max_ps(_mm256_setzero_ps(), r);
+  // min(6, r): NaN stays NaN (minps returns its second operand on NaN).
+  return g.relu6 ? _mm256_min_ps(_mm256_set1_ps(6.0f), r) : r;
 }
 
 /// `V` ymm accumulators: output columns [x, x + 8V) of row y.
@@ -316,7 +324,8 @@ void dwconv(PlaneKernel plane, const tandem_exec_ctx_t *ctx, int64_t n,
   g.strideH = strideH, g.strideW = strideW;
   g.dilationH = dilationH, g.dilationW = dilationW;
   g.accumulate = (flags & TANDEM_DWCONV2D_ACCUMULATE) != 0;
-  g.relu = (flags & TANDEM_DWCONV2D_RELU) != 0;
+  g.relu6 = (flags & TANDEM_DWCONV2D_RELU6) != 0;
+  g.relu = g.relu6 || (flags & TANDEM_DWCONV2D_RELU) != 0;
   g.plane = plane;
   // A plane is oh * ow * kh * kw FMAs; let small planes share a task.
   int64_t work = oh * ow * kh * kw;

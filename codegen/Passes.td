@@ -96,6 +96,35 @@ def TandemLowerMemRefCopies : Pass<"tandem-lower-memref-copies"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TandemNarrowPadFills : Pass<"tandem-narrow-pad-fills"> {
+  let summary = "fills only the border of a padded buffer whose interior is copied over";
+  let description = [{
+    A `tensor.pad` bufferises into a fill of the whole padded buffer with the
+    pad value, followed by a copy of the source into the buffer's interior.
+    The interior is written twice; for a conv's padded input that doubles the
+    memory traffic of the pad. This pass replaces such a fill (`linalg.fill`
+    or a `linalg.map` yielding a value from outside) by fills of the border
+    slabs only, when a later `memref.copy` in the same block overwrites a
+    unit-stride, static subview of the buffer and nothing else reads or
+    writes the buffer in between.
+
+    Before:
+
+    ```mlir
+    linalg.map outs(%buf : memref<1x3x18x18xf32>) (%init: f32) {
+      linalg.yield %zero : f32
+    }
+    %in = memref.subview %buf[0, 0, 1, 1] [1, 3, 16, 16] [1, 1, 1, 1] : ...
+    memref.copy %src, %in : ...
+    ```
+
+    After: `linalg.fill` of the four border slabs (rows 0 and 17 of every
+    channel, then columns 0 and 17 of rows 1..16), and the copy.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 
 def TandemCallCPUKernels : Pass<"tandem-call-cpu-kernels", "::mlir::ModuleOp"> {
   let summary = "replaces f32 contractions on buffers by calls of the runtime's sgemm";

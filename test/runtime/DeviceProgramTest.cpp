@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuTestModel.h"
+#include "program/program.h"
 #include "program/test_hooks.h"
 #include "tandem/runtime.h"
 
@@ -510,6 +511,34 @@ TEST(DeviceProgramRuns, CpuOnlyModelsRunAsync) {
   }
   Result result = take(tandem_model_wait(nullptr));
   EXPECT_EQ(result.code, TANDEM_INVALID_ARGUMENT);
+}
+
+TEST(DeviceProgramRuns, CudaImageChoice) {
+  // The CUDA path cannot run here; its choice of image can be checked.
+  static const char ptx[] = "ptx";
+  const tandem_device_image_t images[] = {
+      {"sm_80", TANDEM_IMAGE_PTX, ptx, sizeof(ptx)},
+      {"sm_90", TANDEM_IMAGE_PTX, ptx, sizeof(ptx)},
+      {"sm_100", TANDEM_IMAGE_PTX, ptx, sizeof(ptx)},
+      {"sm_80", TANDEM_IMAGE_CUBIN, ptx, 4},
+      {"sm_90", TANDEM_IMAGE_FATBIN, ptx, 4},
+      {"sm_90", TANDEM_IMAGE_CUBIN, ptx, 4}};
+  tandem_device_program_t program = {};
+  program.images = images;
+  auto choose = [&](int count, const char *arch) {
+    program.num_images = count;
+    const tandem_device_image_t *image =
+        tandem::sched::chooseImage(&program, arch);
+    return image ? static_cast<int>(image - images) : -1;
+  };
+  EXPECT_EQ(choose(6, "sm_90"), 5); // the exact cubin
+  EXPECT_EQ(choose(5, "sm_90"), 4); // else the fatbin
+  EXPECT_EQ(choose(4, "sm_90"), 1); // else the newest PTX not above sm_90
+  EXPECT_EQ(choose(4, "sm_80"), 3);
+  EXPECT_EQ(choose(3, "sm_86"), 0);
+  EXPECT_EQ(choose(3, "sm_120"), 2);
+  EXPECT_EQ(choose(3, "sm_75"), -1); // nothing fits
+  EXPECT_EQ(choose(0, "sm_90"), -1);
 }
 
 TEST(DeviceProgramRuns, VersionOneDescriptorsAreReadToTheirEnd) {

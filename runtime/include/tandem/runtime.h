@@ -350,9 +350,10 @@ typedef struct {
   /* CUDA Graphs for GPU partitions: 1 on, 0 off, -1 (default):
    * $TANDEM_CUDA_GRAPHS ("0" turns them off), else on. */
   int32_t cuda_graphs;
-  /* Runs that tandem_model_run_async keeps in flight at once, each with its
-   * own host arena, device arena region, streams and events; 0 (default):
-   * 2. 1..64. */
+  /* Runs that tandem_model_run_async keeps in flight at once (1..64), each
+   * on its own slot: host arena, device arena (with its own copy of the
+   * device weights), streams and events, all allocated at creation.
+   * 0 (default): 1, which costs no memory beyond a synchronous run's. */
   int32_t pipeline_depth;
   /* 1 (default): one line on stderr when a model with a device program
    * falls back to the CPU ($TANDEM_QUIET=1 also silences it); 0: silent. */
@@ -363,29 +364,38 @@ typedef struct {
 } tandem_model_options_t;
 
 /** Fills `options` with the defaults (physical cores, runtime-owned arena,
- *  device and graphs from the environment, pipeline depth 2, fallback
+ *  device and graphs from the environment, pipeline depth 1, fallback
  *  logged, trace from the environment); NULL is a no-op. */
 TANDEM_API void tandem_model_options_init(tandem_model_options_t *options);
 
 /** An instance of a model: its descriptor, thread pool and arena. */
 typedef struct tandem_model_s tandem_model_t;
 
-/** Validates `desc` (non-NULL, abi_version == TANDEM_ABI_VERSION, an entry,
- *  well-formed tensor descriptions) and `options` (NULL = defaults; a
- *  caller arena must be 64-byte aligned and at least desc->arena_bytes), then
- *  creates an instance: a thread pool of options->intra_op_threads ways (none
- *  for 1) and, unless the caller supplies one, an arena of desc->arena_bytes
- *  allocated once here. On success *out owns the instance (release with
+/** Validates `desc` (non-NULL, abi_version TANDEM_ABI_VERSION or
+ *  TANDEM_ABI_VERSION_CPU_ONLY, an entry, well-formed tensor descriptions, a
+ *  consistent device program) and `options` (NULL = defaults; a caller arena
+ *  must be 64-byte aligned and at least desc->arena_bytes), then creates an
+ *  instance: a thread pool of options->intra_op_threads ways (none for 1)
+ *  and pipeline_depth run slots, each with a host arena of
+ *  desc->arena_bytes (slot 0 uses the caller's arena if given), allocated
+ *  once here. With a device program it also chooses the device (see
+ *  tandem_model_options_t::device; no CUDA driver or GPU: the CPU fallback,
+ *  logged once on stderr unless silenced), loads the module, and gives each
+ *  slot its device arena with the weights uploaded, 3 streams, the events
+ *  and pinned staging. An unknown device spec gives
+ *  TANDEM_INVALID_ARGUMENT. On success *out owns the instance (release with
  *  tandem_model_destroy); on failure *out is NULL. `desc` and a caller arena
  *  must outlive the instance; the instance never frees them. Thread-safe:
  *  instances are independent, and several may run at once on different
- *  threads (each has its own arena and pool). */
+ *  threads (each has its own arenas and pool). */
 TANDEM_API tandem_status_t tandem_model_create(
     const tandem_model_desc_t *desc, const tandem_model_options_t *options,
     tandem_model_t **out);
 
-/** Frees the instance, its pool and its own arena; NULL is a no-op. Must not
- *  overlap a run of the same instance. */
+/** Waits for the device, frees the instance, its pool, its arenas and
+ *  device resources, and writes its trace if it has one; NULL is a no-op.
+ *  Every ticket of tandem_model_run_async must have been waited for. Must
+ *  not overlap a run of the same instance. */
 TANDEM_API void tandem_model_destroy(tandem_model_t *model);
 
 /** The descriptor the instance was created from (NULL for NULL); owned by
@@ -397,11 +407,12 @@ tandem_model_descriptor(const tandem_model_t *model);
  *  match the descriptor (inputs[i] / outputs[i] in descriptor order; the
  *  caller owns them; outputs are fully written on success). A NULL model,
  *  NULL array (with a non-zero count) or NULL buffer gives
- *  TANDEM_INVALID_ARGUMENT; an entry failure gives TANDEM_INTERNAL.
+ *  TANDEM_INVALID_ARGUMENT; an entry failure (or a failed kernel, copy or
+ *  launch of its device program) gives TANDEM_INTERNAL.
  *  Thread-safety: one run per instance at a time. A run that starts while
- *  another run of the same instance is in progress returns TANDEM_BUSY at
- *  once without touching any buffer (an atomic flag, test-and-set on entry,
- *  cleared on exit, detects it). Different instances may run concurrently. */
+ *  another run of the same instance is in progress (synchronous, or
+ *  tandem_model_run_async runs in flight) returns TANDEM_BUSY at once
+ *  without touching any buffer. Different instances may run concurrently. */
 TANDEM_API tandem_status_t tandem_model_run(tandem_model_t *model,
                                             const void *const *inputs,
                                             void *const *outputs);

@@ -69,36 +69,6 @@ int smNumber(const char *arch) {
   return std::atoi(arch + 3);
 }
 
-/// Picks the image for a CUDA device of `arch`: a cubin for exactly that
-/// arch, else a fatbin (the driver picks inside it; one naming the arch
-/// first), else the PTX of the newest arch not above it (JIT-compiled).
-const tandem_device_image_t *chooseImage(const tandem_device_program_t *p,
-                                         const std::string &arch) {
-  const tandem_device_image_t *best = nullptr;
-  int bestRank = 0, bestSm = -1;
-  int deviceSm = smNumber(arch.c_str());
-  for (int32_t i = 0; i < p->num_images; ++i) {
-    const tandem_device_image_t &image = p->images[i];
-    if (!image.data)
-      continue;
-    bool sameArch = image.arch && arch == image.arch;
-    int rank = 0, sm = smNumber(image.arch);
-    if (image.format == TANDEM_IMAGE_CUBIN && sameArch)
-      rank = 4;
-    else if (image.format == TANDEM_IMAGE_FATBIN)
-      rank = sameArch ? 3 : 2;
-    else if (image.format == TANDEM_IMAGE_PTX &&
-             (deviceSm == 0 || sm <= deviceSm))
-      rank = 1;
-    if (rank > bestRank || (rank == bestRank && rank == 1 && sm > bestSm)) {
-      best = &image;
-      bestRank = rank;
-      bestSm = sm;
-    }
-  }
-  return best;
-}
-
 std::string listImages(const tandem_device_program_t *p) {
   static const char *const formats[] = {"ptx", "cubin", "fatbin"};
   std::string text;
@@ -163,6 +133,33 @@ uint64_t tensorBytes(const tandem_tensor_desc_t &tensor) {
 }
 
 } // namespace
+
+const tandem_device_image_t *chooseImage(const tandem_device_program_t *p,
+                                         const std::string &arch) {
+  const tandem_device_image_t *best = nullptr;
+  int bestRank = 0, bestSm = -1;
+  int deviceSm = smNumber(arch.c_str());
+  for (int32_t i = 0; i < p->num_images; ++i) {
+    const tandem_device_image_t &image = p->images[i];
+    if (!image.data)
+      continue;
+    bool sameArch = image.arch && arch == image.arch;
+    int rank = 0, sm = smNumber(image.arch);
+    if (image.format == TANDEM_IMAGE_CUBIN && sameArch)
+      rank = 4;
+    else if (image.format == TANDEM_IMAGE_FATBIN)
+      rank = sameArch ? 3 : 2;
+    else if (image.format == TANDEM_IMAGE_PTX &&
+             (deviceSm == 0 || sm <= deviceSm))
+      rank = 1;
+    if (rank > bestRank || (rank == bestRank && rank == 1 && sm > bestSm)) {
+      best = &image;
+      bestRank = rank;
+      bestSm = sm;
+    }
+  }
+  return best;
+}
 
 tandem_status_t createProgram(const tandem_model_desc_t *desc,
                               const tandem_model_options_t &options,

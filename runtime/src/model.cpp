@@ -68,6 +68,8 @@ struct tandem_model_s {
   std::vector<std::thread> workers;       // per slot, started on demand
   bool syncRunning = false;
   bool stopping = false;
+  /// tandem_model_create succeeded (a failed creation writes no trace).
+  bool created = false;
 };
 
 namespace {
@@ -416,6 +418,7 @@ tandem_status_t tandem_model_create(const tandem_model_desc_t *desc,
     return tandem_status_make(TANDEM_OUT_OF_MEMORY,
                               "model '%s': out of host memory", desc->name);
   }
+  model->created = true;
   *out = model;
   return nullptr;
 }
@@ -436,7 +439,7 @@ void tandem_model_destroy(tandem_model_t *model) {
   tandem::sched::destroyProgram(model->program.get());
   tandem_thread_pool_destroy(model->pool);
   tandem_internal_kernel_cache_destroy(model->kernelCache);
-  if (model->trace && !model->trace->write())
+  if (model->trace && model->created && !model->trace->write())
     std::fprintf(stderr,
                  "tandem: model '%s': cannot write the trace '%s': %s\n",
                  model->desc->name, model->trace->filePath().c_str(),

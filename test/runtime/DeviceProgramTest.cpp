@@ -14,6 +14,7 @@
 #include "program/test_hooks.h"
 #include "tandem/runtime.h"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -247,6 +248,49 @@ TEST_P(DeviceProgram, PipelinedRunsInFlight) {
   EXPECT_EQ(stats(model.get()).runs, static_cast<uint64_t>(batches));
   // Synchronous runs work again once every ticket was waited for.
   EXPECT_EQ(runRound(model.get(), 42), 0);
+}
+
+TEST(DeviceProgramEmulated, PipelinedRunsOverlap) {
+  // Every emulated copy and kernel sleeps 4 ms first, so one run's six
+  // operations take >= 24 ms on its streams. With one slot, 8 runs are
+  // sequential (>= 192 ms); with 4 slots, one slot's copies and kernels run
+  // while another's do, so the batch takes much less.
+  ScopedEnv delay("TANDEM_EMULATED_DELAY_US", "4000-4000");
+  auto timeBatches = [](int depth) {
+    tandem_model_options_t options = optionsFor("emulated");
+    options.pipeline_depth = depth;
+    ModelPtr model = create(&gpu_test_descriptor, options);
+    const int batches = 8;
+    std::vector<std::vector<float>> xs, rs;
+    for (int b = 0; b < batches; ++b) {
+      xs.push_back(input(b));
+      rs.emplace_back(GPU_TEST_N, -1.0f);
+    }
+    std::vector<const void *> inputs(batches);
+    std::vector<void *> outputs(batches);
+    std::vector<tandem_run_t *> tickets(batches);
+    auto start = std::chrono::steady_clock::now();
+    for (int b = 0; b < batches; ++b) {
+      inputs[b] = xs[b].data();
+      outputs[b] = rs[b].data();
+      Result result = take(tandem_model_run_async(model.get(), &inputs[b],
+                                                  &outputs[b], &tickets[b]));
+      EXPECT_EQ(result.code, TANDEM_OK) << result.message;
+    }
+    for (int b = 0; b < batches; ++b) {
+      Result result = take(tandem_model_wait(tickets[b]));
+      EXPECT_EQ(result.code, TANDEM_OK) << result.message;
+      EXPECT_EQ(mismatches(xs[b], rs[b]), 0) << "batch " << b;
+    }
+    return std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now() - start)
+        .count();
+  };
+  double sequential = timeBatches(1);
+  double pipelined = timeBatches(4);
+  EXPECT_GE(sequential, 8 * 24.0);
+  EXPECT_LT(pipelined, 0.7 * sequential)
+      << "pipelined " << pipelined << " ms, sequential " << sequential << " ms";
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, DeviceProgram,

@@ -167,3 +167,13 @@ DESCRIPTOR(gpu_test_descriptor, correctEntry);
 DESCRIPTOR(gpu_test_no_wait_descriptor, noWaitEntry);
 DESCRIPTOR(gpu_test_bad_copy_descriptor, badCopyEntry);
 DESCRIPTOR(gpu_test_bad_kernel_descriptor, badKernelEntry);
+
+#ifdef GPU_TEST_SHARED_LIBRARY
+/* As a dlopen-able model for tandem-run: the weights are filled when the
+ * library loads, and the correct variant is the default model. */
+__attribute__((constructor)) static void initWeightsOnLoad(void) {
+  gpu_test_init_weights();
+}
+__attribute__((visibility("default"))) const tandem_model_desc_t
+    *const tandem_default_model = &gpu_test_descriptor;
+#endif

@@ -201,10 +201,11 @@ tandem_status_t createProgram(const tandem_model_desc_t *desc,
                      "CPU\n",
                      desc->name, prog->fallbackReason.c_str());
     } else if (status) {
-      tandem_status_t wrapped =
-          tandem_status_make(tandem_status_code(status), "model '%s': %s%s: %s",
-                             desc->name, source ? source : "device ",
-                             spec.c_str(), tandem_status_message(status));
+      // The device layer's message names the spec; say where it came from.
+      std::string origin = source ? std::string(source) + spec + ": " : "";
+      tandem_status_t wrapped = tandem_status_make(
+          tandem_status_code(status), "model '%s': %s%s", desc->name,
+          origin.c_str(), tandem_status_message(status));
       tandem_status_free(status);
       return wrapped;
     }

@@ -174,6 +174,6 @@ DESCRIPTOR(gpu_test_bad_kernel_descriptor, badKernelEntry);
 __attribute__((constructor)) static void initWeightsOnLoad(void) {
   gpu_test_init_weights();
 }
-__attribute__((visibility("default"))) const tandem_model_desc_t
-    *const tandem_default_model = &gpu_test_descriptor;
+__attribute__((visibility("default")))
+const tandem_model_desc_t *const tandem_default_model = &gpu_test_descriptor;
 #endif

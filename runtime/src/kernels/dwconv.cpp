@@ -202,6 +202,32 @@ __attribute__((target("avx2,fma"))) void rowAvx2(const DwConv &g,
   for (; x < g.ow; x += 8)
     tailAvx2(g, in, f, out, y, x, std::min<int64_t>(8, g.ow - x));
 }
+/// The masks of a row's last n columns (1 <= n <= 8), computed once per
+/// plane: the output lanes, and for stride 2 the lanes of the two input
+/// vectors that hold elements 0 .. 2(n-1).
+struct TailMasks {
+  bool ready = false;
+  int64_t n = 0;
+  __m256i out, lo, hi;
+  __attribute__((target("avx2,fma"))) void init(int64_t lanes) {
+    n = lanes;
+    out = firstLanes(n);
+    lo = firstLanes(std::min<int64_t>(2 * n - 1, 8));
+    hi = firstLanes(std::max<int64_t>(2 * n - 1 - 8, 0));
+    ready = true;
+  }
+  template <int STEP>
+  __attribute__((target("avx2,fma"))) __m256 load(const float *p) const {
+    if (STEP == 1)
+      return _mm256_maskload_ps(p, out);
+    __m256 even = _mm256_shuffle_ps(_mm256_maskload_ps(p, lo),
+                                    _mm256_maskload_ps(p + 8, hi),
+                                    _MM_SHUFFLE(2, 0, 2, 0));
+    return _mm256_castpd_ps(
+        _mm256_permute4x64_pd(_mm256_castps_pd(even), _MM_SHUFFLE(3, 1, 2, 0)));
+  }
+};
+
 /// The common MobileNet case: a 3x3 window, dilation 1, contiguous input
 /// columns, column stride STEP (1 or 2). The 9 filter values stay in
 /// registers for the whole plane and the three input rows are addressed
@@ -213,6 +239,7 @@ plane3x3Avx2(const DwConv &g, const float *in, const float *f, float *out) {
   for (int t = 0; t < 9; ++t)
     w[t] = _mm256_set1_ps(f[t]);
   const __m256 zero = _mm256_setzero_ps();
+  TailMasks tail;
   // See rowAvx2: an unmasked stride-2 vector reads one element more.
   int64_t full = STEP == 2 ? g.ow - 1 : g.ow;
   for (int64_t y = 0; y < g.oh; ++y) {
@@ -243,8 +270,23 @@ plane3x3Avx2(const DwConv &g, const float *in, const float *f, float *out) {
               _mm256_fmadd_ps(w[3 * i + j], loadStrided(rows[i] + j, STEP), a0);
       _mm256_storeu_ps(o + x, epilogue(g, a0));
     }
-    for (; x < g.ow; x += 8)
-      tailAvx2(g, in, f, o, y, x, std::min<int64_t>(8, g.ow - x));
+    if (x < g.ow) {
+      // The row's last n columns: masked loads of the three rows with the
+      // filter still in registers (small planes, 7x7 or 14x14, spend most
+      // of their time here).
+      int64_t n = std::min<int64_t>(8, g.ow - x);
+      if (!tail.ready || tail.n != n)
+        tail.init(n);
+      __m256 a0 = g.accumulate ? _mm256_maskload_ps(o + x, tail.out) : zero;
+      const float *rows[3] = {r0 + x * STEP, r1 + x * STEP, r2 + x * STEP};
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          a0 = _mm256_fmadd_ps(w[3 * i + j], tail.load<STEP>(rows[i] + j), a0);
+      _mm256_maskstore_ps(o + x, tail.out, epilogue(g, a0));
+      // A row wider than full + 8 cannot occur: full >= ow - 1.
+      if (x + 8 < g.ow)
+        tailAvx2(g, in, f, o, y, x + 8, g.ow - x - 8);
+    }
   }
 }
 

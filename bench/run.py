@@ -59,7 +59,8 @@ class Context:
         self.build = os.path.abspath(args.build)
         self.work = os.path.abspath(args.work) if args.work else \
             os.path.join(self.build, "bench")
-        self.models_dir = os.path.join(self.build, "models")
+        self.models_dir = os.path.abspath(args.models_dir) if \
+            args.models_dir else os.path.join(self.build, "models")
         self.tandemc = os.path.join(self.build, "bin", "tandemc")
         self.tandem_run = os.path.join(self.build, "bin", "tandem-run")
         self.torch_python = args.torch_python
@@ -110,6 +111,9 @@ def parse_args(argv):
                    help="Tandem build directory (default build/)")
     p.add_argument("--work", help="where models, compiled libraries and "
                    "helpers go (default BUILD/bench)")
+    p.add_argument("--models-dir", help="where the torch-exported models "
+                   "are (exported there when missing; default "
+                   "BUILD/models)")
     p.add_argument("--no-build", action="store_true",
                    help="use the tools already in the build directory")
     p.add_argument("--lock", default="/tmp/tandem-build.lock",
@@ -121,6 +125,8 @@ def parse_args(argv):
     p.add_argument("--out", help="report file (default bench/results/"
                    "<date>-<host>[-quick].md; build/bench/smoke.md for "
                    "--smoke)")
+    p.add_argument("--no-chart", action="store_true",
+                   help="do not draw the PNG chart next to the report")
     p.add_argument("--strict", action="store_true",
                    help="exit 1 when a floor check fails or outputs "
                    "disagree")
@@ -149,6 +155,13 @@ def parse_args(argv):
     args.runtimes = _pick(p, "--runtimes", args.runtimes,
                           runtimes_mod.RUNTIMES, list(runtimes_mod.RUNTIMES))
     args.notes = []
+    for rt in list(args.runtimes):
+        if isinstance(rt, runtimes_mod.PeerRuntime) and not rt.available():
+            # jax / iree are optional: bench/setup.sh installs them.
+            args.runtimes.remove(rt)
+            args.notes.append("%s is not installed in this venv (bash "
+                              "bench/setup.sh installs it): runtime %s "
+                              "left out" % (rt.module, rt.name))
     openblas = runtimes_mod.RUNTIMES["openblas"]
     if args.smoke and openblas in args.runtimes and \
             not native.openblas_available():
@@ -208,9 +221,20 @@ def measure_cell(args, ctx, model, threads, peaks, flops):
     inputs = model.make_inputs(ctx)
     runtimes = [r for r in args.runtimes if r.supports(model)]
     sessions = []
+    failed = []
     try:
         for rt in runtimes:
-            sessions.append((rt, rt.open(ctx, model, threads, inputs)))
+            try:
+                sessions.append((rt, rt.open(ctx, model, threads, inputs)))
+            except runtimes_mod.PeerUnavailable as e:
+                # A peer that cannot run this model gets a row that says
+                # why; the others go on.
+                log("%s cannot run %s: %s" % (rt.name, model.name, e))
+                r = report.Result(rt.name, model, threads, [], args.runs,
+                                  flops, peaks, threads)
+                r.fail(str(e))
+                failed.append(r)
+        runtimes = [rt for rt, _ in sessions]
         # Warm up. The first warm-up run estimates a run's time: a runtime
         # so slow that RUNS runs would exceed the budget gets no more
         # warm-up runs and fewer timed runs (at least MIN_CAPPED_RUNS).
@@ -251,6 +275,8 @@ def measure_cell(args, ctx, model, threads, peaks, flops):
                     times[rt.name] += s.run(n, batch_warmup)
         results = []
         for rt, _ in sessions:
+            if not times[rt.name]:
+                continue
             r = report.Result(rt.name, model, threads, times[rt.name],
                               args.runs, flops, peaks, threads)
             r.check = checks[rt.name]
@@ -259,10 +285,33 @@ def measure_cell(args, ctx, model, threads, peaks, flops):
             log("%-12s %-12s T=%d median %.3f ms  min %.3f ms  (%d runs) %s"
                 % (rt.name, model.name, threads, r.median, r.min,
                    len(r.times), r.check))
-        return results
+        return results + failed
     finally:
         for _, s in sessions:
             s.close()
+
+
+def compile_stats(args, ctx):
+    """{model: {...}}: Tandem's compile time, peak RSS, library, arena and
+    weight sizes; IREE's import + compile time; XLA's jit compile time."""
+    names = {rt.name: rt for rt in args.runtimes}
+    stats = {}
+    for model in args.models:
+        if model.kind != "network":
+            continue
+        st = {}
+        if "tandem" in names:
+            st.update(names["tandem"].stats(ctx, model))
+        if "iree" in names:
+            iree = names["iree"]
+            st["iree_compile_s"] = iree.compile_seconds(model.name)
+            if model.name in iree.failures:
+                st["iree_compile_s"] = "failed"
+        if "xla" in names:
+            xla = names["xla"]
+            st["xla_compile_s"] = xla.compile_s.get(model.name)
+        stats[model.name] = st
+    return stats
 
 
 def cpu_name():
@@ -295,8 +344,12 @@ def main(argv):
             model.onnx_path(ctx)
             flops[model.name] = model.flops(ctx)
             for rt in args.runtimes:
-                if rt.name == "tandem" and rt.supports(model):
+                if not rt.supports(model):
+                    continue
+                if rt.name == "tandem":
                     rt.compile(ctx, model)
+                elif hasattr(rt, "prepare"):
+                    rt.prepare(ctx, model)  # IREE: failures go in the table
         peak_s = args.peak_s = 0.2 if args.smoke else 1.0
         peaks, isa = {}, None
         for t in args.threads:
@@ -362,10 +415,14 @@ def main(argv):
     lines.append("- check: outputs on the same inputs against onnxruntime's, "
                  "|got - ref| <= %g |ref| + %g max|ref| (the worst error "
                  "relative to max|ref| in brackets)" % (RTOL, ATOL_REL))
-    lines += ["", report.table(results), "", "Performance floor:", "",
+    lines += ["", report.table(results), ""]
+    chart_at = len(lines)
+    chart_name = None
+    stats = compile_stats(args, ctx)
+    if stats:
+        lines += [report.compile_table(stats), ""]
+    lines += ["Performance floor:", "",
               report.floors(results, census, args.threads), ""]
-    text = "\n".join(lines)
-    print(text)
 
     if args.out:
         out = args.out
@@ -376,6 +433,20 @@ def main(argv):
             started.strftime("%Y-%m-%d"), host,
             "-quick" if args.quick else ""))
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    if not args.smoke and not args.no_chart:
+        png = os.path.splitext(out)[0] + ".png"
+        try:
+            if report.chart(results, png, "%s, %s, %s" % (
+                    started.strftime("%Y-%m-%d %H:%M"), host, mode)):
+                chart_name = os.path.basename(png)
+        except ImportError:
+            args.notes.append("matplotlib is missing: no chart")
+    if chart_name:
+        lines[chart_at:chart_at] = ["Latency relative to onnxruntime (lower is "
+                        "faster): ![chart](%s)" % chart_name, ""]
+    text = "\n".join(lines)
+    print(text)
+
     with open(out, "w") as f:
         f.write(text)
     # The raw timings next to it, for later analysis and charts.
@@ -387,7 +458,8 @@ def main(argv):
                    "peak_gflops": {str(t): p for t, p in peaks.items()},
                    "runtimes": {rt.name: rt.describe(ctx)
                                 for rt in args.runtimes},
-                   "results": [r.to_json() for r in results]}, f, indent=1)
+                   "results": [r.to_json() for r in results],
+                   "compile": stats}, f, indent=1)
     log("wrote %s and %s" % (out, raw))
     if args.strict and ("**FAIL**" in text or "MISMATCH" in text):
         return 1

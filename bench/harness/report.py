@@ -229,6 +229,7 @@ def chart(results, path, title):
     onnxruntime's, per network and thread count (log scale; lower is
     faster). Returns False when there is nothing to draw."""
     import matplotlib
+    import matplotlib.ticker
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     by = _index(results)
@@ -255,15 +256,21 @@ def chart(results, path, title):
                 if r and r.times and ref and ref.times:
                     xs.append(j + (i - (len(runtimes) - 1) / 2) * width)
                     ys.append(r.median / ref.median)
-            ax.bar(xs, ys, width, label=name)
+            bars = ax.bar(xs, ys, width, label=name)
+            ax.bar_label(bars, labels=["%.2g" % y for y in ys],
+                         fontsize="x-small", padding=1)
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_yscale("log")
+        fmt = matplotlib.ticker.FormatStrFormatter("%g")
+        ax.yaxis.set_major_formatter(fmt)
+        ax.yaxis.set_minor_formatter(fmt)
+        ax.tick_params(axis="y", which="minor", labelsize="x-small")
         ax.set_xticks(range(len(models)))
         ax.set_xticklabels(models, rotation=20, ha="right")
         ax.set_ylabel("median latency / onnxruntime's")
         ax.set_title("%d thread%s" % (t, "" if t == 1 else "s"))
         ax.grid(axis="y", which="both", alpha=0.3)
-        ax.legend(fontsize="small")
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.suptitle("Latency relative to onnxruntime (lower is faster), " +
                  title, fontsize="medium")
     fig.tight_layout()

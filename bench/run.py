@@ -2,18 +2,20 @@
 """Tandem's CPU benchmark harness: one entry point for every runtime and
 model in the registries (bench/harness/runtimes.py, bench/harness/models.py).
 
-usage: run.py [--quick | --smoke] [--threads 1,2] [--models a,b]
+usage: run.py [--quick | --smoke] [--threads 1,2] [--models a,b|all]
               [--runtimes a,b] [--runs N] [--warmup W] [--rounds R]
               [--budget-s S] [--out FILE] [--no-build] [--no-lock]
 
 Builds Tandem if needed, makes the models (ONNX MatMuls with onnx.helper,
-ResNet-18 with test/models/generate_torch_models.py), compiles them with
-`tandemc --emit=shared --cpu=native`, measures the machine's FP32 FMA peak,
+the networks with Debian's torch through bench/harness/export_torch.py),
+compiles them with `tandemc --emit=shared --cpu=native` (and with IREE),
+measures the machine's FP32 FMA peak,
 then for each thread count and model times every runtime that supports it,
 interleaved: R rounds, each running a batch of every runtime in a rotating
 order. It checks that the runtimes' outputs agree with onnxruntime's on the
 same inputs, prints a Markdown table and the performance floor's
-PASS/FAIL lines, and writes them to bench/results/<date>-<host>.md.
+PASS/FAIL lines, and writes them to bench/results/<date>-<host>.md, with
+the raw timings (.json) and a latency chart (.png) next to it.
 
 Holds the machine's build/benchmark lock (/tmp/tandem-build.lock) from the
 build to the last timing. Run with the project's venv Python (bench/run.sh
@@ -94,7 +96,8 @@ def parse_args(argv):
     p.add_argument("--threads", default="1,2",
                    help="comma-separated thread counts (default 1,2)")
     p.add_argument("--models", help="comma-separated, from: " +
-                   ", ".join(models_mod.MODELS))
+                   ", ".join(models_mod.MODELS) + "; or all (default: " +
+                   ", ".join(models_mod.DEFAULT_MODELS) + ")")
     p.add_argument("--runtimes", help="comma-separated, from: " +
                    ", ".join(runtimes_mod.RUNTIMES))
     p.add_argument("--runs", type=int, help="timed runs per cell "
@@ -174,6 +177,8 @@ def parse_args(argv):
 
 def _pick(parser, flag, value, registry, default):
     names = value.split(",") if value else default
+    if flag == "--models" and value == "all":
+        names = models_mod.ALL_MODELS
     unknown = [n for n in names if n not in registry]
     if unknown:
         parser.error("%s: unknown %s (known: %s)" % (

@@ -336,6 +336,7 @@ def main(argv):
     lock = Lock(None if args.no_lock else args.lock)
     started = datetime.datetime.now()
     with lock:
+        load_start = os.getloadavg()
         if not args.no_build:
             build_tandem(ctx)
         for tool in (ctx.tandemc, ctx.tandem_run):
@@ -399,6 +400,11 @@ def main(argv):
     if args.runs < 30:
         mode_line += "; fewer than 30 runs: not the recorded figures"
     lines.append(mode_line)
+    lines.append("- Load average (1, 5, 15 min) at the start: %s; at the "
+                 "end: %s (builds that take the lock wait for the run; "
+                 "anything else on the machine shows here)" % (
+                     ", ".join("%.2f" % x for x in load_start),
+                     ", ".join("%.2f" % x for x in os.getloadavg())))
     lines.append("- Machine: %s, %d logical CPUs; FP32 FMA peak measured by "
                  "bench/native/fma_peak.c (%s; the best of 3 tries of %g s "
                  "at the start, one short try in every round, 3 at the "

@@ -30,17 +30,41 @@ OPENBLAS_ENV_REMOVED = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
                         "OMP_NUM_THREADS")
 
 
+# Runs the command given after the file name and writes its peak RSS (KiB)
+# there. A child forked from the harness itself would report the harness's
+# own peak RSS as its floor (Linux keeps the largest RSS across fork and
+# exec in ru_maxrss), so the command is started from this small process.
+_RSS_HELPER = (
+    "import resource, subprocess, sys\n"
+    "rc = subprocess.call(sys.argv[2:])\n"
+    "with open(sys.argv[1], 'w') as f:\n"
+    "    f.write(str(resource.getrusage(resource.RUSAGE_CHILDREN)"
+    ".ru_maxrss))\n"
+    "sys.exit(rc if rc >= 0 else 128 - rc)\n")
+
+
 def run_measured(cmd, env=None):
     """Runs CMD; returns (exit status, stdout+stderr, wall seconds, the
-    child's peak RSS in KiB from wait4's rusage)."""
-    start = time.time()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, env=env)
-    output = proc.stdout.read().decode(errors="replace")
-    proc.stdout.close()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, output, time.time() - start, usage.ru_maxrss
+    command's peak RSS in KiB, or None if unknown)."""
+    import sys
+    import tempfile
+    fd, rss_path = tempfile.mkstemp(prefix="tandem-bench-rss-")
+    os.close(fd)
+    try:
+        start = time.time()
+        proc = subprocess.run([sys.executable, "-c", _RSS_HELPER, rss_path]
+                              + list(cmd), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, env=env)
+        seconds = time.time() - start
+        try:
+            with open(rss_path) as f:
+                max_rss_kb = int(f.read())
+        except ValueError:
+            max_rss_kb = None
+    finally:
+        os.remove(rss_path)
+    return proc.returncode, proc.stdout.decode(errors="replace"), seconds, \
+        max_rss_kb
 
 
 class PeerUnavailable(BenchError):
@@ -267,8 +291,8 @@ class Tandem(Runtime):
         with open(out + ".stats.json", "w") as f:
             json.dump({"compile_s": seconds, "max_rss_kb": max_rss_kb,
                        "command": cmd}, f)
-        ctx.log("compiled %s in %.1f s, peak RSS %.0f MiB" % (
-            model.name, seconds, max_rss_kb / 1024))
+        ctx.log("compiled %s in %.1f s, peak RSS %s KiB" % (
+            model.name, seconds, max_rss_kb))
         return out
 
     def stats(self, ctx, model):
@@ -573,7 +597,7 @@ class Xla(PeerRuntime):
                 "arguments), `jax.jit(...).lower(...).compile()`, timed "
                 "around the call + block_until_ready in a worker process "
                 "pinned to T CPUs with sched_setaffinity before jax "
-                "starts (XLA sizes its thread pool from them); %s; process "
+                "starts; %s; process "
                 "CPU time / wall time over the timed runs: %s" % (
                     jax.__version__, flags or "-", self.thread_check()
                     or "-"))

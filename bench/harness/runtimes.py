@@ -267,10 +267,35 @@ class Tandem(Runtime):
         return self._rt
 
     def describe(self, ctx):
-        return ("tandem: commit %s, `tandemc --emit=shared --cpu=native`, "
+        return ("tandem: %s, `tandemc --emit=shared --cpu=native`, "
                 "timed in-process through the runtime C API "
                 "(`tandem_model_run` via ctypes, the call `tandem-run "
-                "--bench` times)" % ctx.revision)
+                "--bench` times)" % self.provenance(ctx))
+
+    def provenance(self, ctx):
+        """Which sources the measured tandemc was built from: this
+        checkout's commit, or, when --build points at another checkout's
+        build directory, that checkout and when tandemc was built."""
+        src = None
+        try:
+            with open(os.path.join(ctx.build, "CMakeCache.txt")) as f:
+                for line in f:
+                    if line.startswith("CMAKE_HOME_DIRECTORY:"):
+                        src = line.split("=", 1)[1].strip()
+        except OSError:
+            pass
+        if not src or os.path.realpath(src) == os.path.realpath(ctx.root):
+            return "commit %s" % ctx.revision
+        head = subprocess.run(["git", "-C", src, "log", "-1",
+                               "--format=%h %cI"], capture_output=True,
+                              text=True).stdout.strip() or "?"
+        built = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(
+            os.path.getmtime(ctx.tandemc))) if os.path.exists(
+                ctx.tandemc) else "?"
+        return ("tandemc and runtime from %s, built from %s (whose HEAD at "
+                "report time is %s; tandemc built %s), not from this "
+                "checkout (%s)" % (ctx.build, src, head, built,
+                                   ctx.revision))
 
     def compile(self, ctx, model):
         onnx_path = model.onnx_path(ctx)

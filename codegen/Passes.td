@@ -96,6 +96,35 @@ def TandemLowerMemRefCopies : Pass<"tandem-lower-memref-copies"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TandemNarrowPadFills : Pass<"tandem-narrow-pad-fills"> {
+  let summary = "fills only the border of a padded buffer whose interior is copied over";
+  let description = [{
+    A `tensor.pad` bufferises into a fill of the whole padded buffer with the
+    pad value, followed by a copy of the source into the buffer's interior.
+    The interior is written twice; for a conv's padded input that doubles the
+    memory traffic of the pad. This pass replaces such a fill (`linalg.fill`
+    or a `linalg.map` yielding a value from outside) by fills of the border
+    slabs only, when a later `memref.copy` in the same block overwrites a
+    unit-stride, static subview of the buffer and nothing else reads or
+    writes the buffer in between.
+
+    Before:
+
+    ```mlir
+    linalg.map outs(%buf : memref<1x3x18x18xf32>) (%init: f32) {
+      linalg.yield %zero : f32
+    }
+    %in = memref.subview %buf[0, 0, 1, 1] [1, 3, 16, 16] [1, 1, 1, 1] : ...
+    memref.copy %src, %in : ...
+    ```
+
+    After: `linalg.fill` of the four border slabs (rows 0 and 17 of every
+    channel, then columns 0 and 17 of rows 1..16), and the copy.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 
 def TandemCallCPUKernels : Pass<"tandem-call-cpu-kernels", "::mlir::ModuleOp"> {
   let summary = "replaces f32 contractions on buffers by calls of the runtime's sgemm";
@@ -275,6 +304,145 @@ def TandemDispatchParallelCalls
     ```
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def TandemKeepGPUPartitions
+    : Pass<"tandem-keep-gpu-partitions", "::mlir::ModuleOp"> {
+  let summary = "marks GPU partition functions no_inline";
+  let description = [{
+    Sets `no_inline` on every partition function (`tandem.partition`) whose
+    `tandem.device` is a GPU, so that the `inline` pass that follows folds
+    only the host partitions into the schedule. GPU partitions stay
+    functions; after bufferisation their outputs are arguments and
+    `tandem-outline-kernels` splits them into kernels.
+
+    Before:
+    ```mlir
+    func.func private @model_p0_gpu0(%x: tensor<4xf32>) -> tensor<4xf32>
+        attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition}
+    ```
+    After:
+    ```mlir
+    func.func private @model_p0_gpu0(%x: tensor<4xf32>) -> tensor<4xf32>
+        attributes {no_inline, tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition}
+    ```
+  }];
+}
+
+def TandemOutlineKernels : Pass<"tandem-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "outlines every op of a bufferised GPU partition into a kernel function";
+  let description = [{
+    Runs on buffers. In every GPU partition (`tandem.partition` placed on a
+    GPU), each linalg op and each `memref.copy` becomes a *kernel function*
+    (docs/GPU.md): a private `func.func` with the unit attribute
+    `tandem.kernel`, named `@<partition>_k<i>_<fusion>_<op>`, whose
+    arguments are whole buffers with static shapes and identity layouts,
+    inputs first, then outputs (a buffer the op writes is an output), with
+    no results and no allocations. The views (subviews, reshapes, casts)
+    and scalar constants the op uses are recreated inside the kernel, so a
+    kernel argument is always a buffer itself: an argument of the
+    partition, a `memref.alloc` or a `memref.get_global`. A `memref.copy`
+    becomes a `linalg.copy` in its kernel: every kernel holds exactly one
+    linalg op.
+
+    The op is replaced by a `func.call` of its kernel carrying the launch
+    geometry of the mapping (one thread per point of the parallel loops,
+    256 threads per block, see docs/GPU.md) as
+    `tandem.launch_dims = array<i64: gx, gy, gz, bx, by, bz>`.
+    Temporaries between kernels stay `memref.alloc`s of the partition; the
+    host schedule plans them into the device arena.
+
+    An op that is neither a kernel, a view, a constant nor an allocation is
+    an error: it would have to run on the host.
+
+    Before:
+    ```mlir
+    func.func private @model_p0_gpu0(%x: memref<4x8xf32>, %y: memref<4x8xf32>)
+        attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+      linalg.generic {...} ins(%x : memref<4x8xf32>) outs(%y : memref<4x8xf32>)
+          attrs = {tandem.kernel = "fusion.relu1"} {...}
+      return
+    }
+    ```
+    After:
+    ```mlir
+    func.func private @model_p0_gpu0(%x: memref<4x8xf32>, %y: memref<4x8xf32>) ... {
+      call @model_p0_gpu0_k0_relu1_generic(%x, %y)
+          {tandem.launch_dims = array<i64: 1, 1, 1, 32, 1, 1>}
+          : (memref<4x8xf32>, memref<4x8xf32>) -> ()
+      return
+    }
+    func.func private @model_p0_gpu0_k0_relu1_generic(%x: memref<4x8xf32>,
+        %y: memref<4x8xf32>) attributes {tandem.kernel} {
+      linalg.generic {...} ins(%x : memref<4x8xf32>) outs(%y : memref<4x8xf32>) {...}
+      return
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
+def TandemMapKernelsToGPU
+    : Pass<"tandem-map-kernels-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "clones every kernel function into a gpu.module, mapped to blocks and threads";
+  let description = [{
+    For every kernel function (`tandem.kernel`, made by
+    `tandem-outline-kernels`), adds a `gpu.func` of the same name and
+    signature, marked `gpu.kernel` with its `known_block_size`, to one
+    `gpu.module` (the module becomes a `gpu.container_module`). The kernel
+    functions themselves stay: they are also the source of the CPU twins.
+
+    The mapping is the same for every kernel: the parallel loops of its
+    linalg op are flattened row-major into one index
+    `id = blockIdx.x * bx + threadIdx.x`; a guard `id < total` drops the
+    threads of the ragged last block, so any size maps; `id` is
+    delinearised into the loop indices; reduction loops run serially in the
+    thread as `scf.for` with the outputs carried in registers (loaded once,
+    stored once). When the outputs are not partitioned by the parallel
+    loops (an output map that is not a projected permutation of exactly the
+    parallel loops), one thread runs the whole op. Nothing stays on the
+    host. `bx` is 256, or the thread count rounded up to a warp when it is
+    smaller; the grid is `ceil(total / bx)` blocks.
+
+    Before:
+    ```mlir
+    func.func private @k(%a: memref<300x64xf32>, %s: memref<300xf32>) attributes {tandem.kernel} {
+      linalg.generic {iterator_types = ["parallel", "reduction"], ...}
+          ins(%a : memref<300x64xf32>) outs(%s : memref<300xf32>) {...}
+      return
+    }
+    ```
+    After (added):
+    ```mlir
+    gpu.module @tandem_kernels {
+      gpu.func @k(%a: memref<300x64xf32>, %s: memref<300xf32>) kernel
+          attributes {known_block_size = array<i32: 256, 1, 1>} {
+        %bid = gpu.block_id x
+        %tid = gpu.thread_id x
+        %id = ... %bid * 256 + %tid
+        %in = arith.cmpi ult, %id, %c300 : index
+        scf.if %in {
+          %init = memref.load %s[%id]
+          %r = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %init) -> (f32) {...}
+          memref.store %r, %s[%id]
+        }
+        gpu.return
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"moduleName", "module-name", "std::string", /*default=*/"\"tandem_kernels\"",
+           "name of the gpu.module that receives the kernels">
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
 }
 
 #endif // TANDEM_CODEGEN_PASSES_TD

@@ -121,12 +121,19 @@ class _ModelDesc(ctypes.Structure):
                 ("arena_bytes", ctypes.c_uint64),
                 ("weight_bytes", ctypes.c_uint64),
                 ("entry", ctypes.c_void_p)]
+    # ABI 2 appends `device_program` (NULL for CPU-only models); ABI 1
+    # descriptors end at `entry`, so the field is not read here.
 
 
 class _ModelOptions(ctypes.Structure):
     _fields_ = [("intra_op_threads", ctypes.c_int32),
                 ("arena", ctypes.c_void_p),
-                ("arena_bytes", ctypes.c_uint64)]
+                ("arena_bytes", ctypes.c_uint64),
+                ("device", ctypes.c_char_p),
+                ("cuda_graphs", ctypes.c_int32),
+                ("pipeline_depth", ctypes.c_int32),
+                ("log_fallback", ctypes.c_int32),
+                ("trace_path", ctypes.c_char_p)]
 
 
 _TANDEM_F32 = 0
@@ -146,12 +153,13 @@ class TandemSession(Session):
         except ValueError:
             raise BenchError("%s: no tandem_default_model symbol" % so_path)
         desc = ctypes.cast(desc_ptr, ctypes.POINTER(_ModelDesc)).contents
-        if desc.abi_version != runtime.abi_version(ctx):
+        current, cpu_only = runtime.abi_versions(ctx)
+        if desc.abi_version not in (current, cpu_only):
             raise BenchError(
-                "%s: ABI version %d, but runtime.h says %d; the harness's "
-                "ctypes view of the ABI (bench/harness/runtimes.py) must be "
-                "updated" % (so_path, desc.abi_version,
-                             runtime.abi_version(ctx)))
+                "%s: ABI version %d, but runtime.h says %d (or %d for "
+                "CPU-only models); the harness's ctypes view of the ABI "
+                "(bench/harness/runtimes.py) must be updated" %
+                (so_path, desc.abi_version, current, cpu_only))
         self.desc = desc
         if desc.num_inputs != len(inputs):
             raise BenchError("%s: %d inputs, the harness made %d" %
@@ -231,16 +239,20 @@ class Tandem(Runtime):
         self._rt = None
         self._abi = None
 
-    def abi_version(self, ctx):
+    def abi_versions(self, ctx):
+        """(TANDEM_ABI_VERSION, TANDEM_ABI_VERSION_CPU_ONLY) of runtime.h."""
         if self._abi is None:
             header = os.path.join(ctx.root, "runtime", "include", "tandem",
                                   "runtime.h")
             with open(header) as f:
-                m = re.search(r"#define\s+TANDEM_ABI_VERSION\s+(\d+)",
-                              f.read())
-            if not m:
-                raise BenchError("no TANDEM_ABI_VERSION in " + header)
-            self._abi = int(m.group(1))
+                text = f.read()
+            found = []
+            for name in ("TANDEM_ABI_VERSION", "TANDEM_ABI_VERSION_CPU_ONLY"):
+                m = re.search(r"#define\s+%s\s+(\d+)" % name, text)
+                if not m:
+                    raise BenchError("no %s in %s" % (name, header))
+                found.append(int(m.group(1)))
+            self._abi = tuple(found)
         return self._abi
 
     def library(self, ctx):

@@ -33,7 +33,8 @@ LogicalResult mlir::tandem::buildCPULowerToLLVMPipeline(OpPassManager &pm) {
       // everything else becomes loops, parallel dimensions scf.parallel,
       // whose large outermost ones are outlined into chunk bodies.
       "tandem-call-cpu-kernels,"
-      "tandem-lower-memref-copies,convert-linalg-to-parallel-loops,"
+      "tandem-narrow-pad-fills,tandem-lower-memref-copies,"
+      "convert-linalg-to-parallel-loops,"
       "tandem-outline-parallel-loops,lower-affine,convert-scf-to-cf,"
       "expand-strided-metadata,lower-affine,math-expand-ops,"
       "finalize-memref-to-llvm,convert-arith-to-llvm,"

@@ -31,22 +31,31 @@ namespace {
 
 constexpr llvm::StringLiteral kSgemm = "tandem_sgemm_f32";
 constexpr llvm::StringLiteral kConv2D = "tandem_conv2d_f32";
+constexpr llvm::StringLiteral kDwConv2D = "tandem_dwconv2d_f32";
 constexpr llvm::StringLiteral kExecCtxAttr = "tandem.exec_ctx";
 constexpr int32_t kAccumulate = 1; // TANDEM_SGEMM_ACCUMULATE
 constexpr int32_t kConstantA = 2;  // TANDEM_SGEMM_CONSTANT_A
 constexpr int32_t kConstantB = 4;  // TANDEM_SGEMM_CONSTANT_B
-constexpr int32_t kRelu = 8;       // TANDEM_SGEMM_RELU, TANDEM_CONV2D_RELU
+constexpr int32_t kRelu = 8;       // TANDEM_{SGEMM,CONV2D,DWCONV2D}_RELU
+constexpr int32_t kRelu6 = 16;     // TANDEM_{SGEMM,CONV2D,DWCONV2D}_RELU6
 constexpr llvm::StringLiteral kEpilogueAttr = "tandem.epilogue";
 
-/// Whether `op` carries the fused ReLU epilogue (from tandem-fuse-elementwise).
-bool hasReluEpilogue(Operation *op) {
+/// Whether `op` carries a fused epilogue (from tandem-fuse-elementwise).
+bool hasReluEpilogue(Operation *op) { return op->hasAttr(kEpilogueAttr); }
+
+/// The kernel flag of `op`'s fused epilogue, or 0 for none.
+int32_t epilogueFlag(Operation *op) {
   auto epilogue = op->getAttrOfType<StringAttr>(kEpilogueAttr);
-  return epilogue && epilogue.getValue() == "relu";
+  if (!epilogue)
+    return 0;
+  return epilogue.getValue() == "relu6" ? kRelu6 : kRelu;
 }
 
 /// Applies an epilogue the op keeps (it did not become a kernel call) as a
-/// loop right after it: out = max(out, 0) in place.
+/// loop right after it: out = max(out, 0) in place, then min(out, 6) for
+/// ReLU6.
 void materializeRelu(Operation *op, Value out) {
+  bool relu6 = epilogueFlag(op) == kRelu6;
   OpBuilder b(op->getContext());
   b.setInsertionPointAfter(op);
   Location loc = op->getLoc();
@@ -54,15 +63,20 @@ void materializeRelu(Operation *op, Value out) {
   AffineMap id = b.getMultiDimIdentityMap(type.getRank());
   SmallVector<utils::IteratorType> iterators(type.getRank(),
                                              utils::IteratorType::parallel);
-  linalg::GenericOp::create(b, loc, TypeRange{}, ValueRange{}, ValueRange{out},
-                            ArrayRef<AffineMap>{id}, iterators,
-                            [&](OpBuilder &nb, Location nloc, ValueRange args) {
-                              Value zero = arith::ConstantOp::create(
-                                  nb, nloc, nb.getZeroAttr(args[0].getType()));
-                              Value max = arith::MaximumFOp::create(
-                                  nb, nloc, args[0], zero);
-                              linalg::YieldOp::create(nb, nloc, max);
-                            });
+  linalg::GenericOp::create(
+      b, loc, TypeRange{}, ValueRange{}, ValueRange{out},
+      ArrayRef<AffineMap>{id}, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value zero = arith::ConstantOp::create(
+            nb, nloc, nb.getZeroAttr(args[0].getType()));
+        Value r = arith::MaximumFOp::create(nb, nloc, args[0], zero);
+        if (relu6)
+          r = arith::MinimumFOp::create(
+              nb, nloc, r,
+              arith::ConstantOp::create(
+                  nb, nloc, nb.getFloatAttr(args[0].getType(), 6.0)));
+        linalg::YieldOp::create(nb, nloc, r);
+      });
   op->removeAttr(kEpilogueAttr);
 }
 
@@ -271,6 +285,19 @@ bool isKernelConv(linalg::Conv2DNchwFchwOp conv) {
          hasDenseInnerDims(out, 2) && isF32MultiplyAccumulate(*conv.getBlock());
 }
 
+/// An f32 NCHW depthwise convolution tandem_dwconv2d_f32 can run: a dense
+/// [c, kh, kw] filter and contiguous output columns; any input strides.
+bool isKernelDwConv(linalg::DepthwiseConv2DNchwChwOp conv) {
+  if (!conv.hasPureBufferSemantics())
+    return false;
+  auto in = dyn_cast<MemRefType>(conv.getInputs()[0].getType());
+  auto filter = dyn_cast<MemRefType>(conv.getInputs()[1].getType());
+  auto out = dyn_cast<MemRefType>(conv.getOutputs()[0].getType());
+  return in && filter && out && in.hasStaticShape() &&
+         in.getElementType().isF32() && hasDenseInnerDims(filter, 3) &&
+         hasDenseInnerDims(out, 1) && isF32MultiplyAccumulate(*conv.getBlock());
+}
+
 struct CallCPUKernelsPass
     : tandem::impl::TandemCallCPUKernelsBase<CallCPUKernelsPass> {
   void runOnOperation() override {
@@ -298,10 +325,14 @@ struct CallCPUKernelsPass
 
     SmallVector<std::pair<linalg::LinalgOp, GemmDims>> work;
     SmallVector<linalg::Conv2DNchwFchwOp> convs;
+    SmallVector<linalg::DepthwiseConv2DNchwChwOp> dwConvs;
     module.walk([&](linalg::LinalgOp op) {
       if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(*op)) {
         if (isKernelConv(conv))
           convs.push_back(conv);
+      } else if (auto dw = dyn_cast<linalg::DepthwiseConv2DNchwChwOp>(*op)) {
+        if (isKernelDwConv(dw))
+          dwConvs.push_back(dw);
       } else if (auto dims = classify(op); succeeded(dims)) {
         work.push_back({op, *dims});
       }
@@ -312,11 +343,12 @@ struct CallCPUKernelsPass
         return;
       bool kernel =
           llvm::any_of(work, [&](auto &w) { return w.first == op; }) ||
-          llvm::is_contained(convs, op.getOperation());
+          llvm::is_contained(convs, op.getOperation()) ||
+          llvm::is_contained(dwConvs, op.getOperation());
       if (!kernel)
         materializeRelu(op, op.getDpsInitOperand(0)->get());
     });
-    if (work.empty() && convs.empty())
+    if (work.empty() && convs.empty() && dwConvs.empty())
       return;
 
     OpBuilder top(module.getBodyRegion());
@@ -331,6 +363,19 @@ struct CallCPUKernelsPass
                                   i64,     i64,     i64,     i64, i64, i32};
       top.setInsertionPointToStart(module.getBody());
       auto decl = func::FuncOp::create(top, module.getLoc(), kConv2D,
+                                       FunctionType::get(ctx, params, {}));
+      decl.setPrivate();
+    }
+    if (!dwConvs.empty() && !module.lookupSymbol<func::FuncOp>(kDwConv2D)) {
+      // (ctx, n, c, h, w, input, sIn, sIc, sIh, sIw, kh, kw, filter, output,
+      //  sOn, sOc, sOh, oh, ow, strideH, strideW, dilationH, dilationW, flags)
+      SmallVector<Type> params = {ptrType, i64, i64,     i64,    i64,
+                                  ptrType, i64, i64,     i64,    i64,
+                                  i64,     i64, ptrType, ptrType};
+      params.append(9, i64);
+      params.push_back(i32);
+      top.setInsertionPointToStart(module.getBody());
+      auto decl = func::FuncOp::create(top, module.getLoc(), kDwConv2D,
                                        FunctionType::get(ctx, params, {}));
       decl.setPrivate();
     }
@@ -351,6 +396,8 @@ struct CallCPUKernelsPass
       rewrite(op, g);
     for (linalg::Conv2DNchwFchwOp conv : convs)
       rewriteConv(conv);
+    for (linalg::DepthwiseConv2DNchwChwOp conv : dwConvs)
+      rewriteDwConv(conv);
   }
 
   /// The run's exec context inside the function holding `op`.
@@ -383,8 +430,7 @@ struct CallCPUKernelsPass
     }
     if (isConstantBuffer(filter))
       flags |= 2; // TANDEM_CONV2D_CONSTANT_FILTER
-    if (hasReluEpilogue(conv))
-      flags |= kRelu;
+    flags |= epilogueFlag(conv);
     SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
     SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
 
@@ -407,6 +453,46 @@ struct CallCPUKernelsPass
     conv->erase();
   }
 
+  void rewriteDwConv(linalg::DepthwiseConv2DNchwChwOp conv) {
+    OpBuilder b(conv);
+    Location loc = conv.getLoc();
+    Type i64 = b.getI64Type();
+    auto constant = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, loc, i64, v).getResult();
+    };
+    Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+    Value out = conv.getOutputs()[0];
+    auto inType = cast<MemRefType>(input.getType());
+    auto filterType = cast<MemRefType>(filter.getType());
+    auto outType = cast<MemRefType>(out.getType());
+    int32_t flags = 1; // TANDEM_DWCONV2D_ACCUMULATE
+    if (linalg::FillOp fill = zeroFillBefore(conv, out)) {
+      fill.erase();
+      flags = 0;
+    }
+    flags |= epilogueFlag(conv);
+    SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+    SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+
+    StridedOperand in = readStrided(b, loc, input);
+    StridedOperand w = readStrided(b, loc, filter);
+    StridedOperand o = readStrided(b, loc, out);
+    SmallVector<Value> args = {execContext(b, conv)};
+    for (int64_t d : inType.getShape())
+      args.push_back(constant(d));
+    args.push_back(in.ptr);
+    args.append(in.strides.begin(), in.strides.end());
+    args.append({constant(filterType.getDimSize(1)),
+                 constant(filterType.getDimSize(2)), w.ptr, o.ptr, o.strides[0],
+                 o.strides[1], o.strides[2], constant(outType.getDimSize(2)),
+                 constant(outType.getDimSize(3)), constant(strides[0]),
+                 constant(strides[1]), constant(dilations[0]),
+                 constant(dilations[1])});
+    args.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), flags));
+    func::CallOp::create(b, loc, kDwConv2D, TypeRange{}, args);
+    conv->erase();
+  }
+
   void rewrite(linalg::LinalgOp op, const GemmDims &g) {
     OpBuilder b(op);
     Location loc = op.getLoc();
@@ -423,8 +509,7 @@ struct CallCPUKernelsPass
       flags |= kConstantA;
     if (isConstantBuffer(op.getDpsInputOperand(1)->get()))
       flags |= kConstantB;
-    if (hasReluEpilogue(op))
-      flags |= kRelu;
+    flags |= epilogueFlag(op);
 
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     auto constant = [&](int64_t v) {

@@ -61,15 +61,49 @@ bool isRelu(linalg::GenericOp op) {
          (max.getRhs() == in && isZero(max.getLhs()));
 }
 
-/// Folds a ReLU into the f32 contraction or convolution it follows (when
-/// that is its only user): the producer gets `tandem.epilogue = "relu"`,
+/// The epilogue `op` is, if any: "relu" for max(x, 0) (isRelu), "relu6" for
+/// min(max(x, 0), 6) elementwise over one f32 input with identity maps (the
+/// ReLU6 of MobileNets, a clip to [0, 6]).
+StringRef epilogueKind(linalg::GenericOp op) {
+  if (isRelu(op))
+    return "relu";
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0 ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return {};
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto min = yield.getNumOperands() == 1
+                 ? yield.getOperand(0).getDefiningOp<arith::MinimumFOp>()
+                 : nullptr;
+  if (!min || !min.getType().isF32())
+    return {};
+  auto isConstant = [](Value v, double expected) {
+    FloatAttr c;
+    return matchPattern(v, m_Constant(&c)) && c.getValueAsDouble() == expected;
+  };
+  Value in = body.getArgument(0);
+  auto isReluOfIn = [&](Value v) {
+    auto max = v.getDefiningOp<arith::MaximumFOp>();
+    return max && ((max.getLhs() == in && isConstant(max.getRhs(), 0.0)) ||
+                   (max.getRhs() == in && isConstant(max.getLhs(), 0.0)));
+  };
+  if ((isReluOfIn(min.getLhs()) && isConstant(min.getRhs(), 6.0)) ||
+      (isReluOfIn(min.getRhs()) && isConstant(min.getLhs(), 6.0)))
+    return "relu6";
+  return {};
+}
+
+/// Folds a ReLU (or ReLU6) into the f32 contraction or convolution it follows
+/// (when that is its only user): the producer gets `tandem.epilogue = "relu"`,
 /// which tandem-call-cpu-kernels turns into the kernels' fused epilogue
 /// (or, if the op does not become a kernel call, into a loop right after
 /// it), and the ReLU's users read the producer directly.
 void foldReluEpilogues(Operation *root) {
   SmallVector<linalg::GenericOp> relus;
   root->walk([&](linalg::GenericOp op) {
-    if (isRelu(op))
+    if (!epilogueKind(op).empty())
       relus.push_back(op);
   });
   for (linalg::GenericOp relu : relus) {
@@ -78,11 +112,11 @@ void foldReluEpilogues(Operation *root) {
     if (!producer || !in.hasOneUse() || producer->getNumResults() != 1 ||
         in.getType() != relu.getResult(0).getType() ||
         producer->hasAttr("tandem.epilogue") ||
-        !isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp>(
-            producer))
+        !isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp,
+             linalg::DepthwiseConv2DNchwChwOp>(producer))
       continue;
-    producer->setAttr("tandem.epilogue",
-                      StringAttr::get(producer->getContext(), "relu"));
+    producer->setAttr("tandem.epilogue", StringAttr::get(producer->getContext(),
+                                                         epilogueKind(relu)));
     relu.getResult(0).replaceAllUsesWith(in);
     relu.erase();
   }

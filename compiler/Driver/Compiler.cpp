@@ -5,6 +5,7 @@
 #include "codegen/Artifact/HeaderEmitter.h"
 #include "codegen/Artifact/ObjectEmitter.h"
 #include "codegen/CPU/CPUPipeline.h"
+#include "codegen/GPU/GPUPipeline.h"
 #include "compiler/InitAll.h"
 #include "dialects/Tandem/IR/TandemAttrs.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
@@ -102,7 +103,8 @@ mlir::tandem::parseShape(llvm::StringRef text) {
 }
 
 LogicalResult mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
-                                               const CompilerOptions &options) {
+                                               const CompilerOptions &options,
+                                               bool gpuPartitions) {
   switch (phase) {
   case Phase::Import:
     return success();
@@ -138,29 +140,32 @@ LogicalResult mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
     // style.
     if (failed(parsePassPipeline("tandem-lower-to-linalg", pm)))
       return failure();
-    return buildCPUBufferizePipeline(pm);
+    return gpuPartitions ? buildGPUBufferizePipeline(pm)
+                         : buildCPUBufferizePipeline(pm);
   case Phase::Lowered:
+    // The host schedule of a model with GPU partitions is not lowered yet.
+    if (gpuPartitions)
+      return failure();
     return buildCPULowerToLLVMPipeline(pm);
   }
   llvm_unreachable("unknown phase");
 }
 
-/// Fails when a partition is placed on a GPU: GPU code generation is the
-/// next stage.
-static LogicalResult checkHostOnly(ModuleOp module) {
-  WalkResult walk = module.walk([&](func::FuncOp func) {
-    auto device =
-        func->getAttrOfType<DeviceAttr>(TandemDialect::getDeviceAttrName());
-    if (device && llvm::StringRef(device.getName()).contains("GPU")) {
-      func.emitError() << "partition '@" << func.getSymName()
-                       << "' is placed on " << device.getName()
-                       << ": GPU code generation is not yet supported; "
-                          "compile for --target=cpu";
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return failure(walk.wasInterrupted());
+/// Fails when a partition is placed on a GPU and `kind` needs host code:
+/// the host schedule of GPU partitions is not generated yet.
+static LogicalResult checkHostOnly(ModuleOp module, EmitKind kind) {
+  for (auto func : module.getOps<func::FuncOp>())
+    if (isGPUPartition(func))
+      return func.emitError()
+             << "partition '@" << func.getSymName() << "' is placed on "
+             << func->getAttrOfType<DeviceAttr>(
+                        TandemDialect::getDeviceAttrName())
+                    .getName()
+             << ": --emit=" << emitKindName(kind)
+             << " is not yet supported with GPU partitions; use --emit=ptx "
+                "or --emit=mlir --compile-to=bufferized, or compile for "
+                "--target=cpu";
+  return success();
 }
 
 /// The code generator's target as the driver options name it.
@@ -280,6 +285,8 @@ static double peakRssMiB() {
 /// The phase an output kind needs. IR and drawings default to the last
 /// graph-level phase (placed, fused, partitioned); --compile-to goes further.
 static Phase requiredPhase(EmitKind kind) {
+  if (kind == EmitKind::PTX)
+    return Phase::Bufferized;
   return kind == EmitKind::MLIR || kind == EmitKind::Dot ? Phase::Partitioned
                                                          : Phase::Lowered;
 }
@@ -325,18 +332,48 @@ static LogicalResult writeHeader(const ModelSignature &signature,
   });
 }
 
+/// Compiles the kernels of `module` and writes the PTX of each arch to
+/// `path`, each preceded by a comment line naming the arch.
+static LogicalResult writePTX(ModuleOp module, const CompilerOptions &options,
+                              Location fileLoc) {
+  if (!hasGPUPartitions(module))
+    return emitError(fileLoc)
+           << "--emit=ptx: the model has no GPU partition (compile with "
+              "--target=cpu,gpu:... and place ops on the GPU)";
+  GPUCodegenOptions gpuOptions;
+  gpuOptions.archs = options.cudaArchs;
+  gpuOptions.useToolkit = false; // PTX only
+  FailureOr<std::vector<DeviceImage>> images =
+      compileGPUKernels(module, gpuOptions);
+  if (failed(images))
+    return failure();
+  return writeFile(
+      options.outputPath, fileLoc, [&](llvm::raw_pwrite_stream &os) {
+        for (const DeviceImage &image : *images) {
+          if (image.format != DeviceImage::PTX)
+            continue;
+          os << "// tandem: PTX for " << image.arch << "\n" << image.bytes;
+          if (!llvm::StringRef(image.bytes).ends_with("\n"))
+            os << "\n";
+        }
+        return success();
+      });
+}
+
 LogicalResult mlir::tandem::compile(
     MLIRContext &context, const CompilerOptions &options,
     llvm::raw_ostream &log,
     llvm::function_ref<LogicalResult(PassManager &)> configurePassManager) {
   Location fileLoc = FileLineColLoc::get(&context, options.inputPath, 0, 0);
-  if (options.emit == EmitKind::PTX)
-    return emitError(fileLoc)
-           << "--emit=" << emitKindName(options.emit)
-           << " is not yet supported; use --emit=obj, shared, header, asm, "
-              "llvm, mlir or dot";
+  for (const std::string &arch : options.cudaArchs)
+    if (std::string message = validateCudaArch(arch); !message.empty())
+      return emitError(fileLoc) << "--cuda-arch: " << message;
+  bool ptx = options.emit == EmitKind::PTX;
   bool codegen =
-      options.emit != EmitKind::MLIR && options.emit != EmitKind::Dot;
+      options.emit != EmitKind::MLIR && options.emit != EmitKind::Dot && !ptx;
+  if (ptx && options.compileTo && *options.compileTo != Phase::Bufferized)
+    return emitError(fileLoc) << "--emit=ptx compiles the kernels of the "
+                                 "bufferized phase; drop --compile-to";
   if (codegen && options.compileTo && *options.compileTo != Phase::Lowered)
     return emitError(fileLoc) << "--emit=" << emitKindName(options.emit)
                               << " needs the whole pipeline; drop "
@@ -387,22 +424,33 @@ LogicalResult mlir::tandem::compile(
   report("import", start);
 
   std::optional<ModelSignature> signature;
+  bool gpuPartitions = false;
   for (int p = static_cast<int>(Phase::Graph); p <= static_cast<int>(last);
        ++p) {
     Phase phase = static_cast<Phase>(p);
     // Code generation starts from the partitioned graph: read the model's
-    // interface while it is still tensors, and stop early for GPU work.
+    // interface while it is still tensors, and stop early for host code of
+    // GPU partitions (not generated yet).
     if (phase == Phase::Bufferized) {
-      if (failed(checkHostOnly(*module)))
+      gpuPartitions = hasGPUPartitions(*module);
+      if (gpuPartitions && codegen &&
+          failed(checkHostOnly(*module, options.emit)))
         return failure();
-      FailureOr<ModelSignature> sig = readModelSignature(*module, options.name);
-      if (failed(sig))
-        return failure();
-      signature = *sig;
+      if (gpuPartitions && last == Phase::Lowered)
+        return emitError(fileLoc)
+               << "--compile-to=lowered is not yet supported with GPU "
+                  "partitions; use --compile-to=bufferized or --emit=ptx";
+      if (!gpuPartitions) {
+        FailureOr<ModelSignature> sig =
+            readModelSignature(*module, options.name);
+        if (failed(sig))
+          return failure();
+        signature = *sig;
+      }
     }
     start = Clock::now();
     PassManager pm(&context);
-    if (failed(buildPhasePipeline(pm, phase, options)))
+    if (failed(buildPhasePipeline(pm, phase, options, gpuPartitions)))
       return emitError(fileLoc)
              << "phase '" << phaseName(phase) << "' is not yet supported";
     if (configurePassManager && failed(configurePassManager(pm)))
@@ -435,7 +483,12 @@ LogicalResult mlir::tandem::compile(
                          })))
       return failure();
   }
-  if (!codegen) {
+  if (ptx) {
+    start = Clock::now();
+    if (failed(writePTX(*module, options, fileLoc)))
+      return failure();
+    report("ptx", start);
+  } else if (!codegen) {
     if (failed(writeOutput(*module, options.emit, options.outputPath, fileLoc)))
       return failure();
   } else if (options.emit == EmitKind::Header) {

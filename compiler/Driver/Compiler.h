@@ -89,6 +89,9 @@ struct CompilerOptions {
   std::string cpu = "x86-64";
   std::string cpuFeatures;
   std::string triple;
+  /// CUDA architectures of the GPU kernels ("sm_80", "sm_90", ...): one
+  /// PTX (and, with the CUDA toolkit, cubin) per arch.
+  std::vector<std::string> cudaArchs = {"sm_90"};
   /// With --emit=obj, where to write the C header; empty for the output
   /// path with its extension replaced by ".h".
   std::string headerPath;
@@ -106,9 +109,12 @@ struct CompilerOptions {
 /// Parses "1x3x224x224" into dims; std::nullopt if malformed.
 std::optional<std::vector<int64_t>> parseShape(llvm::StringRef text);
 
-/// Adds the passes of `phase` (only that phase) to `pm`.
+/// Adds the passes of `phase` (only that phase) to `pm`. With
+/// `gpuPartitions`, the bufferized phase keeps GPU partitions as functions
+/// and outlines their kernels (docs/GPU.md).
 LogicalResult buildPhasePipeline(OpPassManager &pm, Phase phase,
-                                 const CompilerOptions &options);
+                                 const CompilerOptions &options,
+                                 bool gpuPartitions = false);
 
 /// Runs the whole compilation. Diagnostics go to the context's handler and
 /// the -v / --time-phases report to `log`. On failure nothing is written.

@@ -1,29 +1,75 @@
 //===- model.cpp - Model instances: create, validate, run -----------------===//
 //
-// An instance binds a compiled model's descriptor to a thread pool and an
-// arena. Runs of one instance are exclusive (an atomic flag reports a second
-// concurrent run as TANDEM_BUSY); instances are independent of each other.
+// An instance binds a compiled model's descriptor to a thread pool, its run
+// slots (program/program.h: arenas and, for a model with a device program,
+// device memory, streams and events) and, optionally, a trace. A synchronous
+// run uses slot 0 and excludes every other run of the instance (a second
+// one gets TANDEM_BUSY); tandem_model_run_async hands runs to one worker
+// thread per slot, so up to pipeline_depth runs are in flight. Instances
+// are independent of each other.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kernels/kernel_cache.h"
 #include "kernels/kernel_status.h"
+#include "program/program.h"
+#include "program/test_hooks.h"
+#include "program/trace.h"
 #include "tandem/runtime.h"
 
 #include <atomic>
+#include <cerrno>
 #include <cinttypes>
+#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <new>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
+
+using tandem::sched::Slot;
+
+/// A run handed to a slot's worker.
+struct tandem_run_s {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool done = false;
+  tandem_status_t status = nullptr;
+};
+
+namespace {
+struct Job {
+  std::vector<const void *> inputs;
+  std::vector<void *> outputs;
+  tandem_run_s *ticket = nullptr;
+};
+} // namespace
 
 struct tandem_model_s {
   const tandem_model_desc_t *desc = nullptr;
   tandem_thread_pool_t *pool = nullptr;
-  void *ownedArena = nullptr;
-  tandem_exec_ctx_t ctx = {};
-  std::atomic_flag running = ATOMIC_FLAG_INIT;
+  tandem_internal_kernel_cache *kernelCache = nullptr;
+  tandem::sched::Stats stats;
+  std::unique_ptr<tandem::sched::Trace> trace;
+  std::unique_ptr<tandem::sched::Program> program;
+  std::vector<std::unique_ptr<Slot>> slots;
+
+  // Run admission and the async workers, under `mutex`.
+  std::mutex mutex;
+  std::condition_variable slotFreed;
+  std::condition_variable jobReady;
+  std::vector<bool> slotBusy;
+  std::vector<std::unique_ptr<Job>> jobs; // per slot
+  std::vector<std::thread> workers;       // per slot, started on demand
+  bool syncRunning = false;
+  bool stopping = false;
+  /// tandem_model_create succeeded (a failed creation writes no trace).
+  bool created = false;
 };
 
 namespace {
@@ -96,13 +142,16 @@ tandem_status_t validateDescriptor(const tandem_model_desc_t *desc) {
   if (!desc)
     return tandem_status_make(TANDEM_INVALID_ARGUMENT,
                               "model descriptor is NULL");
-  if (desc->abi_version != TANDEM_ABI_VERSION)
+  if (desc->abi_version != TANDEM_ABI_VERSION &&
+      desc->abi_version != TANDEM_ABI_VERSION_CPU_ONLY)
     return tandem_status_make(
         TANDEM_INVALID_ARGUMENT,
         "model '%s' was compiled for runtime ABI version %u, but this "
-        "runtime implements ABI version %u; recompile the model",
+        "runtime implements ABI version %u (and %u for CPU-only models); "
+        "recompile the model",
         desc->name ? desc->name : "", desc->abi_version,
-        static_cast<unsigned>(TANDEM_ABI_VERSION));
+        static_cast<unsigned>(TANDEM_ABI_VERSION),
+        static_cast<unsigned>(TANDEM_ABI_VERSION_CPU_ONLY));
   if (!desc->name)
     return tandem_status_make(TANDEM_INVALID_ARGUMENT,
                               "model descriptor has no name");
@@ -115,20 +164,32 @@ tandem_status_t validateDescriptor(const tandem_model_desc_t *desc) {
   return validateTensorDescs(desc, "output", desc->outputs, desc->num_outputs);
 }
 
-/// Clears the instance's running flag when a run ends.
-struct RunGuard {
-  tandem_model_t *model;
-  ~RunGuard() { model->running.clear(std::memory_order_release); }
-};
+/// The device program of `desc`; a version-1 descriptor has no such field,
+/// which must not be read.
+const tandem_device_program_t *deviceProgram(const tandem_model_desc_t *desc) {
+  return desc->abi_version >= 2 ? desc->device_program : nullptr;
+}
 
-tandem_status_t runLocked(tandem_model_t *model, const void *const *inputs,
-                          void *const *outputs) {
+/// Runs the entry on `slot` and turns every failure into a status.
+tandem_status_t runOnSlot(tandem_model_t *model, Slot *slot,
+                          const void *const *inputs, void *const *outputs) {
   const tandem_model_desc_t *desc = model->desc;
   tandem_internal_take_kernel_error(); // forget a previous caller's
-  int32_t code = desc->entry(&model->ctx, inputs, outputs);
-  if (const char *error = tandem_internal_take_kernel_error())
+  uint64_t start = model->trace ? tandem::sched::nowNs() : 0;
+  tandem::sched::beginRun(slot);
+  int32_t code = desc->entry(&slot->ctx, inputs, outputs);
+  std::string error = tandem::sched::endRun(slot);
+  if (model->trace)
+    model->trace->span(
+        tandem::sched::trackId(slot->index, tandem::sched::kHostTrack), "run",
+        "run", start, tandem::sched::nowNs());
+  model->stats.runs++;
+  if (const char *kernelError = tandem_internal_take_kernel_error())
     return tandem_status_make(TANDEM_INTERNAL, "model '%s': %s", desc->name,
-                              error);
+                              kernelError);
+  if (!error.empty())
+    return tandem_status_make(TANDEM_INTERNAL, "model '%s': %s", desc->name,
+                              error.c_str());
   if (code != 0)
     return tandem_status_make(TANDEM_INTERNAL,
                               "model '%s': entry failed with code %d",
@@ -168,6 +229,85 @@ tandem_status_t checkTensor(const char *kind, int32_t index,
   return nullptr;
 }
 
+/// Takes slot 0 for a synchronous run, or says why not.
+tandem_status_t enterSync(tandem_model_t *model) {
+  std::lock_guard<std::mutex> lock(model->mutex);
+  if (model->syncRunning)
+    return busy(model);
+  for (bool slotBusy : model->slotBusy)
+    if (slotBusy)
+      return tandem_status_make(
+          TANDEM_BUSY,
+          "model '%s': asynchronous runs of this instance are in flight; "
+          "wait for them before a synchronous run",
+          model->desc->name);
+  model->syncRunning = true;
+  return nullptr;
+}
+
+void leaveSync(tandem_model_t *model) {
+  std::lock_guard<std::mutex> lock(model->mutex);
+  model->syncRunning = false;
+}
+
+tandem_status_t runSync(tandem_model_t *model, const void *const *inputs,
+                        void *const *outputs) {
+  if (tandem_status_t status = enterSync(model))
+    return status;
+  tandem_status_t status =
+      runOnSlot(model, model->slots[0].get(), inputs, outputs);
+  leaveSync(model);
+  return status;
+}
+
+/// The loop of slot `index`'s async worker.
+void workerLoop(tandem_model_t *model, size_t index) {
+  std::unique_lock<std::mutex> lock(model->mutex);
+  for (;;) {
+    model->jobReady.wait(lock,
+                         [&] { return model->stopping || model->jobs[index]; });
+    if (!model->jobs[index])
+      return;
+    std::unique_ptr<Job> job = std::move(model->jobs[index]);
+    lock.unlock();
+    tandem_status_t status = runOnSlot(model, model->slots[index].get(),
+                                       job->inputs.data(), job->outputs.data());
+    // Free the slot before the ticket completes, so that a caller who has
+    // waited for every ticket finds the instance idle.
+    lock.lock();
+    model->slotBusy[index] = false;
+    model->slotFreed.notify_all();
+    std::lock_guard<std::mutex> ticketLock(job->ticket->mutex);
+    job->ticket->status = status;
+    job->ticket->done = true;
+    job->ticket->cv.notify_all();
+  }
+}
+
+tandem_status_t checkBuffers(const tandem_model_t *model,
+                             const void *const *inputs, void *const *outputs) {
+  const tandem_model_desc_t *desc = model->desc;
+  if (desc->num_inputs > 0 && !inputs)
+    return tandem_status_make(TANDEM_INVALID_ARGUMENT,
+                              "model '%s': inputs array is NULL (%d expected)",
+                              desc->name, desc->num_inputs);
+  if (desc->num_outputs > 0 && !outputs)
+    return tandem_status_make(TANDEM_INVALID_ARGUMENT,
+                              "model '%s': outputs array is NULL (%d expected)",
+                              desc->name, desc->num_outputs);
+  for (int32_t i = 0; i < desc->num_inputs; ++i)
+    if (!inputs[i])
+      return tandem_status_make(TANDEM_INVALID_ARGUMENT,
+                                "model '%s': input %d ('%s') is NULL",
+                                desc->name, i, nameOf(desc->inputs[i]));
+  for (int32_t i = 0; i < desc->num_outputs; ++i)
+    if (!outputs[i])
+      return tandem_status_make(TANDEM_INVALID_ARGUMENT,
+                                "model '%s': output %d ('%s') is NULL",
+                                desc->name, i, nameOf(desc->outputs[i]));
+  return nullptr;
+}
+
 } // namespace
 
 extern "C" {
@@ -175,9 +315,15 @@ extern "C" {
 void tandem_model_options_init(tandem_model_options_t *options) {
   if (!options)
     return;
+  std::memset(options, 0, sizeof(*options));
   options->intra_op_threads = 0;
   options->arena = nullptr;
   options->arena_bytes = 0;
+  options->device = nullptr;
+  options->cuda_graphs = -1;
+  options->pipeline_depth = 0;
+  options->log_fallback = 1;
+  options->trace_path = nullptr;
 }
 
 tandem_status_t tandem_model_create(const tandem_model_desc_t *desc,
@@ -198,6 +344,11 @@ tandem_status_t tandem_model_create(const tandem_model_desc_t *desc,
         TANDEM_INVALID_ARGUMENT,
         "model '%s': intra_op_threads must be >= 0 (0: physical cores), got %d",
         desc->name, options->intra_op_threads);
+  if (options->pipeline_depth < 0 || options->pipeline_depth > 64)
+    return tandem_status_make(
+        TANDEM_INVALID_ARGUMENT,
+        "model '%s': pipeline_depth must be in [0, 64] (0: 1), got %d",
+        desc->name, options->pipeline_depth);
   if (options->arena) {
     if (reinterpret_cast<uintptr_t>(options->arena) % TANDEM_ARENA_ALIGNMENT)
       return tandem_status_make(
@@ -223,29 +374,51 @@ tandem_status_t tandem_model_create(const tandem_model_desc_t *desc,
                               "model '%s': cannot allocate an instance",
                               desc->name);
   model->desc = desc;
-  if (options->arena) {
-    model->ctx.arena = options->arena;
-    model->ctx.arena_bytes = options->arena_bytes;
-  } else if (desc->arena_bytes) {
-    if (tandem_status_t status =
-            tandem_arena_alloc(desc->arena_bytes, &model->ownedArena)) {
-      delete model;
-      return status;
+  try {
+    const char *tracePath = options->trace_path;
+    if (!tracePath || !*tracePath)
+      tracePath = std::getenv("TANDEM_TRACE");
+    if (tracePath && *tracePath)
+      model->trace = std::make_unique<tandem::sched::Trace>(tracePath);
+    if (deviceProgram(desc)) {
+      if (tandem_status_t status = tandem::sched::createProgram(
+              desc, *options, &model->stats, model->trace.get(),
+              &model->program)) {
+        tandem_model_destroy(model);
+        return status;
+      }
     }
-    model->ctx.arena = model->ownedArena;
-    model->ctx.arena_bytes = desc->arena_bytes;
-  }
-  if (options->intra_op_threads != 1) {
-    if (tandem_status_t status = tandem_thread_pool_create(
-            options->intra_op_threads, &model->pool)) {
-      tandem_model_destroy(model);
-      return status;
+    if (options->intra_op_threads != 1) {
+      if (tandem_status_t status = tandem_thread_pool_create(
+              options->intra_op_threads, &model->pool)) {
+        tandem_model_destroy(model);
+        return status;
+      }
     }
+    // Packed weights, filled on the first run. Without it (out of memory)
+    // kernels pack per call: slower, never wrong.
+    model->kernelCache = tandem_internal_kernel_cache_create();
+    int depth = options->pipeline_depth ? options->pipeline_depth : 1;
+    for (int i = 0; i < depth; ++i) {
+      std::unique_ptr<Slot> slot;
+      if (tandem_status_t status = tandem::sched::createSlot(
+              desc, model->program.get(), &model->stats, model->trace.get(), i,
+              i == 0 ? options->arena : nullptr,
+              i == 0 ? options->arena_bytes : 0, model->kernelCache, &slot)) {
+        tandem_model_destroy(model);
+        return status;
+      }
+      slot->ctx.pool = model->pool;
+      model->slots.push_back(std::move(slot));
+    }
+    model->slotBusy.assign(static_cast<size_t>(depth), false);
+    model->jobs.resize(static_cast<size_t>(depth));
+  } catch (const std::bad_alloc &) {
+    tandem_model_destroy(model);
+    return tandem_status_make(TANDEM_OUT_OF_MEMORY,
+                              "model '%s': out of host memory", desc->name);
   }
-  model->ctx.pool = model->pool;
-  // Packed weights, filled on the first run. Without it (out of memory)
-  // kernels pack per call: slower, never wrong.
-  model->ctx.reserved[0] = tandem_internal_kernel_cache_create();
+  model->created = true;
   *out = model;
   return nullptr;
 }
@@ -253,10 +426,24 @@ tandem_status_t tandem_model_create(const tandem_model_desc_t *desc,
 void tandem_model_destroy(tandem_model_t *model) {
   if (!model)
     return;
+  {
+    std::lock_guard<std::mutex> lock(model->mutex);
+    model->stopping = true;
+    model->jobReady.notify_all();
+  }
+  for (std::thread &worker : model->workers)
+    worker.join();
+  for (std::unique_ptr<Slot> &slot : model->slots)
+    tandem::sched::destroySlot(slot.get());
+  model->slots.clear();
+  tandem::sched::destroyProgram(model->program.get());
   tandem_thread_pool_destroy(model->pool);
-  tandem_arena_free(model->ownedArena);
-  tandem_internal_kernel_cache_destroy(
-      static_cast<tandem_internal_kernel_cache *>(model->ctx.reserved[0]));
+  tandem_internal_kernel_cache_destroy(model->kernelCache);
+  if (model->trace && model->created && !model->trace->write())
+    std::fprintf(stderr,
+                 "tandem: model '%s': cannot write the trace '%s': %s\n",
+                 model->desc->name, model->trace->filePath().c_str(),
+                 std::strerror(errno));
   delete model;
 }
 
@@ -265,35 +452,121 @@ tandem_model_descriptor(const tandem_model_t *model) {
   return model ? model->desc : nullptr;
 }
 
+const char *tandem_model_device_name(const tandem_model_t *model) {
+  if (!model)
+    return "";
+  return model->program ? model->program->deviceName.c_str() : "cpu";
+}
+
+const char *tandem_model_fallback_reason(const tandem_model_t *model) {
+  if (!model || !model->program || model->program->device)
+    return nullptr;
+  return model->program->fallbackReason.c_str();
+}
+
+tandem_status_t tandem_model_stats(tandem_model_t *model,
+                                   tandem_model_stats_t *stats, int32_t reset) {
+  if (!model || !stats)
+    return tandem_status_make(TANDEM_INVALID_ARGUMENT,
+                              "tandem_model_stats: model or stats is NULL");
+  tandem::sched::Stats &s = model->stats;
+  std::atomic<uint64_t> *counters[] = {
+      &s.runs,          &s.kernelLaunches, &s.capturedLaunches,
+      &s.graphCaptures, &s.graphLaunches,  &s.h2dCopies,
+      &s.h2dBytes,      &s.d2hCopies,      &s.d2hBytes,
+      &s.stagedBytes};
+  uint64_t *fields[] = {&stats->runs,
+                        &stats->kernel_launches,
+                        &stats->captured_launches,
+                        &stats->graph_captures,
+                        &stats->graph_launches,
+                        &stats->h2d_copies,
+                        &stats->h2d_bytes,
+                        &stats->d2h_copies,
+                        &stats->d2h_bytes,
+                        &stats->staged_bytes};
+  static_assert(sizeof(counters) / sizeof(counters[0]) ==
+                    sizeof(fields) / sizeof(fields[0]),
+                "one field per counter");
+  for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); ++i)
+    *fields[i] = reset ? counters[i]->exchange(0) : counters[i]->load();
+  return nullptr;
+}
+
 tandem_status_t tandem_model_run(tandem_model_t *model,
                                  const void *const *inputs,
                                  void *const *outputs) {
   if (!model)
     return tandem_status_make(TANDEM_INVALID_ARGUMENT,
                               "tandem_model_run: model is NULL");
+  if (tandem_status_t status = checkBuffers(model, inputs, outputs))
+    return status;
+  return runSync(model, inputs, outputs);
+}
+
+tandem_status_t tandem_model_run_async(tandem_model_t *model,
+                                       const void *const *inputs,
+                                       void *const *outputs,
+                                       tandem_run_t **ticket) {
+  if (!ticket)
+    return tandem_status_make(TANDEM_INVALID_ARGUMENT,
+                              "tandem_model_run_async: ticket is NULL");
+  *ticket = nullptr;
+  if (!model)
+    return tandem_status_make(TANDEM_INVALID_ARGUMENT,
+                              "tandem_model_run_async: model is NULL");
+  if (tandem_status_t status = checkBuffers(model, inputs, outputs))
+    return status;
   const tandem_model_desc_t *desc = model->desc;
-  if (desc->num_inputs > 0 && !inputs)
+  try {
+    auto job = std::make_unique<Job>();
+    job->inputs.assign(inputs, inputs + desc->num_inputs);
+    job->outputs.assign(outputs, outputs + desc->num_outputs);
+    auto run = std::make_unique<tandem_run_s>();
+    std::unique_lock<std::mutex> lock(model->mutex);
+    if (model->syncRunning)
+      return busy(model);
+    size_t free = 0;
+    model->slotFreed.wait(lock, [&] {
+      for (free = 0; free < model->slotBusy.size(); ++free)
+        if (!model->slotBusy[free])
+          return true;
+      return false;
+    });
+    if (model->syncRunning)
+      return busy(model);
+    while (model->workers.size() <= free) {
+      size_t index = model->workers.size();
+      model->workers.emplace_back(workerLoop, model, index);
+    }
+    job->ticket = run.get();
+    model->slotBusy[free] = true;
+    model->jobs[free] = std::move(job);
+    model->jobReady.notify_all();
+    *ticket = run.release();
+    return nullptr;
+  } catch (const std::bad_alloc &) {
+    return tandem_status_make(TANDEM_OUT_OF_MEMORY,
+                              "model '%s': out of host memory", desc->name);
+  } catch (const std::system_error &error) {
+    return tandem_status_make(TANDEM_UNAVAILABLE,
+                              "model '%s': cannot start a worker thread: %s",
+                              desc->name, error.what());
+  }
+}
+
+tandem_status_t tandem_model_wait(tandem_run_t *ticket) {
+  if (!ticket)
     return tandem_status_make(TANDEM_INVALID_ARGUMENT,
-                              "model '%s': inputs array is NULL (%d expected)",
-                              desc->name, desc->num_inputs);
-  if (desc->num_outputs > 0 && !outputs)
-    return tandem_status_make(TANDEM_INVALID_ARGUMENT,
-                              "model '%s': outputs array is NULL (%d expected)",
-                              desc->name, desc->num_outputs);
-  for (int32_t i = 0; i < desc->num_inputs; ++i)
-    if (!inputs[i])
-      return tandem_status_make(TANDEM_INVALID_ARGUMENT,
-                                "model '%s': input %d ('%s') is NULL",
-                                desc->name, i, nameOf(desc->inputs[i]));
-  for (int32_t i = 0; i < desc->num_outputs; ++i)
-    if (!outputs[i])
-      return tandem_status_make(TANDEM_INVALID_ARGUMENT,
-                                "model '%s': output %d ('%s') is NULL",
-                                desc->name, i, nameOf(desc->outputs[i]));
-  if (model->running.test_and_set(std::memory_order_acquire))
-    return busy(model);
-  RunGuard guard{model};
-  return runLocked(model, inputs, outputs);
+                              "tandem_model_wait: ticket is NULL");
+  tandem_status_t status = nullptr;
+  {
+    std::unique_lock<std::mutex> lock(ticket->mutex);
+    ticket->cv.wait(lock, [&] { return ticket->done; });
+    status = ticket->status;
+  }
+  delete ticket;
+  return status;
 }
 
 tandem_status_t tandem_model_run_checked(tandem_model_t *model,
@@ -332,10 +605,7 @@ tandem_status_t tandem_model_run_checked(tandem_model_t *model,
       inputData[static_cast<size_t>(i)] = inputs[i].data;
     for (int32_t i = 0; i < num_outputs; ++i)
       outputData[static_cast<size_t>(i)] = outputs[i].data;
-    if (model->running.test_and_set(std::memory_order_acquire))
-      return busy(model);
-    RunGuard guard{model};
-    return runLocked(model, inputData.data(), outputData.data());
+    return runSync(model, inputData.data(), outputData.data());
   } catch (const std::bad_alloc &) {
     return tandem_status_make(TANDEM_OUT_OF_MEMORY,
                               "model '%s': cannot allocate buffer tables",
@@ -344,3 +614,12 @@ tandem_status_t tandem_model_run_checked(tandem_model_t *model,
 }
 
 } // extern "C"
+
+tandem_stream_t *tandem_internal_model_stream(tandem_model_t *model, int slot,
+                                              int stream) {
+  if (!model || !model->program || !model->program->device || slot < 0 ||
+      static_cast<size_t>(slot) >= model->slots.size() || stream < 0 ||
+      stream >= tandem::sched::kNumStreams)
+    return nullptr;
+  return model->slots[static_cast<size_t>(slot)]->streams[stream];
+}

@@ -137,7 +137,7 @@ shared_runtime() {
     return 1
   "$work/shared/use_shared" >"$work/shared.txt" || return 1
   cat "$work/shared.txt"
-  expect_in "$work/shared.txt" "ABI 1: f32 is 4 bytes"
+  expect_in "$work/shared.txt" "ABI 2: f32 is 4 bytes"
 }
 
 # configure_fails CASE TEXT: configuring the consumer with CASE fails and

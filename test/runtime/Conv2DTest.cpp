@@ -22,7 +22,7 @@ struct ConvCase {
 };
 
 void check(const ConvCase &t, bool accumulate, bool cached,
-           tandem_thread_pool_t *pool, bool relu = false) {
+           tandem_thread_pool_t *pool, bool relu = false, bool relu6 = false) {
   int64_t oh = (t.h - t.dh * (t.kh - 1) - 1) / t.sh + 1;
   int64_t ow = (t.w - t.dw * (t.kw - 1) - 1) / t.sw + 1;
   // The input lives in a wider buffer (row pitch w + 3) to test strides.
@@ -45,7 +45,8 @@ void check(const ConvCase &t, bool accumulate, bool cached,
   ctx.reserved[0] = cache;
   int32_t flags = (accumulate ? TANDEM_CONV2D_ACCUMULATE : 0) |
                   (cached ? TANDEM_CONV2D_CONSTANT_FILTER : 0) |
-                  (relu ? TANDEM_CONV2D_RELU : 0);
+                  (relu ? TANDEM_CONV2D_RELU : 0) |
+                  (relu6 ? TANDEM_CONV2D_RELU6 : 0);
   for (int call = 0; call < (cached ? 2 : 1); ++call) {
     if (call == 1)
       out = before;
@@ -66,8 +67,10 @@ void check(const ConvCase &t, bool accumulate, bool cached,
                 ref += double(filter[((o * t.c + ci) * t.kh + i) * t.kw + j]) *
                        in[((b * t.c + ci) * t.h + y * t.sh + i * t.dh) * pitch +
                           x * t.sw + j * t.dw];
-          if (relu && ref < 0)
+          if ((relu || relu6) && ref < 0)
             ref = 0;
+          if (relu6 && ref > 6)
+            ref = 6;
           ASSERT_NEAR(out[at], ref, 1e-4 * (1 + t.c * t.kh * t.kw / 64.0))
               << "n" << t.n << " c" << t.c << " f" << t.f << " k" << t.kh << "x"
               << t.kw << " s" << t.sh << " d" << t.dh << " at [" << b << ","
@@ -96,6 +99,12 @@ TEST(Conv2DTest, MatchesDirectConvolution) {
 TEST(Conv2DTest, FusedReLU) {
   for (const ConvCase &t : kCases)
     check(t, true, false, nullptr, /*relu=*/true);
+}
+
+TEST(Conv2DTest, FusedReLU6) {
+  // Sums over up to 270 products reach beyond 6 and below 0.
+  for (const ConvCase &t : kCases)
+    check(t, true, false, nullptr, /*relu=*/false, /*relu6=*/true);
 }
 
 TEST(Conv2DTest, CachedFilterOnThreadPool) {

@@ -205,12 +205,13 @@ TEST(Model, DescriptorErrors) {
   EXPECT_EQ(result.code, TANDEM_INVALID_ARGUMENT);
 
   tandem_model_desc_t desc = test_add_descriptor;
-  desc.abi_version = 2;
+  desc.abi_version = 99;
   result = take(tandem_model_create(&desc, nullptr, &model));
   EXPECT_EQ(result.code, TANDEM_INVALID_ARGUMENT);
   EXPECT_EQ(result.message,
-            "model 'test_add' was compiled for runtime ABI version 2, but "
-            "this runtime implements ABI version 1; recompile the model");
+            "model 'test_add' was compiled for runtime ABI version 99, but "
+            "this runtime implements ABI version 2 (and 1 for CPU-only "
+            "models); recompile the model");
   EXPECT_EQ(model, nullptr);
 
   desc = test_add_descriptor;

@@ -24,7 +24,7 @@ namespace {
 struct Problem {
   int64_t batch, m, n, k;
   bool transA, transB, broadcastA, accumulate;
-  bool relu = false;
+  int epilogue = 0; // 1: ReLU, 2: ReLU6
 };
 
 std::string describe(const Problem &p) {
@@ -32,7 +32,9 @@ std::string describe(const Problem &p) {
          std::to_string(p.n) + "x" + std::to_string(p.k) +
          (p.transA ? " A^T" : "") + (p.transB ? " B^T" : "") +
          (p.broadcastA ? " A-broadcast" : "") + (p.accumulate ? " +=" : "") +
-         (p.relu ? " relu" : "");
+         (p.epilogue == 1   ? " relu"
+          : p.epilogue == 2 ? " relu6"
+                            : "");
 }
 
 /// Runs `p` on `isa` (skipped if the CPU lacks it) and compares with a
@@ -60,7 +62,8 @@ void check(const char *isa, const Problem &p, tandem_thread_pool_t *pool) {
       isa, &ctx, p.batch, p.m, p.n, p.k, a.data(), sAb, sAm, sAk, b.data(),
       p.k * p.n, sBk, sBn, c.data(), p.m * p.n, p.n, 1,
       (p.accumulate ? TANDEM_SGEMM_ACCUMULATE : 0) |
-          (p.relu ? TANDEM_SGEMM_RELU : 0));
+          (p.epilogue == 1 ? TANDEM_SGEMM_RELU : 0) |
+          (p.epilogue == 2 ? TANDEM_SGEMM_RELU6 : 0));
   if (!ran)
     GTEST_SKIP() << "this CPU has no " << isa << " micro-kernel";
   for (int64_t bi = 0; bi < p.batch; ++bi)
@@ -70,8 +73,10 @@ void check(const char *isa, const Problem &p, tandem_thread_pool_t *pool) {
         for (int64_t q = 0; q < p.k; ++q)
           ref += double(a[bi * sAb + i * sAm + q * sAk]) *
                  double(b[bi * p.k * p.n + q * sBk + j * sBn]);
-        if (p.relu && ref < 0)
+        if (p.epilogue && ref < 0)
           ref = 0;
+        if (p.epilogue == 2 && ref > 6)
+          ref = 6;
         float got = c[(bi * p.m + i) * p.n + j];
         ASSERT_NEAR(got, ref, 1e-4 * (1.0 + std::sqrt(double(p.k))))
             << isa << " " << describe(p) << " at [" << bi << "," << i << ","
@@ -88,11 +93,15 @@ const Problem kProblems[] = {
     {1, 29, 47, 600, true, true, false, true},  // 3 K blocks, both ^T
     {3, 20, 70, 19, false, false, true, false}, // shared weights (conv)
     {2, 15, 33, 40, false, false, false, true},
-    {1, 200, 4200, 9, false, false, false, false},     // N over one N block
-    {1, 5, 3, 0, false, false, false, false},          // K = 0 zeroes C
-    {1, 41, 77, 530, false, false, false, true, true}, // fused ReLU, 3 K blocks
-    {2, 9, 20, 8, true, false, true, false, true},
-    {1, 6, 7, 0, false, false, false, true, true}, // K = 0: relu(C)
+    {1, 200, 4200, 9, false, false, false, false},  // N over one N block
+    {1, 5, 3, 0, false, false, false, false},       // K = 0 zeroes C
+    {1, 41, 77, 530, false, false, false, true, 1}, // fused ReLU, 3 K blocks
+    {2, 9, 20, 8, true, false, true, false, 1},
+    {1, 6, 7, 0, false, false, false, true, 1}, // K = 0: relu(C)
+    // Fused ReLU6 (sums reach beyond 6), full and edge tiles, K = 0.
+    {1, 41, 77, 900, false, false, false, true, 2},
+    {2, 9, 20, 300, true, false, true, false, 2},
+    {1, 6, 7, 0, false, false, false, true, 2},
 };
 
 class SgemmTest : public ::testing::TestWithParam<const char *> {};

@@ -5,6 +5,7 @@
 //              [--output out.npy ... | --output-dir DIR]
 //              [--compare ref.npy ... --rtol R --atol A]
 //              [--bench N --warmup W] [--threads T]
+//              [--device SPEC] [--trace FILE]
 //              [--tandemc PATH] [--cpu CPU] [--compile-arg ARG ...]
 //
 // Loads the model's shared library with dlopen (compiling a .onnx or .mlir
@@ -56,6 +57,9 @@ struct RunOptions {
   int bench = 0;
   int warmup = 3;
   int threads = 0;
+  // GPU partitions: where they run, and a Chrome trace.
+  std::string device;
+  std::string trace;
   // Compiling .onnx / .mlir models.
   std::string tandemc;
   std::string cpu;
@@ -434,6 +438,10 @@ int run(const RunOptions &options) {
   tandem_model_options_t modelOptions;
   tandem_model_options_init(&modelOptions);
   modelOptions.intra_op_threads = options.threads;
+  if (!options.device.empty())
+    modelOptions.device = options.device.c_str();
+  if (!options.trace.empty())
+    modelOptions.trace_path = options.trace.c_str();
   tandem_model_t *rawModel = nullptr;
   if (tandem_status_t status =
           tandem_model_create(desc, &modelOptions, &rawModel)) {
@@ -625,6 +633,12 @@ int main(int argc, char **argv) {
   app.add_option("--threads", options.threads,
                  "intra-op threads (0: physical cores, 1: no pool)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--device", options.device,
+                 "where GPU partitions run: auto, cpu, emulated, cuda, "
+                 "cuda:N (default: $TANDEM_DEVICE, else auto)");
+  app.add_option("--trace", options.trace,
+                 "write a Chrome/Perfetto trace of the runs to FILE "
+                 "(default: $TANDEM_TRACE)");
   app.add_option("--tandemc", options.tandemc,
                  "the tandemc that compiles .onnx / .mlir models (default: "
                  "$TANDEMC, else tandemc next to tandem-run)");

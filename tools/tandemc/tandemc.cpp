@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/GPU/GPUPipeline.h"
 #include "compiler/Driver/Compiler.h"
 #include "compiler/InitAll.h"
 
@@ -118,6 +119,10 @@ int main(int argc, char **argv) {
                  "extra target features, e.g. +avx512f,-avx512vnni");
   app.add_option("--target-triple", options.triple,
                  "target triple for cross-compilation (default: the host's)");
+  std::string cudaArchs;
+  app.add_option("--cuda-arch", cudaArchs,
+                 "CUDA architectures of the GPU kernels, comma-separated "
+                 "(default sm_90), e.g. sm_80,sm_90");
   app.add_option("--memory-report", options.memoryReport,
                  "print the arena, weight, input and output sizes ('-' for "
                  "stdout, or a file)");
@@ -201,6 +206,19 @@ int main(int argc, char **argv) {
     options.targets.push_back(d.trim().str());
   if (options.targets.empty())
     return fail("--target is empty (expected e.g. cpu or cpu,gpu:sm_90)");
+
+  if (!cudaArchs.empty()) {
+    options.cudaArchs.clear();
+    llvm::SmallVector<llvm::StringRef> archs;
+    llvm::StringRef(cudaArchs).split(archs, ',', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef arch : archs) {
+      if (std::string problem = validateCudaArch(arch.trim()); !problem.empty())
+        return fail("--cuda-arch: " + problem);
+      options.cudaArchs.push_back(arch.trim().str());
+    }
+    if (options.cudaArchs.empty())
+      return fail("--cuda-arch is empty (expected e.g. sm_90 or sm_80,sm_90)");
+  }
 
   // Let MLIR parse its own debugging flags.
   registerAsmPrinterCLOptions();

@@ -10,6 +10,8 @@
 #include "dialects/Tandem/IR/TandemAttrs.h"
 #include "dialects/Tandem/IR/TandemOps.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
 using namespace mlir;
 using namespace mlir::tandem;
 
@@ -54,16 +56,20 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (attr.getName() == getKernelAttrName()) {
+    // A kernel function (docs/GPU.md) carries it as a unit attribute.
+    if (isa<FunctionOpInterface>(op) && isa<UnitAttr>(attr.getValue()))
+      return success();
     if (!isa<StringAttr>(attr.getValue()))
-      return op->emitError()
-             << "'" << getKernelAttrName() << "' must be a string attribute";
+      return op->emitError() << "'" << getKernelAttrName()
+                             << "' must be a string attribute (or a unit "
+                                "attribute on a kernel function)";
     return success();
   }
   if (attr.getName() == getEpilogueAttrName()) {
     auto name = dyn_cast<StringAttr>(attr.getValue());
-    if (!name || name.getValue() != "relu")
-      return op->emitError()
-             << "'" << getEpilogueAttrName() << "' must be the string \"relu\"";
+    if (!name || (name.getValue() != "relu" && name.getValue() != "relu6"))
+      return op->emitError() << "'" << getEpilogueAttrName()
+                             << "' must be the string \"relu\" or \"relu6\"";
     return success();
   }
   if (attr.getName() == getParallelGrainAttrName()) {
@@ -71,6 +77,16 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
     if (!grain || grain.getInt() < 1)
       return op->emitError() << "'" << getParallelGrainAttrName()
                              << "' must be a positive integer attribute";
+    return success();
+  }
+  if (attr.getName() == getLaunchDimsAttrName()) {
+    auto dims = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!dims || dims.size() != 6 ||
+        llvm::any_of(dims.asArrayRef(), [](int64_t d) { return d < 1; }))
+      return op->emitError()
+             << "'" << getLaunchDimsAttrName()
+             << "' must be array<i64: gx, gy, gz, bx, by, bz> of positive "
+                "sizes";
     return success();
   }
   return op->emitError() << "unknown tandem attribute '"

@@ -66,16 +66,24 @@ def Tandem_Dialect : Dialect {
 
     /// Name of the discardable string attribute that codegen puts on the
     /// ops lowered from one `tandem.fusion`: the fusion's name, so later
-    /// tiling can regroup the kernel.
+    /// tiling can regroup the kernel. On a `func.func` it is a unit
+    /// attribute marking a GPU kernel function (docs/GPU.md).
     static constexpr ::llvm::StringLiteral getKernelAttrName() {
       return ::llvm::StringLiteral("tandem.kernel");
     }
 
     /// Name of the discardable string attribute naming the epilogue a
-    /// contraction or convolution applies before its store ("relu"), set by
+    /// contraction or convolution applies before its store ("relu" or
+    /// "relu6", i.e. min(6, max(0, x))), set by
     /// tandem-fuse-elementwise and consumed by tandem-call-cpu-kernels.
     static constexpr ::llvm::StringLiteral getEpilogueAttrName() {
       return ::llvm::StringLiteral("tandem.epilogue");
+    }
+
+    /// Name of the `array<i64: gx, gy, gz, bx, by, bz>` attribute on a
+    /// call of a GPU kernel function: its launch geometry.
+    static constexpr ::llvm::StringLiteral getLaunchDimsAttrName() {
+      return ::llvm::StringLiteral("tandem.launch_dims");
     }
 
     /// Name of the integer attribute on a loop body outlined by

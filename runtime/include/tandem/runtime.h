@@ -33,9 +33,15 @@
 extern "C" {
 #endif
 
-/** Version of the descriptor/entry ABI in this header. A model descriptor
- *  whose abi_version differs is rejected by tandem_model_create. */
-#define TANDEM_ABI_VERSION 1
+/** Version of the descriptor/entry ABI in this header. Version 2 added the
+ *  trailing `device_program` field of tandem_model_desc_t. tandem_model_create
+ *  accepts TANDEM_ABI_VERSION and TANDEM_ABI_VERSION_CPU_ONLY (1: the
+ *  descriptor ends before `device_program`, which is then never read) and
+ *  rejects any other version. */
+#define TANDEM_ABI_VERSION 2
+/** The previous ABI version, still accepted: a CPU-only descriptor without
+ *  the `device_program` field. */
+#define TANDEM_ABI_VERSION_CPU_ONLY 1
 
 /** Alignment, in bytes, of every arena (owned or caller-supplied). */
 #define TANDEM_ARENA_ALIGNMENT 64
@@ -186,8 +192,10 @@ typedef struct {
   tandem_thread_pool_t *pool; /* NULL: run serially */
   void *arena;                /* TANDEM_ARENA_ALIGNMENT-aligned, or NULL */
   uint64_t arena_bytes;       /* >= the descriptor's arena_bytes */
-  void *reserved[4];          /* [0]: the instance's kernel cache (runtime-
-                                 private, may be NULL); others NULL */
+  void *reserved[4];          /* runtime-private: [0] the instance's kernel
+                                 cache (may be NULL); [1] the run slot of a
+                                 device program (NULL for CPU-only models);
+                                 others NULL */
 } tandem_exec_ctx_t;
 
 /*===------------------------------------------------------------------===*
@@ -204,6 +212,9 @@ typedef struct {
 /** tandem_sgemm_f32 flag: the fused ReLU epilogue: C = max(0, result),
  *  applied in registers before the store (NaN stays NaN). */
 #define TANDEM_SGEMM_RELU 8
+/** tandem_sgemm_f32 flag: the fused ReLU6 epilogue: C = min(6, max(0,
+ *  result)) (NaN stays NaN); takes precedence over TANDEM_SGEMM_RELU. */
+#define TANDEM_SGEMM_RELU6 16
 
 /** For each of `batch` problems b: C_b = A_b * B_b (or C_b += A_b * B_b with
  *  TANDEM_SGEMM_ACCUMULATE), where A_b is m x k, B_b is k x n and C_b is
@@ -232,6 +243,7 @@ TANDEM_API void tandem_sgemm_f32(const tandem_exec_ctx_t *ctx, int64_t batch,
 #define TANDEM_CONV2D_ACCUMULATE 1
 #define TANDEM_CONV2D_CONSTANT_FILTER 2
 #define TANDEM_CONV2D_RELU 8 /* fused ReLU epilogue, as TANDEM_SGEMM_RELU */
+#define TANDEM_CONV2D_RELU6 16 /* fused ReLU6, as TANDEM_SGEMM_RELU6 */
 
 /** A 2-D convolution in NCHW, as the GEMM filter [F, C*KH*KW] x
  *  im2col(input) [C*KH*KW, OH*OW] per batch element, without materialising
@@ -251,9 +263,82 @@ tandem_conv2d_f32(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
                   int64_t oh, int64_t ow, int64_t strideH, int64_t strideW,
                   int64_t dilationH, int64_t dilationW, int32_t flags);
 
+/** tandem_dwconv2d_f32 flags: add to the output instead of overwriting it
+ *  (e.g. onto a bias already there); the fused ReLU and ReLU6 epilogues
+ *  (as for tandem_sgemm_f32). */
+#define TANDEM_DWCONV2D_ACCUMULATE 1
+#define TANDEM_DWCONV2D_RELU 8
+#define TANDEM_DWCONV2D_RELU6 16 /* min(6, max(0, x)); NaN stays NaN */
+
+/** A depthwise 2-D convolution in NCHW (one filter per channel, multiplier
+ *  1): output[b][ch][y][x] = sum over (i, j) of
+ *  input[b][ch][y*strideH + i*dilationH][x*strideW + j*dilationW] *
+ *  filter[ch][i][j]. `input` is [n, c, h, w] (already padded; element
+ *  strides sIn..sIw), `filter` a dense [c, kh, kw], `output` [n, c, oh, ow]
+ *  with element strides sOn, sOc, sOh and contiguous columns. Each channel
+ *  plane is a task on ctx->pool (NULL ctx or pool: the calling thread);
+ *  output rows are computed in AVX2 register blocks when the CPU has
+ *  AVX2+FMA (TANDEM_CPU_KERNELS=portable forces plain C). Reads only the
+ *  input elements the convolution uses. Thread-safe. */
+TANDEM_API void tandem_dwconv2d_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h, int64_t w,
+    const float *input, int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw,
+    int64_t kh, int64_t kw, const float *filter, float *output, int64_t sOn,
+    int64_t sOc, int64_t sOh, int64_t oh, int64_t ow, int64_t strideH,
+    int64_t strideW, int64_t dilationH, int64_t dilationW, int32_t flags);
+
 /** The micro-kernel family tandem_sgemm_f32 uses in this process:
  *  "avx512", "avx2" or "portable". */
 TANDEM_API const char *tandem_sgemm_f32_isa(void);
+
+/*===------------------------------------------------------------------===*
+ * Device programs (GPU partitions; docs/GPU.md)
+ *===------------------------------------------------------------------===*/
+
+/** A kernel's CPU twin: args[i] points to the value of argument i (for a
+ *  device pointer, a host `void *` to its bytes), as CUDA's kernelParams do.
+ *  One call computes the whole launch. */
+typedef void (*tandem_cpu_kernel_fn)(void **args);
+
+/** One kernel of a device program. */
+typedef struct {
+  const char *name;              /* entry point in the device images */
+  tandem_cpu_kernel_fn cpu_twin; /* the same kernel for the host */
+  int32_t num_args;              /* all device pointers */
+} tandem_program_kernel_t;
+
+/** Formats of device images. The values are part of the ABI. */
+enum { TANDEM_IMAGE_PTX = 0, TANDEM_IMAGE_CUBIN = 1, TANDEM_IMAGE_FATBIN = 2 };
+
+/** One device image of a program (a CUDA module for one architecture). */
+typedef struct {
+  const char *arch; /* "sm_90", ... */
+  int32_t format;   /* TANDEM_IMAGE_* ; PTX is NUL-terminated text */
+  const void *data;
+  uint64_t size;
+} tandem_device_image_t;
+
+/** A weight that lives in the device arena, uploaded once at creation. */
+typedef struct {
+  uint64_t device_offset; /* in the device arena */
+  const void *host_data;  /* in the object's read-only data */
+  uint64_t bytes;
+} tandem_device_weight_t;
+
+/** Everything the runtime needs to run a model's GPU partitions. Constant
+ *  data owned by the model's object code. */
+typedef struct {
+  int32_t num_kernels;
+  const tandem_program_kernel_t *kernels;
+  int32_t num_images;
+  const tandem_device_image_t *images;
+  int32_t num_weights;
+  const tandem_device_weight_t *weights;
+  uint64_t device_arena_bytes;
+  int32_t num_events;
+  int32_t num_partitions;             /* GPU and CPU partitions, in order */
+  const char *const *partition_names; /* e.g. "model_p0_gpu0" */
+} tandem_device_program_t;
 
 /** The compiler emits one of these per model, as a constant global named
  *  <name>_descriptor (and, in shared libraries, a
@@ -273,38 +358,72 @@ typedef struct tandem_model_desc_t {
    * at a time per exec context. */
   int32_t (*entry)(const tandem_exec_ctx_t *ctx, const void *const *inputs,
                    void *const *outputs);
+  /* ABI version 2 only (absent from version-1 descriptors): the GPU
+   * partitions' program, NULL for a CPU-only model. */
+  const tandem_device_program_t *device_program;
 } tandem_model_desc_t;
 
-/** Options of tandem_model_create. */
+/** Options of tandem_model_create. Always fill them with
+ *  tandem_model_options_init first: later versions add fields. */
 typedef struct {
   int32_t intra_op_threads; /* 0: physical cores; 1: no pool; > 1: that many */
-  void *arena;              /* optional caller-owned, 64-byte aligned */
+  void *arena;              /* optional caller-owned, 64-byte aligned; used
+                               by slot 0 only (see pipeline_depth) */
   uint64_t arena_bytes;     /* size of `arena`; >= descriptor's arena_bytes */
+  /* Where a device program's GPU partitions run: "auto", "cpu",
+   * "emulated", "cuda" or "cuda:N". NULL: $TANDEM_DEVICE, else "auto".
+   * A non-NULL value wins over the environment. Ignored by CPU-only
+   * models. */
+  const char *device;
+  /* CUDA Graphs for GPU partitions: 1 on, 0 off, -1 (default):
+   * $TANDEM_CUDA_GRAPHS ("0" turns them off), else on. */
+  int32_t cuda_graphs;
+  /* Runs that tandem_model_run_async keeps in flight at once (1..64), each
+   * on its own slot: host arena, device arena (with its own copy of the
+   * device weights), streams and events, all allocated at creation.
+   * 0 (default): 1, which costs no memory beyond a synchronous run's. */
+  int32_t pipeline_depth;
+  /* 1 (default): one line on stderr when a model with a device program
+   * falls back to the CPU ($TANDEM_QUIET=1 also silences it); 0: silent. */
+  int32_t log_fallback;
+  /* Chrome/Perfetto trace written at tandem_model_destroy; NULL:
+   * $TANDEM_TRACE, else no trace. Copied at creation. */
+  const char *trace_path;
 } tandem_model_options_t;
 
-/** Fills `options` with the defaults (physical cores, runtime-owned arena);
- *  NULL is a no-op. */
+/** Fills `options` with the defaults (physical cores, runtime-owned arena,
+ *  device and graphs from the environment, pipeline depth 1, fallback
+ *  logged, trace from the environment); NULL is a no-op. */
 TANDEM_API void tandem_model_options_init(tandem_model_options_t *options);
 
 /** An instance of a model: its descriptor, thread pool and arena. */
 typedef struct tandem_model_s tandem_model_t;
 
-/** Validates `desc` (non-NULL, abi_version == TANDEM_ABI_VERSION, an entry,
- *  well-formed tensor descriptions) and `options` (NULL = defaults; a
- *  caller arena must be 64-byte aligned and at least desc->arena_bytes), then
- *  creates an instance: a thread pool of options->intra_op_threads ways (none
- *  for 1) and, unless the caller supplies one, an arena of desc->arena_bytes
- *  allocated once here. On success *out owns the instance (release with
+/** Validates `desc` (non-NULL, abi_version TANDEM_ABI_VERSION or
+ *  TANDEM_ABI_VERSION_CPU_ONLY, an entry, well-formed tensor descriptions, a
+ *  consistent device program) and `options` (NULL = defaults; a caller arena
+ *  must be 64-byte aligned and at least desc->arena_bytes), then creates an
+ *  instance: a thread pool of options->intra_op_threads ways (none for 1)
+ *  and pipeline_depth run slots, each with a host arena of
+ *  desc->arena_bytes (slot 0 uses the caller's arena if given), allocated
+ *  once here. With a device program it also chooses the device (see
+ *  tandem_model_options_t::device; no CUDA driver or GPU: the CPU fallback,
+ *  logged once on stderr unless silenced), loads the module, and gives each
+ *  slot its device arena with the weights uploaded, 3 streams, the events
+ *  and pinned staging. An unknown device spec gives
+ *  TANDEM_INVALID_ARGUMENT. On success *out owns the instance (release with
  *  tandem_model_destroy); on failure *out is NULL. `desc` and a caller arena
  *  must outlive the instance; the instance never frees them. Thread-safe:
  *  instances are independent, and several may run at once on different
- *  threads (each has its own arena and pool). */
+ *  threads (each has its own arenas and pool). */
 TANDEM_API tandem_status_t tandem_model_create(
     const tandem_model_desc_t *desc, const tandem_model_options_t *options,
     tandem_model_t **out);
 
-/** Frees the instance, its pool and its own arena; NULL is a no-op. Must not
- *  overlap a run of the same instance. */
+/** Waits for the device, frees the instance, its pool, its arenas and
+ *  device resources, and writes its trace if it has one; NULL is a no-op.
+ *  Every ticket of tandem_model_run_async must have been waited for. Must
+ *  not overlap a run of the same instance. */
 TANDEM_API void tandem_model_destroy(tandem_model_t *model);
 
 /** The descriptor the instance was created from (NULL for NULL); owned by
@@ -316,11 +435,12 @@ tandem_model_descriptor(const tandem_model_t *model);
  *  match the descriptor (inputs[i] / outputs[i] in descriptor order; the
  *  caller owns them; outputs are fully written on success). A NULL model,
  *  NULL array (with a non-zero count) or NULL buffer gives
- *  TANDEM_INVALID_ARGUMENT; an entry failure gives TANDEM_INTERNAL.
+ *  TANDEM_INVALID_ARGUMENT; an entry failure (or a failed kernel, copy or
+ *  launch of its device program) gives TANDEM_INTERNAL.
  *  Thread-safety: one run per instance at a time. A run that starts while
- *  another run of the same instance is in progress returns TANDEM_BUSY at
- *  once without touching any buffer (an atomic flag, test-and-set on entry,
- *  cleared on exit, detects it). Different instances may run concurrently. */
+ *  another run of the same instance is in progress (synchronous, or
+ *  tandem_model_run_async runs in flight) returns TANDEM_BUSY at once
+ *  without touching any buffer. Different instances may run concurrently. */
 TANDEM_API tandem_status_t tandem_model_run(tandem_model_t *model,
                                             const void *const *inputs,
                                             void *const *outputs);
@@ -342,6 +462,137 @@ typedef struct {
 TANDEM_API tandem_status_t tandem_model_run_checked(
     tandem_model_t *model, const tandem_tensor_t *inputs, int32_t num_inputs,
     const tandem_tensor_t *outputs, int32_t num_outputs);
+
+/** Where the instance runs its GPU partitions: "cpu" (the CPU fallback, and
+ *  every CPU-only model), "emulated" or "cuda:N (<GPU name>)". Owned by the
+ *  instance; "" for NULL. Thread-safe. */
+TANDEM_API const char *tandem_model_device_name(const tandem_model_t *model);
+
+/** Why a model with a device program runs its GPU partitions on the CPU,
+ *  e.g. "no CUDA driver (libcuda.so.1 not found: ...)" or "device 'cpu'
+ *  requested"; NULL when it runs them on a device, or the model has no
+ *  device program (or model is NULL). Owned by the instance. Thread-safe. */
+TANDEM_API const char *
+tandem_model_fallback_reason(const tandem_model_t *model);
+
+/** Counters of an instance's device work since creation (or the last
+ *  reset), summed over its slots. */
+typedef struct {
+  uint64_t runs;              /* completed runs, sync and async */
+  uint64_t kernel_launches;   /* kernels issued one by one (CPU fallback:
+                                 twin calls) */
+  uint64_t captured_launches; /* kernels recorded into CUDA Graphs */
+  uint64_t graph_captures;    /* graphs made */
+  uint64_t graph_launches;    /* graph replays issued */
+  uint64_t h2d_copies;
+  uint64_t h2d_bytes;
+  uint64_t d2h_copies;
+  uint64_t d2h_bytes;
+  uint64_t staged_bytes; /* of the above, bytes through pinned staging */
+} tandem_model_stats_t;
+
+/** Copies the instance's counters into *stats; with reset != 0 then zeroes
+ *  them. Call it while no run is in flight for exact numbers. */
+TANDEM_API tandem_status_t tandem_model_stats(tandem_model_t *model,
+                                              tandem_model_stats_t *stats,
+                                              int32_t reset);
+
+/** A run in flight, from tandem_model_run_async. */
+typedef struct tandem_run_s tandem_run_t;
+
+/** Starts a run on a free slot of the instance and returns without waiting
+ *  for it (the pipelined API): up to pipeline_depth runs are in flight at
+ *  once, each on its own host arena, device arena region, streams and
+ *  events, so that the copies to the device of one run overlap the kernels
+ *  of another and the copies back of a third. When every slot is busy, the
+ *  call blocks until one is free. The buffers must stay valid, inputs
+ *  unchanged and outputs untouched, until tandem_model_wait of the ticket
+ *  returns. On success *ticket owns the run: pass it to tandem_model_wait
+ *  exactly once. Argument errors (NULL buffers) are returned at once with
+ *  *ticket NULL; errors of the run itself come from tandem_model_wait. A
+ *  synchronous run in progress gives TANDEM_BUSY (and async runs in flight
+ *  make tandem_model_run return TANDEM_BUSY). Works for CPU-only models
+ *  too. Thread-safe. */
+TANDEM_API tandem_status_t tandem_model_run_async(tandem_model_t *model,
+                                                  const void *const *inputs,
+                                                  void *const *outputs,
+                                                  tandem_run_t **ticket);
+
+/** Waits until the run of `ticket` has finished (outputs written), frees the
+ *  ticket and returns the run's status (as tandem_model_run would have).
+ *  NULL gives TANDEM_INVALID_ARGUMENT. Tickets may be waited in any order,
+ *  from any thread, but each once. */
+TANDEM_API tandem_status_t tandem_model_wait(tandem_run_t *ticket);
+
+/*===------------------------------------------------------------------===*
+ * The host schedule of a device program (called by generated code)
+ *===------------------------------------------------------------------===*
+ *
+ * The entry of a model with a device program calls these with the exec
+ * context it was given (docs/GPU.md). Streams: 0 compute, 1 host-to-device,
+ * 2 device-to-host. Events 0..num_events-1 belong to the run. A device
+ * pointer is tandem_sched_device_base(ctx) + an offset in the device arena.
+ * None returns an error: the first failure of a run (a bad stream or event
+ * number, a failed copy or launch) is recorded in the run's slot, later
+ * calls of that run do nothing, and the run returns TANDEM_INTERNAL with a
+ * message naming the kernel or copy. On the CPU fallback device pointers
+ * are host addresses, copies are memcpy, launches call the twin, and events
+ * do nothing. Called by the one thread running the entry.
+ */
+
+/** The device address of the run's device arena (CPU fallback: its host
+ *  address); 0 when ctx has no device program. */
+TANDEM_API uint64_t tandem_sched_device_base(const tandem_exec_ctx_t *ctx);
+
+/** Enqueues a copy of `bytes` from host `src` to device address `dst` on
+ *  `stream`. A source outside the run's host arena (a caller's input) is
+ *  first copied into pinned staging, so it may change once this returns; a
+ *  source inside the host arena is pinned memory, copied when the stream
+ *  gets there, and must not be written before an event recorded after the
+ *  copy has been waited for. */
+TANDEM_API void tandem_sched_copy_h2d(const tandem_exec_ctx_t *ctx,
+                                      int32_t stream, uint64_t dst,
+                                      const void *src, uint64_t bytes);
+
+/** Enqueues a copy of `bytes` from device address `src` to host `dst` on
+ *  `stream`. The host sees the data after a tandem_sched_host_wait on an
+ *  event recorded after the copy (and at the latest when the run ends). A
+ *  destination outside the host arena (a caller's output) is written from
+ *  pinned staging at that wait. */
+TANDEM_API void tandem_sched_copy_d2h(const tandem_exec_ctx_t *ctx,
+                                      int32_t stream, void *dst, uint64_t src,
+                                      uint64_t bytes);
+
+/** Records `event` on `stream` (it completes when the work enqueued on the
+ *  stream so far has). */
+TANDEM_API void tandem_sched_record(const tandem_exec_ctx_t *ctx, int32_t event,
+                                    int32_t stream);
+
+/** Makes later work on `stream` wait for the latest record of `event`. */
+TANDEM_API void tandem_sched_wait(const tandem_exec_ctx_t *ctx, int32_t stream,
+                                  int32_t event);
+
+/** Blocks the host until the latest record of `event` has completed, then
+ *  delivers staged device-to-host copies that are done. */
+TANDEM_API void tandem_sched_host_wait(const tandem_exec_ctx_t *ctx,
+                                       int32_t event);
+
+/** Enqueues kernel `kernel` (an index into the program's kernels) on
+ *  `stream` with grid (gx, gy, gz), block (bx, by, bz) and
+ *  kernels[kernel].num_args device pointers `args` (copied). */
+TANDEM_API void tandem_sched_launch(const tandem_exec_ctx_t *ctx,
+                                    int32_t stream, int32_t kernel, uint32_t gx,
+                                    uint32_t gy, uint32_t gz, uint32_t bx,
+                                    uint32_t by, uint32_t bz,
+                                    const uint64_t *args);
+
+/** Bracket the launches of GPU partition `partition` on `stream` (CUDA
+ *  Graph capture and replay from a slot's second run on, trace spans). For
+ *  a CPU partition the stream is -1 and they only mark trace spans. */
+TANDEM_API void tandem_sched_partition_begin(const tandem_exec_ctx_t *ctx,
+                                             int32_t partition, int32_t stream);
+TANDEM_API void tandem_sched_partition_end(const tandem_exec_ctx_t *ctx,
+                                           int32_t partition, int32_t stream);
 
 /*===------------------------------------------------------------------===*
  * Devices: memory, streams, events, kernels, graphs
@@ -554,13 +805,13 @@ TANDEM_API tandem_status_t tandem_event_synchronize(tandem_event_t *event);
 TANDEM_API tandem_status_t tandem_event_query(tandem_event_t *event,
                                               int32_t *done);
 
-/** A kernel's CPU twin for the emulated device. args[i] points to the value
- *  of argument i, as CUDA's kernelParams do; for a
- *  TANDEM_KERNEL_ARG_DEVICE_PTR argument the value is a host `void *` to
- *  the emulated memory (NULL for the null device address). One call
- *  computes the whole launch (the grid is not iterated). A twin runs on the
- *  stream's thread and must not call device functions. */
-typedef void (*tandem_cpu_kernel_fn)(void **args);
+/* tandem_cpu_kernel_fn (declared with the device programs above) is a
+ * kernel's CPU twin for the emulated device. args[i] points to the value of
+ * argument i, as CUDA's kernelParams do; for a TANDEM_KERNEL_ARG_DEVICE_PTR
+ * argument the value is a host `void *` to the emulated memory (NULL for the
+ * null device address). One call computes the whole launch (the grid is not
+ * iterated). A twin runs on the stream's thread and must not call device
+ * functions. */
 
 /** One entry of a table of CPU twins. */
 typedef struct {

@@ -58,6 +58,7 @@ using Graph = GraphSt *;
 using GraphExec = GraphExecSt *;
 using CaptureMode = int;
 using JitOption = int;
+using DeviceAttribute = int;
 
 constexpr Result kSuccess = 0;
 constexpr Result kErrorInvalidValue = 1;
@@ -71,6 +72,8 @@ constexpr unsigned kEventDisableTiming = 0x2;
 constexpr CaptureMode kCaptureModeRelaxed = 2;
 constexpr JitOption kJitErrorLogBuffer = 5;
 constexpr JitOption kJitErrorLogBufferSizeBytes = 6;
+constexpr DeviceAttribute kAttrComputeCapabilityMajor = 75;
+constexpr DeviceAttribute kAttrComputeCapabilityMinor = 76;
 
 } // namespace cu
 
@@ -84,6 +87,8 @@ constexpr JitOption kJitErrorLogBufferSizeBytes = 6;
   X(deviceGetCount, cuDeviceGetCount, (int *))                                 \
   X(deviceGet, cuDeviceGet, (cu::Device *, int))                               \
   X(deviceGetName, cuDeviceGetName, (char *, int, cu::Device))                 \
+  X(deviceGetAttribute, cuDeviceGetAttribute,                                  \
+    (int *, cu::DeviceAttribute, cu::Device))                                  \
   X(primaryCtxRetain, cuDevicePrimaryCtxRetain, (cu::Context *, cu::Device))   \
   X(primaryCtxRelease, cuDevicePrimaryCtxRelease_v2, (cu::Device))             \
   X(ctxPushCurrent, cuCtxPushCurrent_v2, (cu::Context))                        \
@@ -137,6 +142,9 @@ template <typename T> struct Ours<const T> {
 template <> struct Ours<CUresult> { using type = cu::Result; };
 template <> struct Ours<CUstreamCaptureMode> { using type = cu::CaptureMode; };
 template <> struct Ours<CUjit_option> { using type = cu::JitOption; };
+template <> struct Ours<CUdevice_attribute> {
+  using type = cu::DeviceAttribute;
+};
 template <> struct Ours<CUctx_st> { using type = cu::CtxSt; };
 template <> struct Ours<CUmod_st> { using type = cu::ModSt; };
 template <> struct Ours<CUfunc_st> { using type = cu::FuncSt; };
@@ -151,6 +159,13 @@ template <typename R, typename... A> struct OursFn<R (*)(A...)> {
 static_assert(sizeof(CUresult) == sizeof(cu::Result), "CUresult");
 static_assert(sizeof(CUstreamCaptureMode) == sizeof(cu::CaptureMode), "mode");
 static_assert(sizeof(CUjit_option) == sizeof(cu::JitOption), "jit option");
+static_assert(sizeof(CUdevice_attribute) == sizeof(cu::DeviceAttribute),
+              "device attribute");
+static_assert(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ==
+                      cu::kAttrComputeCapabilityMajor &&
+                  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR ==
+                      cu::kAttrComputeCapabilityMinor,
+              "device attribute values");
 static_assert(std::is_same<CUdeviceptr, cu::DevicePtr>::value, "CUdeviceptr");
 static_assert(std::is_same<CUdevice, cu::Device>::value, "CUdevice");
 static_assert(CUDA_SUCCESS == cu::kSuccess &&
@@ -322,9 +337,9 @@ public:
 class CudaDevice final : public tandem_device_s {
 public:
   CudaDevice(const Driver &drv, int ordinal, cu::Device handle,
-             cu::Context context, std::string name)
+             cu::Context context, std::string name, std::string smArch)
       : drv(drv), ordinal(ordinal), handle(handle), context(context),
-        deviceName(std::move(name)) {}
+        deviceName(std::move(name)), smArch(std::move(smArch)) {}
 
   ~CudaDevice() override {
     {
@@ -341,6 +356,7 @@ public:
 
   tandem_device_kind_t kind() const override { return TANDEM_DEVICE_CUDA; }
   const char *name() const override { return deviceName.c_str(); }
+  const char *arch() const override { return smArch.c_str(); }
 
   tandem_status_t alloc(uint64_t bytes, tandem_device_ptr_t *out) override {
     ScopedContext scope(drv, context);
@@ -427,6 +443,8 @@ public:
 
 private:
   const std::string deviceName;
+  /// "sm_90" from the compute capability; empty if the driver did not say.
+  const std::string smArch;
   std::mutex mutex;
   std::set<cu::DevicePtr> allocations;
   std::set<void *> pinned;
@@ -788,14 +806,21 @@ tandem_status_t openCuda(int ordinal, tandem_device_s **out) {
   char name[256] = {};
   if (drv.deviceGetName(name, sizeof(name) - 1, handle) != cu::kSuccess)
     std::strcpy(name, "unknown");
+  int major = 0, minor = 0;
+  std::string arch;
+  if (drv.deviceGetAttribute(&major, cu::kAttrComputeCapabilityMajor, handle) ==
+          cu::kSuccess &&
+      drv.deviceGetAttribute(&minor, cu::kAttrComputeCapabilityMinor, handle) ==
+          cu::kSuccess)
+    arch = "sm_" + std::to_string(major * 10 + minor);
   cu::Context context = nullptr;
   if (tandem_status_t status = drv.check(drv.primaryCtxRetain(&context, handle),
                                          "cuDevicePrimaryCtxRetain"))
     return status;
   try {
-    *out =
-        new CudaDevice(drv, ordinal, handle, context,
-                       "cuda:" + std::to_string(ordinal) + " (" + name + ")");
+    *out = new CudaDevice(drv, ordinal, handle, context,
+                          "cuda:" + std::to_string(ordinal) + " (" + name + ")",
+                          arch);
   } catch (...) {
     drv.primaryCtxRelease(handle);
     throw;

@@ -28,6 +28,24 @@ struct tandem_device_module_s;
 struct tandem_device_kernel_s;
 struct tandem_device_graph_s;
 
+namespace tandem {
+namespace device {
+
+/// What an OpObserver is told about one copy or kernel.
+enum class OpKind { H2D, D2H, D2D, Kernel };
+
+/// Sees device work as it runs, for traces. Only the emulated device calls
+/// it (on the stream's worker thread, after the work ran); CUDA work is not
+/// timed. Times are std::chrono::steady_clock nanoseconds.
+struct OpObserver {
+  virtual ~OpObserver() = default;
+  virtual void onOp(tandem_stream_s *stream, OpKind kind, const char *name,
+                    uint64_t bytes, uint64_t startNs, uint64_t endNs) = 0;
+};
+
+} // namespace device
+} // namespace tandem
+
 /// An opened device: memory and the factories of the other handles.
 struct tandem_device_s {
   virtual ~tandem_device_s() = default;
@@ -35,6 +53,14 @@ struct tandem_device_s {
   virtual tandem_device_kind_t kind() const = 0;
   /// Owned by the device.
   virtual const char *name() const = 0;
+  /// The GPU architecture ("sm_90"); "" when it has none (emulated).
+  virtual const char *arch() const { return ""; }
+  /// Sets (or clears, with nullptr) the observer of executed work; the
+  /// observer must outlive the device's queued work. Ignored by backends
+  /// that cannot time their work.
+  virtual void setObserver(tandem::device::OpObserver *observer) {
+    (void)observer;
+  }
 
   /// Device memory. `bytes` > 0 (api.cpp handles 0).
   virtual tandem_status_t alloc(uint64_t bytes, tandem_device_ptr_t *out) = 0;

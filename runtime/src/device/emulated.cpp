@@ -52,6 +52,13 @@ constexpr uint64_t kGuardBytes = 64 << 10;
 /// Freed ranges remembered for "use after free" messages.
 constexpr size_t kMaxFreedRecords = 1 << 16;
 
+uint64_t nowNs() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
 uint64_t roundUp(uint64_t value, uint64_t align) {
   return (value + align - 1) / align * align;
 }
@@ -135,6 +142,10 @@ struct Op {
   /// Slept before `run` (copies and kernels only).
   DelayRange delay;
   std::function<void()> run;
+  /// For the device's observer: what `run` does.
+  tandem::device::OpKind kind = tandem::device::OpKind::Kernel;
+  std::string name;
+  uint64_t bytes = 0;
 };
 
 class EmulatedStream;
@@ -214,6 +225,9 @@ public:
 
   tandem_device_kind_t kind() const override { return TANDEM_DEVICE_EMULATED; }
   const char *name() const override { return "emulated"; }
+  void setObserver(tandem::device::OpObserver *newObserver) override {
+    observer.store(newObserver, std::memory_order_release);
+  }
 
   tandem_status_t alloc(uint64_t bytes, tandem_device_ptr_t *out) override {
     if (bytes > reservationBytes)
@@ -385,6 +399,7 @@ public:
   const DelayRange defaultDelay;
   const uint64_t seed;
   std::atomic<uint64_t> streamsCreated{0};
+  std::atomic<tandem::device::OpObserver *> observer{nullptr};
 
 private:
   /// Picks an offset into the reservation for `bytes`, leaving a guard gap
@@ -720,6 +735,22 @@ private:
   tandem_status_t translate(const Command &command, Op *op) {
     const char *what = commandName(command);
     op->delay = delay;
+    op->bytes = command.bytes;
+    switch (command.kind) {
+    case Command::H2D:
+      op->kind = tandem::device::OpKind::H2D;
+      break;
+    case Command::D2H:
+      op->kind = tandem::device::OpKind::D2H;
+      break;
+    case Command::D2D:
+      op->kind = tandem::device::OpKind::D2D;
+      break;
+    case Command::Kernel:
+      op->kind = tandem::device::OpKind::Kernel;
+      op->name = command.kernelName;
+      break;
+    }
     Resolved dst, src;
     switch (command.kind) {
     case Command::H2D: {
@@ -836,7 +867,13 @@ private:
         op.wait->wait();
       if (op.run) {
         sleepFor(op.delay);
+        tandem::device::OpObserver *observer =
+            dev.observer.load(std::memory_order_acquire);
+        uint64_t start = observer ? nowNs() : 0;
         op.run();
+        if (observer)
+          observer->onOp(this, op.kind, op.name.c_str(), op.bytes, start,
+                         nowNs());
       }
       op = Op(); // Drop references to memory before reporting idle.
       lock.lock();

@@ -38,15 +38,34 @@
 namespace {
 
 /// Register-blocked micro-kernel: the MR x NR tile c (row stride ldc)
-/// becomes (accumulate ? c : 0) + pa * pb over k, then max(0, .) if relu
+/// becomes (accumulate ? c : 0) + pa * pb over k, then the epilogue
 /// (the fused epilogue, applied in registers before the store), where pa is
 /// an MR-row
 /// packed panel (k-major, MR floats per step) and pb holds NR floats per
 /// step, ldb floats apart (NR when packed, B's row stride when B is read in
 /// place).
+/// The fused epilogue, applied in registers before the store: ReLU is
+/// max(0, x), ReLU6 is min(6, max(0, x)); NaN stays NaN in both.
+enum Epilogue : int { kNoEpilogue = 0, kRelu = 1, kRelu6 = 2 };
+
+/// The epilogue a kernel call's flags ask for (the RELU and RELU6 bits are
+/// the same for tandem_sgemm_f32 and tandem_conv2d_f32).
+inline Epilogue epilogueOf(int32_t flags) {
+  if (flags & TANDEM_SGEMM_RELU6)
+    return kRelu6;
+  return flags & TANDEM_SGEMM_RELU ? kRelu : kNoEpilogue;
+}
+
+inline float applyEpilogue(float v, Epilogue epi) {
+  if (epi == kNoEpilogue || v != v)
+    return v;
+  v = v < 0.0f ? 0.0f : v;
+  return epi == kRelu6 && v > 6.0f ? 6.0f : v;
+}
+
 using MicroKernel = void (*)(int64_t k, const float *pa, const float *pb,
                              int64_t ldb, float *c, int64_t ldc,
-                             bool accumulate, bool relu);
+                             bool accumulate, Epilogue epi);
 
 struct KernelIsa {
   int64_t mr;
@@ -65,7 +84,7 @@ constexpr int64_t kNC = 4096;           // N block packed at once (L3)
 //===----------------------------------------------------------------------===//
 
 void kernelPortable(int64_t k, const float *pa, const float *pb, int64_t ldb,
-                    float *c, int64_t ldc, bool accumulate, bool relu) {
+                    float *c, int64_t ldc, bool accumulate, Epilogue epi) {
   constexpr int MR = 4, NR = 8;
   float acc[MR][NR] = {};
   for (int64_t p = 0; p < k; ++p, pa += MR, pb += ldb)
@@ -75,15 +94,15 @@ void kernelPortable(int64_t k, const float *pa, const float *pb, int64_t ldb,
   for (int i = 0; i < MR; ++i)
     for (int j = 0; j < NR; ++j) {
       float v = accumulate ? c[i * ldc + j] + acc[i][j] : acc[i][j];
-      c[i * ldc + j] = relu && v < 0.0f ? 0.0f : v; // NaN stays NaN
+      c[i * ldc + j] = applyEpilogue(v, epi);
     }
 }
 
 #if TANDEM_X86
 __attribute__((target("avx2,fma"))) void
 kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
-           int64_t ldc, bool accumulate, bool relu) {
-  const __m256 zero = _mm256_setzero_ps();
+           int64_t ldc, bool accumulate, Epilogue epi) {
+  const __m256 zero = _mm256_setzero_ps(), six = _mm256_set1_ps(6.0f);
 #define TANDEM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
 #define TANDEM_DECL(i)                                                         \
   __m256 c##i##0 = _mm256_setzero_ps(), c##i##1 = _mm256_setzero_ps();
@@ -105,9 +124,13 @@ kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
       c##i##0 = _mm256_add_ps(c##i##0, _mm256_loadu_ps(row));                  \
       c##i##1 = _mm256_add_ps(c##i##1, _mm256_loadu_ps(row + 8));              \
     }                                                                          \
-    if (relu) { /* max(0, x): NaN stays NaN */                                 \
+    if (epi != kNoEpilogue) { /* max(0, x): NaN stays NaN */                   \
       c##i##0 = _mm256_max_ps(zero, c##i##0);                                  \
       c##i##1 = _mm256_max_ps(zero, c##i##1);                                  \
+    }                                                                          \
+    if (epi == kRelu6) { /* min(6, x): NaN stays NaN */                        \
+      c##i##0 = _mm256_min_ps(six, c##i##0);                                   \
+      c##i##1 = _mm256_min_ps(six, c##i##1);                                   \
     }                                                                          \
     _mm256_storeu_ps(row, c##i##0);                                            \
     _mm256_storeu_ps(row + 8, c##i##1);                                        \
@@ -121,8 +144,8 @@ kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
 
 __attribute__((target("avx512f"))) void
 kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
-             int64_t ldc, bool accumulate, bool relu) {
-  const __m512 zero = _mm512_setzero_ps();
+             int64_t ldc, bool accumulate, Epilogue epi) {
+  const __m512 zero = _mm512_setzero_ps(), six = _mm512_set1_ps(6.0f);
 #define TANDEM_ROWS(X)                                                         \
   X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
 #define TANDEM_DECL(i)                                                         \
@@ -145,9 +168,13 @@ kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
       c##i##_0 = _mm512_add_ps(c##i##_0, _mm512_loadu_ps(row));                \
       c##i##_1 = _mm512_add_ps(c##i##_1, _mm512_loadu_ps(row + 16));           \
     }                                                                          \
-    if (relu) { /* max(0, x): NaN stays NaN */                                 \
+    if (epi != kNoEpilogue) { /* max(0, x): NaN stays NaN */                   \
       c##i##_0 = _mm512_max_ps(zero, c##i##_0);                                \
       c##i##_1 = _mm512_max_ps(zero, c##i##_1);                                \
+    }                                                                          \
+    if (epi == kRelu6) { /* min(6, x): NaN stays NaN */                        \
+      c##i##_0 = _mm512_min_ps(six, c##i##_0);                                 \
+      c##i##_1 = _mm512_min_ps(six, c##i##_1);                                 \
     }                                                                          \
     _mm512_storeu_ps(row, c##i##_0);                                           \
     _mm512_storeu_ps(row + 16, c##i##_1);                                      \
@@ -328,7 +355,7 @@ struct BlockStep {
   int64_t mBlocks;      // blocks of kMCPanels MR-panels
   int64_t nTasks;       // N tasks of kNCPanelsPerTask NR-panels
   bool accumulate;      // add to C (a later K block, or the caller asked)
-  bool relu;            // the fused ReLU epilogue (last K block only)
+  Epilogue epi;         // the fused epilogue (last K block only)
   float *bPacked;       // the packed KC x NC block of B
   const float *aCached; // A's panels for this K block, all M, or nullptr
   tandem_internal_kernel_failure *failure;
@@ -399,12 +426,12 @@ void packBRange(void *env, int64_t begin, int64_t end) {
 
 /// Stores the valid rows x cols of an MR x NR result tile into C.
 void storeEdge(const float *tile, int64_t nr, float *c, int64_t rs, int64_t cs,
-               int64_t rows, int64_t cols, bool accumulate, bool relu) {
+               int64_t rows, int64_t cols, bool accumulate, Epilogue epi) {
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) {
       float &out = c[i * rs + j * cs];
       float v = accumulate ? out + tile[i * nr + j] : tile[i * nr + j];
-      out = relu && v < 0.0f ? 0.0f : v; // NaN stays NaN
+      out = applyEpilogue(v, epi);
     }
 }
 
@@ -441,11 +468,10 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
         int64_t ldb = nr;
         float *c = s.c + (i0 + ir) * s.rsC + j0 * s.csC;
         if (rows == mr && cols == nr && s.csC == 1) {
-          s.isa->kernel(s.kc, pa, pb, ldb, c, s.rsC, s.accumulate, s.relu);
+          s.isa->kernel(s.kc, pa, pb, ldb, c, s.rsC, s.accumulate, s.epi);
         } else {
-          s.isa->kernel(s.kc, pa, pb, ldb, tile, nr, false, false);
-          storeEdge(tile, nr, c, s.rsC, s.csC, rows, cols, s.accumulate,
-                    s.relu);
+          s.isa->kernel(s.kc, pa, pb, ldb, tile, nr, false, kNoEpilogue);
+          storeEdge(tile, nr, c, s.rsC, s.csC, rows, cols, s.accumulate, s.epi);
         }
       }
     }
@@ -499,7 +525,7 @@ void packWholeB(const KernelIsa &isa, const float *b, int64_t rs, int64_t cs,
 void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
             int64_t n, int64_t k, const float *a, int64_t rsA, int64_t csA,
             const float *b, int64_t rsB, int64_t csB, float *c, int64_t rsC,
-            int64_t csC, bool accumulate, bool relu, const float *aCache,
+            int64_t csC, bool accumulate, Epilogue epi, const float *aCache,
             const float *bCache, tandem_internal_kernel_failure *failure,
             const ConvImage *conv = nullptr) {
   if (k == 0) {
@@ -507,7 +533,7 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
       for (int64_t j = 0; j < n; ++j) {
         float &out = c[i * rsC + j * csC];
         float v = accumulate ? out : 0.0f;
-        out = relu && v < 0.0f ? 0.0f : v;
+        out = applyEpilogue(v, epi);
       }
     return;
   }
@@ -541,7 +567,7 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
                   mBlocks,
                   (nPanels + kNCPanelsPerTask - 1) / kNCPanelsPerTask,
                   accumulate || pc > 0,
-                  relu && pc + kc >= k,
+                  pc + kc >= k ? epi : kNoEpilogue,
                   bCache
                       ? const_cast<float *>(bCache) + jc * k + nPanels * nr * pc
                       : bPacked,
@@ -571,7 +597,7 @@ void sgemm(const KernelIsa &isa, const tandem_exec_ctx_t *ctx, int64_t batch,
            int32_t flags) {
   tandem_thread_pool_t *pool = ctx ? ctx->pool : nullptr;
   bool accumulate = flags & TANDEM_SGEMM_ACCUMULATE;
-  bool relu = flags & TANDEM_SGEMM_RELU;
+  Epilogue epi = epilogueOf(flags);
   // The micro-kernels store rows of C with unit stride; a column-major C
   // computes the transposed product instead: C^T = B^T A^T.
   bool swapped = sCn != 1 && sCm == 1;
@@ -607,7 +633,7 @@ void sgemm(const KernelIsa &isa, const tandem_exec_ctx_t *ctx, int64_t batch,
           wholeBSize(isa, n, k),
           [&](float *out) { packWholeB(isa, bi, sBk, sBn, n, k, out); });
     gemm2D(pool, isa, m, n, k, ai, sAm, sAk, bi, sBk, sBn, c + i * sCb, sCm,
-           sCn, accumulate, relu, aCache, bCache, &failure);
+           sCn, accumulate, epi, aCache, bCache, &failure);
   }
   tandem_internal_kernel_report(&failure);
 }
@@ -655,8 +681,8 @@ tandem_conv2d_f32(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
     ConvImage image{input + b * sIn, sIc,     sIh,       sIw,      kh, kw, ow,
                     strideH,         strideW, dilationH, dilationW};
     gemm2D(pool, chosen, f, p, k, filter, k, 1, nullptr, 0, 1, output + b * sOn,
-           sOf, 1, flags & TANDEM_CONV2D_ACCUMULATE, flags & TANDEM_CONV2D_RELU,
-           aCache, nullptr, &failure, &image);
+           sOf, 1, flags & TANDEM_CONV2D_ACCUMULATE, epilogueOf(flags), aCache,
+           nullptr, &failure, &image);
   }
   tandem_internal_kernel_report(&failure);
 }

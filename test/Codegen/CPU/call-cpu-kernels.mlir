@@ -177,3 +177,54 @@ func.func @epilogues(%a: memref<8x4xf32>, %b: memref<4x16xf32>, %c: memref<8x16x
     ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x3x3xf32>) outs(%y : memref<1x4x6x6xf32, strided<[288, 72, 12, 2]>>)
   return
 }
+
+// -----
+
+// An f32 depthwise convolution: one tandem_dwconv2d_f32 call with the
+// output's row stride (9 here: a strided view with contiguous columns) and
+// the fused ReLU (8); the zero fill in front is dropped (no accumulate flag).
+// CHECK-LABEL: func.func @dwconv
+// CHECK-SAME: (%[[X:.+]]: memref<1x6x16x16xf32>, %[[W:.+]]: memref<6x3x3xf32>, %[[Y:.+]]: memref<1x6x7x7xf32, strided<[378, 63, 9, 1]>>, %[[CTX:.+]]: !llvm.ptr {tandem.exec_ctx})
+// CHECK-NOT: linalg.fill
+// CHECK-DAG: %[[SIX:.+]] = arith.constant 6 : i64
+// CHECK-DAG: %[[THREE:.+]] = arith.constant 3 : i64
+// CHECK-DAG: %[[SEVEN:.+]] = arith.constant 7 : i64
+// CHECK-DAG: %[[TWO:.+]] = arith.constant 2 : i64
+// CHECK-DAG: %[[FLAGS:.+]] = arith.constant 8 : i32
+// CHECK: call @tandem_dwconv2d_f32(%[[CTX]], %{{.+}}, %[[SIX]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[THREE]], %[[THREE]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[SEVEN]], %[[SEVEN]], %[[TWO]], %[[TWO]], %{{.+}}, %{{.+}}, %[[FLAGS]])
+// CHECK-NOT: linalg.depthwise_conv_2d_nchw_chw
+func.func @dwconv(%x: memref<1x6x16x16xf32>, %w: memref<6x3x3xf32>, %y: memref<1x6x7x7xf32, strided<[378, 63, 9, 1]>>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x6x7x7xf32, strided<[378, 63, 9, 1]>>)
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>, tandem.epilogue = "relu"}
+    ins(%x, %w : memref<1x6x16x16xf32>, memref<6x3x3xf32>) outs(%y : memref<1x6x7x7xf32, strided<[378, 63, 9, 1]>>)
+  return
+}
+
+// -----
+
+// The ReLU6 epilogue is flag 16 on every kernel; on an op that stays a loop
+// it becomes max(., 0) then min(., 6) in place.
+// CHECK-LABEL: func.func @matmul_relu6
+// CHECK: %[[FLAGS:.+]] = arith.constant 16 : i32
+// CHECK: call @tandem_sgemm_f32({{.+}}, %[[FLAGS]])
+func.func @matmul_relu6(%a: memref<4x8xf32>, %b: memref<8x4xf32>, %c: memref<4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x4xf32>)
+  linalg.matmul {tandem.epilogue = "relu6"} ins(%a, %b : memref<4x8xf32>, memref<8x4xf32>) outs(%c : memref<4x4xf32>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @conv_strided_output_relu6
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: tandem.epilogue
+// CHECK-NEXT: linalg.generic
+// CHECK: arith.maximumf
+// CHECK: arith.minimumf
+func.func @conv_strided_output_relu6(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %y: memref<1x4x6x6xf32, strided<[288, 72, 12, 2]>>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tandem.epilogue = "relu6"}
+    ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x3x3xf32>) outs(%y : memref<1x4x6x6xf32, strided<[288, 72, 12, 2]>>)
+  return
+}

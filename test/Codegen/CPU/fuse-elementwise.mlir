@@ -87,3 +87,44 @@ func.func @relu_shared_input(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %acc: ten
   } -> tensor<4x4xf32>
   return %m, %r : tensor<4x4xf32>, tensor<4x4xf32>
 }
+
+// -----
+
+// ReLU6 (a clip to [0, 6]) after a depthwise convolution folds into it as
+// `tandem.epilogue = "relu6"`; a clip to other bounds does not.
+// CHECK-LABEL: func.func @dwconv_relu6
+// CHECK: %[[C:.+]] = linalg.depthwise_conv_2d_nchw_chw {{.+}}tandem.epilogue = "relu6"
+// CHECK-NOT: arith.minimumf
+// CHECK: return %[[C]]
+func.func @dwconv_relu6(%x: tensor<1x4x8x8xf32>, %w: tensor<4x3x3xf32>, %init: tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32> {
+  %c = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x4x8x8xf32>, tensor<4x3x3xf32>) outs(%init : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %e = tensor.empty() : tensor<1x4x6x6xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : tensor<1x4x6x6xf32>) outs(%e : tensor<1x4x6x6xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %six = arith.constant 6.0 : f32
+    %m = arith.maximumf %a, %z : f32
+    %n = arith.minimumf %m, %six : f32
+    linalg.yield %n : f32
+  } -> tensor<1x4x6x6xf32>
+  return %r : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matmul_clip_other_bounds
+// CHECK-NOT: tandem.epilogue
+// CHECK: arith.minimumf
+func.func @matmul_clip_other_bounds(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %acc: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %m = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %e = tensor.empty() : tensor<4x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %five = arith.constant 5.0 : f32
+    %y = arith.maximumf %x, %z : f32
+    %w = arith.minimumf %y, %five : f32
+    linalg.yield %w : f32
+  } -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}

@@ -645,7 +645,19 @@ func.func @kernel_attr_not_a_string(%x: tensor<4xf32>) {
 // -----
 
 func.func @epilogue_attr_unknown(%x: tensor<4xf32>) {
-  // expected-error @+1 {{'tandem.epilogue' must be the string "relu"}}
+  // expected-error @+1 {{'tandem.epilogue' must be the string "relu" or "relu6"}}
   %0 = tandem.relu %x {tandem.epilogue = "gelu"} : tensor<4xf32>
+  return
+}
+
+// -----
+
+// A kernel function carries tandem.kernel as a unit attribute; its calls
+// carry six positive launch sizes.
+func.func private @kernel_fn(%x: memref<4xf32>) attributes {tandem.kernel}
+
+func.func @launch_dims_wrong_arity(%x: memref<4xf32>) {
+  // expected-error @+1 {{'tandem.launch_dims' must be array<i64: gx, gy, gz, bx, by, bz> of positive sizes}}
+  func.call @kernel_fn(%x) {tandem.launch_dims = array<i64: 1, 1, 1, 32>} : (memref<4xf32>) -> ()
   return
 }

@@ -1,0 +1,145 @@
+//===- GPUPipeline.cpp - GPU partitions: kernels, PTX, device images ------===//
+
+#include "codegen/GPU/GPUPipeline.h"
+
+#include "codegen/GPU/CudaToolkit.h"
+#include "codegen/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+using namespace mlir::tandem;
+
+LogicalResult mlir::tandem::buildGPUBufferizePipeline(OpPassManager &pm) {
+  // As buildCPUBufferizePipeline, except that GPU partitions stay functions
+  // (tandem-keep-gpu-partitions), transfers stay tensor ops
+  // (allow-unknown-ops) and nothing is planned into an arena: the host
+  // schedule places host and device buffers.
+  return parsePassPipeline(
+      "tandem-keep-gpu-partitions,inline,symbol-dce,tandem-fuse-elementwise,"
+      "one-shot-bufferize{bufferize-function-boundaries=1 "
+      "function-boundary-type-conversion=identity-layout-map "
+      "allow-unknown-ops=1},"
+      "buffer-results-to-out-params{hoist-static-allocs=1 "
+      "modify-public-functions=1},"
+      "canonicalize,tandem-outline-kernels",
+      pm);
+}
+
+std::string mlir::tandem::validateCudaArch(llvm::StringRef arch) {
+  // The architectures LLVM 22's NVPTX backend and CUDA 13 both know.
+  static constexpr llvm::StringLiteral kArchs[] = {
+      "sm_75",  "sm_80",  "sm_86",   "sm_87",  "sm_89",  "sm_90",
+      "sm_90a", "sm_100", "sm_100a", "sm_120", "sm_120a"};
+  if (llvm::is_contained(kArchs, arch))
+    return "";
+  std::string message =
+      "unknown CUDA architecture '" + arch.str() + "' (expected one of: ";
+  message += llvm::join(llvm::ArrayRef<llvm::StringLiteral>(kArchs), ", ");
+  return message + ")";
+}
+
+namespace {
+
+/// The kernel functions of `module` in a module of their own, mapped to the
+/// GPU (one gpu.module, no host code).
+FailureOr<OwningOpRef<ModuleOp>> mappedKernels(ModuleOp module) {
+  OpBuilder builder(module.getContext());
+  OwningOpRef<ModuleOp> device = ModuleOp::create(module.getLoc());
+  builder.setInsertionPointToEnd(device->getBody());
+  for (auto func : module.getOps<func::FuncOp>())
+    if (isKernelFunction(func) && !func.isExternal())
+      builder.clone(*func);
+  PassManager pm(module.getContext());
+  pm.addPass(createTandemMapKernelsToGPU());
+  if (failed(pm.run(*device)))
+    return failure();
+  for (auto func : llvm::make_early_inc_range(device->getOps<func::FuncOp>()))
+    func.erase();
+  return device;
+}
+
+/// Lowers the mapped kernels to NVVM for `arch` and serialises them to PTX.
+FailureOr<std::string> compileToPTX(ModuleOp mapped, llvm::StringRef arch,
+                                    const GPUCodegenOptions &options) {
+  OwningOpRef<ModuleOp> device = mapped.clone();
+  std::string attach = "nvvm-attach-target{chip=" + arch.str() +
+                       " features=" + options.ptxFeatures + " O=3";
+  // Transcendental math becomes libdevice calls (__nv_expf, ...), linked
+  // from the toolkit when it is installed.
+  llvm::SmallString<128> libdevice(options.cudaRoot);
+  llvm::sys::path::append(libdevice, "nvvm", "libdevice", "libdevice.10.bc");
+  if (llvm::sys::fs::exists(libdevice))
+    attach += " l=" + libdevice.str().str();
+  attach += "}";
+  PassManager pm(mapped.getContext());
+  if (failed(parsePassPipeline(
+          attach +
+              ",gpu.module(lower-affine,convert-scf-to-cf,"
+              "expand-strided-metadata,lower-affine,canonicalize,"
+              "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},"
+              "canonicalize,cse),"
+              "reconcile-unrealized-casts,gpu-module-to-binary{format=isa}",
+          pm)) ||
+      failed(pm.run(*device)))
+    return failure();
+  std::string ptx;
+  device->walk([&](gpu::BinaryOp binary) {
+    for (Attribute object : binary.getObjects())
+      ptx += cast<gpu::ObjectAttr>(object).getObject().getValue().str();
+  });
+  if (ptx.empty())
+    return emitError(mapped.getLoc()) << "no PTX was produced for " << arch;
+  return ptx;
+}
+
+} // namespace
+
+FailureOr<std::vector<DeviceImage>>
+mlir::tandem::compileGPUKernels(ModuleOp module,
+                                const GPUCodegenOptions &options) {
+  if (options.archs.empty())
+    return emitError(module.getLoc()) << "no CUDA architecture to compile for";
+  for (const std::string &arch : options.archs)
+    if (std::string message = validateCudaArch(arch); !message.empty())
+      return emitError(module.getLoc()) << message;
+  FailureOr<OwningOpRef<ModuleOp>> mapped = mappedKernels(module);
+  if (failed(mapped))
+    return failure();
+  std::vector<DeviceImage> images;
+  for (const std::string &arch : options.archs) {
+    FailureOr<std::string> ptx = compileToPTX(**mapped, arch, options);
+    if (failed(ptx))
+      return failure();
+    images.push_back({arch, DeviceImage::PTX, std::move(*ptx)});
+  }
+  if (!options.useToolkit)
+    return images;
+  CudaToolkit toolkit(options.cudaRoot);
+  if (!toolkit.hasPtxas())
+    return images;
+  std::vector<DeviceImage> binaries;
+  for (const DeviceImage &ptx : images) {
+    FailureOr<std::string> cubin =
+        toolkit.assemble(ptx.bytes, ptx.arch, module.getLoc());
+    if (failed(cubin))
+      return failure();
+    binaries.push_back({ptx.arch, DeviceImage::Cubin, std::move(*cubin)});
+  }
+  if (toolkit.hasFatbinary()) {
+    FailureOr<std::string> fatbin =
+        toolkit.pack(images, binaries, module.getLoc());
+    if (failed(fatbin))
+      return failure();
+    std::vector<std::string> archs(options.archs.begin(), options.archs.end());
+    binaries.push_back(
+        {llvm::join(archs, ","), DeviceImage::Fatbin, std::move(*fatbin)});
+  }
+  images.insert(images.end(), binaries.begin(), binaries.end());
+  return images;
+}

@@ -1,0 +1,408 @@
+//===- dwconv.cpp - f32 depthwise convolution called by generated code ----===//
+//
+// tandem_dwconv2d_f32: out[n][c] = (acc ? out : 0) + in[n][c] (*) filter[c]
+// per channel plane (NCHW, depthwise multiplier 1), the kernel behind
+// MobileNet-style depthwise convolutions.
+//
+// A depthwise conv has no reduction over channels, so it is bound by memory
+// and by how well each plane's window sum vectorises, not by FMA throughput.
+// Each (batch, channel) plane is one task on the thread pool. Within a plane,
+// an output row is produced in register blocks of 32 (AVX2: 4 ymm
+// accumulators) or 8 columns: the accumulators take every tap of the window
+// (filter value broadcast, input row loaded with the conv's column stride:
+// contiguous for stride 1, deinterleaved for stride 2, gathered otherwise)
+// before the fused epilogue and a single store. Ragged row ends use masked
+// loads and stores, so no load goes past the last input column the conv
+// reads and small planes (7x7, 14x14) stay vectorised.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kernels/dwconv_internal.h"
+#include "tandem/runtime.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TANDEM_X86 1
+#endif
+
+namespace {
+
+struct DwConv;
+/// Computes one channel plane: `in`, `f` and `out` point at its input,
+/// filter and output.
+using PlaneKernel = void (*)(const DwConv &g, const float *in, const float *f,
+                             float *out);
+
+/// One call's geometry, shared by the plane tasks.
+struct DwConv {
+  int64_t c;
+  const float *input;
+  int64_t sIn, sIc, sIh, sIw;
+  int64_t kh, kw;
+  const float *filter; // dense [c, kh, kw]
+  float *output;
+  int64_t sOn, sOc, sOh; // output columns are contiguous
+  int64_t oh, ow;
+  int64_t strideH, strideW, dilationH, dilationW;
+  bool accumulate;
+  bool relu, relu6; // the fused epilogue: max(0, x), then min(6, x)
+  PlaneKernel plane;
+};
+
+/// Output columns [x0, x1) of output row `y` of one plane, in plain C.
+void rowScalar(const DwConv &g, const float *in, const float *f, float *out,
+               int64_t y, int64_t x0, int64_t x1) {
+  for (int64_t x = x0; x < x1; ++x) {
+    float acc = g.accumulate ? out[x] : 0.0f;
+    for (int64_t i = 0; i < g.kh; ++i) {
+      const float *row = in + (y * g.strideH + i * g.dilationH) * g.sIh;
+      for (int64_t j = 0; j < g.kw; ++j)
+        acc += f[i * g.kw + j] * row[(x * g.strideW + j * g.dilationW) * g.sIw];
+    }
+    if (g.relu && acc < 0.0f) // NaN stays NaN
+      acc = 0.0f;
+    if (g.relu6 && acc > 6.0f)
+      acc = 6.0f;
+    out[x] = acc;
+  }
+}
+
+void planePortable(const DwConv &g, const float *in, const float *f,
+                   float *out) {
+  for (int64_t y = 0; y < g.oh; ++y)
+    rowScalar(g, in, f, out + y * g.sOh, y, 0, g.ow);
+}
+
+#if TANDEM_X86
+/// 8 input columns x*step, (x+1)*step, ... starting at `p` (element step
+/// `step`, in floats).
+__attribute__((target("avx2,fma"))) inline __m256 loadStrided(const float *p,
+                                                              int64_t step) {
+  if (step == 1)
+    return _mm256_loadu_ps(p);
+  if (step == 2) {
+    // Even elements of p[0..15]: shuffle within 128-bit lanes, then put the
+    // 64-bit halves in order.
+    __m256 lo = _mm256_loadu_ps(p), hi = _mm256_loadu_ps(p + 8);
+    __m256 even = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
+    return _mm256_castpd_ps(
+        _mm256_permute4x64_pd(_mm256_castps_pd(even), _MM_SHUFFLE(3, 1, 2, 0)));
+  }
+  __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                   _mm256_set1_epi32(int32_t(step)));
+  return _mm256_i32gather_ps(p, idx, 4);
+}
+
+/// A mask of the first n lanes (0 <= n <= 8).
+__attribute__((target("avx2,fma"))) inline __m256i firstLanes(int64_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(n)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/// Like loadStrided for the first n columns only (1 <= n <= 8): masked
+/// loads touch no element past the last column's, so a row's end needs no
+/// scalar loop. Other lanes are 0.
+__attribute__((target("avx2,fma"))) inline __m256
+loadStridedFirst(const float *p, int64_t step, int64_t n) {
+  if (step == 1)
+    return _mm256_maskload_ps(p, firstLanes(n));
+  if (step == 2) {
+    // Elements 0 .. 2(n-1) of p: the even ones are the columns.
+    int64_t last = 2 * n - 1;
+    __m256 lo = _mm256_maskload_ps(p, firstLanes(std::min<int64_t>(last, 8)));
+    __m256 hi =
+        _mm256_maskload_ps(p + 8, firstLanes(std::max<int64_t>(last - 8, 0)));
+    __m256 even = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
+    return _mm256_castpd_ps(
+        _mm256_permute4x64_pd(_mm256_castps_pd(even), _MM_SHUFFLE(3, 1, 2, 0)));
+  }
+  __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                   _mm256_set1_epi32(int32_t(step)));
+  return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, idx,
+                                  _mm256_castsi256_ps(firstLanes(n)), 4);
+}
+
+/// The fused epilogue on a vector of results.
+__attribute__((target("avx2,fma"))) inline __m256 epilogue(const DwConv &g,
+                                                           __m256 r) {
+  // max(0, r): NaN stays NaN (maxps returns its second operand on NaN).
+  if (g.relu)
+    r = _mm256_max_ps(_mm256_setzero_ps(), r);
+  // min(6, r): NaN stays NaN (minps returns its second operand on NaN).
+  return g.relu6 ? _mm256_min_ps(_mm256_set1_ps(6.0f), r) : r;
+}
+
+/// `V` ymm accumulators: output columns [x, x + 8V) of row y.
+template <int V>
+__attribute__((target("avx2,fma"))) inline void
+blockAvx2(const DwConv &g, const float *in, const float *f, float *out,
+          int64_t y, int64_t x) {
+  int64_t step = g.strideW * g.sIw;
+  __m256 acc[V];
+  for (int v = 0; v < V; ++v)
+    acc[v] =
+        g.accumulate ? _mm256_loadu_ps(out + x + 8 * v) : _mm256_setzero_ps();
+  for (int64_t i = 0; i < g.kh; ++i) {
+    const float *row = in + (y * g.strideH + i * g.dilationH) * g.sIh;
+    for (int64_t j = 0; j < g.kw; ++j) {
+      __m256 w = _mm256_set1_ps(f[i * g.kw + j]);
+      const float *p = row + (x * g.strideW + j * g.dilationW) * g.sIw;
+      for (int v = 0; v < V; ++v)
+        acc[v] =
+            _mm256_fmadd_ps(w, loadStrided(p + 8 * v * step, step), acc[v]);
+    }
+  }
+  for (int v = 0; v < V; ++v)
+    _mm256_storeu_ps(out + x + 8 * v, epilogue(g, acc[v]));
+}
+
+/// The last n (1..8) columns [x, x + n) of row y, with masked loads and
+/// stores.
+__attribute__((target("avx2,fma"))) void
+tailAvx2(const DwConv &g, const float *in, const float *f, float *out,
+         int64_t y, int64_t x, int64_t n) {
+  int64_t step = g.strideW * g.sIw;
+  __m256i mask = firstLanes(n);
+  __m256 acc =
+      g.accumulate ? _mm256_maskload_ps(out + x, mask) : _mm256_setzero_ps();
+  for (int64_t i = 0; i < g.kh; ++i) {
+    const float *row = in + (y * g.strideH + i * g.dilationH) * g.sIh;
+    for (int64_t j = 0; j < g.kw; ++j) {
+      __m256 w = _mm256_set1_ps(f[i * g.kw + j]);
+      const float *p = row + (x * g.strideW + j * g.dilationW) * g.sIw;
+      acc = _mm256_fmadd_ps(w, loadStridedFirst(p, step, n), acc);
+    }
+  }
+  _mm256_maskstore_ps(out + x, mask, epilogue(g, acc));
+}
+
+__attribute__((target("avx2,fma"))) void rowAvx2(const DwConv &g,
+                                                 const float *in,
+                                                 const float *f, float *out,
+                                                 int64_t y) {
+  int64_t step = g.strideW * g.sIw;
+  // Gathers index with 32-bit offsets.
+  if (step <= 0 || step > (int64_t(1) << 27)) {
+    rowScalar(g, in, f, out, y, 0, g.ow);
+    return;
+  }
+  // Unmasked vectors read exactly their columns' elements, except the
+  // stride-2 deinterleave, which also reads the element after its last
+  // column: that one belongs to the next column, so it must exist.
+  int64_t full = step == 2 ? g.ow - 1 : g.ow;
+  int64_t x = 0;
+  for (; x + 32 <= full; x += 32)
+    blockAvx2<4>(g, in, f, out, y, x);
+  for (; x + 8 <= full; x += 8)
+    blockAvx2<1>(g, in, f, out, y, x);
+  for (; x < g.ow; x += 8)
+    tailAvx2(g, in, f, out, y, x, std::min<int64_t>(8, g.ow - x));
+}
+/// The masks of a row's last n columns (1 <= n <= 8), computed once per
+/// plane: the output lanes, and for stride 2 the lanes of the two input
+/// vectors that hold elements 0 .. 2(n-1).
+struct TailMasks {
+  bool ready = false;
+  int64_t n = 0;
+  __m256i out, lo, hi;
+  __attribute__((target("avx2,fma"))) void init(int64_t lanes) {
+    n = lanes;
+    out = firstLanes(n);
+    lo = firstLanes(std::min<int64_t>(2 * n - 1, 8));
+    hi = firstLanes(std::max<int64_t>(2 * n - 1 - 8, 0));
+    ready = true;
+  }
+  template <int STEP>
+  __attribute__((target("avx2,fma"))) __m256 load(const float *p) const {
+    if (STEP == 1)
+      return _mm256_maskload_ps(p, out);
+    __m256 even = _mm256_shuffle_ps(_mm256_maskload_ps(p, lo),
+                                    _mm256_maskload_ps(p + 8, hi),
+                                    _MM_SHUFFLE(2, 0, 2, 0));
+    return _mm256_castpd_ps(
+        _mm256_permute4x64_pd(_mm256_castps_pd(even), _MM_SHUFFLE(3, 1, 2, 0)));
+  }
+};
+
+/// The common MobileNet case: a 3x3 window, dilation 1, contiguous input
+/// columns, column stride STEP (1 or 2). The 9 filter values stay in
+/// registers for the whole plane and the three input rows are addressed
+/// directly, so the inner loop is loads and FMAs only.
+template <int STEP>
+__attribute__((target("avx2,fma"))) void
+plane3x3Avx2(const DwConv &g, const float *in, const float *f, float *out) {
+  __m256 w[9];
+  for (int t = 0; t < 9; ++t)
+    w[t] = _mm256_set1_ps(f[t]);
+  const __m256 zero = _mm256_setzero_ps();
+  TailMasks tail;
+  // See rowAvx2: an unmasked stride-2 vector reads one element more.
+  int64_t full = STEP == 2 ? g.ow - 1 : g.ow;
+  for (int64_t y = 0; y < g.oh; ++y) {
+    const float *r0 = in + y * g.strideH * g.sIh;
+    const float *r1 = r0 + g.sIh, *r2 = r1 + g.sIh;
+    float *o = out + y * g.sOh;
+    int64_t x = 0;
+    for (; x + 16 <= full; x += 16) {
+      __m256 a0 = g.accumulate ? _mm256_loadu_ps(o + x) : zero;
+      __m256 a1 = g.accumulate ? _mm256_loadu_ps(o + x + 8) : zero;
+      const float *rows[3] = {r0 + x * STEP, r1 + x * STEP, r2 + x * STEP};
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          a0 =
+              _mm256_fmadd_ps(w[3 * i + j], loadStrided(rows[i] + j, STEP), a0);
+          a1 = _mm256_fmadd_ps(w[3 * i + j],
+                               loadStrided(rows[i] + j + 8 * STEP, STEP), a1);
+        }
+      _mm256_storeu_ps(o + x, epilogue(g, a0));
+      _mm256_storeu_ps(o + x + 8, epilogue(g, a1));
+    }
+    for (; x + 8 <= full; x += 8) {
+      __m256 a0 = g.accumulate ? _mm256_loadu_ps(o + x) : zero;
+      const float *rows[3] = {r0 + x * STEP, r1 + x * STEP, r2 + x * STEP};
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          a0 =
+              _mm256_fmadd_ps(w[3 * i + j], loadStrided(rows[i] + j, STEP), a0);
+      _mm256_storeu_ps(o + x, epilogue(g, a0));
+    }
+    if (x < g.ow) {
+      // The row's last n columns: masked loads of the three rows with the
+      // filter still in registers (small planes, 7x7 or 14x14, spend most
+      // of their time here).
+      int64_t n = std::min<int64_t>(8, g.ow - x);
+      if (!tail.ready || tail.n != n)
+        tail.init(n);
+      __m256 a0 = g.accumulate ? _mm256_maskload_ps(o + x, tail.out) : zero;
+      const float *rows[3] = {r0 + x * STEP, r1 + x * STEP, r2 + x * STEP};
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          a0 = _mm256_fmadd_ps(w[3 * i + j], tail.load<STEP>(rows[i] + j), a0);
+      _mm256_maskstore_ps(o + x, tail.out, epilogue(g, a0));
+      // A row wider than full + 8 cannot occur: full >= ow - 1.
+      if (x + 8 < g.ow)
+        tailAvx2(g, in, f, o, y, x + 8, g.ow - x - 8);
+    }
+  }
+}
+
+__attribute__((target("avx2,fma"))) void
+planeAvx2(const DwConv &g, const float *in, const float *f, float *out) {
+  if (g.kh == 3 && g.kw == 3 && g.dilationH == 1 && g.dilationW == 1 &&
+      g.sIw == 1 && (g.strideW == 1 || g.strideW == 2)) {
+    if (g.strideW == 1)
+      plane3x3Avx2<1>(g, in, f, out);
+    else
+      plane3x3Avx2<2>(g, in, f, out);
+    return;
+  }
+  for (int64_t y = 0; y < g.oh; ++y)
+    rowAvx2(g, in, f, out + y * g.sOh, y);
+}
+#endif
+
+/// The plane kernel family called `name` ("avx2" or "portable"), or nullptr
+/// if this CPU cannot run it.
+PlaneKernel planeKernelByName(const char *name) {
+  if (std::strcmp(name, "portable") == 0)
+    return planePortable;
+#if TANDEM_X86
+  __builtin_cpu_init();
+  if (std::strcmp(name, "avx2") == 0 && __builtin_cpu_supports("avx2") &&
+      __builtin_cpu_supports("fma"))
+    return planeAvx2;
+#endif
+  return nullptr;
+}
+
+/// AVX2 when the CPU has it, unless TANDEM_CPU_KERNELS=portable (as for
+/// tandem_sgemm_f32: "avx512" and "avx2" both allow the AVX2 rows).
+PlaneKernel selectPlaneKernel() {
+  const char *force = std::getenv("TANDEM_CPU_KERNELS");
+  if (force && std::strcmp(force, "portable") == 0)
+    return planePortable;
+  PlaneKernel avx2 = planeKernelByName("avx2");
+  return avx2 ? avx2 : planePortable;
+}
+
+PlaneKernel planeKernel() {
+  static const PlaneKernel chosen = selectPlaneKernel();
+  return chosen;
+}
+
+void planes(void *env, int64_t begin, int64_t end) {
+  const DwConv &g = *static_cast<const DwConv *>(env);
+  for (int64_t p = begin; p < end; ++p) {
+    int64_t b = p / g.c, ch = p % g.c;
+    const float *in = g.input + b * g.sIn + ch * g.sIc;
+    const float *f = g.filter + ch * g.kh * g.kw;
+    float *out = g.output + b * g.sOn + ch * g.sOc;
+    g.plane(g, in, f, out);
+  }
+}
+
+void dwconv(PlaneKernel plane, const tandem_exec_ctx_t *ctx, int64_t n,
+            int64_t c, const float *input, int64_t sIn, int64_t sIc,
+            int64_t sIh, int64_t sIw, int64_t kh, int64_t kw,
+            const float *filter, float *output, int64_t sOn, int64_t sOc,
+            int64_t sOh, int64_t oh, int64_t ow, int64_t strideH,
+            int64_t strideW, int64_t dilationH, int64_t dilationW,
+            int32_t flags) {
+  if (n <= 0 || c <= 0 || oh <= 0 || ow <= 0)
+    return;
+  DwConv g;
+  g.c = c;
+  g.input = input;
+  g.sIn = sIn, g.sIc = sIc, g.sIh = sIh, g.sIw = sIw;
+  g.kh = kh, g.kw = kw;
+  g.filter = filter;
+  g.output = output;
+  g.sOn = sOn, g.sOc = sOc, g.sOh = sOh;
+  g.oh = oh, g.ow = ow;
+  g.strideH = strideH, g.strideW = strideW;
+  g.dilationH = dilationH, g.dilationW = dilationW;
+  g.accumulate = (flags & TANDEM_DWCONV2D_ACCUMULATE) != 0;
+  g.relu6 = (flags & TANDEM_DWCONV2D_RELU6) != 0;
+  g.relu = g.relu6 || (flags & TANDEM_DWCONV2D_RELU) != 0;
+  g.plane = plane;
+  // A plane is oh * ow * kh * kw FMAs; let small planes share a task.
+  int64_t work = oh * ow * kh * kw;
+  int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(work, 1));
+  tandem_parallel_for(ctx ? ctx->pool : nullptr, n * c, grain, planes, &g);
+}
+
+} // namespace
+
+extern "C" TANDEM_API void tandem_dwconv2d_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h, int64_t w,
+    const float *input, int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw,
+    int64_t kh, int64_t kw, const float *filter, float *output, int64_t sOn,
+    int64_t sOc, int64_t sOh, int64_t oh, int64_t ow, int64_t strideH,
+    int64_t strideW, int64_t dilationH, int64_t dilationW, int32_t flags) {
+  (void)h;
+  (void)w;
+  dwconv(planeKernel(), ctx, n, c, input, sIn, sIc, sIh, sIw, kh, kw, filter,
+         output, sOn, sOc, sOh, oh, ow, strideH, strideW, dilationH, dilationW,
+         flags);
+}
+
+bool tandem_internal_dwconv2d_f32_on(
+    const char *isa, const tandem_exec_ctx_t *ctx, int64_t n, int64_t c,
+    int64_t h, int64_t w, const float *input, int64_t sIn, int64_t sIc,
+    int64_t sIh, int64_t sIw, int64_t kh, int64_t kw, const float *filter,
+    float *output, int64_t sOn, int64_t sOc, int64_t sOh, int64_t oh,
+    int64_t ow, int64_t strideH, int64_t strideW, int64_t dilationH,
+    int64_t dilationW, int32_t flags) {
+  (void)h;
+  (void)w;
+  PlaneKernel plane = planeKernelByName(isa);
+  if (!plane)
+    return false;
+  dwconv(plane, ctx, n, c, input, sIn, sIc, sIh, sIw, kh, kw, filter, output,
+         sOn, sOc, sOh, oh, ow, strideH, strideW, dilationH, dilationW, flags);
+  return true;
+}

@@ -1,0 +1,392 @@
+//===- program.cpp - Setting up device programs and run slots -------------===//
+//
+// Model creation's device side: choosing the device (options, then
+// $TANDEM_DEVICE, then auto), falling back to the CPU when no GPU is
+// available, loading the module from the program's images (CUDA) or twins
+// (emulated), and giving each slot its arenas, weights, streams and events.
+// Memory is allocated here, once; runs never allocate after a slot's
+// first run (see docs/Runtime.md, "Device programs").
+//
+//===----------------------------------------------------------------------===//
+
+#include "program/program.h"
+#include "program/trace.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace tandem {
+namespace sched {
+namespace {
+
+tandem_status_t validateProgram(const tandem_model_desc_t *desc) {
+  const tandem_device_program_t *p = desc->device_program;
+  const char *name = desc->name;
+  auto bad = [&](const char *what) {
+    return tandem_status_make(TANDEM_INVALID_ARGUMENT,
+                              "model '%s': device program: %s", name, what);
+  };
+  if (p->num_kernels < 0 || (p->num_kernels > 0 && !p->kernels))
+    return bad("negative kernel count or no kernel table");
+  for (int32_t k = 0; k < p->num_kernels; ++k)
+    if (!p->kernels[k].name || !p->kernels[k].cpu_twin ||
+        p->kernels[k].num_args < 0)
+      return tandem_status_make(TANDEM_INVALID_ARGUMENT,
+                                "model '%s': device program: kernel %d has no "
+                                "name, no CPU twin or a negative argument "
+                                "count",
+                                name, k);
+  if (p->num_images < 0 || (p->num_images > 0 && !p->images))
+    return bad("negative image count or no image table");
+  if (p->num_weights < 0 || (p->num_weights > 0 && !p->weights))
+    return bad("negative weight count or no weight table");
+  for (int32_t w = 0; w < p->num_weights; ++w) {
+    const tandem_device_weight_t &weight = p->weights[w];
+    if ((weight.bytes && !weight.host_data) ||
+        weight.device_offset > p->device_arena_bytes ||
+        weight.bytes > p->device_arena_bytes - weight.device_offset)
+      return tandem_status_make(
+          TANDEM_INVALID_ARGUMENT,
+          "model '%s': device program: weight %d (%" PRIu64
+          " bytes at device offset %" PRIu64
+          ") has no data or lies outside the device arena of %" PRIu64 " bytes",
+          name, w, weight.bytes, weight.device_offset, p->device_arena_bytes);
+  }
+  if (p->num_events < 0)
+    return bad("negative event count");
+  if (p->num_partitions < 0)
+    return bad("negative partition count");
+  return nullptr;
+}
+
+/// "sm_90" -> 90; 0 when malformed.
+int smNumber(const char *arch) {
+  if (!arch || std::strncmp(arch, "sm_", 3) != 0)
+    return 0;
+  return std::atoi(arch + 3);
+}
+
+std::string listImages(const tandem_device_program_t *p) {
+  static const char *const formats[] = {"ptx", "cubin", "fatbin"};
+  std::string text;
+  for (int32_t i = 0; i < p->num_images; ++i) {
+    const tandem_device_image_t &image = p->images[i];
+    if (!text.empty())
+      text += ", ";
+    text += image.arch ? image.arch : "?";
+    text += ' ';
+    text += image.format >= 0 && image.format <= 2 ? formats[image.format]
+                                                   : "unknown";
+  }
+  return text.empty() ? "none" : text;
+}
+
+tandem_status_t loadModule(const tandem_model_desc_t *desc, Program *prog) {
+  const tandem_device_program_t *p = desc->device_program;
+  tandem_device_t *device = prog->device;
+  if (tandem_device_kind(device) == TANDEM_DEVICE_EMULATED) {
+    std::vector<tandem_cpu_kernel_t> twins;
+    for (int32_t k = 0; k < p->num_kernels; ++k)
+      twins.push_back({p->kernels[k].name, p->kernels[k].cpu_twin});
+    if (tandem_status_t status = tandem_device_module_load_cpu(
+            device, twins.data(), static_cast<int32_t>(twins.size()),
+            &prog->module))
+      return status;
+  } else {
+    std::string arch = device->arch();
+    const tandem_device_image_t *image = chooseImage(p, arch);
+    if (!image)
+      return tandem_status_make(
+          TANDEM_UNAVAILABLE,
+          "model '%s': no device image for %s (%s) among: %s", desc->name,
+          prog->deviceName.c_str(),
+          arch.empty() ? "unknown arch" : arch.c_str(), listImages(p).c_str());
+    if (tandem_status_t status = tandem_device_module_load(
+            device, image->data, image->size, &prog->module))
+      return status;
+  }
+  for (int32_t k = 0; k < p->num_kernels; ++k) {
+    tandem_device_kernel_t *kernel = nullptr;
+    if (tandem_status_t status = tandem_device_module_get_kernel(
+            prog->module, p->kernels[k].name, &kernel))
+      return status;
+    prog->kernels.push_back(kernel);
+  }
+  return nullptr;
+}
+
+bool envIs(const char *name, const char *value) {
+  const char *env = std::getenv(name);
+  return env && std::strcmp(env, value) == 0;
+}
+
+uint64_t roundUp(uint64_t value, uint64_t align) {
+  return (value + align - 1) / align * align;
+}
+
+uint64_t tensorBytes(const tandem_tensor_desc_t &tensor) {
+  int64_t n = tandem_tensor_desc_num_elements(&tensor);
+  return n > 0 ? static_cast<uint64_t>(n) * tandem_dtype_size(tensor.dtype) : 0;
+}
+
+} // namespace
+
+const tandem_device_image_t *chooseImage(const tandem_device_program_t *p,
+                                         const std::string &arch) {
+  const tandem_device_image_t *best = nullptr;
+  int bestRank = 0, bestSm = -1;
+  int deviceSm = smNumber(arch.c_str());
+  for (int32_t i = 0; i < p->num_images; ++i) {
+    const tandem_device_image_t &image = p->images[i];
+    if (!image.data)
+      continue;
+    bool sameArch = image.arch && arch == image.arch;
+    int rank = 0, sm = smNumber(image.arch);
+    if (image.format == TANDEM_IMAGE_CUBIN && sameArch)
+      rank = 4;
+    else if (image.format == TANDEM_IMAGE_FATBIN)
+      rank = sameArch ? 3 : 2;
+    else if (image.format == TANDEM_IMAGE_PTX &&
+             (deviceSm == 0 || sm <= deviceSm))
+      rank = 1;
+    if (rank > bestRank || (rank == bestRank && rank == 1 && sm > bestSm)) {
+      best = &image;
+      bestRank = rank;
+      bestSm = sm;
+    }
+  }
+  return best;
+}
+
+tandem_status_t createProgram(const tandem_model_desc_t *desc,
+                              const tandem_model_options_t &options,
+                              Stats *stats, Trace *trace,
+                              std::unique_ptr<Program> *out) {
+  if (tandem_status_t status = validateProgram(desc))
+    return status;
+  auto prog = std::make_unique<Program>();
+  prog->desc = desc;
+  prog->program = desc->device_program;
+  prog->stats = stats;
+  prog->trace = trace;
+
+  // Which device: the options, else $TANDEM_DEVICE, else auto.
+  std::string spec = "auto";
+  const char *source = nullptr;
+  if (options.device && *options.device) {
+    spec = options.device;
+  } else if (const char *env = std::getenv("TANDEM_DEVICE")) {
+    if (*env) {
+      spec = env;
+      source = "TANDEM_DEVICE=";
+    }
+  }
+  if (spec == "cpu") {
+    prog->fallbackReason =
+        source ? "TANDEM_DEVICE=cpu" : "device 'cpu' requested";
+  } else {
+    tandem_status_t status = tandem_device_open(
+        spec == "auto" ? "cuda" : spec.c_str(), nullptr, &prog->device);
+    if (status && tandem_status_code(status) == TANDEM_UNAVAILABLE) {
+      // No driver or no GPU: run the GPU partitions on the CPU.
+      prog->fallbackReason = tandem_status_message(status);
+      tandem_status_free(status);
+      bool log = options.log_fallback != 0 && !envIs("TANDEM_QUIET", "1");
+      if (log)
+        std::fprintf(stderr,
+                     "tandem: model '%s': %s; running GPU partitions on the "
+                     "CPU\n",
+                     desc->name, prog->fallbackReason.c_str());
+    } else if (status) {
+      // The device layer's message names the spec; say where it came from.
+      std::string origin = source ? std::string(source) + spec + ": " : "";
+      tandem_status_t wrapped = tandem_status_make(
+          tandem_status_code(status), "model '%s': %s%s", desc->name,
+          origin.c_str(), tandem_status_message(status));
+      tandem_status_free(status);
+      return wrapped;
+    }
+  }
+  if (prog->device) {
+    prog->deviceName = tandem_device_name(prog->device);
+    if (tandem_status_t status = loadModule(desc, prog.get())) {
+      destroyProgram(prog.get());
+      return status;
+    }
+    if (trace)
+      prog->device->setObserver(trace);
+  }
+  if (options.cuda_graphs >= 0)
+    prog->graphs = options.cuda_graphs != 0;
+  else
+    prog->graphs = !envIs("TANDEM_CUDA_GRAPHS", "0");
+  *out = std::move(prog);
+  return nullptr;
+}
+
+void destroyProgram(Program *prog) {
+  if (!prog)
+    return;
+  if (prog->device)
+    prog->device->setObserver(nullptr);
+  tandem_device_module_unload(prog->module);
+  prog->module = nullptr;
+  tandem_device_close(prog->device);
+  prog->device = nullptr;
+}
+
+tandem_status_t createSlot(const tandem_model_desc_t *desc, Program *prog,
+                           Stats *stats, Trace *trace, int index, void *arena,
+                           uint64_t arenaBytes, void *kernelCache,
+                           std::unique_ptr<Slot> *out) {
+  auto slot = std::make_unique<Slot>();
+  slot->index = index;
+  slot->program = prog;
+  slot->stats = stats;
+  slot->trace = trace;
+  tandem_device_t *device = prog ? prog->device : nullptr;
+  auto fail = [&](tandem_status_t status) {
+    destroySlot(slot.get());
+    return status;
+  };
+
+  // The host arena: the caller's, pinned memory on a device (so that
+  // copies into it need no staging), else plain aligned memory.
+  if (arena) {
+    slot->ctx.arena = arena;
+    slot->arenaBytes = arenaBytes;
+  } else if (desc->arena_bytes) {
+    uint64_t bytes = roundUp(desc->arena_bytes, TANDEM_ARENA_ALIGNMENT);
+    if (device) {
+      if (tandem_status_t status =
+              tandem_device_host_alloc(device, bytes, &slot->pinnedArena))
+        return fail(status);
+      slot->ctx.arena = slot->pinnedArena;
+    } else {
+      if (tandem_status_t status =
+              tandem_arena_alloc(desc->arena_bytes, &slot->ownedArena))
+        return fail(status);
+      slot->ctx.arena = slot->ownedArena;
+    }
+    slot->arenaBytes = desc->arena_bytes;
+  }
+  slot->ctx.arena_bytes = slot->arenaBytes;
+  slot->ctx.reserved[0] = kernelCache;
+  if (trace)
+    trace->nameTrack(trackId(index, kHostTrack),
+                     "slot " + std::to_string(index) + ": host");
+  if (!prog) {
+    *out = std::move(slot);
+    return nullptr;
+  }
+  slot->ctx.reserved[1] = slot.get();
+
+  const tandem_device_program_t *p = prog->program;
+  slot->partitions.resize(static_cast<size_t>(p->num_partitions));
+  static const char *const streamNames[kNumStreams] = {"compute", "h2d", "d2h"};
+  for (int s = 0; s < kNumStreams && trace; ++s)
+    trace->nameTrack(trackId(index, s), "slot " + std::to_string(index) + ": " +
+                                            streamNames[s] + " stream");
+  if (!device) {
+    // CPU fallback: the device arena is host memory.
+    if (tandem_status_t status =
+            tandem_arena_alloc(p->device_arena_bytes, &slot->hostDeviceArena))
+      return fail(status);
+    slot->deviceBase = reinterpret_cast<uintptr_t>(slot->hostDeviceArena);
+    for (int32_t w = 0; w < p->num_weights; ++w)
+      if (p->weights[w].bytes)
+        std::memcpy(static_cast<char *>(slot->hostDeviceArena) +
+                        p->weights[w].device_offset,
+                    p->weights[w].host_data, p->weights[w].bytes);
+    *out = std::move(slot);
+    return nullptr;
+  }
+
+  if (tandem_status_t status = tandem_device_alloc(
+          device, p->device_arena_bytes, &slot->deviceMemory))
+    return fail(status);
+  slot->deviceBase = slot->deviceMemory;
+  for (int s = 0; s < kNumStreams; ++s) {
+    if (tandem_status_t status =
+            tandem_stream_create(device, &slot->streams[s]))
+      return fail(status);
+    if (trace)
+      trace->addStream(slot->streams[s], trackId(index, s));
+  }
+  for (int32_t e = 0; e < p->num_events; ++e) {
+    tandem_event_t *event = nullptr;
+    if (tandem_status_t status = tandem_event_create(device, &event))
+      return fail(status);
+    slot->events.push_back(event);
+  }
+  // Weights: uploaded once, straight from the object's constant data.
+  for (int32_t w = 0; w < p->num_weights; ++w)
+    if (tandem_status_t status = tandem_memcpy_h2d_async(
+            slot->streams[1], slot->deviceBase + p->weights[w].device_offset,
+            p->weights[w].host_data, p->weights[w].bytes))
+      return fail(status);
+  if (tandem_status_t status = tandem_stream_synchronize(slot->streams[1]))
+    return fail(status);
+  // Pinned staging for the caller's buffers: the inputs and outputs; grown
+  // to the high-water mark of a run if that needs more.
+  uint64_t stagingBytes = 0;
+  for (int32_t i = 0; i < desc->num_inputs; ++i)
+    stagingBytes += roundUp(tensorBytes(desc->inputs[i]), 256);
+  for (int32_t i = 0; i < desc->num_outputs; ++i)
+    stagingBytes += roundUp(tensorBytes(desc->outputs[i]), 256);
+  if (stagingBytes) {
+    void *data = nullptr;
+    if (tandem_status_t status =
+            tandem_device_host_alloc(device, stagingBytes, &data))
+      return fail(status);
+    slot->staging.push_back({data, stagingBytes});
+  }
+  *out = std::move(slot);
+  return nullptr;
+}
+
+void destroySlot(Slot *slot) {
+  if (!slot)
+    return;
+  Program *prog = slot->program;
+  tandem_device_t *device = prog ? prog->device : nullptr;
+  if (device) {
+    for (tandem_stream_t *&stream : slot->streams) {
+      tandem_status_free(tandem_stream_destroy(stream)); // waits
+      stream = nullptr;
+    }
+    for (PartitionState &partition : slot->partitions)
+      tandem_device_graph_destroy(partition.graph);
+    for (tandem_event_t *event : slot->events)
+      tandem_event_destroy(event);
+    for (tandem_event_t *event : slot->copyEvents)
+      tandem_event_destroy(event);
+    for (const Slot::Chunk &chunk : slot->staging)
+      tandem_status_free(tandem_device_host_free(device, chunk.data));
+    tandem_status_free(tandem_device_free(device, slot->deviceMemory));
+    tandem_status_free(tandem_device_host_free(device, slot->pinnedArena));
+  }
+  slot->partitions.clear();
+  slot->events.clear();
+  slot->copyEvents.clear();
+  slot->staging.clear();
+  tandem_arena_free(slot->hostDeviceArena);
+  tandem_arena_free(slot->ownedArena);
+  slot->hostDeviceArena = nullptr;
+  slot->ownedArena = nullptr;
+}
+
+const char *programPartitionName(const tandem_device_program_t *program,
+                                 int32_t partition) {
+  if (program->partition_names && partition >= 0 &&
+      partition < program->num_partitions &&
+      program->partition_names[partition])
+    return program->partition_names[partition];
+  return "partition";
+}
+
+} // namespace sched
+} // namespace tandem

@@ -1,0 +1,160 @@
+//===- program.h - Run slots and device programs of an instance -*- C++ -*-===//
+//
+// A model instance runs on slots: slot 0 serves tandem_model_run, and
+// tandem_model_run_async keeps up to pipeline_depth slots in flight. Each
+// slot owns what one run needs: a host arena, and for a model with a device
+// program, a region of device memory holding the device arena (weights
+// included), three streams, the program's events, pinned staging for
+// copies, and the CUDA Graphs of its GPU partitions. The tandem_sched_*
+// functions (sched.cpp) find the slot in tandem_exec_ctx_t::reserved[1].
+//
+// A Program is the instance-wide part: the chosen device (NULL: the CPU
+// fallback), the loaded module and its kernels, counters and the trace.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TANDEM_RUNTIME_PROGRAM_PROGRAM_H
+#define TANDEM_RUNTIME_PROGRAM_PROGRAM_H
+
+#include "tandem/runtime.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tandem {
+namespace sched {
+
+class Trace;
+
+/// Counters behind tandem_model_stats.
+struct Stats {
+  std::atomic<uint64_t> runs{0}, kernelLaunches{0}, capturedLaunches{0},
+      graphCaptures{0}, graphLaunches{0}, h2dCopies{0}, h2dBytes{0},
+      d2hCopies{0}, d2hBytes{0}, stagedBytes{0};
+};
+
+/// The streams of a run, by ABI number.
+constexpr int kComputeStream = 0;
+constexpr int kNumStreams = 3;
+
+/// The instance-wide state of a device program.
+struct Program {
+  const tandem_model_desc_t *desc = nullptr;
+  const tandem_device_program_t *program = nullptr;
+  /// NULL: the CPU fallback.
+  tandem_device_t *device = nullptr;
+  std::string deviceName = "cpu";
+  /// Non-empty on the CPU fallback.
+  std::string fallbackReason;
+  tandem_device_module_t *module = nullptr;
+  std::vector<tandem_device_kernel_t *> kernels;
+  bool graphs = true;
+  Stats *stats = nullptr;
+  Trace *trace = nullptr;
+};
+
+/// One kernel launch as the entry asked for it.
+struct LaunchRecord {
+  int32_t kernel = 0;
+  uint32_t dims[6] = {};
+  std::vector<uint64_t> args;
+  bool operator==(const LaunchRecord &other) const;
+};
+
+/// What a slot keeps per partition.
+struct PartitionState {
+  tandem_device_graph_t *graph = nullptr;
+  /// The launches the graph replays.
+  std::vector<LaunchRecord> signature;
+  /// An event or copy happened inside the partition: never captured.
+  bool ungraphable = false;
+};
+
+/// A staged device-to-host copy, delivered once `done` has completed.
+struct PendingCopy {
+  const void *staging;
+  void *dst;
+  uint64_t bytes;
+  tandem_event_t *done;
+};
+
+/// Everything one run needs.
+struct Slot {
+  int index = 0;
+  /// NULL for a CPU-only model.
+  Program *program = nullptr;
+  Stats *stats = nullptr;
+  Trace *trace = nullptr;
+  tandem_exec_ctx_t ctx = {};
+
+  void *ownedArena = nullptr;  // tandem_arena_alloc
+  void *pinnedArena = nullptr; // tandem_device_host_alloc
+  uint64_t arenaBytes = 0;
+
+  // Device program state.
+  uint64_t deviceBase = 0;              // device address, or host address
+  tandem_device_ptr_t deviceMemory = 0; // the allocation (device)
+  void *hostDeviceArena = nullptr;      // the CPU fallback's "device" arena
+  tandem_stream_t *streams[kNumStreams] = {};
+  std::vector<tandem_event_t *> events;
+  std::vector<tandem_event_t *> copyEvents; // for PendingCopy
+  size_t nextCopyEvent = 0;
+  struct Chunk {
+    void *data;
+    uint64_t bytes;
+  };
+  std::vector<Chunk> staging; // pinned; [0] is kept between runs
+  uint64_t stagingUsed = 0;   // in the last chunk
+  uint64_t stagingTotal = 0;  // this run's high-water mark
+  std::vector<PendingCopy> pending;
+  std::vector<PartitionState> partitions;
+  int32_t openPartition = -1;
+  int32_t openStream = -1;
+  uint64_t openStartNs = 0;
+  std::vector<LaunchRecord> buffered;
+  uint64_t runIndex = 0;
+  /// The run's first failure; later sched calls do nothing.
+  std::string error;
+};
+
+/// Chooses the device, loads the module and checks the program of `desc`
+/// (which has one). On success *out is owned by the caller (destroyProgram).
+tandem_status_t createProgram(const tandem_model_desc_t *desc,
+                              const tandem_model_options_t &options,
+                              Stats *stats, Trace *trace,
+                              std::unique_ptr<Program> *out);
+void destroyProgram(Program *program);
+
+/// Picks the image for a CUDA device of `arch` ("sm_90"): a cubin for
+/// exactly that arch, else a fatbin (the driver picks inside it; one naming
+/// the arch first), else the PTX of the newest arch not above it
+/// (JIT-compiled); NULL when none fits.
+const tandem_device_image_t *chooseImage(const tandem_device_program_t *p,
+                                         const std::string &arch);
+
+/// Sets up slot `index`: its host arena (the caller's `arena` if non-NULL),
+/// and with a program its device arena, weights, streams and events.
+tandem_status_t createSlot(const tandem_model_desc_t *desc, Program *program,
+                           Stats *stats, Trace *trace, int index, void *arena,
+                           uint64_t arenaBytes, void *kernelCache,
+                           std::unique_ptr<Slot> *out);
+void destroySlot(Slot *slot);
+
+/// Called around the entry: beginRun resets the slot's run state; endRun
+/// waits for the slot's streams, delivers staged copies, and returns the
+/// run's first failure ("" when none).
+void beginRun(Slot *slot);
+std::string endRun(Slot *slot);
+
+/// The name of partition `partition` ("partition" when the program has
+/// none).
+const char *programPartitionName(const tandem_device_program_t *program,
+                                 int32_t partition);
+
+} // namespace sched
+} // namespace tandem
+
+#endif // TANDEM_RUNTIME_PROGRAM_PROGRAM_H

@@ -1,0 +1,80 @@
+// RUN: tandem-opt -tandem-map-kernels-to-gpu -split-input-file %s | FileCheck %s
+
+// A row reduction: one thread per row (300 rows: two blocks of 256, the
+// guard drops the ragged rest), the reduction loop serial in the thread with
+// the output carried in a register, loaded and stored once. The kernel
+// function itself stays (it is the CPU twin's source).
+// CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK: func.func private @rowsum(%{{.+}}: memref<300x64xf32>, %{{.+}}: memref<300xf32>) attributes {tandem.kernel}
+// CHECK: gpu.module @tandem_kernels
+// CHECK: gpu.func @rowsum(%[[A:.+]]: memref<300x64xf32>, %[[S:.+]]: memref<300xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK-DAG: %[[BID:.+]] = gpu.block_id x
+// CHECK-DAG: %[[TID:.+]] = gpu.thread_id x
+// CHECK-DAG: %[[C256:.+]] = arith.constant 256 : index
+// CHECK: %[[BASE:.+]] = arith.muli %[[BID]], %[[C256]] : index
+// CHECK: %[[ID:.+]] = arith.addi %[[BASE]], %[[TID]] : index
+// CHECK: %[[C300:.+]] = arith.constant 300 : index
+// CHECK: %[[IN:.+]] = arith.cmpi ult, %[[ID]], %[[C300]] : index
+// CHECK: scf.if %[[IN]] {
+// CHECK: %[[ROW:.+]] = arith.remui %[[ID]], %{{.+}} : index
+// CHECK: %[[INIT:.+]] = memref.load %[[S]][%[[ROW]]] : memref<300xf32>
+// CHECK: %[[SUM:.+]] = scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %[[INIT]]) -> (f32) {
+// CHECK: %[[V:.+]] = memref.load %[[A]][%[[ROW]], %[[K]]] : memref<300x64xf32>
+// CHECK: %[[NEW:.+]] = arith.addf %[[V]], %[[ACC]] : f32
+// CHECK: scf.yield %[[NEW]] : f32
+// CHECK: memref.store %[[SUM]], %[[S]][%[[ROW]]] : memref<300xf32>
+// CHECK: gpu.return
+func.func private @rowsum(%a: memref<300x64xf32>, %s: memref<300xf32>) attributes {tandem.kernel} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<300x64xf32>) outs(%s : memref<300xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A matmul: thread per output element, delinearised row-major; a view
+// inside the kernel is cloned into the gpu.func; 10 elements get one warp.
+// CHECK-LABEL: gpu.func @mm
+// CHECK-SAME: known_block_size = array<i32: 32, 1, 1>
+// CHECK: %[[X:.+]] = memref.collapse_shape
+// CHECK: scf.if
+// CHECK: %[[J:.+]] = arith.remui %[[ID:.+]], %[[C5:.+]] : index
+// CHECK: %[[R:.+]] = arith.divui %[[ID]], %[[C5]] : index
+// CHECK: %[[I:.+]] = arith.remui %[[R]], %{{.+}} : index
+// CHECK: scf.for %[[K:.+]] = {{.+}} iter_args
+// CHECK: memref.load %[[X]][%[[I]], %[[K]]]
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func private @mm(%a: memref<2x1x3xf32>, %b: memref<3x5xf32>, %c: memref<2x5xf32>) attributes {tandem.kernel} {
+  %x = memref.collapse_shape %a [[0, 1], [2]] : memref<2x1x3xf32> into memref<2x3xf32>
+  linalg.matmul ins(%x, %b : memref<2x3xf32>, memref<3x5xf32>) outs(%c : memref<2x5xf32>)
+  return
+}
+
+// -----
+
+// An output the parallel loops do not partition (it omits a parallel loop,
+// so threads would race on it): one thread runs every loop, loading and
+// storing at each point, in order.
+// CHECK-LABEL: gpu.func @serial
+// CHECK-SAME: known_block_size = array<i32: 32, 1, 1>
+// CHECK: %[[ONE:.+]] = arith.constant 1 : index
+// CHECK: arith.cmpi ult, %{{.+}}, %[[ONE]]
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: memref.load
+// CHECK: memref.store
+func.func private @serial(%a: memref<4x4xf32>, %d: memref<4xf32>) attributes {tandem.kernel} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x4xf32>) outs(%d : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}

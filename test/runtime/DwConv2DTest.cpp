@@ -1,0 +1,150 @@
+//===- DwConv2DTest.cpp - tandem_dwconv2d_f32 against a direct conv -------===//
+//
+// Depthwise convolution on both row-kernel families: 3x3 and 5x5 windows,
+// strides 1, 2 and 3 (contiguous, deinterleaved and gathered loads), rows
+// that do not divide the register blocks, dilation, batches, a strided input
+// view, accumulation onto a bias, the fused ReLU with a NaN, and a thread
+// pool. Inputs sit right at the end of their buffer, so an out-of-bounds
+// vector load would read past it (and fail under ASan).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kernels/dwconv_internal.h"
+#include "tandem/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace {
+
+struct DwCase {
+  int64_t n, c, h, w, kh, kw, sh, sw, dh, dw;
+};
+
+const DwCase kCases[] = {
+    {1, 3, 9, 9, 3, 3, 1, 1, 1, 1},
+    {1, 4, 114, 114, 3, 3, 1, 1, 1, 1}, // MobileNetV2 112x112 (padded)
+    {2, 5, 113, 113, 3, 3, 2, 2, 1, 1}, // stride 2: deinterleaved loads
+    {1, 3, 30, 47, 5, 5, 1, 1, 1, 1},   // 5x5, ragged row
+    {1, 2, 40, 70, 3, 3, 3, 3, 1, 1},   // stride 3: gathers
+    {1, 3, 21, 50, 3, 3, 1, 2, 2, 2},   // dilation, uneven strides
+    {3, 7, 12, 41, 1, 1, 1, 1, 1, 1},   // 1x1
+};
+
+void check(const char *isa, const DwCase &t, bool accumulate, bool relu,
+           tandem_thread_pool_t *pool, bool relu6 = false) {
+  int64_t oh = (t.h - t.dh * (t.kh - 1) - 1) / t.sh + 1;
+  int64_t ow = (t.w - t.dw * (t.kw - 1) - 1) / t.sw + 1;
+  // The input is a view with row pitch w + 2 ending exactly at the end of
+  // its buffer; the output has a row pitch ow + 1.
+  int64_t pitch = t.w + 2, opitch = ow + 1;
+  std::mt19937 rng(99);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> in(t.n * t.c * t.h * pitch - (pitch - t.w)),
+      filter(t.c * t.kh * t.kw), out(t.n * t.c * oh * opitch);
+  for (float &x : in)
+    x = dist(rng);
+  for (float &x : filter)
+    x = dist(rng);
+  for (float &x : out)
+    x = dist(rng);
+  if (relu || relu6)
+    in[0] = NAN;
+  if (relu6) // sums beyond 6 and below 0
+    for (float &x : in)
+      x *= 8.0f; // reaches output (0, 0, 0, 0) of channel 0
+  std::vector<float> before = out;
+  tandem_exec_ctx_t ctx = {};
+  ctx.pool = pool;
+  int32_t flags = (accumulate ? TANDEM_DWCONV2D_ACCUMULATE : 0) |
+                  (relu ? TANDEM_DWCONV2D_RELU : 0) |
+                  (relu6 ? TANDEM_DWCONV2D_RELU6 : 0);
+  ASSERT_TRUE(tandem_internal_dwconv2d_f32_on(
+      isa, &ctx, t.n, t.c, t.h, t.w, in.data(), t.c * t.h * pitch, t.h * pitch,
+      pitch, 1, t.kh, t.kw, filter.data(), out.data(), t.c * oh * opitch,
+      oh * opitch, opitch, oh, ow, t.sh, t.sw, t.dh, t.dw, flags));
+  for (int64_t b = 0; b < t.n; ++b)
+    for (int64_t ch = 0; ch < t.c; ++ch)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t x = 0; x < opitch; ++x) {
+          int64_t at = ((b * t.c + ch) * oh + y) * opitch + x;
+          if (x == ow) { // the gap between rows is never written
+            ASSERT_EQ(out[at], before[at]);
+            continue;
+          }
+          double ref = accumulate ? before[at] : 0.0;
+          for (int64_t i = 0; i < t.kh; ++i)
+            for (int64_t j = 0; j < t.kw; ++j)
+              ref += double(filter[(ch * t.kh + i) * t.kw + j]) *
+                     in[((b * t.c + ch) * t.h + y * t.sh + i * t.dh) * pitch +
+                        x * t.sw + j * t.dw];
+          if (std::isnan(ref)) {
+            ASSERT_TRUE(std::isnan(out[at])) << isa << " NaN must survive";
+            continue;
+          }
+          if ((relu || relu6) && ref < 0)
+            ref = 0;
+          if (relu6 && ref > 6)
+            ref = 6;
+          ASSERT_NEAR(out[at], ref, 1e-5 * (1 + t.kh * t.kw) * (relu6 ? 8 : 1))
+              << isa << " c" << t.c << " k" << t.kh << "x" << t.kw << " s"
+              << t.sh << "," << t.sw << " d" << t.dh << " at [" << b << ","
+              << ch << "," << y << "," << x << "]";
+        }
+}
+
+std::vector<const char *> families() {
+  std::vector<const char *> isas = {"portable"};
+  float probe = 0;
+  tandem_exec_ctx_t ctx = {};
+  if (tandem_internal_dwconv2d_f32_on("avx2", &ctx, 0, 0, 1, 1, &probe, 0, 0, 0,
+                                      1, 1, 1, &probe, &probe, 0, 0, 0, 0, 0, 1,
+                                      1, 1, 1, 0))
+    isas.push_back("avx2");
+  return isas;
+}
+
+TEST(DwConv2DTest, MatchesDirectConvolution) {
+  for (const char *isa : families())
+    for (const DwCase &t : kCases) {
+      check(isa, t, false, false, nullptr);
+      check(isa, t, true, false, nullptr);
+    }
+}
+
+TEST(DwConv2DTest, FusedReLUKeepsNaN) {
+  for (const char *isa : families())
+    for (const DwCase &t : kCases)
+      check(isa, t, true, true, nullptr);
+}
+
+TEST(DwConv2DTest, FusedReLU6) {
+  for (const char *isa : families())
+    for (const DwCase &t : kCases)
+      check(isa, t, false, false, nullptr, /*relu6=*/true);
+}
+
+TEST(DwConv2DTest, ThreadPool) {
+  tandem_thread_pool_t *pool = nullptr;
+  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  for (const char *isa : families())
+    for (const DwCase &t : kCases)
+      check(isa, t, false, true, pool);
+  tandem_thread_pool_destroy(pool);
+}
+
+TEST(DwConv2DTest, PublicEntryUsesAKernelFamily) {
+  const DwCase t = {1, 2, 10, 20, 3, 3, 1, 1, 1, 1};
+  std::vector<float> in(t.c * t.h * t.w, 1.0f), f(t.c * 9, 0.5f),
+      out(t.c * 8 * 18, -1.0f);
+  tandem_dwconv2d_f32(nullptr, 1, t.c, t.h, t.w, in.data(), 0, t.h * t.w, t.w,
+                      1, 3, 3, f.data(), out.data(), 0, 8 * 18, 18, 8, 18, 1, 1,
+                      1, 1, 0);
+  for (float v : out)
+    ASSERT_FLOAT_EQ(v, 4.5f);
+}
+
+} // namespace

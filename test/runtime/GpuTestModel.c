@@ -1,0 +1,179 @@
+/*===- GpuTestModel.c - A hand-written model with a device program -------===*
+ *
+ * TEST FIXTURE, not compiler output: a model written by hand in the shape
+ * the GPU code generator emits (docs/GPU.md), so that the runtime's side of
+ * GPU partitions can be tested without the compiler:
+ *
+ *   p0 (GPU)  H2D x; k0_affine: y = x * w + b (w, b device weights); D2H y
+ *   p1 (CPU)  t = -y
+ *   p2 (GPU)  H2D t; k1_relu: r = max(t, 0); D2H r into the output
+ *
+ * The kernels' CPU twins are plain C. Variants of the entry: one that
+ * omits the compute stream's wait for the copy of x (a schedule bug the
+ * emulated device's delays must expose), one that copies past the device
+ * arena's end and one that launches a kernel that does not exist (errors).
+ *===----------------------------------------------------------------------===*/
+
+#include "GpuTestModel.h"
+
+#include <string.h>
+
+/* Device arena: w, b, x, y, t, r; host arena: y, t. */
+#define BYTES (GPU_TEST_N * 4)
+enum {
+  W = 0,
+  B = BYTES,
+  X = 2 * BYTES,
+  Y = 3 * BYTES,
+  T = 4 * BYTES,
+  R = 5 * BYTES
+};
+enum { HOST_Y = 0, HOST_T = BYTES };
+
+static float weightW[GPU_TEST_N];
+static float weightB[GPU_TEST_N];
+
+void gpu_test_init_weights(void) {
+  for (int i = 0; i < GPU_TEST_N; ++i) {
+    weightW[i] = (float)(1 + i % 3);
+    weightB[i] = -10.0f - (float)(i % 5);
+  }
+}
+
+float gpu_test_reference(float x, int i) {
+  float y = x * weightW[i] + weightB[i];
+  float t = -y;
+  return t > 0 ? t : 0;
+}
+
+static void k0Affine(void **args) {
+  const float *x = *(const float **)args[0];
+  const float *w = *(const float **)args[1];
+  const float *b = *(const float **)args[2];
+  float *y = *(float **)args[3];
+  for (int i = 0; i < GPU_TEST_N; ++i)
+    y[i] = x[i] * w[i] + b[i];
+}
+
+static void k1Relu(void **args) {
+  const float *t = *(const float **)args[0];
+  float *r = *(float **)args[1];
+  for (int i = 0; i < GPU_TEST_N; ++i)
+    r[i] = t[i] > 0 ? t[i] : 0;
+}
+
+enum Variant { CORRECT, NO_WAIT, BAD_COPY, BAD_KERNEL };
+
+static int32_t entry(const tandem_exec_ctx_t *ctx, const void *const *inputs,
+                     void *const *outputs, enum Variant variant) {
+  uint64_t base = tandem_sched_device_base(ctx);
+  char *host = (char *)ctx->arena;
+
+  /* p0 on the GPU. */
+  if (variant == BAD_COPY) /* 2 * BYTES at offset R: past the arena's end */
+    tandem_sched_copy_h2d(ctx, 1, base + R, inputs[0], 2 * BYTES);
+  else
+    tandem_sched_copy_h2d(ctx, 1, base + X, inputs[0], BYTES);
+  tandem_sched_record(ctx, 0, 1);
+  if (variant != NO_WAIT)
+    tandem_sched_wait(ctx, 0, 0);
+  tandem_sched_partition_begin(ctx, 0, 0);
+  uint64_t k0Args[4] = {base + X, base + W, base + B, base + Y};
+  tandem_sched_launch(ctx, 0, variant == BAD_KERNEL ? 7 : 0, GPU_TEST_N / 256,
+                      1, 1, 256, 1, 1, k0Args);
+  tandem_sched_partition_end(ctx, 0, 0);
+  tandem_sched_record(ctx, 1, 0);
+  tandem_sched_wait(ctx, 2, 1);
+  tandem_sched_copy_d2h(ctx, 2, host + HOST_Y, base + Y, BYTES);
+  tandem_sched_record(ctx, 2, 2);
+  tandem_sched_host_wait(ctx, 2);
+
+  /* p1 on the CPU. */
+  tandem_sched_partition_begin(ctx, 1, -1);
+  const float *y = (const float *)(host + HOST_Y);
+  float *t = (float *)(host + HOST_T);
+  for (int i = 0; i < GPU_TEST_N; ++i)
+    t[i] = -y[i];
+  tandem_sched_partition_end(ctx, 1, -1);
+
+  /* p2 on the GPU. */
+  tandem_sched_copy_h2d(ctx, 1, base + T, host + HOST_T, BYTES);
+  tandem_sched_record(ctx, 3, 1);
+  tandem_sched_wait(ctx, 0, 3);
+  tandem_sched_partition_begin(ctx, 2, 0);
+  uint64_t k1Args[2] = {base + T, base + R};
+  tandem_sched_launch(ctx, 0, 1, GPU_TEST_N / 256, 1, 1, 256, 1, 1, k1Args);
+  tandem_sched_partition_end(ctx, 2, 0);
+  tandem_sched_record(ctx, 4, 0);
+  tandem_sched_wait(ctx, 2, 4);
+  tandem_sched_copy_d2h(ctx, 2, outputs[0], base + R, BYTES);
+  tandem_sched_record(ctx, 5, 2);
+  tandem_sched_host_wait(ctx, 5);
+  return 0;
+}
+
+static int32_t correctEntry(const tandem_exec_ctx_t *ctx,
+                            const void *const *inputs, void *const *outputs) {
+  return entry(ctx, inputs, outputs, CORRECT);
+}
+static int32_t noWaitEntry(const tandem_exec_ctx_t *ctx,
+                           const void *const *inputs, void *const *outputs) {
+  return entry(ctx, inputs, outputs, NO_WAIT);
+}
+static int32_t badCopyEntry(const tandem_exec_ctx_t *ctx,
+                            const void *const *inputs, void *const *outputs) {
+  return entry(ctx, inputs, outputs, BAD_COPY);
+}
+static int32_t badKernelEntry(const tandem_exec_ctx_t *ctx,
+                              const void *const *inputs, void *const *outputs) {
+  return entry(ctx, inputs, outputs, BAD_KERNEL);
+}
+
+static const tandem_program_kernel_t kKernels[] = {{"k0_affine", k0Affine, 4},
+                                                   {"k1_relu", k1Relu, 2}};
+/* Not loadable by a real GPU: the CUDA path picks among these by arch. */
+static const char kPtx[] = "// no real PTX in this fixture\n";
+static const tandem_device_image_t kImages[] = {
+    {"sm_90", TANDEM_IMAGE_PTX, kPtx, sizeof(kPtx)}};
+static const tandem_device_weight_t kWeights[] = {{W, weightW, BYTES},
+                                                  {B, weightB, BYTES}};
+static const char *const kPartitions[] = {
+    "gpu_test_p0_gpu0", "gpu_test_p1_cpu0", "gpu_test_p2_gpu0"};
+static const tandem_device_program_t kProgram = {
+    2, kKernels, 1, kImages, 2, kWeights, 6 * BYTES, 6, 3, kPartitions};
+
+static const int64_t kShape[] = {GPU_TEST_N};
+static const tandem_tensor_desc_t kInputs[] = {{"x", TANDEM_F32, 1, kShape}};
+static const tandem_tensor_desc_t kOutputs[] = {{"r", TANDEM_F32, 1, kShape}};
+
+static int32_t noProgramEntry(const tandem_exec_ctx_t *ctx,
+                              const void *const *inputs, void *const *outputs) {
+  (void)inputs;
+  (void)outputs;
+  tandem_sched_record(ctx, 0, 0);
+  return 0;
+}
+
+const tandem_model_desc_t gpu_test_no_program_descriptor = {
+    TANDEM_ABI_VERSION, "gpu_test", 1, 1, kInputs, kOutputs, 0, 0,
+    noProgramEntry,     NULL};
+
+#define DESCRIPTOR(name, entryFn)                                              \
+  const tandem_model_desc_t name = {                                           \
+      TANDEM_ABI_VERSION, "gpu_test", 1,         1,       kInputs,             \
+      kOutputs,           2 * BYTES,  2 * BYTES, entryFn, &kProgram}
+
+DESCRIPTOR(gpu_test_descriptor, correctEntry);
+DESCRIPTOR(gpu_test_no_wait_descriptor, noWaitEntry);
+DESCRIPTOR(gpu_test_bad_copy_descriptor, badCopyEntry);
+DESCRIPTOR(gpu_test_bad_kernel_descriptor, badKernelEntry);
+
+#ifdef GPU_TEST_SHARED_LIBRARY
+/* As a dlopen-able model for tandem-run: the weights are filled when the
+ * library loads, and the correct variant is the default model. */
+__attribute__((constructor)) static void initWeightsOnLoad(void) {
+  gpu_test_init_weights();
+}
+__attribute__((visibility("default")))
+const tandem_model_desc_t *const tandem_default_model = &gpu_test_descriptor;
+#endif

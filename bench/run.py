@@ -2,18 +2,20 @@
 """Tandem's CPU benchmark harness: one entry point for every runtime and
 model in the registries (bench/harness/runtimes.py, bench/harness/models.py).
 
-usage: run.py [--quick | --smoke] [--threads 1,2] [--models a,b]
+usage: run.py [--quick | --smoke] [--threads 1,2] [--models a,b|all]
               [--runtimes a,b] [--runs N] [--warmup W] [--rounds R]
               [--budget-s S] [--out FILE] [--no-build] [--no-lock]
 
 Builds Tandem if needed, makes the models (ONNX MatMuls with onnx.helper,
-ResNet-18 with test/models/generate_torch_models.py), compiles them with
-`tandemc --emit=shared --cpu=native`, measures the machine's FP32 FMA peak,
+the networks with Debian's torch through bench/harness/export_torch.py),
+compiles them with `tandemc --emit=shared --cpu=native` (and with IREE),
+measures the machine's FP32 FMA peak,
 then for each thread count and model times every runtime that supports it,
 interleaved: R rounds, each running a batch of every runtime in a rotating
 order. It checks that the runtimes' outputs agree with onnxruntime's on the
 same inputs, prints a Markdown table and the performance floor's
-PASS/FAIL lines, and writes them to bench/results/<date>-<host>.md.
+PASS/FAIL lines, and writes them to bench/results/<date>-<host>.md, with
+the raw timings (.json) and a latency chart (.png) next to it.
 
 Holds the machine's build/benchmark lock (/tmp/tandem-build.lock) from the
 build to the last timing. Run with the project's venv Python (bench/run.sh
@@ -59,7 +61,8 @@ class Context:
         self.build = os.path.abspath(args.build)
         self.work = os.path.abspath(args.work) if args.work else \
             os.path.join(self.build, "bench")
-        self.models_dir = os.path.join(self.build, "models")
+        self.models_dir = os.path.abspath(args.models_dir) if \
+            args.models_dir else os.path.join(self.build, "models")
         self.tandemc = os.path.join(self.build, "bin", "tandemc")
         self.tandem_run = os.path.join(self.build, "bin", "tandem-run")
         self.torch_python = args.torch_python
@@ -93,7 +96,8 @@ def parse_args(argv):
     p.add_argument("--threads", default="1,2",
                    help="comma-separated thread counts (default 1,2)")
     p.add_argument("--models", help="comma-separated, from: " +
-                   ", ".join(models_mod.MODELS))
+                   ", ".join(models_mod.MODELS) + "; or all (default: " +
+                   ", ".join(models_mod.DEFAULT_MODELS) + ")")
     p.add_argument("--runtimes", help="comma-separated, from: " +
                    ", ".join(runtimes_mod.RUNTIMES))
     p.add_argument("--runs", type=int, help="timed runs per cell "
@@ -110,6 +114,9 @@ def parse_args(argv):
                    help="Tandem build directory (default build/)")
     p.add_argument("--work", help="where models, compiled libraries and "
                    "helpers go (default BUILD/bench)")
+    p.add_argument("--models-dir", help="where the torch-exported models "
+                   "are (exported there when missing; default "
+                   "BUILD/models)")
     p.add_argument("--no-build", action="store_true",
                    help="use the tools already in the build directory")
     p.add_argument("--lock", default="/tmp/tandem-build.lock",
@@ -121,6 +128,8 @@ def parse_args(argv):
     p.add_argument("--out", help="report file (default bench/results/"
                    "<date>-<host>[-quick].md; build/bench/smoke.md for "
                    "--smoke)")
+    p.add_argument("--no-chart", action="store_true",
+                   help="do not draw the PNG chart next to the report")
     p.add_argument("--strict", action="store_true",
                    help="exit 1 when a floor check fails or outputs "
                    "disagree")
@@ -149,6 +158,13 @@ def parse_args(argv):
     args.runtimes = _pick(p, "--runtimes", args.runtimes,
                           runtimes_mod.RUNTIMES, list(runtimes_mod.RUNTIMES))
     args.notes = []
+    for rt in list(args.runtimes):
+        if isinstance(rt, runtimes_mod.PeerRuntime) and not rt.available():
+            # jax / iree are optional: bench/setup.sh installs them.
+            args.runtimes.remove(rt)
+            args.notes.append("%s is not installed in this venv (bash "
+                              "bench/setup.sh installs it): runtime %s "
+                              "left out" % (rt.module, rt.name))
     openblas = runtimes_mod.RUNTIMES["openblas"]
     if args.smoke and openblas in args.runtimes and \
             not native.openblas_available():
@@ -161,6 +177,8 @@ def parse_args(argv):
 
 def _pick(parser, flag, value, registry, default):
     names = value.split(",") if value else default
+    if flag == "--models" and value == "all":
+        names = models_mod.ALL_MODELS
     unknown = [n for n in names if n not in registry]
     if unknown:
         parser.error("%s: unknown %s (known: %s)" % (
@@ -208,9 +226,20 @@ def measure_cell(args, ctx, model, threads, peaks, flops):
     inputs = model.make_inputs(ctx)
     runtimes = [r for r in args.runtimes if r.supports(model)]
     sessions = []
+    failed = []
     try:
         for rt in runtimes:
-            sessions.append((rt, rt.open(ctx, model, threads, inputs)))
+            try:
+                sessions.append((rt, rt.open(ctx, model, threads, inputs)))
+            except runtimes_mod.PeerUnavailable as e:
+                # A peer that cannot run this model gets a row that says
+                # why; the others go on.
+                log("%s cannot run %s: %s" % (rt.name, model.name, e))
+                r = report.Result(rt.name, model, threads, [], args.runs,
+                                  flops, peaks, threads)
+                r.fail(str(e))
+                failed.append(r)
+        runtimes = [rt for rt, _ in sessions]
         # Warm up. The first warm-up run estimates a run's time: a runtime
         # so slow that RUNS runs would exceed the budget gets no more
         # warm-up runs and fewer timed runs (at least MIN_CAPPED_RUNS).
@@ -251,6 +280,8 @@ def measure_cell(args, ctx, model, threads, peaks, flops):
                     times[rt.name] += s.run(n, batch_warmup)
         results = []
         for rt, _ in sessions:
+            if not times[rt.name]:
+                continue
             r = report.Result(rt.name, model, threads, times[rt.name],
                               args.runs, flops, peaks, threads)
             r.check = checks[rt.name]
@@ -259,10 +290,33 @@ def measure_cell(args, ctx, model, threads, peaks, flops):
             log("%-12s %-12s T=%d median %.3f ms  min %.3f ms  (%d runs) %s"
                 % (rt.name, model.name, threads, r.median, r.min,
                    len(r.times), r.check))
-        return results
+        return results + failed
     finally:
         for _, s in sessions:
             s.close()
+
+
+def compile_stats(args, ctx):
+    """{model: {...}}: Tandem's compile time, peak RSS, library, arena and
+    weight sizes; IREE's import + compile time; XLA's jit compile time."""
+    names = {rt.name: rt for rt in args.runtimes}
+    stats = {}
+    for model in args.models:
+        if model.kind != "network":
+            continue
+        st = {}
+        if "tandem" in names:
+            st.update(names["tandem"].stats(ctx, model))
+        if "iree" in names:
+            iree = names["iree"]
+            st["iree_compile_s"] = iree.compile_seconds(model.name)
+            if model.name in iree.failures:
+                st["iree_compile_s"] = "failed"
+        if "xla" in names:
+            xla = names["xla"]
+            st["xla_compile_s"] = xla.compile_s.get(model.name)
+        stats[model.name] = st
+    return stats
 
 
 def cpu_name():
@@ -282,6 +336,7 @@ def main(argv):
     lock = Lock(None if args.no_lock else args.lock)
     started = datetime.datetime.now()
     with lock:
+        load_start = os.getloadavg()
         if not args.no_build:
             build_tandem(ctx)
         for tool in (ctx.tandemc, ctx.tandem_run):
@@ -295,8 +350,12 @@ def main(argv):
             model.onnx_path(ctx)
             flops[model.name] = model.flops(ctx)
             for rt in args.runtimes:
-                if rt.name == "tandem" and rt.supports(model):
+                if not rt.supports(model):
+                    continue
+                if rt.name == "tandem":
                     rt.compile(ctx, model)
+                elif hasattr(rt, "prepare"):
+                    rt.prepare(ctx, model)  # IREE: failures go in the table
         peak_s = args.peak_s = 0.2 if args.smoke else 1.0
         peaks, isa = {}, None
         for t in args.threads:
@@ -341,6 +400,11 @@ def main(argv):
     if args.runs < 30:
         mode_line += "; fewer than 30 runs: not the recorded figures"
     lines.append(mode_line)
+    lines.append("- Load average (1, 5, 15 min) at the start: %s; at the "
+                 "end: %s (builds that take the lock wait for the run; "
+                 "anything else on the machine shows here)" % (
+                     ", ".join("%.2f" % x for x in load_start),
+                     ", ".join("%.2f" % x for x in os.getloadavg())))
     lines.append("- Machine: %s, %d logical CPUs; FP32 FMA peak measured by "
                  "bench/native/fma_peak.c (%s; the best of 3 tries of %g s "
                  "at the start, one short try in every round, 3 at the "
@@ -362,10 +426,14 @@ def main(argv):
     lines.append("- check: outputs on the same inputs against onnxruntime's, "
                  "|got - ref| <= %g |ref| + %g max|ref| (the worst error "
                  "relative to max|ref| in brackets)" % (RTOL, ATOL_REL))
-    lines += ["", report.table(results), "", "Performance floor:", "",
+    lines += ["", report.table(results), ""]
+    chart_at = len(lines)
+    chart_name = None
+    stats = compile_stats(args, ctx)
+    if stats:
+        lines += [report.compile_table(stats), ""]
+    lines += ["Performance floor:", "",
               report.floors(results, census, args.threads), ""]
-    text = "\n".join(lines)
-    print(text)
 
     if args.out:
         out = args.out
@@ -376,6 +444,20 @@ def main(argv):
             started.strftime("%Y-%m-%d"), host,
             "-quick" if args.quick else ""))
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    if not args.smoke and not args.no_chart:
+        png = os.path.splitext(out)[0] + ".png"
+        try:
+            if report.chart(results, png, "%s, %s, %s" % (
+                    started.strftime("%Y-%m-%d %H:%M"), host, mode)):
+                chart_name = os.path.basename(png)
+        except ImportError:
+            args.notes.append("matplotlib is missing: no chart")
+    if chart_name:
+        lines[chart_at:chart_at] = ["Latency relative to onnxruntime (lower is "
+                        "faster): ![chart](%s)" % chart_name, ""]
+    text = "\n".join(lines)
+    print(text)
+
     with open(out, "w") as f:
         f.write(text)
     # The raw timings next to it, for later analysis and charts.
@@ -387,7 +469,8 @@ def main(argv):
                    "peak_gflops": {str(t): p for t, p in peaks.items()},
                    "runtimes": {rt.name: rt.describe(ctx)
                                 for rt in args.runtimes},
-                   "results": [r.to_json() for r in results]}, f, indent=1)
+                   "results": [r.to_json() for r in results],
+                   "compile": stats}, f, indent=1)
     log("wrote %s and %s" % (out, raw))
     if args.strict and ("**FAIL**" in text or "MISMATCH" in text):
         return 1

@@ -40,7 +40,8 @@ if os.path.exists(venv_python):
         return subprocess.run([venv_python, "-c", "import " + module],
                               capture_output=True).returncode == 0
 
-    for module in ("onnx", "numpy"):
+    # jax: the benchmark's XLA runtime (bench/setup.sh installs it).
+    for module in ("onnx", "numpy", "jax"):
         if venv_has(module):
             config.available_features.add(module)
     if {"onnx", "numpy"} & config.available_features:

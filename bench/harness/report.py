@@ -13,32 +13,45 @@ class Result:
         # PEAKS is the run's {threads: GFLOP/s}, final once all is measured.
         self.flops, self.peaks, self.peak_threads = flops, peaks, \
             peak_threads
+        self.check = "-"  # agreement with the numerics reference
+        self.ok = True
+        self.failed = None  # why the runtime could not run the model
+
+    def fail(self, why):
+        self.failed = why
+        self.ok = False
+        self.check = "FAILED: " + _short(why)
 
     @property
     def peak(self):
         return self.peaks.get(self.peak_threads)
-        self.check = "-"  # agreement with the numerics reference
-        self.ok = True
 
     def to_json(self):
         return {"runtime": self.runtime, "model": self.model.name,
                 "threads": self.threads, "times_ms": self.times,
                 "runs_wanted": self.runs_wanted, "flops": self.flops,
-                "peak_gflops": self.peak, "check": self.check}
+                "peak_gflops": self.peak, "check": self.check,
+                "failed": self.failed}
 
     @property
     def median(self):
-        return statistics.median(self.times)
+        return statistics.median(self.times) if self.times else None
 
     @property
     def min(self):
-        return self.times[0]
+        return self.times[0] if self.times else None
 
     @property
     def gflops(self):
-        if not self.flops:
+        if not self.flops or not self.times:
             return None
         return self.flops / (self.median * 1e-3) * 1e-9
+
+
+def _short(why, n=110):
+    """One line of a failure message, for a table cell."""
+    line = " ".join(why.split("\n")[0].split()).replace("|", "/")
+    return line if len(line) <= n else line[:n - 3] + "..."
 
 
 def _fmt_ms(ms):
@@ -66,6 +79,10 @@ def table(results):
              "GFLOP/s | % of peak | vs ref | check |",
              "|---|---:|---|---:|---:|---:|---:|---:|---:|---|"]
     for r in results:
+        if r.failed:
+            lines.append("| %s | %d | %s | 0 | - | - | - | - | - | %s |" % (
+                r.runtime, r.threads, r.model.name, r.check))
+            continue
         runs = str(len(r.times))
         if len(r.times) < r.runs_wanted:
             runs += " (capped)"
@@ -76,7 +93,7 @@ def table(results):
         ref = by.get((r.model.reference, r.model.name, r.threads))
         if r.runtime == r.model.reference:
             vs = "1.00 (ref)"
-        elif ref:
+        elif ref and ref.times:
             vs = _fmt_ratio(ref.median / r.median)
         else:
             vs = "-"
@@ -171,3 +188,92 @@ def floors(results, census, threads_list):
         lines.append("- **%s**: %s (%s)" % ("PASS" if ok else "FAIL", title,
                                             "; ".join(parts)))
     return "\n".join(lines)
+
+
+def _mib(n):
+    return "%.1f" % (n / 2.0 ** 20) if isinstance(n, (int, float)) else "-"
+
+
+def _secs(x):
+    if x == "failed":
+        return "failed"
+    return "%.1f" % x if isinstance(x, (int, float)) else "-"
+
+
+def compile_table(stats):
+    """Compile-side figures per network: Tandem's `tandemc` wall time and
+    peak RSS (wait4 rusage of the child), the shared library's size, the
+    arena and weight bytes of its model descriptor; IREE's import + compile
+    and XLA's jit compile wall times."""
+    lines = ["Compilation (Tandem: `tandemc --emit=shared --cpu=native` "
+             "wall time and peak RSS, the .so's size, the arena and weight "
+             "bytes its model descriptor declares; IREE: opset upgrade + "
+             "`iree-import-onnx` + `iree-compile`; XLA: `jit(...).lower()"
+             ".compile()` in the worker; \"-\" where not measured in this "
+             "run, e.g. a library reused from an earlier run):", "",
+             "| model | tandemc s | tandemc peak RSS MiB | .so MiB | "
+             "arena MiB | weights MiB | IREE compile s | XLA compile s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, st in stats.items():
+        rss = st.get("max_rss_kb")
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            name, _secs(st.get("compile_s")),
+            _mib(rss * 1024) if rss else "-", _mib(st.get("so_bytes")),
+            _mib(st.get("arena_bytes")), _mib(st.get("weight_bytes")),
+            _secs(st.get("iree_compile_s")), _secs(st.get("xla_compile_s"))))
+    return "\n".join(lines)
+
+
+def chart(results, path, title):
+    """A PNG bar chart of each runtime's median latency relative to
+    onnxruntime's, per network and thread count (log scale; lower is
+    faster). Returns False when there is nothing to draw."""
+    import matplotlib
+    import matplotlib.ticker
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    by = _index(results)
+    threads = sorted({r.threads for r in results})
+    models = []
+    for r in results:
+        if r.model.name not in models and \
+                ("onnxruntime", r.model.name, r.threads) in by:
+            models.append(r.model.name)
+    runtimes = [n for n in ("tandem", "onnxruntime", "xla", "iree",
+                            "openblas") if any(r.runtime == n
+                                               for r in results)]
+    if not models:
+        return False
+    fig, axes = plt.subplots(len(threads), 1, squeeze=False,
+                             figsize=(max(6, 1.3 * len(models) + 2),
+                                      3.6 * len(threads)))
+    width = 0.8 / len(runtimes)
+    for ax, t in zip(axes[:, 0], threads):
+        for i, name in enumerate(runtimes):
+            xs, ys = [], []
+            for j, m in enumerate(models):
+                r, ref = by.get((name, m, t)), by.get(("onnxruntime", m, t))
+                if r and r.times and ref and ref.times:
+                    xs.append(j + (i - (len(runtimes) - 1) / 2) * width)
+                    ys.append(r.median / ref.median)
+            bars = ax.bar(xs, ys, width, label=name)
+            ax.bar_label(bars, labels=["%.2g" % y for y in ys],
+                         fontsize="x-small", padding=1)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_yscale("log")
+        fmt = matplotlib.ticker.FormatStrFormatter("%g")
+        ax.yaxis.set_major_formatter(fmt)
+        ax.yaxis.set_minor_formatter(fmt)
+        ax.tick_params(axis="y", which="minor", labelsize="x-small")
+        ax.set_xticks(range(len(models)))
+        ax.set_xticklabels(models, rotation=20, ha="right")
+        ax.set_ylabel("median latency / onnxruntime's")
+        ax.set_title("%d thread%s" % (t, "" if t == 1 else "s"))
+        ax.grid(axis="y", which="both", alpha=0.3)
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.suptitle("Latency relative to onnxruntime (lower is faster), " +
+                 title, fontsize="medium")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True

@@ -6,10 +6,12 @@ its outputs for the agreement check. Every timing is one call's wall time
 in milliseconds (time.perf_counter_ns around the call, or clock_gettime in
 the C helpers); the harness interleaves the sessions' batches.
 
-Add a runtime (XLA via jax, IREE, ...) by subclassing Runtime and adding it
-to RUNTIMES.
+Add a runtime by subclassing Runtime and adding it to RUNTIMES. XLA (jax)
+and IREE run in a worker process each (peer_worker.py), pinned to the
+thread count's CPUs.
 """
 import ctypes
+import json
 import os
 import re
 import subprocess
@@ -26,6 +28,48 @@ from .util import BenchError, newer
 OPENBLAS_ENV_REMOVED = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
                         "OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS",
                         "OMP_NUM_THREADS")
+
+
+# Runs the command given after the file name and writes its peak RSS (KiB)
+# there. A child forked from the harness itself would report the harness's
+# own peak RSS as its floor (Linux keeps the largest RSS across fork and
+# exec in ru_maxrss), so the command is started from this small process.
+_RSS_HELPER = (
+    "import resource, subprocess, sys\n"
+    "rc = subprocess.call(sys.argv[2:])\n"
+    "with open(sys.argv[1], 'w') as f:\n"
+    "    f.write(str(resource.getrusage(resource.RUSAGE_CHILDREN)"
+    ".ru_maxrss))\n"
+    "sys.exit(rc if rc >= 0 else 128 - rc)\n")
+
+
+def run_measured(cmd, env=None):
+    """Runs CMD; returns (exit status, stdout+stderr, wall seconds, the
+    command's peak RSS in KiB, or None if unknown)."""
+    import sys
+    import tempfile
+    fd, rss_path = tempfile.mkstemp(prefix="tandem-bench-rss-")
+    os.close(fd)
+    try:
+        start = time.time()
+        proc = subprocess.run([sys.executable, "-c", _RSS_HELPER, rss_path]
+                              + list(cmd), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, env=env)
+        seconds = time.time() - start
+        try:
+            with open(rss_path) as f:
+                max_rss_kb = int(f.read())
+        except ValueError:
+            max_rss_kb = None
+    finally:
+        os.remove(rss_path)
+    return proc.returncode, proc.stdout.decode(errors="replace"), seconds, \
+        max_rss_kb
+
+
+class PeerUnavailable(BenchError):
+    """A peer runtime cannot run a model (its compiler failed, an op is not
+    supported): reported in the table's row, not fatal."""
 
 
 def _ms_since(start_ns):
@@ -235,10 +279,35 @@ class Tandem(Runtime):
         return self._rt
 
     def describe(self, ctx):
-        return ("tandem: commit %s, `tandemc --emit=shared --cpu=native`, "
+        return ("tandem: %s, `tandemc --emit=shared --cpu=native`, "
                 "timed in-process through the runtime C API "
                 "(`tandem_model_run` via ctypes, the call `tandem-run "
-                "--bench` times)" % ctx.revision)
+                "--bench` times)" % self.provenance(ctx))
+
+    def provenance(self, ctx):
+        """Which sources the measured tandemc was built from: this
+        checkout's commit, or, when --build points at another checkout's
+        build directory, that checkout and when tandemc was built."""
+        src = None
+        try:
+            with open(os.path.join(ctx.build, "CMakeCache.txt")) as f:
+                for line in f:
+                    if line.startswith("CMAKE_HOME_DIRECTORY:"):
+                        src = line.split("=", 1)[1].strip()
+        except OSError:
+            pass
+        if not src or os.path.realpath(src) == os.path.realpath(ctx.root):
+            return "commit %s" % ctx.revision
+        head = subprocess.run(["git", "-C", src, "log", "-1",
+                               "--format=%h %cI"], capture_output=True,
+                              text=True).stdout.strip() or "?"
+        built = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(
+            os.path.getmtime(ctx.tandemc))) if os.path.exists(
+                ctx.tandemc) else "?"
+        return ("tandemc and runtime from %s, built from %s (whose HEAD at "
+                "report time is %s; tandemc built %s), not from this "
+                "checkout (%s)" % (ctx.build, src, head, built,
+                                   ctx.revision))
 
     def compile(self, ctx, model):
         onnx_path = model.onnx_path(ctx)
@@ -249,15 +318,38 @@ class Tandem(Runtime):
         cmd = [ctx.tandemc, onnx_path, "--emit=shared", "--cpu=native", "-o",
                out + ".tmp.so"] + model.tandemc_flags(ctx)
         ctx.log("compiling: " + " ".join(cmd))
-        start = time.time()
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
+        returncode, output, seconds, max_rss_kb = run_measured(cmd)
+        if returncode != 0:
             raise BenchError("tandemc failed on %s:\n$ %s\n%s" %
-                             (model.name, " ".join(cmd),
-                              (proc.stdout + proc.stderr)[-3000:]))
+                             (model.name, " ".join(cmd), output[-3000:]))
         os.replace(out + ".tmp.so", out)
-        ctx.log("compiled %s in %.1f s" % (model.name, time.time() - start))
+        # Kept next to the library: a later run that reuses it still
+        # reports how it was made.
+        with open(out + ".stats.json", "w") as f:
+            json.dump({"compile_s": seconds, "max_rss_kb": max_rss_kb,
+                       "command": cmd}, f)
+        ctx.log("compiled %s in %.1f s, peak RSS %s KiB" % (
+            model.name, seconds, max_rss_kb))
         return out
+
+    def stats(self, ctx, model):
+        """Compile time and peak RSS of the tandemc run that made the
+        model's library, the library's size, and the arena and weight
+        bytes from its model descriptor."""
+        so = self.compile(ctx, model)
+        st = {"so_bytes": os.path.getsize(so)}
+        try:
+            with open(so + ".stats.json") as f:
+                st.update(json.load(f))
+        except (OSError, ValueError):
+            pass
+        self.library(ctx)
+        lib = ctypes.CDLL(so, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+        desc_ptr = ctypes.c_void_p.in_dll(lib, "tandem_default_model")
+        desc = ctypes.cast(desc_ptr, ctypes.POINTER(_ModelDesc)).contents
+        st["arena_bytes"] = desc.arena_bytes
+        st["weight_bytes"] = desc.weight_bytes
+        return st
 
     def open(self, ctx, model, threads, inputs):
         return TandemSession(self, ctx, self.compile(ctx, model), threads,
@@ -404,5 +496,285 @@ class OpenBlas(Runtime):
                                threads, inputs)
 
 
+#===--- XLA (jax.jit) and IREE: a worker process each -------------------===#
+
+
+def _have(module):
+    try:
+        __import__(module)
+        return True
+    except ImportError:
+        return False
+
+
+class WorkerSession(Session):
+    """A peer_worker.py child that holds the model and times calls itself.
+    It pins itself to THREADS CPUs before its runtime starts (see
+    peer_worker.py); the harness records its CPU-time / wall-time ratio
+    over the timed runs, which shows how many cores it kept busy."""
+
+    def __init__(self, runtime, ctx, model, threads, inputs, target,
+                 extra=()):
+        self.runtime, self.model, self.threads = runtime, model, threads
+        d = os.path.join(ctx.work, "io")
+        os.makedirs(d, exist_ok=True)
+        base = os.path.join(d, "%s.%s.T%d" % (model.name, runtime.name,
+                                              threads))
+        self.inputs_path = base + ".in.npz"
+        self.outputs_path = base + ".out.npz"
+        if runtime.name == "iree":  # positional
+            arrays = {"in%d" % i: a for i, (_, a) in enumerate(inputs)}
+        else:
+            arrays = dict(inputs)
+        np.savez(self.inputs_path, **arrays)
+        self.log_path = base + ".log"
+        cmd = [runtime.python(ctx), os.path.join(ctx.root, "bench",
+                                                 "harness", "peer_worker.py"),
+               runtime.name, target, str(threads), self.inputs_path] + \
+            list(extra)
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.log,
+                                     text=True, bufsize=1)
+        self.cpu_ms = self.wall_ms = 0.0
+        self.max_threads = 0
+        info = json.loads(self._expect("ready"))
+        runtime.info.setdefault(threads, {}).update(info)
+        if "compile_s" in info:
+            runtime.compile_s.setdefault(model.name, info["compile_s"])
+
+    def _expect(self, word):
+        line = self.proc.stdout.readline()
+        if not line.startswith(word):
+            self.close()
+            with open(self.log_path) as f:
+                tail = f.read()[-1500:]
+            message = line.strip() or "worker exited"
+            raise PeerUnavailable("%s on %s: %s\n%s" % (
+                self.runtime.name, self.model.name, message, tail))
+        return line[len(word):].strip()
+
+    def _send(self, line):
+        try:
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+        except OSError:
+            pass  # it died: _expect reports its log
+
+    def run(self, runs, warmup):
+        self._send("run %d %d" % (runs, warmup))
+        r = json.loads(self._expect("times"))
+        self.cpu_ms += r["cpu_ms"]
+        self.wall_ms += r["wall_ms"]
+        self.max_threads = max(self.max_threads, r["threads"])
+        st = self.runtime.load.setdefault((self.model.name, self.threads),
+                                          [0.0, 0.0])
+        st[0] += r["cpu_ms"]
+        st[1] += r["wall_ms"]
+        return r["times"]
+
+    def outputs(self):
+        self._send("outputs %s" % self.outputs_path)
+        self._expect("saved")
+        with np.load(self.outputs_path) as z:
+            return [z["out%d" % i] for i in range(len(z.files))]
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write("quit\n")
+                self.proc.stdin.flush()
+                self.proc.wait(timeout=30)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+class PeerRuntime(Runtime):
+    module = None
+
+    def __init__(self):
+        self.info = {}   # threads -> the worker's ready line
+        self.load = {}   # (model, threads) -> [cpu ms, wall ms]
+        self.failures = {}  # model -> message
+        self.compile_s = {}  # model -> seconds (XLA: jit compile)
+
+    def python(self, ctx):
+        import sys
+        return sys.executable
+
+    def available(self):
+        return _have(self.module)
+
+    def thread_check(self):
+        """'T threads: cpu/wall X' per thread count, from the timed runs."""
+        per = {}
+        for (model, t), (cpu, wall) in self.load.items():
+            c, w = per.get(t, (0.0, 0.0))
+            per[t] = (c + cpu, w + wall)
+        return ", ".join("%.2f at %d thread%s" % (
+            c / w if w else 0.0, t, "" if t == 1 else "s")
+            for t, (c, w) in sorted(per.items()))
+
+
+class Xla(PeerRuntime):
+    """jax.jit of the model translated by onnx_to_jax.py, XLA's CPU
+    backend, in a peer_worker.py child pinned to T CPUs."""
+    name = "xla"
+    module = "jax"
+
+    def describe(self, ctx):
+        import jax
+        flags = "; ".join("T=%d: XLA_FLAGS='%s', CPUs %s" % (
+            t, i.get("xla_flags", ""), i.get("cpus")) for t, i in
+            sorted(self.info.items()))
+        return ("xla: jax %s (jaxlib XLA CPU), the ONNX graph translated "
+                "by bench/harness/onnx_to_jax.py (weights passed as "
+                "arguments), `jax.jit(...).lower(...).compile()`, timed "
+                "around the call + block_until_ready in a worker process "
+                "pinned to T CPUs with sched_setaffinity before jax "
+                "starts; %s; process "
+                "CPU time / wall time over the timed runs: %s" % (
+                    jax.__version__, flags or "-", self.thread_check()
+                    or "-"))
+
+    def open(self, ctx, model, threads, inputs):
+        return WorkerSession(self, ctx, model, threads, inputs,
+                             model.onnx_path(ctx))
+
+
+
+IREE_COMPILE_FLAGS = ["--iree-hal-target-device=local",
+                      "--iree-hal-local-target-device-backends=llvm-cpu",
+                      "--iree-llvmcpu-target-cpu=host"]
+
+
+class Iree(PeerRuntime):
+    """iree-import-onnx + iree-compile (llvm-cpu, host CPU), run with the
+    local-task driver in a peer_worker.py child pinned to T CPUs,
+    --task_topology_group_count=T."""
+    name = "iree"
+    module = "iree.runtime"
+
+    def __init__(self):
+        super().__init__()
+        self.compiled = {}  # model -> (vmfb, function, seconds)
+
+    def _tool(self, name):
+        import sys
+        return os.path.join(os.path.dirname(sys.executable), name)
+
+    def describe(self, ctx):
+        try:
+            from importlib.metadata import version
+            v = "iree-base-compiler %s, iree-base-runtime %s" % (
+                version("iree-base-compiler"), version("iree-base-runtime"))
+        except Exception:  # metadata missing: still describe the setup
+            v = "iree"
+        return ("iree: %s; the ONNX model with its input shapes made "
+                "static and upgraded to opset 17 (onnx.version_converter) "
+                "if older, `iree-import-onnx`, `iree-compile %s`; run "
+                "through iree.runtime, local-task driver, "
+                "--task_topology_group_count=T, in a worker process pinned "
+                "to T CPUs; inputs placed on the device once, each call "
+                "timed until its outputs are on the host; process CPU "
+                "time / wall time over the timed runs: %s" % (
+                    v, " ".join(IREE_COMPILE_FLAGS),
+                    self.thread_check() or "-"))
+
+    def prepare(self, ctx, model):
+        """Compiles MODEL once (cached in WORK/iree); a failure is kept and
+        reported in the model's row."""
+        if model.name in self.compiled or model.name in self.failures:
+            return
+        try:
+            self.compiled[model.name] = self._compile(ctx, model)
+        except PeerUnavailable as e:
+            self.failures[model.name] = str(e)
+            ctx.log("iree: %s" % e)
+
+    def _compile(self, ctx, model):
+        import onnx
+        from onnx import version_converter
+        d = os.path.join(ctx.work, "iree")
+        os.makedirs(d, exist_ok=True)
+        base = os.path.join(d, model.name)
+        src = model.onnx_path(ctx)
+        vmfb = base + ".vmfb"
+        meta = base + ".json"
+        if newer(vmfb, src) and newer(meta, src):
+            with open(meta) as f:
+                m = json.load(f)
+            return vmfb, m["function"], m["compile_s"]
+        start = time.time()
+        # Static input shapes (the torch exports have a dynamic batch).
+        m = onnx.load(src)
+        shapes = dict((n, s) for n, s, _ in model.input_specs(ctx))
+        for vi in m.graph.input:
+            if vi.name in shapes:
+                for dim, v in zip(vi.type.tensor_type.shape.dim,
+                                  shapes[vi.name]):
+                    dim.ClearField("dim_param")
+                    dim.dim_value = v
+        for vi in m.graph.output:
+            for dim in vi.type.tensor_type.shape.dim:
+                dim.ClearField("dim_param")
+                dim.ClearField("dim_value")
+        del m.graph.value_info[:]
+        opset = next((o.version for o in m.opset_import
+                      if o.domain in ("", "ai.onnx")), 0)
+        try:
+            if opset < 17:
+                m = version_converter.convert_version(m, 17)
+            m = onnx.shape_inference.infer_shapes(m)
+            onnx.save(m, base + ".onnx")
+        except Exception as e:  # the converter raises several kinds
+            raise PeerUnavailable("opset upgrade failed: %s" % e)
+        steps = [
+            ("iree-import-onnx", [self._tool("iree-import-onnx"),
+                                  base + ".onnx", "-o", base + ".mlir"]),
+            ("iree-compile", [self._tool("iree-compile"), base + ".mlir"] +
+             IREE_COMPILE_FLAGS + ["-o", vmfb + ".tmp"]),
+        ]
+        for what, cmd in steps:
+            ctx.log("iree: " + " ".join(cmd))
+            rc, out, _, _ = run_measured(cmd)
+            if rc != 0:
+                lines = [ln for ln in out.splitlines() if "error" in ln]
+                raise PeerUnavailable("%s failed (exit %d): %s" % (
+                    what, rc, (lines[0] if lines else out[-300:]).strip()))
+        seconds = time.time() - start
+        function = None
+        with open(base + ".mlir") as f:
+            for line in f:
+                mm = re.search(r"func\.func @([\w$.-]+)\(", line)
+                if mm:
+                    function = mm.group(1)
+                    break
+        if not function:
+            raise PeerUnavailable("no function in %s.mlir" % base)
+        os.replace(vmfb + ".tmp", vmfb)
+        for tmp in (base + ".mlir", base + ".onnx"):
+            os.remove(tmp)  # large (weights inline); the .vmfb has them
+        with open(meta, "w") as f:
+            json.dump({"function": function, "compile_s": seconds}, f)
+        return vmfb, function, seconds
+
+    def compile_seconds(self, model_name):
+        c = self.compiled.get(model_name)
+        return c[2] if c else None
+
+    def open(self, ctx, model, threads, inputs):
+        self.prepare(ctx, model)
+        if model.name in self.failures:
+            raise PeerUnavailable(self.failures[model.name])
+        vmfb, function, _ = self.compiled[model.name]
+        return WorkerSession(self, ctx, model, threads, inputs, vmfb,
+                             ["--function", function])
+
+
 # The registry. Keys are the names --runtimes accepts.
-RUNTIMES = {r.name: r for r in [Tandem(), OnnxRuntime(), OpenBlas()]}
+RUNTIMES = {r.name: r for r in [Tandem(), OnnxRuntime(), OpenBlas(), Xla(),
+                                Iree()]}
+

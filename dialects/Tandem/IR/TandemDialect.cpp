@@ -54,9 +54,11 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (attr.getName() == getKernelAttrName()) {
-    if (!isa<StringAttr>(attr.getValue()))
-      return op->emitError()
-             << "'" << getKernelAttrName() << "' must be a string attribute";
+    // A string on the linalg ops of one fusion; a unit on an outlined GPU
+    // kernel function (docs/GPU.md).
+    if (!isa<StringAttr, UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << getKernelAttrName()
+                             << "' must be a string or unit attribute";
     return success();
   }
   if (attr.getName() == getEpilogueAttrName()) {
@@ -71,6 +73,15 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
     if (!grain || grain.getInt() < 1)
       return op->emitError() << "'" << getParallelGrainAttrName()
                              << "' must be a positive integer attribute";
+    return success();
+  }
+  // The launch geometry of a GPU kernel call (docs/GPU.md).
+  if (attr.getName() == "tandem.launch_dims") {
+    auto dims = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!dims || dims.size() != 6 ||
+        llvm::any_of(dims.asArrayRef(), [](int64_t d) { return d < 1; }))
+      return op->emitError() << "'tandem.launch_dims' must be an array of 6 "
+                                "positive i64 (grid x, y, z, block x, y, z)";
     return success();
   }
   return op->emitError() << "unknown tandem attribute '"

@@ -637,7 +637,7 @@ func.func @unknown_tandem_attr(%x: tensor<4xf32>) {
 // -----
 
 func.func @kernel_attr_not_a_string(%x: tensor<4xf32>) {
-  // expected-error @+1 {{'tandem.kernel' must be a string attribute}}
+  // expected-error @+1 {{'tandem.kernel' must be a string or unit attribute}}
   %0 = tandem.relu %x {tandem.kernel = 3 : i64} : tensor<4xf32>
   return
 }

@@ -17,6 +17,19 @@
 #include "dialects/Tandem/IR/TandemAttrs.h"
 #include "dialects/TandemExec/IR/TandemExecDialect.h"
 
+namespace mlir::tandem::exec {
+/// The device arena, as a side-effect resource of the buffer ops.
+struct DeviceArenaResource
+    : public SideEffects::Resource::Base<DeviceArenaResource> {
+  StringRef getName() final { return "DeviceArena"; }
+};
+
+/// The streams and events, as a side-effect resource of the schedule ops.
+struct StreamsResource : public SideEffects::Resource::Base<StreamsResource> {
+  StringRef getName() final { return "Streams"; }
+};
+} // namespace mlir::tandem::exec
+
 #define GET_OP_CLASSES
 #include "dialects/TandemExec/IR/TandemExecOps.h.inc"
 

@@ -17,6 +17,17 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 class TandemExec_Op<string mnemonic, list<Trait> traits = []>
     : Op<TandemExec_Dialect, mnemonic, traits>;
 
+/// The device arena: buffer ops write it (so that CSE never merges two
+/// buffers and bufferisation's deallocation sees known effects, not an
+/// allocation it would have to free).
+def TandemExec_DeviceArena
+    : Resource<"::mlir::tandem::exec::DeviceArenaResource">;
+
+/// The streams and events: records, waits and partition markers change
+/// their state and keep their order.
+def TandemExec_Streams : Resource<"::mlir::tandem::exec::StreamsResource">;
+defvar StreamEffects = MemoryEffects<[MemWrite<TandemExec_Streams>]>;
+
 def TandemExec_TransferOp : TandemExec_Op<"transfer"> {
   let summary = "an unscheduled copy of one buffer between two devices";
   let description = [{
@@ -44,7 +55,8 @@ def TandemExec_TransferOp : TandemExec_Op<"transfer"> {
   let hasVerifier = 1;
 }
 
-def TandemExec_AllocOp : TandemExec_Op<"alloc"> {
+def TandemExec_AllocOp : TandemExec_Op<"alloc",
+    [MemoryEffects<[MemWrite<TandemExec_DeviceArena>]>]> {
   let summary = "a buffer in device memory";
   let description = [{
     A buffer of a GPU partition in the device arena. `offset`, in bytes from
@@ -65,7 +77,8 @@ def TandemExec_AllocOp : TandemExec_Op<"alloc"> {
 }
 
 def TandemExec_WeightOp : TandemExec_Op<"weight",
-    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+     MemoryEffects<[MemWrite<TandemExec_DeviceArena>]>]> {
   let summary = "the device copy of a weight";
   let description = [{
     The device copy of the constant `memref.global` named `global`. Weights
@@ -112,7 +125,7 @@ def TandemExec_CopyOp : TandemExec_Op<"copy"> {
   let hasVerifier = 1;
 }
 
-def TandemExec_RecordOp : TandemExec_Op<"record"> {
+def TandemExec_RecordOp : TandemExec_Op<"record", [StreamEffects]> {
   let summary = "records an event after the work issued so far on a stream";
   let description = [{
     The event completes when everything issued on `stream` before it has
@@ -129,7 +142,7 @@ def TandemExec_RecordOp : TandemExec_Op<"record"> {
   let assemblyFormat = "`on` $stream attr-dict";
 }
 
-def TandemExec_WaitOp : TandemExec_Op<"wait"> {
+def TandemExec_WaitOp : TandemExec_Op<"wait", [StreamEffects]> {
   let summary = "makes a stream wait for an event";
   let description = [{
     Work issued on `stream` after this op starts only once `event` has
@@ -147,7 +160,8 @@ def TandemExec_WaitOp : TandemExec_Op<"wait"> {
   let hasVerifier = 1;
 }
 
-def TandemExec_HostWaitOp : TandemExec_Op<"host_wait"> {
+def TandemExec_HostWaitOp : TandemExec_Op<"host_wait",
+    [MemoryEffects<[MemRead, MemWrite, MemWrite<TandemExec_Streams>]>]> {
   let summary = "blocks the host until an event has completed";
   let description = [{
     Needed before host code reads a buffer that a `d2h` copy writes, and
@@ -181,7 +195,8 @@ def TandemExec_LaunchOp : TandemExec_Op<"launch",
     ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$kernel,
-                       Variadic<AnyStaticShapeMemRef>:$args,
+                       Arg<Variadic<AnyStaticShapeMemRef>, "",
+                           [MemRead, MemWrite]>:$args,
                        TandemExec_Stream:$stream,
                        DenseI64ArrayAttr:$grid, DenseI64ArrayAttr:$block);
   let assemblyFormat = [{
@@ -191,7 +206,7 @@ def TandemExec_LaunchOp : TandemExec_Op<"launch",
   let hasVerifier = 1;
 }
 
-def TandemExec_PartitionBeginOp : TandemExec_Op<"partition_begin"> {
+def TandemExec_PartitionBeginOp : TandemExec_Op<"partition_begin", [StreamEffects]> {
   let summary = "opens the span of one partition";
   let description = [{
     Opens the partition `name` (a GPU partition's launches, on `stream`, or
@@ -212,7 +227,7 @@ def TandemExec_PartitionBeginOp : TandemExec_Op<"partition_begin"> {
   let hasVerifier = 1;
 }
 
-def TandemExec_PartitionEndOp : TandemExec_Op<"partition_end"> {
+def TandemExec_PartitionEndOp : TandemExec_Op<"partition_end", [StreamEffects]> {
   let summary = "closes the span of one partition";
   let description = [{
     Closes the partition opened by the `tandem_exec.partition_begin` of the

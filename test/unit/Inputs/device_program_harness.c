@@ -82,7 +82,8 @@ void tandem_sched_copy_h2d(const void *ctx, int32_t stream, uint64_t dst,
                            const void *src, uint64_t bytes) {
   (void)ctx;
   CHECK(stream == 1);
-  CHECK(dst + bytes <= (uint64_t)(uintptr_t)device + program->device_arena_bytes);
+  CHECK(dst + bytes <=
+        (uint64_t)(uintptr_t)device + program->device_arena_bytes);
   memcpy((void *)(uintptr_t)dst, src, bytes);
   ++h2d;
 }

@@ -194,15 +194,23 @@ LogicalResult ScheduleLowering::lowerFunction(func::FuncOp func) {
                     stream(loc, record.getStream())});
               return success();
             })
-            .Case([&](WaitOp wait) {
+            .Case([&](WaitOp wait) -> LogicalResult {
+              auto id = eventId.find(wait.getEvent());
+              if (id == eventId.end())
+                return wait.emitOpError()
+                       << "waits for an event no earlier record defines";
               call(loc, "tandem_sched_wait",
                    {ctx, stream(loc, wait.getStream()),
-                    constant(loc, i32, eventId.lookup(wait.getEvent()))});
+                    constant(loc, i32, id->second)});
               return success();
             })
-            .Case([&](HostWaitOp wait) {
+            .Case([&](HostWaitOp wait) -> LogicalResult {
+              auto id = eventId.find(wait.getEvent());
+              if (id == eventId.end())
+                return wait.emitOpError()
+                       << "waits for an event no earlier record defines";
               call(loc, "tandem_sched_host_wait",
-                   {ctx, constant(loc, i32, eventId.lookup(wait.getEvent()))});
+                   {ctx, constant(loc, i32, id->second)});
               return success();
             })
             .Case([&](LaunchOp launch) {

@@ -2,8 +2,10 @@
 
 #include "compiler/InitAll.h"
 
+#include "codegen/HostSchedule/Passes.h"
 #include "codegen/Passes.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
+#include "dialects/TandemExec/IR/TandemExecOps.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -13,7 +15,9 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void mlir::tandem::registerAllTandemDialects(DialectRegistry &registry) {
-  registry.insert<TandemDialect>();
+  registry.insert<TandemDialect, exec::TandemExecDialect>();
+  // tandem.transfer bufferises into tandem_exec.transfer.
+  exec::registerTransferBufferization(registry);
   // The lowering pipeline goes through linalg, bufferization, vector, scf,
   // gpu, nvvm and llvm: register the upstream set once, with the interface
   // extensions that bufferization and lowering rely on.
@@ -28,4 +32,5 @@ void mlir::tandem::registerAllTandemPasses() {
   registerTandemPasses();
   registerTandemPipelines();
   registerTandemCodegenPasses();
+  registerTandemHostSchedulePasses();
 }

@@ -20,8 +20,11 @@
 using namespace mlir;
 using namespace mlir::tandem;
 
-/// The ABI version the descriptor declares (TANDEM_ABI_VERSION).
+/// The ABI version a CPU-only model's descriptor declares.
 static constexpr uint32_t kAbiVersion = 1;
+/// The ABI version of a descriptor with the trailing device program
+/// (TANDEM_ABI_VERSION once the runtime has it, docs/GPU.md).
+static constexpr uint32_t kDeviceAbiVersion = 2;
 
 static void initializeTargets() {
   static bool done = [] {
@@ -34,11 +37,109 @@ static void initializeTargets() {
   (void)done;
 }
 
+/// Adds `<name>_device_program`, a tandem_device_program_t, to `llvm`.
+static FailureOr<llvm::Constant *>
+addDeviceProgram(llvm::Module &llvm, const std::string &model,
+                 const DeviceProgram &program,
+                 llvm::ArrayRef<DeviceImageBlob> images, Location loc) {
+  llvm::LLVMContext &ctx = llvm.getContext();
+  auto *ptr = llvm::PointerType::getUnqual(ctx);
+  auto *i32 = llvm::Type::getInt32Ty(ctx);
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  auto global = [&](llvm::Constant *init, const llvm::Twine &symbol) {
+    return new llvm::GlobalVariable(llvm, init->getType(), true,
+                                    llvm::GlobalValue::PrivateLinkage, init,
+                                    symbol);
+  };
+  auto string = [&](llvm::StringRef text, const llvm::Twine &symbol) {
+    return global(llvm::ConstantDataArray::getString(ctx, text), symbol);
+  };
+  auto array = [&](llvm::Type *element, llvm::ArrayRef<llvm::Constant *> items,
+                   const llvm::Twine &symbol) -> llvm::Constant * {
+    if (items.empty())
+      return llvm::ConstantPointerNull::get(ptr);
+    auto *type = llvm::ArrayType::get(element, items.size());
+    return global(llvm::ConstantArray::get(type, items), symbol);
+  };
+  std::string prefix = model + "_device_";
+
+  // tandem_program_kernel_t { const char *name; tandem_cpu_kernel_fn twin;
+  //                           int32_t num_args; }
+  auto *kernelType = llvm::StructType::get(ctx, {ptr, ptr, i32});
+  llvm::SmallVector<llvm::Constant *> kernels;
+  for (auto [i, kernel] : llvm::enumerate(program.kernels)) {
+    llvm::Function *twin = llvm.getFunction(kernel.name + "__twin");
+    if (!twin)
+      return emitError(loc)
+             << "kernel '" << kernel.name << "' has no CPU twin '"
+             << kernel.name << "__twin': run tandem-build-cpu-twins";
+    kernels.push_back(llvm::ConstantStruct::get(
+        kernelType,
+        {string(kernel.name, prefix + "kernel" + llvm::Twine(i) + "_name"),
+         twin, llvm::ConstantInt::get(i32, kernel.numArgs)}));
+  }
+  // tandem_device_image_t { const char *arch; int32_t format;
+  //                         const void *data; uint64_t size; }
+  auto *imageType = llvm::StructType::get(ctx, {ptr, i32, ptr, i64});
+  llvm::SmallVector<llvm::Constant *> imageList;
+  for (auto [i, image] : llvm::enumerate(images)) {
+    bool text = image.format == DeviceImageFormat::PTX;
+    auto *data = global(
+        llvm::ConstantDataArray::getString(ctx, image.bytes, /*AddNull=*/text),
+        prefix + "image" + llvm::Twine(i));
+    data->setAlignment(llvm::Align(16));
+    imageList.push_back(llvm::ConstantStruct::get(
+        imageType,
+        {string(image.arch, prefix + "image" + llvm::Twine(i) + "_arch"),
+         llvm::ConstantInt::get(i32, static_cast<int32_t>(image.format)), data,
+         llvm::ConstantInt::get(i64, image.bytes.size())}));
+  }
+  // tandem_device_weight_t { uint64_t device_offset; const void *host_data;
+  //                          uint64_t bytes; }
+  auto *weightType = llvm::StructType::get(ctx, {i64, ptr, i64});
+  llvm::SmallVector<llvm::Constant *> weights;
+  for (const DeviceWeightInfo &weight : program.weights) {
+    llvm::GlobalVariable *data =
+        llvm.getGlobalVariable(weight.global, /*AllowInternal=*/true);
+    if (!data)
+      return emitError(loc) << "weight '" << weight.global
+                            << "' of the device program is not in the object";
+    weights.push_back(llvm::ConstantStruct::get(
+        weightType, {llvm::ConstantInt::get(i64, weight.offset), data,
+                     llvm::ConstantInt::get(i64, weight.bytes)}));
+  }
+  llvm::SmallVector<llvm::Constant *> names;
+  for (auto [i, name] : llvm::enumerate(program.partitions))
+    names.push_back(string(name, prefix + "partition" + llvm::Twine(i)));
+
+  // tandem_device_program_t { int32 num_kernels; kernels; int32 num_images;
+  //   images; int32 num_weights; weights; uint64 device_arena_bytes;
+  //   int32 num_events; int32 num_partitions; partition_names; }
+  auto *programType = llvm::StructType::get(
+      ctx, {i32, ptr, i32, ptr, i32, ptr, i64, i32, i32, ptr});
+  return static_cast<llvm::Constant *>(
+      global(llvm::ConstantStruct::get(
+                 programType, {llvm::ConstantInt::get(i32, kernels.size()),
+                               array(kernelType, kernels, prefix + "kernels"),
+                               llvm::ConstantInt::get(i32, imageList.size()),
+                               array(imageType, imageList, prefix + "images"),
+                               llvm::ConstantInt::get(i32, weights.size()),
+                               array(weightType, weights, prefix + "weights"),
+                               llvm::ConstantInt::get(i64, program.arenaBytes),
+                               llvm::ConstantInt::get(i32, program.numEvents),
+                               llvm::ConstantInt::get(i32, names.size()),
+                               array(ptr, names, prefix + "partition_names")}),
+             model + "_device_program"));
+}
+
 /// Adds `<name>_descriptor`, `<name>_entry` and, when asked,
-/// `tandem_default_model` to `llvm`.
+/// `tandem_default_model` to `llvm`; with a device program, its
+/// tandem_device_program_t too.
 static LogicalResult addDescriptor(llvm::Module &llvm,
                                    const ModelSignature &sig,
-                                   bool exportDefault, Location loc) {
+                                   const std::optional<DeviceProgram> &program,
+                                   const ObjectOptions &options, Location loc) {
+  bool exportDefault = options.exportDefaultModel;
   llvm::LLVMContext &ctx = llvm.getContext();
   llvm::Function *model = llvm.getFunction(sig.name);
   bool hasArena = sig.arenaBytes > 0;
@@ -118,21 +219,31 @@ static LogicalResult addDescriptor(llvm::Module &llvm,
   };
   // tandem_model_desc_t { uint32 abi; const char *name; int32 nin, nout;
   //   const tandem_tensor_desc_t *inputs, *outputs; uint64 arena, weights;
-  //   entry }
-  auto *modelDesc =
-      llvm::StructType::get(ctx, {i32, ptr, i32, i32, ptr, ptr, i64, i64, ptr});
+  //   entry; and, from ABI version 2, const tandem_device_program_t * }
+  llvm::SmallVector<llvm::Type *> fields = {i32, ptr, i32, i32, ptr,
+                                            ptr, i64, i64, ptr};
+  llvm::SmallVector<llvm::Constant *> values = {
+      llvm::ConstantInt::get(i32, program ? kDeviceAbiVersion : kAbiVersion),
+      makeString(sig.name, sig.name + "_model_name"),
+      llvm::ConstantInt::get(i32, sig.inputs.size()),
+      llvm::ConstantInt::get(i32, sig.outputs.size()),
+      makeTensors(sig.inputs, "inputs"),
+      makeTensors(sig.outputs, "outputs"),
+      llvm::ConstantInt::get(i64, sig.arenaBytes),
+      llvm::ConstantInt::get(i64, sig.weightBytes),
+      entry};
+  if (program) {
+    FailureOr<llvm::Constant *> deviceProgram =
+        addDeviceProgram(llvm, sig.name, *program, options.deviceImages, loc);
+    if (failed(deviceProgram))
+      return failure();
+    fields.push_back(ptr);
+    values.push_back(*deviceProgram);
+  }
+  auto *modelDesc = llvm::StructType::get(ctx, fields);
   auto *descriptor = new llvm::GlobalVariable(
       llvm, modelDesc, true, llvm::GlobalValue::ExternalLinkage,
-      llvm::ConstantStruct::get(
-          modelDesc, {llvm::ConstantInt::get(i32, kAbiVersion),
-                      makeString(sig.name, sig.name + "_model_name"),
-                      llvm::ConstantInt::get(i32, sig.inputs.size()),
-                      llvm::ConstantInt::get(i32, sig.outputs.size()),
-                      makeTensors(sig.inputs, "inputs"),
-                      makeTensors(sig.outputs, "outputs"),
-                      llvm::ConstantInt::get(i64, sig.arenaBytes),
-                      llvm::ConstantInt::get(i64, sig.weightBytes), entry}),
-      sig.name + "_descriptor");
+      llvm::ConstantStruct::get(modelDesc, values), sig.name + "_descriptor");
   if (exportDefault)
     new llvm::GlobalVariable(llvm, ptr, true,
                              llvm::GlobalValue::ExternalLinkage, descriptor,
@@ -177,16 +288,29 @@ LogicalResult mlir::tandem::emitModelObject(ModuleOp module,
                           << " (try x86-64, x86-64-v3, x86-64-v4, znver4 or "
                              "native)";
 
-  // Tandem's own discardable attributes (arena markers) mean nothing to
-  // LLVM IR; drop them rather than have the translation warn.
-  module.walk([](LLVM::LLVMFuncOp func) {
+  // The device program, if the host schedule recorded one.
+  FailureOr<std::optional<DeviceProgram>> program = readDeviceProgram(module);
+  if (failed(program))
+    return failure();
+
+  // Tandem's own discardable attributes (arena markers, the device program)
+  // mean nothing to LLVM IR; drop them rather than have the translation
+  // warn.
+  auto isTandem = [](NamedAttribute attr) {
+    return attr.getName().strref().starts_with("tandem.") ||
+           attr.getName().strref().starts_with("tandem_exec.");
+  };
+  for (NamedAttribute attr : llvm::to_vector(module->getDiscardableAttrs()))
+    if (isTandem(attr))
+      module->removeDiscardableAttr(attr.getName());
+  module.walk([&](LLVM::LLVMFuncOp func) {
     for (NamedAttribute attr : llvm::to_vector(func->getDiscardableAttrs()))
-      if (attr.getName().strref().starts_with("tandem."))
+      if (isTandem(attr))
         func->removeDiscardableAttr(attr.getName());
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
       for (NamedAttribute attr :
            llvm::to_vector(mlir::function_interface_impl::getArgAttrs(func, i)))
-        if (attr.getName().strref().starts_with("tandem."))
+        if (isTandem(attr))
           func.removeArgAttr(i, attr.getName());
   });
 
@@ -197,8 +321,7 @@ LogicalResult mlir::tandem::emitModelObject(ModuleOp module,
     return emitError(loc) << "cannot translate the lowered module to LLVM IR";
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
-  if (failed(addDescriptor(*llvmModule, signature, options.exportDefaultModel,
-                           loc)))
+  if (failed(addDescriptor(*llvmModule, signature, *program, options, loc)))
     return failure();
   // Every function gets the CPU and its features, so LLVM's optimisers and
   // the backend agree on what they may use.

@@ -9,6 +9,7 @@
 #ifndef TANDEM_CODEGEN_ARTIFACT_OBJECTEMITTER_H
 #define TANDEM_CODEGEN_ARTIFACT_OBJECTEMITTER_H
 
+#include "codegen/Artifact/DeviceProgram.h"
 #include "codegen/Artifact/ModelSignature.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -29,11 +30,20 @@ struct ObjectOptions {
   /// Also export `tandem_default_model`, for shared libraries that
   /// tandem-run opens.
   bool exportDefaultModel = false;
+  /// The device images of a model with GPU partitions (PTX, cubin, fatbin
+  /// per arch), from the GPU code generator; they go into the object's
+  /// `tandem_device_program_t`. May be empty (the runtime then runs the CPU
+  /// twins). Ignored for a model without a device program.
+  std::vector<DeviceImageBlob> deviceImages;
 };
 
 /// Emits `module` (LLVM dialect) as `kind` to `os`. The model function named
 /// by `signature` must take its inputs and then its outputs as bare
-/// pointers. Fails with a diagnostic (unknown CPU or triple, translation
+/// pointers. When `module` carries a device program (tandem-lower-host-schedule
+/// ran), the descriptor points at a `tandem_device_program_t` built from it,
+/// its CPU twins and `options.deviceImages`, and declares ABI version
+/// kDeviceAbiVersion; otherwise the descriptor keeps the CPU-only layout and
+/// version. Fails with a diagnostic (unknown CPU or triple, translation
 /// failure).
 LogicalResult emitModelObject(ModuleOp module, const ModelSignature &signature,
                               const ObjectOptions &options, ObjectKind kind,

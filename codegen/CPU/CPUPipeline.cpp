@@ -33,6 +33,9 @@ LogicalResult mlir::tandem::buildCPULowerToLLVMPipeline(OpPassManager &pm) {
       // everything else becomes loops, parallel dimensions scf.parallel,
       // whose large outermost ones are outlined into chunk bodies.
       "tandem-call-cpu-kernels,"
+      // A model with GPU partitions: its host schedule becomes calls of the
+      // runtime's tandem_sched_* functions (no-op without one).
+      "tandem-lower-host-schedule,"
       "tandem-narrow-pad-fills,tandem-lower-memref-copies,"
       "convert-linalg-to-parallel-loops,"
       "tandem-outline-parallel-loops,lower-affine,convert-scf-to-cf,"
@@ -41,6 +44,9 @@ LogicalResult mlir::tandem::buildCPULowerToLLVMPipeline(OpPassManager &pm) {
       // LLVM intrinsics first; what has none (tanh, erf, ...) calls libm.
       "convert-math-to-llvm,convert-math-to-libm,"
       "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
+      // GPU kernels compiled for the host get their tandem_cpu_kernel_fn
+      // wrappers (no-op without kernels).
+      "tandem-build-cpu-twins,"
       "convert-cf-to-llvm,convert-index-to-llvm,reconcile-unrealized-casts,"
       // Calls of the outlined bodies run on the model's thread pool.
       "tandem-dispatch-parallel-calls",

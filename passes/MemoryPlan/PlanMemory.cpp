@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/MemoryPlan/ArenaPlanner.h"
 #include "passes/Passes.h"
 
 #include "dialects/Tandem/IR/TandemDialect.h"
@@ -27,10 +28,7 @@ namespace {
 /// One buffer to place.
 struct Buffer {
   memref::AllocOp alloc;
-  int64_t bytes;
-  /// First and last position (in block order) where it is live.
-  unsigned start, end;
-  int64_t offset = -1;
+  ArenaSlot slot;
 };
 } // namespace
 
@@ -74,37 +72,6 @@ static unsigned lastUse(Value root, Block &body,
   return last;
 }
 
-/// Places buffers largest first, each at the lowest aligned offset that no
-/// already placed buffer with an overlapping lifetime occupies. Returns the
-/// arena size.
-static int64_t assignOffsets(std::vector<Buffer> &buffers, int64_t alignment) {
-  std::vector<Buffer *> order;
-  for (Buffer &b : buffers)
-    order.push_back(&b);
-  std::stable_sort(order.begin(), order.end(),
-                   [](Buffer *a, Buffer *b) { return a->bytes > b->bytes; });
-  int64_t total = 0;
-  std::vector<Buffer *> placed;
-  for (Buffer *buffer : order) {
-    // The occupied ranges of overlapping buffers, by offset.
-    std::vector<std::pair<int64_t, int64_t>> busy;
-    for (Buffer *other : placed)
-      if (other->start <= buffer->end && buffer->start <= other->end)
-        busy.push_back({other->offset, other->offset + other->bytes});
-    std::sort(busy.begin(), busy.end());
-    int64_t offset = 0;
-    for (auto [begin, end] : busy) {
-      if (offset + buffer->bytes <= begin)
-        break;
-      offset = std::max<int64_t>(offset, llvm::alignTo(end, alignment));
-    }
-    buffer->offset = offset;
-    total = std::max(total, offset + buffer->bytes);
-    placed.push_back(buffer);
-  }
-  return static_cast<int64_t>(llvm::alignTo(total, alignment));
-}
-
 namespace {
 struct PlanMemoryPass : tandem::impl::TandemPlanMemoryBase<PlanMemoryPass> {
   using Base::Base;
@@ -135,7 +102,7 @@ struct PlanMemoryPass : tandem::impl::TandemPlanMemoryBase<PlanMemoryPass> {
       unsigned start = position[alloc];
       unsigned end =
           std::max(start, lastUse(alloc.getResult(), body, position, deallocs));
-      buffers.push_back({alloc, std::max<int64_t>(*bytes, 1), start, end});
+      buffers.push_back({alloc, {std::max<int64_t>(*bytes, 1), start, end}});
     }
     if (buffers.empty())
       return success();
@@ -149,7 +116,12 @@ struct PlanMemoryPass : tandem::impl::TandemPlanMemoryBase<PlanMemoryPass> {
                  << "', which has its own arena: inline calls before "
                     "tandem-plan-memory";
 
-    int64_t total = assignOffsets(buffers, alignment);
+    llvm::SmallVector<ArenaSlot> slots;
+    for (Buffer &buffer : buffers)
+      slots.push_back(buffer.slot);
+    int64_t total = assignArenaOffsets(slots, alignment);
+    for (auto [buffer, slot] : llvm::zip(buffers, slots))
+      buffer.slot = slot;
     OpBuilder builder(func.getContext());
     auto arenaType = MemRefType::get({total}, builder.getI8Type());
     unsigned argIndex = func.getNumArguments();
@@ -164,7 +136,7 @@ struct PlanMemoryPass : tandem::impl::TandemPlanMemoryBase<PlanMemoryPass> {
       builder.setInsertionPoint(buffer.alloc);
       Location loc = buffer.alloc.getLoc();
       Value offset =
-          arith::ConstantIndexOp::create(builder, loc, buffer.offset);
+          arith::ConstantIndexOp::create(builder, loc, buffer.slot.offset);
       Value view = memref::ViewOp::create(builder, loc, buffer.alloc.getType(),
                                           arena, offset, ValueRange{});
       buffer.alloc.getResult().replaceAllUsesWith(view);

@@ -1,0 +1,65 @@
+//===- DeviceProgram.h - what the artifact knows of GPU work ----*- C++ -*-===//
+//
+// The device program of a model with GPU partitions, as the object's
+// `tandem_device_program_t` describes it (docs/GPU.md): kernels, device
+// images, the weights uploaded at creation, the device arena, the number of
+// events and the partitions. tandem-lower-host-schedule records it in the
+// module; the driver adds the device images.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TANDEM_CODEGEN_ARTIFACT_DEVICEPROGRAM_H
+#define TANDEM_CODEGEN_ARTIFACT_DEVICEPROGRAM_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::tandem {
+
+/// Formats of a device image (TANDEM_IMAGE_*).
+enum class DeviceImageFormat : int32_t { PTX = 0, Cubin = 1, Fatbin = 2 };
+
+/// One device image, as the GPU code generator produced it.
+struct DeviceImageBlob {
+  /// "sm_90", ...
+  std::string arch;
+  DeviceImageFormat format = DeviceImageFormat::PTX;
+  /// The image; PTX text without its terminating NUL (the object adds it).
+  std::string bytes;
+};
+
+/// One kernel: its entry point in the images and its number of device
+/// pointers. Its CPU twin is `<name>__twin`.
+struct DeviceKernelInfo {
+  std::string name;
+  int32_t numArgs = 0;
+};
+
+/// One weight uploaded when the model is created: the constant global
+/// holding its data and its place in the device arena.
+struct DeviceWeightInfo {
+  std::string global;
+  uint64_t offset = 0, bytes = 0;
+};
+
+struct DeviceProgram {
+  std::vector<DeviceKernelInfo> kernels;
+  std::vector<DeviceWeightInfo> weights;
+  /// GPU and CPU partitions, in the order of the schedule.
+  std::vector<std::string> partitions;
+  uint64_t arenaBytes = 0;
+  int32_t numEvents = 0;
+};
+
+/// Reads the `tandem_exec.program` attribute that tandem-lower-host-schedule
+/// leaves on `module`; std::nullopt for a model without GPU partitions.
+/// Fails with a diagnostic when the attribute is malformed.
+FailureOr<std::optional<DeviceProgram>> readDeviceProgram(ModuleOp module);
+
+} // namespace mlir::tandem
+
+#endif // TANDEM_CODEGEN_ARTIFACT_DEVICEPROGRAM_H

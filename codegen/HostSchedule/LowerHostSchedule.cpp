@@ -1,0 +1,319 @@
+//===- LowerHostSchedule.cpp - the tandem-lower-host-schedule pass --------===//
+//
+// Lowers the tandem_exec host schedule to calls of the runtime's
+// tandem_sched_* functions, and records what the artifact's device program
+// needs as the module attribute `tandem_exec.program`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/HostSchedule/Passes.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::tandem {
+#define GEN_PASS_DEF_TANDEMLOWERHOSTSCHEDULE
+#include "codegen/HostSchedule/Passes.h.inc"
+} // namespace mlir::tandem
+
+using namespace mlir;
+using namespace mlir::tandem;
+using namespace mlir::tandem::exec;
+
+/// The argument attribute of the model function's tandem_exec_ctx_t *
+/// (codegen/CPU/CallCPUKernels.cpp adds the same).
+static constexpr llvm::StringLiteral kExecCtxAttr = "tandem.exec_ctx";
+
+/// Stream number of a CPU partition's markers.
+static constexpr int32_t kNoStream = -1;
+
+namespace {
+/// Per-module numbering of kernels and the declarations of the runtime.
+class ScheduleLowering {
+public:
+  explicit ScheduleLowering(ModuleOp module)
+      : module(module), b(module.getContext()) {
+    MLIRContext *ctx = module.getContext();
+    ptr = LLVM::LLVMPointerType::get(ctx);
+    i32 = IntegerType::get(ctx, 32);
+    i64 = IntegerType::get(ctx, 64);
+  }
+
+  LogicalResult lowerFunction(func::FuncOp func);
+  void recordProgram();
+
+private:
+  LLVM::LLVMFuncOp runtimeFunction(StringRef name, Type result,
+                                   ArrayRef<Type> params);
+  void call(Location loc, StringRef name, ValueRange args);
+  Value constant(Location loc, Type type, int64_t value) {
+    return LLVM::ConstantOp::create(b, loc, type,
+                                    b.getIntegerAttr(type, value));
+  }
+  Value stream(Location loc, Stream s) {
+    return constant(loc, i32, static_cast<int32_t>(s));
+  }
+  /// The address of the host buffer `memref` as a pointer.
+  Value hostPointer(Location loc, Value memref);
+
+  ModuleOp module;
+  OpBuilder b;
+  Type ptr, i32, i64;
+  Value ctx;
+  /// Kernels in the order of their first launch, with their arity.
+  llvm::MapVector<StringAttr, int64_t> kernels;
+  llvm::SmallVector<Attribute> partitions, weights;
+  int64_t numEvents = 0, arenaBytes = 0;
+  std::string model;
+};
+} // namespace
+
+LLVM::LLVMFuncOp ScheduleLowering::runtimeFunction(StringRef name, Type result,
+                                                   ArrayRef<Type> params) {
+  if (auto func = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    return func;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  return LLVM::LLVMFuncOp::create(b, module.getLoc(), name,
+                                  LLVM::LLVMFunctionType::get(result, params));
+}
+
+void ScheduleLowering::call(Location loc, StringRef name, ValueRange args) {
+  llvm::SmallVector<Type> params = llvm::to_vector(args.getTypes());
+  LLVM::LLVMFuncOp callee =
+      runtimeFunction(name, LLVM::LLVMVoidType::get(b.getContext()), params);
+  LLVM::CallOp::create(b, loc, callee, args);
+}
+
+Value ScheduleLowering::hostPointer(Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  Value aligned =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  int64_t elementBytes =
+      memRefBytes(MemRefType::get({1}, type.getElementType()));
+  Value bytes = arith::MulIOp::create(
+      b, loc, metadata.getOffset(),
+      arith::ConstantIndexOp::create(b, loc, elementBytes));
+  Value address = arith::AddIOp::create(b, loc, aligned, bytes);
+  Value address64 = arith::IndexCastOp::create(b, loc, i64, address);
+  return LLVM::IntToPtrOp::create(b, loc, ptr, address64);
+}
+
+LogicalResult ScheduleLowering::lowerFunction(func::FuncOp func) {
+  Block &body = func.getBody().front();
+  llvm::SmallVector<Operation *> ops;
+  for (Operation &op : body)
+    if (isa<TandemExecDialect>(op.getDialect()))
+      ops.push_back(&op);
+  if (ops.empty())
+    return success();
+  if (!model.empty())
+    return func.emitOpError() << "is a second host schedule in the module "
+                                 "(after '@"
+                              << model << "'): one model per module";
+  model = func.getSymName().str();
+  if (auto bytes = func->getAttrOfType<IntegerAttr>(
+          TandemExecDialect::getDeviceArenaBytesAttrName()))
+    arenaBytes = bytes.getInt();
+
+  // The run's exec context: the trailing argument.
+  MLIRContext *context = func.getContext();
+  unsigned nargs = func.getNumArguments();
+  if (nargs == 0 || !func.getArgAttr(nargs - 1, kExecCtxAttr)) {
+    if (failed(func.insertArgument(nargs, ptr,
+                                   b.getDictionaryAttr(b.getNamedAttr(
+                                       kExecCtxAttr, UnitAttr::get(context))),
+                                   func.getLoc())))
+      return func.emitOpError("cannot add the execution context argument");
+    nargs = func.getNumArguments();
+  }
+  ctx = func.getArgument(nargs - 1);
+
+  b.setInsertionPointToStart(&body);
+  Location loc = func.getLoc();
+  Value base =
+      LLVM::CallOp::create(
+          b, loc, runtimeFunction("tandem_sched_device_base", i64, {ptr}),
+          ValueRange{ctx})
+          .getResult();
+
+  llvm::DenseMap<Value, Value> address;
+  llvm::DenseMap<Value, int64_t> eventId;
+  llvm::StringMap<int64_t> partitionId;
+  llvm::StringSet<> weightSeen;
+  for (Operation *op : ops) {
+    b.setInsertionPoint(op);
+    loc = op->getLoc();
+    auto deviceAddress = [&](Value buffer,
+                             std::optional<uint64_t> offset) -> LogicalResult {
+      if (!offset)
+        return op->emitOpError()
+               << "has no offset: run tandem-plan-device-memory first";
+      address[buffer] = LLVM::AddOp::create(
+          b, loc, base, constant(loc, i64, static_cast<int64_t>(*offset)));
+      return success();
+    };
+    LogicalResult result =
+        llvm::TypeSwitch<Operation *, LogicalResult>(op)
+            .Case([&](exec::AllocOp alloc) {
+              return deviceAddress(alloc.getBuffer(), alloc.getOffset());
+            })
+            .Case([&](WeightOp weight) {
+              if (failed(deviceAddress(weight.getBuffer(), weight.getOffset())))
+                return failure();
+              if (weightSeen.insert(weight.getGlobal()).second)
+                weights.push_back(b.getDictionaryAttr(
+                    {b.getNamedAttr("global", weight.getGlobalAttr()),
+                     b.getNamedAttr("offset",
+                                    b.getI64IntegerAttr(*weight.getOffset())),
+                     b.getNamedAttr("bytes", b.getI64IntegerAttr(memRefBytes(
+                                                 weight.getType())))}));
+              return success();
+            })
+            .Case([&](CopyOp copy) {
+              Value bytes = constant(loc, i64, copy.getBytes());
+              if (copy.getStream() == Stream::H2D)
+                call(loc, "tandem_sched_copy_h2d",
+                     {ctx, stream(loc, Stream::H2D),
+                      address.lookup(copy.getTarget()),
+                      hostPointer(loc, copy.getSource()), bytes});
+              else
+                call(loc, "tandem_sched_copy_d2h",
+                     {ctx, stream(loc, Stream::D2H),
+                      hostPointer(loc, copy.getTarget()),
+                      address.lookup(copy.getSource()), bytes});
+              return success();
+            })
+            .Case([&](RecordOp record) {
+              int64_t id = numEvents++;
+              eventId[record.getEvent()] = id;
+              call(loc, "tandem_sched_record",
+                   {ctx, constant(loc, i32, id),
+                    stream(loc, record.getStream())});
+              return success();
+            })
+            .Case([&](WaitOp wait) -> LogicalResult {
+              auto id = eventId.find(wait.getEvent());
+              if (id == eventId.end())
+                return wait.emitOpError()
+                       << "waits for an event no earlier record defines";
+              call(loc, "tandem_sched_wait",
+                   {ctx, stream(loc, wait.getStream()),
+                    constant(loc, i32, id->second)});
+              return success();
+            })
+            .Case([&](HostWaitOp wait) -> LogicalResult {
+              auto id = eventId.find(wait.getEvent());
+              if (id == eventId.end())
+                return wait.emitOpError()
+                       << "waits for an event no earlier record defines";
+              call(loc, "tandem_sched_host_wait",
+                   {ctx, constant(loc, i32, id->second)});
+              return success();
+            })
+            .Case([&](LaunchOp launch) {
+              auto [it, inserted] = kernels.insert(
+                  {launch.getKernelAttr().getAttr(),
+                   static_cast<int64_t>(launch.getArgs().size())});
+              int64_t kernel = std::distance(kernels.begin(), it);
+              // The device pointers, in a stack array built at the entry.
+              Value args;
+              size_t n = std::max<size_t>(launch.getArgs().size(), 1);
+              {
+                OpBuilder::InsertionGuard guard(b);
+                b.setInsertionPointAfter(base.getDefiningOp());
+                args = LLVM::AllocaOp::create(
+                    b, loc, ptr, LLVM::LLVMArrayType::get(i64, n),
+                    constant(loc, i64, 1), /*alignment=*/8);
+              }
+              for (auto [i, arg] : llvm::enumerate(launch.getArgs())) {
+                Value slot = LLVM::GEPOp::create(
+                    b, loc, ptr, i64, args,
+                    llvm::ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+                LLVM::StoreOp::create(b, loc, address.lookup(arg), slot);
+              }
+              llvm::SmallVector<Value> operands = {
+                  ctx, stream(loc, launch.getStream()),
+                  constant(loc, i32, kernel)};
+              for (int64_t d : launch.getGrid())
+                operands.push_back(constant(loc, i32, d));
+              for (int64_t d : launch.getBlock())
+                operands.push_back(constant(loc, i32, d));
+              operands.push_back(args);
+              call(loc, "tandem_sched_launch", operands);
+              return success();
+            })
+            .Case([&](PartitionBeginOp begin) {
+              int64_t id = partitions.size();
+              partitionId[begin.getName()] = id;
+              partitions.push_back(begin.getNameAttr());
+              call(loc, "tandem_sched_partition_begin",
+                   {ctx, constant(loc, i32, id),
+                    constant(loc, i32,
+                             begin.getStream()
+                                 ? static_cast<int32_t>(*begin.getStream())
+                                 : kNoStream)});
+              return success();
+            })
+            .Case([&](PartitionEndOp end) {
+              call(loc, "tandem_sched_partition_end",
+                   {ctx, constant(loc, i32, partitionId.lookup(end.getName())),
+                    constant(loc, i32,
+                             end.getStream()
+                                 ? static_cast<int32_t>(*end.getStream())
+                                 : kNoStream)});
+              return success();
+            })
+            .Default([&](Operation *other) {
+              return other->emitOpError()
+                     << "has no lowering to the tandem_sched_* runtime";
+            });
+    if (failed(result))
+      return failure();
+  }
+  for (Operation *op : llvm::reverse(ops)) {
+    if (!op->use_empty())
+      return op->emitOpError()
+             << "is still used by " << op->getUsers().begin()->getName()
+             << ": device buffers and events may only be "
+                "used by tandem_exec ops";
+    op->erase();
+  }
+  return success();
+}
+
+void ScheduleLowering::recordProgram() {
+  if (model.empty())
+    return;
+  llvm::SmallVector<Attribute> kernelList;
+  for (auto [name, arity] : kernels)
+    kernelList.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("name", name),
+         b.getNamedAttr("num_args", b.getI64IntegerAttr(arity))}));
+  module->setAttr(
+      TandemExecDialect::getProgramAttrName(),
+      b.getDictionaryAttr(
+          {b.getNamedAttr("model", b.getStringAttr(model)),
+           b.getNamedAttr("kernels", b.getArrayAttr(kernelList)),
+           b.getNamedAttr("partitions", b.getArrayAttr(partitions)),
+           b.getNamedAttr("weights", b.getArrayAttr(weights)),
+           b.getNamedAttr("num_events", b.getI64IntegerAttr(numEvents)),
+           b.getNamedAttr("device_arena_bytes",
+                          b.getI64IntegerAttr(arenaBytes))}));
+}
+
+namespace {
+struct LowerHostSchedulePass
+    : tandem::impl::TandemLowerHostScheduleBase<LowerHostSchedulePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    ScheduleLowering lowering(module);
+    for (auto func : llvm::to_vector(module.getOps<func::FuncOp>()))
+      if (!func.isExternal() && failed(lowering.lowerFunction(func)))
+        return signalPassFailure();
+    lowering.recordProgram();
+  }
+};
+} // namespace

@@ -1,0 +1,164 @@
+//===- Passes.td - host schedule passes --------------------*- tablegen -*-===//
+//
+// From the bufferised model with GPU partitions to calls of the runtime's
+// tandem_sched_* functions (docs/GPU.md, steps 3-5).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TANDEM_HOSTSCHEDULE_PASSES_TD
+#define TANDEM_HOSTSCHEDULE_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TandemBuildHostSchedule : Pass<"tandem-build-host-schedule", "ModuleOp"> {
+  let summary = "turns transfers and GPU partition calls into a stream schedule";
+  let description = [{
+    Runs on the bufferised module (after `buffer-results-to-out-params`,
+    before `tandem-plan-memory`). In every function that calls a GPU
+    partition (a function with a GPU `tandem.device`) or holds a
+    `tandem_exec.transfer`:
+
+    * each host-to-device transfer becomes a `tandem_exec.copy` on `h2d`
+      into a device buffer (`tandem_exec.alloc`), followed by a
+      `tandem_exec.record`; copies of function arguments are hoisted to the
+      top of the function, so they overlap earlier work;
+    * each GPU partition call is inlined: its kernel calls (`func.call` of a
+      `tandem.kernel` function carrying `tandem.launch_dims`) become
+      `tandem_exec.launch`es on `compute` between `partition_begin` and
+      `partition_end`; its `memref.alloc`s become device buffers and its
+      `memref.get_global`s `tandem_exec.weight`s (uploaded once at creation,
+      never copied per run); before the first launch that reads a buffer an
+      `h2d` copy wrote, `compute` waits for that copy's event;
+    * each device-to-host transfer becomes a record on `compute`, a wait of
+      `d2h` for it, a `tandem_exec.copy` on `d2h` and a record on `d2h`;
+    * the host waits (`tandem_exec.host_wait`) for a `d2h` event right
+      before the first host op that touches the copied buffer, and for every
+      event it has not waited for before returning;
+    * calls of CPU partitions are inlined between `partition_begin` and
+      `partition_end` without a stream. Host code that is already inline
+      stays as it is.
+
+    Before:
+
+    ```mlir
+    %xd = memref.alloc() : memref<4xf32>
+    tandem_exec.transfer %x, %xd : memref<4xf32>, memref<4xf32> from #cpu to #gpu
+    %yd = memref.alloc() : memref<4xf32>
+    call @m_p0_gpu0(%xd, %yd) : (memref<4xf32>, memref<4xf32>) -> ()
+    tandem_exec.transfer %yd, %y : memref<4xf32>, memref<4xf32> from #gpu to #cpu
+    ```
+
+    After:
+
+    ```mlir
+    %xd = tandem_exec.alloc : memref<4xf32, #gpu>
+    tandem_exec.copy %x, %xd on h2d bytes 16 : memref<4xf32>, memref<4xf32, #gpu>
+    %0 = tandem_exec.record on h2d
+    %yd = tandem_exec.alloc : memref<4xf32, #gpu>
+    tandem_exec.partition_begin "m_p0_gpu0" on compute
+    tandem_exec.wait %0 on compute
+    tandem_exec.launch @m_k0(%xd, %yd) on compute grid [1, 1, 1] block [4, 1, 1] : ...
+    tandem_exec.partition_end "m_p0_gpu0" on compute
+    %1 = tandem_exec.record on compute
+    tandem_exec.wait %1 on d2h
+    tandem_exec.copy %yd, %y on d2h bytes 16 : memref<4xf32, #gpu>, memref<4xf32>
+    %2 = tandem_exec.record on d2h
+    tandem_exec.host_wait %2
+    return
+    ```
+  }];
+  let dependentDialects = ["::mlir::tandem::exec::TandemExecDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def TandemPlanDeviceMemory : Pass<"tandem-plan-device-memory", "ModuleOp"> {
+  let summary = "gives every device buffer a static offset in the device arena";
+  let description = [{
+    Places the `tandem_exec.alloc` and `tandem_exec.weight` buffers of each
+    scheduled function in one device arena, like `tandem-plan-memory` does
+    for the host arena (largest first, lowest aligned free offset among
+    buffers whose lifetimes overlap):
+
+    * weights come first and live for the whole run (one slot per global);
+    * buffers that a copy writes or reads (`h2d` targets, `d2h` sources) are
+      live for the whole run as well, since the copy streams run ahead of
+      or behind the compute stream;
+    * every other buffer is only touched by launches on `compute`, which run
+      in program order, so it lives from its definition to its last use.
+
+    Sets `offset` on every buffer op and `tandem_exec.device_arena_bytes` on
+    the function.
+
+    Before: `%0 = tandem_exec.alloc : memref<4xf32, #gpu>`
+
+    After: `%0 = tandem_exec.alloc {offset = 64 : i64} : memref<4xf32, #gpu>`
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"256",
+           "alignment of every buffer, bytes (a power of two)">
+  ];
+}
+
+def TandemLowerHostSchedule : Pass<"tandem-lower-host-schedule", "ModuleOp"> {
+  let summary = "lowers the host schedule to calls of the tandem_sched_* runtime";
+  let description = [{
+    Turns every `tandem_exec` op into a call of the runtime's
+    `tandem_sched_*` functions (docs/GPU.md), with the function's trailing
+    `!llvm.ptr {tandem.exec_ctx}` argument (added here when
+    `tandem-call-cpu-kernels` has not added it yet). A device pointer is
+    `tandem_sched_device_base(ctx) + offset`; a host pointer is the
+    memref's aligned pointer plus its offset. Kernels are numbered in the
+    order of their first launch, events in the order of their records and
+    partitions in the order of their begins, per model.
+
+    What the artifact needs about the program (kernels and their arities,
+    partition names, the number of events, the device arena and the weight
+    table) is recorded in the module attribute `tandem_exec.program`, which
+    `readDeviceProgram` reads.
+
+    Before:
+
+    ```mlir
+    tandem_exec.launch @k(%a, %b) on compute grid [2, 1, 1] block [64, 1, 1] : ...
+    ```
+
+    After:
+
+    ```mlir
+    %base = llvm.call @tandem_sched_device_base(%ctx) : (!llvm.ptr) -> i64
+    ...
+    llvm.call @tandem_sched_launch(%ctx, %c0, %k, %c2, %c1, %c1, %c64, %c1, %c1, %args)
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def TandemBuildCPUTwins : Pass<"tandem-build-cpu-twins", "ModuleOp"> {
+  let summary = "wraps every lowered GPU kernel as a tandem_cpu_kernel_fn";
+  let description = [{
+    Runs after `convert-func-to-llvm{use-bare-ptr-memref-call-conv=1}`. For
+    every `llvm.func` carrying `tandem.kernel` (a kernel function compiled
+    by the CPU pipeline: one pointer per memref), adds
+    `void <kernel>__twin(void **args)` that loads the i-th device pointer
+    from `*args[i]` and calls the kernel. The device program's kernel table
+    points at the twins; the emulated device and the CPU fallback run them.
+
+    After:
+
+    ```mlir
+    llvm.func @k__twin(%args: !llvm.ptr) {
+      %p0 = llvm.getelementptr %args[0] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+      %s0 = llvm.load %p0 : !llvm.ptr -> !llvm.ptr
+      %a0 = llvm.load %s0 : !llvm.ptr -> !llvm.ptr
+      ...
+      llvm.call @k(%a0, %a1) : (!llvm.ptr, !llvm.ptr) -> ()
+      llvm.return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // TANDEM_HOSTSCHEDULE_PASSES_TD

@@ -1,0 +1,53 @@
+//===- TandemExecDialect.cpp - the host schedule dialect ------------------===//
+//
+// Registration of the tandem_exec dialect and its event type, and the memref
+// helpers its ops and passes share.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/TandemExec/IR/TandemExecDialect.h"
+
+#include "dialects/Tandem/IR/TandemAttrs.h"
+#include "dialects/TandemExec/IR/TandemExecOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tandem;
+using namespace mlir::tandem::exec;
+
+#include "dialects/TandemExec/IR/TandemExecDialect.cpp.inc"
+#include "dialects/TandemExec/IR/TandemExecEnums.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialects/TandemExec/IR/TandemExecTypes.cpp.inc"
+
+void TandemExecDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/TandemExec/IR/TandemExecOps.cpp.inc"
+      >();
+  registerTypes();
+}
+
+void TandemExecDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "dialects/TandemExec/IR/TandemExecTypes.cpp.inc"
+      >();
+}
+
+bool mlir::tandem::exec::isDeviceMemRef(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref)
+    return false;
+  auto device = dyn_cast_or_null<DeviceAttr>(memref.getMemorySpace());
+  return device && device.isGPU();
+}
+
+int64_t mlir::tandem::exec::memRefBytes(MemRefType type) {
+  int64_t bits = type.getElementType().getIntOrFloatBitWidth();
+  return type.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
+}

@@ -1,0 +1,200 @@
+//===- TandemExecOps.cpp - host schedule ops ------------------------------===//
+//
+// Verifiers of the tandem_exec ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/TandemExec/IR/TandemExecOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::tandem;
+using namespace mlir::tandem::exec;
+
+#define GET_OP_CLASSES
+#include "dialects/TandemExec/IR/TandemExecOps.cpp.inc"
+
+/// Whether two memrefs hold the same data layout: shape and element type
+/// (memory spaces may differ).
+static bool sameData(MemRefType a, MemRefType b) {
+  return a.getShape() == b.getShape() &&
+         a.getElementType() == b.getElementType();
+}
+
+/// Checks that `type` has elements the arena can size.
+static LogicalResult checkElements(Operation *op, MemRefType type) {
+  if (!type.getElementType().isIntOrFloat())
+    return op->emitOpError() << "needs int or float elements, got " << type;
+  return success();
+}
+
+LogicalResult TransferOp::verify() {
+  auto source = cast<MemRefType>(getSource().getType());
+  auto target = cast<MemRefType>(getTarget().getType());
+  if (!sameData(source, target))
+    return emitOpError() << "copies " << source << " into " << target
+                         << ": shapes and element types must match";
+  if (getSrc() == getDst())
+    return emitOpError() << "copies from " << getSrc().getName()
+                         << " to itself";
+  if (getSrc().isGPU() == getDst().isGPU())
+    return emitOpError() << "copies from " << getSrc().getName() << " to "
+                         << getDst().getName()
+                         << ": exactly one side must be a GPU";
+  return checkElements(*this, source);
+}
+
+LogicalResult AllocOp::verify() {
+  if (!isDeviceMemRef(getBuffer().getType()))
+    return emitOpError()
+           << "must produce a memref in a GPU's memory space, got "
+           << getBuffer().getType();
+  if (getOffsetAttr() && getOffsetAttr().getInt() < 0)
+    return emitOpError() << "has a negative offset "
+                         << getOffsetAttr().getInt();
+  return checkElements(*this, getBuffer().getType());
+}
+
+LogicalResult WeightOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  if (!isDeviceMemRef(getBuffer().getType()))
+    return emitOpError()
+           << "must produce a memref in a GPU's memory space, got "
+           << getBuffer().getType();
+  auto global =
+      symbols.lookupNearestSymbolFrom<memref::GlobalOp>(*this, getGlobalAttr());
+  if (!global)
+    return emitOpError() << "names '@" << getGlobal()
+                         << "', which is not a memref.global";
+  if (!global.getConstant() || !global.getInitialValue())
+    return emitOpError() << "names '@" << getGlobal()
+                         << "', which is not an initialised constant";
+  if (!sameData(global.getType(), getBuffer().getType()))
+    return emitOpError() << "has type " << getBuffer().getType() << " but '@"
+                         << getGlobal() << "' is " << global.getType();
+  if (getOffsetAttr() && getOffsetAttr().getInt() < 0)
+    return emitOpError() << "has a negative offset "
+                         << getOffsetAttr().getInt();
+  return success();
+}
+
+LogicalResult CopyOp::verify() {
+  auto source = cast<MemRefType>(getSource().getType());
+  auto target = cast<MemRefType>(getTarget().getType());
+  if (!sameData(source, target))
+    return emitOpError() << "copies " << source << " into " << target
+                         << ": shapes and element types must match";
+  if (getStream() == Stream::Compute)
+    return emitOpError() << "must run on the h2d or d2h stream, not compute";
+  bool h2d = getStream() == Stream::H2D;
+  if (isDeviceMemRef(source) == h2d || isDeviceMemRef(target) != h2d)
+    return emitOpError() << "on " << stringifyStream(getStream())
+                         << " must copy from "
+                         << (h2d ? "host to device" : "device to host")
+                         << " memory";
+  if (failed(checkElements(*this, source)))
+    return failure();
+  if (getBytes() != memRefBytes(source))
+    return emitOpError() << "copies " << getBytes() << " bytes but " << source
+                         << " holds " << memRefBytes(source);
+  return success();
+}
+
+LogicalResult WaitOp::verify() {
+  if (auto record = getEvent().getDefiningOp<RecordOp>())
+    if (record.getStream() == getStream())
+      return emitOpError() << "makes stream " << stringifyStream(getStream())
+                           << " wait for an event it recorded itself";
+  return success();
+}
+
+LogicalResult LaunchOp::verify() {
+  for (auto [what, dims] :
+       {std::pair<StringRef, ArrayRef<int64_t>>{"grid", getGrid()},
+        {"block", getBlock()}}) {
+    if (dims.size() != 3)
+      return emitOpError() << "needs 3 " << what << " dimensions, got "
+                           << dims.size();
+    if (llvm::any_of(dims, [](int64_t d) { return d <= 0 || d > UINT32_MAX; }))
+      return emitOpError() << "has a " << what
+                           << " dimension out of range (1..2^32-1)";
+  }
+  if (getStream() != Stream::Compute)
+    return emitOpError() << "must run on the compute stream";
+  for (auto [i, arg] : llvm::enumerate(getArgs()))
+    if (!isDeviceMemRef(arg.getType()))
+      return emitOpError() << "argument " << i
+                           << " is not a device buffer: " << arg.getType();
+  return success();
+}
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto kernel =
+      symbols.lookupNearestSymbolFrom<func::FuncOp>(*this, getKernelAttr());
+  if (!kernel)
+    return emitOpError() << "launches '@" << getKernel()
+                         << "', which is not a function";
+  if (!kernel->hasAttr(TandemDialect::getKernelAttrName()))
+    return emitOpError() << "launches '@" << getKernel()
+                         << "', which has no 'tandem.kernel' attribute";
+  FunctionType type = kernel.getFunctionType();
+  if (type.getNumInputs() != getArgs().size() || type.getNumResults() != 0)
+    return emitOpError() << "passes " << getArgs().size() << " arguments but '@"
+                         << getKernel() << "' has type " << type;
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(type.getInputs(), getArgs()))) {
+    auto [param, arg] = pair;
+    auto paramType = dyn_cast<MemRefType>(param);
+    if (!paramType || !sameData(paramType, cast<MemRefType>(arg.getType())))
+      return emitOpError() << "argument " << i << " has type " << arg.getType()
+                           << " but '@" << getKernel() << "' takes " << param;
+  }
+  return success();
+}
+
+/// Checks a partition marker's stream: a GPU partition's launches run on the
+/// compute stream.
+static LogicalResult checkMarkerStream(Operation *op,
+                                       std::optional<Stream> stream) {
+  if (stream && *stream != Stream::Compute)
+    return op->emitOpError()
+           << "brackets a GPU partition on stream " << stringifyStream(*stream)
+           << "; launches run on compute";
+  return success();
+}
+
+LogicalResult PartitionBeginOp::verify() {
+  if (failed(checkMarkerStream(*this, getStream())))
+    return failure();
+  for (Operation *op = getOperation()->getNextNode(); op;
+       op = op->getNextNode()) {
+    if (isa<PartitionBeginOp>(op))
+      break;
+    if (auto end = dyn_cast<PartitionEndOp>(op)) {
+      if (end.getName() != getName() || end.getStream() != getStream())
+        return emitOpError()
+               << "opens '" << getName() << "' but the next end closes '"
+               << end.getName() << "'";
+      return success();
+    }
+  }
+  return emitOpError() << "opens '" << getName()
+                       << "' but no partition_end closes it before the next "
+                          "partition or the end of the block";
+}
+
+LogicalResult PartitionEndOp::verify() {
+  if (failed(checkMarkerStream(*this, getStream())))
+    return failure();
+  for (Operation *op = getOperation()->getPrevNode(); op;
+       op = op->getPrevNode()) {
+    if (isa<PartitionEndOp>(op))
+      break;
+    if (isa<PartitionBeginOp>(op))
+      return success(); // the begin checks names and streams
+  }
+  return emitOpError() << "closes '" << getName()
+                       << "', which no partition_begin opened";
+}

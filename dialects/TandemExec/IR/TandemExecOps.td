@@ -1,0 +1,247 @@
+//===- TandemExecOps.td - host schedule ops ----------------*- tablegen -*-===//
+//
+// Ops of the `tandem_exec` dialect: unscheduled transfers (what bufferising
+// `tandem.transfer` produces), device buffers, copies on streams, events,
+// kernel launches and partition markers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TANDEM_EXEC_OPS_TD
+#define TANDEM_EXEC_OPS_TD
+
+include "dialects/TandemExec/IR/TandemExecDialect.td"
+include "dialects/Tandem/IR/TandemAttrs.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class TandemExec_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TandemExec_Dialect, mnemonic, traits>;
+
+/// The device arena: buffer ops write it (so that CSE never merges two
+/// buffers and bufferisation's deallocation sees known effects, not an
+/// allocation it would have to free).
+def TandemExec_DeviceArena
+    : Resource<"::mlir::tandem::exec::DeviceArenaResource">;
+
+/// The streams and events: records, waits and partition markers change
+/// their state and keep their order.
+def TandemExec_Streams : Resource<"::mlir::tandem::exec::StreamsResource">;
+defvar StreamEffects = MemoryEffects<[MemWrite<TandemExec_Streams>]>;
+
+def TandemExec_TransferOp : TandemExec_Op<"transfer"> {
+  let summary = "an unscheduled copy of one buffer between two devices";
+  let description = [{
+    Copies `source`, on device `src`, into `target`, on device `dst`. This is
+    what one-shot bufferisation makes of each input of a `tandem.transfer`;
+    `tandem-build-host-schedule` turns it into a `tandem_exec.copy` on a
+    copy stream with the events around it. Both buffers have the same shape
+    and element type and exactly one device is a GPU.
+
+    Example:
+
+    ```mlir
+    tandem_exec.transfer %x, %xd : memref<4xf32>, memref<4xf32>
+        from #tandem.device<"/device:CPU:0"> to #tandem.device<"/device:GPU:0">
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyStaticShapeMemRef, "", [MemRead]>:$source,
+    Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$target,
+    Tandem_DeviceAttr:$src, Tandem_DeviceAttr:$dst);
+  let assemblyFormat = [{
+    $source `,` $target attr-dict `:` type($source) `,` type($target)
+    `from` qualified($src) `to` qualified($dst)
+  }];
+  let hasVerifier = 1;
+}
+
+def TandemExec_AllocOp : TandemExec_Op<"alloc",
+    [MemoryEffects<[MemWrite<TandemExec_DeviceArena>]>]> {
+  let summary = "a buffer in device memory";
+  let description = [{
+    A buffer of a GPU partition in the device arena. `offset`, in bytes from
+    the arena's base, is set by `tandem-plan-device-memory`; lowering needs
+    it. The result's memory space is the GPU's `#tandem.device`.
+
+    Example:
+
+    ```mlir
+    %0 = tandem_exec.alloc {offset = 256 : i64}
+        : memref<4xf32, #tandem.device<"/device:GPU:0">>
+    ```
+  }];
+  let arguments = (ins OptionalAttr<I64Attr>:$offset);
+  let results = (outs AnyStaticShapeMemRef:$buffer);
+  let assemblyFormat = "attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def TandemExec_WeightOp : TandemExec_Op<"weight",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+     MemoryEffects<[MemWrite<TandemExec_DeviceArena>]>]> {
+  let summary = "the device copy of a weight";
+  let description = [{
+    The device copy of the constant `memref.global` named `global`. Weights
+    are uploaded once, when the model is created (the device program's
+    weight table), so a run never copies them. `offset` is the copy's place
+    in the device arena, set by `tandem-plan-device-memory`.
+
+    Example:
+
+    ```mlir
+    %w = tandem_exec.weight @__constant_4xf32 {offset = 0 : i64}
+        : memref<4xf32, #tandem.device<"/device:GPU:0">>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$global, OptionalAttr<I64Attr>:$offset);
+  let results = (outs AnyStaticShapeMemRef:$buffer);
+  let assemblyFormat = "$global attr-dict `:` type($buffer)";
+}
+
+def TandemExec_CopyOp : TandemExec_Op<"copy"> {
+  let summary = "an asynchronous copy between host and device memory";
+  let description = [{
+    Copies `bytes` bytes from `source` to `target` on `stream`: `h2d` copies
+    a host buffer into a device buffer, `d2h` a device buffer into a host
+    buffer. The copy is ordered after earlier work on its stream only; the
+    host must not touch the host buffer until an event recorded after it
+    has completed.
+
+    Example:
+
+    ```mlir
+    tandem_exec.copy %x, %xd on h2d bytes 16
+        : memref<4xf32>, memref<4xf32, #tandem.device<"/device:GPU:0">>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyStaticShapeMemRef, "", [MemRead]>:$source,
+    Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$target,
+    TandemExec_Stream:$stream, I64Attr:$bytes);
+  let assemblyFormat = [{
+    $source `,` $target `on` $stream `bytes` $bytes attr-dict `:`
+    type($source) `,` type($target)
+  }];
+  let hasVerifier = 1;
+}
+
+def TandemExec_RecordOp : TandemExec_Op<"record", [StreamEffects]> {
+  let summary = "records an event after the work issued so far on a stream";
+  let description = [{
+    The event completes when everything issued on `stream` before it has
+    completed.
+
+    Example:
+
+    ```mlir
+    %e = tandem_exec.record on h2d
+    ```
+  }];
+  let arguments = (ins TandemExec_Stream:$stream);
+  let results = (outs TandemExec_EventType:$event);
+  let assemblyFormat = "`on` $stream attr-dict";
+}
+
+def TandemExec_WaitOp : TandemExec_Op<"wait", [StreamEffects]> {
+  let summary = "makes a stream wait for an event";
+  let description = [{
+    Work issued on `stream` after this op starts only once `event` has
+    completed. The host does not block. A stream never waits for an event
+    it recorded itself.
+
+    Example:
+
+    ```mlir
+    tandem_exec.wait %e on compute
+    ```
+  }];
+  let arguments = (ins TandemExec_EventType:$event, TandemExec_Stream:$stream);
+  let assemblyFormat = "$event `on` $stream attr-dict";
+  let hasVerifier = 1;
+}
+
+def TandemExec_HostWaitOp : TandemExec_Op<"host_wait",
+    [MemoryEffects<[MemRead, MemWrite, MemWrite<TandemExec_Streams>]>]> {
+  let summary = "blocks the host until an event has completed";
+  let description = [{
+    Needed before host code reads a buffer that a `d2h` copy writes, and
+    before the model function returns.
+
+    Example:
+
+    ```mlir
+    tandem_exec.host_wait %e
+    ```
+  }];
+  let arguments = (ins TandemExec_EventType:$event);
+  let assemblyFormat = "$event attr-dict";
+}
+
+def TandemExec_LaunchOp : TandemExec_Op<"launch",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "launches a kernel on a stream";
+  let description = [{
+    Launches `kernel`, a `func.func` with the unit attribute `tandem.kernel`,
+    on `stream` with a grid of `grid` blocks of `block` threads (x, y, z).
+    `args` are the kernel's arguments, device buffers of the types the
+    kernel takes (inputs, then outputs); the kernel receives them as bare
+    device pointers.
+
+    Example:
+
+    ```mlir
+    tandem_exec.launch @m_k0(%xd, %yd) on compute grid [1, 1, 1]
+        block [128, 1, 1] : memref<4xf32, #gpu>, memref<4xf32, #gpu>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$kernel,
+                       Arg<Variadic<AnyStaticShapeMemRef>, "",
+                           [MemRead, MemWrite]>:$args,
+                       TandemExec_Stream:$stream,
+                       DenseI64ArrayAttr:$grid, DenseI64ArrayAttr:$block);
+  let assemblyFormat = [{
+    $kernel `(` $args `)` `on` $stream `grid` $grid `block` $block attr-dict
+    (`:` type($args)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def TandemExec_PartitionBeginOp : TandemExec_Op<"partition_begin", [StreamEffects]> {
+  let summary = "opens the span of one partition";
+  let description = [{
+    Opens the partition `name` (a GPU partition's launches, on `stream`, or
+    a CPU partition's host code, without a stream). Each begin is closed by
+    a `tandem_exec.partition_end` of the same name later in the same block,
+    before the next begin: partitions do not nest. The runtime captures a GPU
+    partition's launches (CUDA Graphs) and traces both kinds as spans.
+
+    Example:
+
+    ```mlir
+    tandem_exec.partition_begin "m_p0_gpu0" on compute
+    tandem_exec.partition_begin "m_p1_cpu0"
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, OptionalAttr<TandemExec_Stream>:$stream);
+  let assemblyFormat = "$name (`on` $stream^)? attr-dict";
+  let hasVerifier = 1;
+}
+
+def TandemExec_PartitionEndOp : TandemExec_Op<"partition_end", [StreamEffects]> {
+  let summary = "closes the span of one partition";
+  let description = [{
+    Closes the partition opened by the `tandem_exec.partition_begin` of the
+    same name and stream.
+
+    Example:
+
+    ```mlir
+    tandem_exec.partition_end "m_p0_gpu0" on compute
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, OptionalAttr<TandemExec_Stream>:$stream);
+  let assemblyFormat = "$name (`on` $stream^)? attr-dict";
+  let hasVerifier = 1;
+}
+
+#endif // TANDEM_EXEC_OPS_TD

@@ -1,0 +1,212 @@
+// RUN: tandem-opt %s -split-input-file -verify-diagnostics
+
+func.func @transfer_shapes(%x: memref<4xf32>, %y: memref<8xf32>) {
+  // expected-error @+1 {{copies 'memref<4xf32>' into 'memref<8xf32>': shapes and element types must match}}
+  tandem_exec.transfer %x, %y : memref<4xf32>, memref<8xf32> from #tandem.device<"/device:CPU:0"> to #tandem.device<"/device:GPU:0">
+  return
+}
+
+// -----
+
+func.func @transfer_no_gpu(%x: memref<4xf32>, %y: memref<4xf32>) {
+  // expected-error @+1 {{exactly one side must be a GPU}}
+  tandem_exec.transfer %x, %y : memref<4xf32>, memref<4xf32> from #tandem.device<"/device:GPU:1"> to #tandem.device<"/device:GPU:0">
+  return
+}
+
+// -----
+
+func.func @alloc_on_host() {
+  // expected-error @+1 {{must produce a memref in a GPU's memory space, got 'memref<4xf32>'}}
+  %0 = tandem_exec.alloc : memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @alloc_negative_offset() {
+  // expected-error @+1 {{has a negative offset -4}}
+  %0 = tandem_exec.alloc {offset = -4 : i64} : memref<4xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func @weight_not_a_global() {
+  // expected-error @+1 {{names '@nothing', which is not a memref.global}}
+  %0 = tandem_exec.weight @nothing : memref<4xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+memref.global "private" @mutable : memref<4xf32> = dense<1.0>
+
+func.func @weight_not_constant() {
+  // expected-error @+1 {{names '@mutable', which is not an initialised constant}}
+  %0 = tandem_exec.weight @mutable : memref<4xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+memref.global "private" constant @w : memref<4xf32> = dense<1.0>
+
+func.func @weight_type() {
+  // expected-error @+1 {{has type 'memref<8xf32, #tandem.device<"/device:GPU:0">>' but '@w' is 'memref<4xf32>'}}
+  %0 = tandem_exec.weight @w : memref<8xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func @copy_on_compute(%x: memref<4xf32>, %d: memref<4xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{must run on the h2d or d2h stream, not compute}}
+  tandem_exec.copy %x, %d on compute bytes 16 : memref<4xf32>, memref<4xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func @copy_direction(%x: memref<4xf32>, %d: memref<4xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{on d2h must copy from device to host memory}}
+  tandem_exec.copy %x, %d on d2h bytes 16 : memref<4xf32>, memref<4xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func @copy_bytes(%x: memref<4xf32>, %d: memref<4xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{copies 8 bytes but 'memref<4xf32>' holds 16}}
+  tandem_exec.copy %x, %d on h2d bytes 8 : memref<4xf32>, memref<4xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func @copy_shapes(%x: memref<4xf32>, %d: memref<4xf16, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{shapes and element types must match}}
+  tandem_exec.copy %x, %d on h2d bytes 16 : memref<4xf32>, memref<4xf16, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func @wait_on_itself() {
+  %e = tandem_exec.record on h2d
+  // expected-error @+1 {{makes stream h2d wait for an event it recorded itself}}
+  tandem_exec.wait %e on h2d
+  return
+}
+
+// -----
+
+func.func private @k(%a: memref<4xf32>) attributes {tandem.kernel}
+
+func.func @launch_grid(%d: memref<4xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{needs 3 grid dimensions, got 2}}
+  tandem_exec.launch @k(%d) on compute grid [1, 1] block [4, 1, 1] : memref<4xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func private @k(%a: memref<4xf32>) attributes {tandem.kernel}
+
+func.func @launch_block(%d: memref<4xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{has a block dimension out of range (1..2^32-1)}}
+  tandem_exec.launch @k(%d) on compute grid [1, 1, 1] block [0, 1, 1] : memref<4xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func private @k(%a: memref<4xf32>) attributes {tandem.kernel}
+
+func.func @launch_stream(%d: memref<4xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{must run on the compute stream}}
+  tandem_exec.launch @k(%d) on h2d grid [1, 1, 1] block [4, 1, 1] : memref<4xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func private @k(%a: memref<4xf32>) attributes {tandem.kernel}
+
+func.func @launch_host_buffer(%d: memref<4xf32>) {
+  // expected-error @+1 {{argument 0 is not a device buffer: 'memref<4xf32>'}}
+  tandem_exec.launch @k(%d) on compute grid [1, 1, 1] block [4, 1, 1] : memref<4xf32>
+  return
+}
+
+// -----
+
+func.func private @k(%a: memref<4xf32>)
+
+func.func @launch_not_kernel(%d: memref<4xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{launches '@k', which has no 'tandem.kernel' attribute}}
+  tandem_exec.launch @k(%d) on compute grid [1, 1, 1] block [4, 1, 1] : memref<4xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func @launch_unknown(%d: memref<4xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{launches '@nothing', which is not a function}}
+  tandem_exec.launch @nothing(%d) on compute grid [1, 1, 1] block [4, 1, 1] : memref<4xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func private @k(%a: memref<4xf32>, %b: memref<4xf32>) attributes {tandem.kernel}
+
+func.func @launch_arity(%d: memref<4xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{passes 1 arguments but '@k' has type '(memref<4xf32>, memref<4xf32>) -> ()'}}
+  tandem_exec.launch @k(%d) on compute grid [1, 1, 1] block [4, 1, 1] : memref<4xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func private @k(%a: memref<8xf32>) attributes {tandem.kernel}
+
+func.func @launch_types(%d: memref<4xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{argument 0 has type 'memref<4xf32, #tandem.device<"/device:GPU:0">>' but '@k' takes 'memref<8xf32>'}}
+  tandem_exec.launch @k(%d) on compute grid [1, 1, 1] block [4, 1, 1] : memref<4xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func @partition_unclosed() {
+  // expected-error @+1 {{opens 'p0' but no partition_end closes it before the next partition or the end of the block}}
+  tandem_exec.partition_begin "p0" on compute
+  return
+}
+
+// -----
+
+func.func @partition_mismatch() {
+  // expected-error @+1 {{opens 'p0' but the next end closes 'p1'}}
+  tandem_exec.partition_begin "p0" on compute
+  tandem_exec.partition_end "p1" on compute
+  return
+}
+
+// -----
+
+func.func @partition_stream() {
+  // expected-error @+1 {{brackets a GPU partition on stream d2h; launches run on compute}}
+  tandem_exec.partition_begin "p0" on d2h
+  tandem_exec.partition_end "p0" on d2h
+  return
+}
+
+// -----
+
+func.func @partition_end_alone() {
+  // expected-error @+1 {{closes 'p0', which no partition_begin opened}}
+  tandem_exec.partition_end "p0"
+  return
+}

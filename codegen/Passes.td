@@ -436,7 +436,11 @@ def TandemMapKernelsToGPU
   }];
   let options = [
     Option<"moduleName", "module-name", "std::string", /*default=*/"\"tandem_kernels\"",
-           "name of the gpu.module that receives the kernels">
+           "name of the gpu.module that receives the kernels">,
+    Option<"emulateOnHost", "emulate-on-host", "bool", /*default=*/"false",
+           "instead of gpu.funcs, add func.func @<kernel>_emulated running "
+           "the same mapped body for every block and thread in serial loops "
+           "(checks the mapping's numerics on the CPU)">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",

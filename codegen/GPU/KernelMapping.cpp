@@ -71,8 +71,8 @@ public:
       : b(builder), op(op), plan(plan), mapping(mapping), loc(op.getLoc()),
         ivs(plan.bounds.size()) {}
 
-  void emit() {
-    Value id = threadIndex();
+  void emit(Value givenIndex) {
+    Value id = givenIndex ? givenIndex : threadIndex();
     Value total = index(plan.total);
     Value inRange =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, id, total);
@@ -264,6 +264,6 @@ private:
 
 void mlir::tandem::emitMappedKernelBody(OpBuilder &builder, linalg::LinalgOp op,
                                         const KernelPlan &plan,
-                                        IRMapping &mapping) {
-  KernelBodyEmitter(builder, op, plan, mapping).emit();
+                                        IRMapping &mapping, Value threadIndex) {
+  KernelBodyEmitter(builder, op, plan, mapping).emit(threadIndex);
 }

@@ -50,8 +50,11 @@ FailureOr<KernelPlan> planKernelLaunch(linalg::LinalgOp op);
 /// Emits, at `builder`'s insertion point inside a gpu.func, the code of `op`
 /// under `plan`: the guarded thread index, its delinearisation and the
 /// serial loops. `mapping` maps `op`'s operands to values of the gpu.func.
+/// `threadIndex`, when given, replaces blockIdx.x * bx + threadIdx.x (host
+/// emulation of the grid).
 void emitMappedKernelBody(OpBuilder &builder, linalg::LinalgOp op,
-                          const KernelPlan &plan, IRMapping &mapping);
+                          const KernelPlan &plan, IRMapping &mapping,
+                          Value threadIndex = {});
 
 } // namespace mlir::tandem
 

@@ -10,7 +10,9 @@
 #include "codegen/GPU/KernelMapping.h"
 #include "codegen/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace mlir::tandem {
@@ -39,8 +41,9 @@ FailureOr<linalg::LinalgOp> kernelOp(func::FuncOp kernel) {
   return found;
 }
 
-/// Builds the gpu.func of `kernel` at the end of `gpuModule`.
-LogicalResult mapKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule) {
+/// Checks `kernel` and plans its launch.
+FailureOr<std::pair<linalg::LinalgOp, KernelPlan>>
+planKernel(func::FuncOp kernel) {
   FailureOr<linalg::LinalgOp> op = kernelOp(kernel);
   if (failed(op))
     return failure();
@@ -54,29 +57,82 @@ LogicalResult mapKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule) {
              << "has argument type " << type
              << ": kernel arguments are memrefs of static shape";
   }
+  return std::make_pair(*op, *plan);
+}
 
+/// Clones the body of `kernel` at `builder`'s insertion point (arguments
+/// mapped by `mapping`), its linalg op replaced by the mapped code.
+void cloneMappedBody(OpBuilder &builder, func::FuncOp kernel,
+                     linalg::LinalgOp op, const KernelPlan &plan,
+                     IRMapping &mapping, Value threadIndex = {}) {
+  for (Operation &inner : kernel.getBody().getOps()) {
+    if (&inner == op.getOperation()) {
+      emitMappedKernelBody(builder, op, plan, mapping, threadIndex);
+      continue;
+    }
+    if (!isa<func::ReturnOp>(inner))
+      builder.clone(inner, mapping);
+  }
+}
+
+/// Adds `@<kernel>_emulated` after `kernel`: the mapped body run for every
+/// block and thread of the grid by serial loops on the host.
+LogicalResult emulateKernel(func::FuncOp kernel) {
+  FailureOr<std::pair<linalg::LinalgOp, KernelPlan>> planned =
+      planKernel(kernel);
+  if (failed(planned))
+    return failure();
+  auto [op, plan] = *planned;
+  OpBuilder builder(kernel);
+  builder.setInsertionPointAfter(kernel);
+  Location loc = kernel.getLoc();
+  auto emulated = func::FuncOp::create(
+      builder, loc, (kernel.getSymName() + "_emulated").str(),
+      kernel.getFunctionType());
+  Block *entry = emulated.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+  IRMapping mapping;
+  mapping.map(kernel.getArguments(), entry->getArguments());
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(builder, loc, v);
+  };
+  Value zero = index(0), one = index(1), bx = index(plan.launch[3]);
+  auto blocks =
+      scf::ForOp::create(builder, loc, zero, index(plan.launch[0]), one);
+  builder.setInsertionPoint(blocks.getBody()->getTerminator());
+  auto threads = scf::ForOp::create(builder, loc, zero, bx, one);
+  builder.setInsertionPoint(threads.getBody()->getTerminator());
+  Value base =
+      arith::MulIOp::create(builder, loc, blocks.getInductionVar(), bx);
+  Value id =
+      arith::AddIOp::create(builder, loc, base, threads.getInductionVar());
+  cloneMappedBody(builder, kernel, op, plan, mapping, id);
+  builder.setInsertionPointToEnd(entry);
+  func::ReturnOp::create(builder, loc);
+  return success();
+}
+
+/// Builds the gpu.func of `kernel` at the end of `gpuModule`.
+LogicalResult mapKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule) {
+  FailureOr<std::pair<linalg::LinalgOp, KernelPlan>> planned =
+      planKernel(kernel);
+  if (failed(planned))
+    return failure();
+  auto [op, plan] = *planned;
   OpBuilder builder = OpBuilder::atBlockTerminator(gpuModule.getBody());
   auto gpuFunc = gpu::GPUFuncOp::create(
       builder, kernel.getLoc(), kernel.getSymName(), kernel.getFunctionType());
   gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                    builder.getUnitAttr());
   gpuFunc.setKnownBlockSizeAttr(
-      builder.getDenseI32ArrayAttr({static_cast<int32_t>(plan->launch[3]),
-                                    static_cast<int32_t>(plan->launch[4]),
-                                    static_cast<int32_t>(plan->launch[5])}));
+      builder.getDenseI32ArrayAttr({static_cast<int32_t>(plan.launch[3]),
+                                    static_cast<int32_t>(plan.launch[4]),
+                                    static_cast<int32_t>(plan.launch[5])}));
   Block &entry = gpuFunc.getBody().front();
   builder.setInsertionPointToStart(&entry);
   IRMapping mapping;
   mapping.map(kernel.getArguments(), entry.getArguments());
-  for (Operation &inner : kernel.getBody().getOps()) {
-    if (&inner == op->getOperation()) {
-      emitMappedKernelBody(builder, *op, *plan, mapping);
-      continue;
-    }
-    if (isa<func::ReturnOp>(inner))
-      continue;
-    builder.clone(inner, mapping);
-  }
+  cloneMappedBody(builder, kernel, op, plan, mapping);
   gpu::ReturnOp::create(builder, kernel.getLoc());
   return success();
 }
@@ -93,6 +149,12 @@ struct MapKernelsToGPUPass
         kernels.push_back(func);
     if (kernels.empty())
       return;
+    if (emulateOnHost) {
+      for (func::FuncOp kernel : kernels)
+        if (failed(emulateKernel(kernel)))
+          return signalPassFailure();
+      return;
+    }
     OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
     auto gpuModule =
         gpu::GPUModuleOp::create(builder, module.getLoc(), moduleName);

@@ -1,0 +1,125 @@
+// The mapped kernel body, run for every block and thread of its grid on the
+// host (-tandem-map-kernels-to-gpu=emulate-on-host), computes exactly what
+// the kernel's linalg op computes: a ragged grid (300 rows in blocks of 256
+// threads) with an exp-sum reduction per thread, and a matmul through a
+// view. Each case prints max |reference - emulated| and the reference's sum.
+// (main calls the @<kernel>_emulated functions that the pass adds, so the
+// input is parsed without verification.)
+// REQUIRES: mlir-runner
+// RUN: tandem-opt --mlir-very-unsafe-disable-verifier-on-parsing -tandem-map-kernels-to-gpu=emulate-on-host=1 %s \
+// RUN: | tandem-opt --pass-pipeline="builtin.module(convert-linalg-to-loops,convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-math-to-llvm,finalize-memref-to-llvm,convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,convert-index-to-llvm,reconcile-unrealized-casts)" \
+// RUN: | %mlir_runner -e main -entry-point-result=void -shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so \
+// RUN: | FileCheck %s
+
+// CHECK: rowsum diff 0 sum 2039.85
+// CHECK-NEXT: matmul diff 0 sum -0.2061
+
+func.func private @printF32(f32)
+func.func private @printNewline()
+func.func private @printString(!llvm.ptr)
+
+func.func private @rowsum(%a: memref<300x7xf32>, %s: memref<300xf32>) attributes {tandem.kernel} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<300x7xf32>) outs(%s : memref<300xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %e = math.exp %in : f32
+    %r = arith.addf %e, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+func.func private @mm(%a: memref<3x1x4xf32>, %b: memref<4x5xf32>, %c: memref<3x5xf32>) attributes {tandem.kernel} {
+  %x = memref.collapse_shape %a [[0, 1], [2]] : memref<3x1x4xf32> into memref<3x4xf32>
+  linalg.matmul ins(%x, %b : memref<3x4xf32>, memref<4x5xf32>) outs(%c : memref<3x5xf32>)
+  return
+}
+
+/// Fills `m` with a deterministic pattern of small values.
+func.func @fill(%m: memref<?xf32>, %seed: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %m, %c0 : memref<?xf32>
+  %scale = arith.constant 0.01 : f32
+  scf.for %i = %c0 to %n step %c1 {
+    %ii = arith.index_cast %i : index to i32
+    %c17 = arith.constant 17 : i32
+    %r = arith.remui %ii, %c17 : i32
+    %f = arith.sitofp %r : i32 to f32
+    %g = arith.mulf %f, %scale : f32
+    %v = arith.subf %g, %seed : f32
+    memref.store %v, %m[%i] : memref<?xf32>
+  }
+  return
+}
+
+/// Prints "<name> diff <max |a - b|> sum <sum of a>".
+func.func @compare(%name: !llvm.ptr, %a: memref<?xf32>, %b: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %a, %c0 : memref<?xf32>
+  %zero = arith.constant 0.0 : f32
+  %res:2 = scf.for %i = %c0 to %n step %c1 iter_args(%d = %zero, %s = %zero) -> (f32, f32) {
+    %x = memref.load %a[%i] : memref<?xf32>
+    %y = memref.load %b[%i] : memref<?xf32>
+    %diff = arith.subf %x, %y : f32
+    %abs = math.absf %diff : f32
+    %d2 = arith.maximumf %d, %abs : f32
+    %s2 = arith.addf %s, %x : f32
+    scf.yield %d2, %s2 : f32, f32
+  }
+  call @printString(%name) : (!llvm.ptr) -> ()
+  call @printF32(%res#0) : (f32) -> ()
+  %sum = llvm.mlir.addressof @sum_label : !llvm.ptr
+  call @printString(%sum) : (!llvm.ptr) -> ()
+  call @printF32(%res#1) : (f32) -> ()
+  call @printNewline() : () -> ()
+  return
+}
+
+llvm.mlir.global internal constant @rowsum_label("rowsum diff \00") {addr_space = 0 : i32}
+llvm.mlir.global internal constant @matmul_label("matmul diff \00") {addr_space = 0 : i32}
+llvm.mlir.global internal constant @sum_label(" sum \00") {addr_space = 0 : i32}
+
+func.func @main() {
+  %seed = arith.constant 0.05 : f32
+  %half = arith.constant 0.5 : f32
+
+  %a = memref.alloc() : memref<2100xf32>
+  %av = memref.cast %a : memref<2100xf32> to memref<?xf32>
+  call @fill(%av, %seed) : (memref<?xf32>, f32) -> ()
+  %a2 = memref.expand_shape %a [[0, 1]] output_shape [300, 7] : memref<2100xf32> into memref<300x7xf32>
+  %ref = memref.alloc() : memref<300xf32>
+  %emu = memref.alloc() : memref<300xf32>
+  %refv = memref.cast %ref : memref<300xf32> to memref<?xf32>
+  %emuv = memref.cast %emu : memref<300xf32> to memref<?xf32>
+  call @fill(%refv, %half) : (memref<?xf32>, f32) -> ()
+  call @fill(%emuv, %half) : (memref<?xf32>, f32) -> ()
+  call @rowsum(%a2, %ref) : (memref<300x7xf32>, memref<300xf32>) -> ()
+  call @rowsum_emulated(%a2, %emu) : (memref<300x7xf32>, memref<300xf32>) -> ()
+  %l0 = llvm.mlir.addressof @rowsum_label : !llvm.ptr
+  call @compare(%l0, %refv, %emuv) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
+
+  %x = memref.alloc() : memref<12xf32>
+  %xv = memref.cast %x : memref<12xf32> to memref<?xf32>
+  call @fill(%xv, %half) : (memref<?xf32>, f32) -> ()
+  %x3 = memref.expand_shape %x [[0, 1, 2]] output_shape [3, 1, 4] : memref<12xf32> into memref<3x1x4xf32>
+  %w = memref.alloc() : memref<20xf32>
+  %wv = memref.cast %w : memref<20xf32> to memref<?xf32>
+  call @fill(%wv, %seed) : (memref<?xf32>, f32) -> ()
+  %w2 = memref.expand_shape %w [[0, 1]] output_shape [4, 5] : memref<20xf32> into memref<4x5xf32>
+  %cr = memref.alloc() : memref<15xf32>
+  %ce = memref.alloc() : memref<15xf32>
+  %crv = memref.cast %cr : memref<15xf32> to memref<?xf32>
+  %cev = memref.cast %ce : memref<15xf32> to memref<?xf32>
+  call @fill(%crv, %seed) : (memref<?xf32>, f32) -> ()
+  call @fill(%cev, %seed) : (memref<?xf32>, f32) -> ()
+  %cr2 = memref.expand_shape %cr [[0, 1]] output_shape [3, 5] : memref<15xf32> into memref<3x5xf32>
+  %ce2 = memref.expand_shape %ce [[0, 1]] output_shape [3, 5] : memref<15xf32> into memref<3x5xf32>
+  call @mm(%x3, %w2, %cr2) : (memref<3x1x4xf32>, memref<4x5xf32>, memref<3x5xf32>) -> ()
+  call @mm_emulated(%x3, %w2, %ce2) : (memref<3x1x4xf32>, memref<4x5xf32>, memref<3x5xf32>) -> ()
+  %l1 = llvm.mlir.addressof @matmul_label : !llvm.ptr
+  call @compare(%l1, %crv, %cev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
+  return
+}

@@ -139,6 +139,20 @@ out=$(.venv/bin/python test/e2e/run_e2e.py --tandemc build/bin/tandemc \
 echo "$out"
 add_counts "$rc" "$out"
 
+# Heterogeneous end to end: the torch models with GPU partitions and a CPU
+# island between them (GPU -> CPU -> GPU copies at every residual add,
+# softmax, ...), run on the emulated GPU and on the CPU fallback; both must
+# match onnxruntime and each other bit for bit. (ptxas on their kernels is
+# the lit test Codegen/GPU/ptxas-torch-models.test.)
+echo "=== [gpu-e2e] GPU partitions on the emulated device and the CPU fallback"
+rc=0
+out=$(.venv/bin/python test/e2e/run_e2e.py --tandemc build/bin/tandemc \
+  --tandem-run build/bin/tandem-run --work build/gpu-e2e --models build/models \
+  --set "$MODEL_SET" --gpu island --devices emulated,cpu \
+  mlp conv_bn_relu resnet18 mobilenet_v2 transformer_encoder) || rc=$?
+echo "$out"
+add_counts "$rc" "$out"
+
 # Install: `cmake --install` into a scratch prefix, then examples/deploy
 # built against it with find_package(Tandem) + tandem_add_model() and its
 # top-5 checked against onnxruntime, the installed tandem-run on an .onnx,

@@ -6,6 +6,7 @@
 #include "codegen/Artifact/ObjectEmitter.h"
 #include "codegen/CPU/CPUPipeline.h"
 #include "codegen/GPU/GPUPipeline.h"
+#include "codegen/HostSchedule/Passes.h"
 #include "compiler/InitAll.h"
 #include "dialects/Tandem/IR/TandemAttrs.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
@@ -140,40 +141,34 @@ LogicalResult mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
     // style.
     if (failed(parsePassPipeline("tandem-lower-to-linalg", pm)))
       return failure();
-    return gpuPartitions ? buildGPUBufferizePipeline(pm)
-                         : buildCPUBufferizePipeline(pm);
-  case Phase::Lowered:
-    // The host schedule of a model with GPU partitions is not lowered yet.
-    if (gpuPartitions)
+    if (!gpuPartitions)
+      return buildCPUBufferizePipeline(pm);
+    // GPU partitions stay functions of kernels; the model function becomes
+    // the host schedule (streams, events, copies, launches) with device
+    // buffers in a device arena and host buffers in the host arena.
+    if (failed(buildGPUBufferizePipeline(pm)))
       return failure();
+    buildHostSchedulePipeline(pm);
+    return parsePassPipeline("tandem-plan-memory,buffer-deallocation-pipeline",
+                             pm);
+  case Phase::Lowered:
+    // With GPU partitions this also lowers the host schedule to
+    // tandem_sched_* calls and wraps the kernels' CPU twins.
     return buildCPULowerToLLVMPipeline(pm);
   }
   llvm_unreachable("unknown phase");
 }
 
-/// Fails when a partition is placed on a GPU and `kind` needs host code:
-/// the host schedule of GPU partitions is not generated yet.
-static LogicalResult checkHostOnly(ModuleOp module, EmitKind kind) {
-  for (auto func : module.getOps<func::FuncOp>())
-    if (isGPUPartition(func))
-      return func.emitError()
-             << "partition '@" << func.getSymName() << "' is placed on "
-             << func->getAttrOfType<DeviceAttr>(
-                        TandemDialect::getDeviceAttrName())
-                    .getName()
-             << ": --emit=" << emitKindName(kind)
-             << " is not yet supported with GPU partitions; use --emit=ptx "
-                "or --emit=mlir --compile-to=bufferized, or compile for "
-                "--target=cpu";
-  return success();
-}
-
-/// The code generator's target as the driver options name it.
-static ObjectOptions objectOptionsFor(const CompilerOptions &options) {
+/// The code generator's target as the driver options name it, with the
+/// device images of the model's GPU kernels (none for a CPU-only model).
+static ObjectOptions
+objectOptionsFor(const CompilerOptions &options,
+                 llvm::ArrayRef<DeviceImageBlob> deviceImages) {
   ObjectOptions objectOptions;
   objectOptions.cpu = options.cpu;
   objectOptions.features = options.cpuFeatures;
   objectOptions.triple = options.triple;
+  objectOptions.deviceImages.assign(deviceImages.begin(), deviceImages.end());
   return objectOptions;
 }
 
@@ -182,6 +177,7 @@ static ObjectOptions objectOptionsFor(const CompilerOptions &options) {
 static LogicalResult linkSharedLibrary(ModuleOp module,
                                        const ModelSignature &signature,
                                        const CompilerOptions &options,
+                                       llvm::ArrayRef<DeviceImageBlob> images,
                                        Location fileLoc) {
   if (options.outputPath == "-")
     return emitError(fileLoc) << "--emit=shared needs an output file (-o)";
@@ -194,7 +190,7 @@ static LogicalResult linkSharedLibrary(ModuleOp module,
   llvm::FileRemover removeObject(objectPath);
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    ObjectOptions objectOptions = objectOptionsFor(options);
+    ObjectOptions objectOptions = objectOptionsFor(options, images);
     objectOptions.exportDefaultModel = true;
     if (failed(emitModelObject(module, signature, objectOptions,
                                ObjectKind::Object, os)))
@@ -425,28 +421,37 @@ LogicalResult mlir::tandem::compile(
 
   std::optional<ModelSignature> signature;
   bool gpuPartitions = false;
+  std::vector<DeviceImageBlob> deviceImages;
   for (int p = static_cast<int>(Phase::Graph); p <= static_cast<int>(last);
        ++p) {
     Phase phase = static_cast<Phase>(p);
     // Code generation starts from the partitioned graph: read the model's
-    // interface while it is still tensors, and stop early for host code of
-    // GPU partitions (not generated yet).
+    // interface while it is still tensors.
     if (phase == Phase::Bufferized) {
       gpuPartitions = hasGPUPartitions(*module);
-      if (gpuPartitions && codegen &&
-          failed(checkHostOnly(*module, options.emit)))
-        return failure();
-      if (gpuPartitions && last == Phase::Lowered)
-        return emitError(fileLoc)
-               << "--compile-to=lowered is not yet supported with GPU "
-                  "partitions; use --compile-to=bufferized or --emit=ptx";
-      if (!gpuPartitions) {
+      if (!ptx) {
         FailureOr<ModelSignature> sig =
             readModelSignature(*module, options.name);
         if (failed(sig))
           return failure();
         signature = *sig;
       }
+    }
+    // The GPU kernels are compiled from their functions before the host
+    // code is lowered (the CPU twins are compiled from the same functions).
+    if (phase == Phase::Lowered && gpuPartitions && codegen) {
+      auto kernelStart = Clock::now();
+      GPUCodegenOptions gpuOptions;
+      gpuOptions.archs = options.cudaArchs;
+      FailureOr<std::vector<DeviceImage>> images =
+          compileGPUKernels(*module, gpuOptions);
+      if (failed(images))
+        return failure();
+      for (DeviceImage &image : *images)
+        deviceImages.push_back({image.arch,
+                                static_cast<DeviceImageFormat>(image.format),
+                                std::move(image.bytes)});
+      report("gpu-kernels", kernelStart);
     }
     start = Clock::now();
     PassManager pm(&context);
@@ -496,11 +501,12 @@ LogicalResult mlir::tandem::compile(
       return failure();
   } else if (options.emit == EmitKind::Shared) {
     start = Clock::now();
-    if (failed(linkSharedLibrary(*module, *signature, options, fileLoc)))
+    if (failed(linkSharedLibrary(*module, *signature, options, deviceImages,
+                                 fileLoc)))
       return failure();
     report("link", start);
   } else {
-    ObjectOptions objectOptions = objectOptionsFor(options);
+    ObjectOptions objectOptions = objectOptionsFor(options, deviceImages);
     ObjectKind kind = options.emit == EmitKind::LLVM  ? ObjectKind::LLVMIR
                       : options.emit == EmitKind::Asm ? ObjectKind::Assembly
                                                       : ObjectKind::Object;

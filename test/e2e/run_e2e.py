@@ -3,7 +3,8 @@
 tandem-run, compare with onnxruntime.
 
 usage: run_e2e.py --tandemc BIN --tandem-run BIN --work DIR
-                  [--models DIR] [--set ci|full] [--threads T,...] [NAME...]
+                  [--models DIR] [--set ci|full] [--threads T,...]
+                  [--gpu all|island --devices D,...] [NAME...]
 
 Each case is an ONNX model: the small hand-built ones of
 test/tools/tandemc/Inputs/make_models.py and the torch-exported ones in
@@ -12,6 +13,13 @@ a fixed seed and computes the reference outputs with onnxruntime
 (onnx_reference.py), compiles the model with `tandemc --emit=shared`, and
 runs it with `tandem-run --compare` (rtol 1e-4, atol 1e-5) at each of the
 --threads counts (default 1), whose outputs must also be bit-identical.
+
+With --gpu, models are compiled for --target=cpu,gpu:sm_90 with every op
+pinned to the GPU (`all`), or with one kind of op pinned to the CPU
+between GPU parts (`island`: GPU -> CPU -> GPU copies at every such op);
+--devices then runs each on those tandem-run --device values (emulated:
+separate device memory, streams on threads; cpu: the fallback), which must
+all match the reference and give bit-identical outputs.
 Prints "e2e: N passed, M failed". Run it with the
 venv's Python (numpy, onnx, onnxruntime).
 """
@@ -37,37 +45,59 @@ FULL_TORCH = CI_TORCH + ["bert_block", "bert_block_opset17",
                          "shufflenet_v2_x0_5", "efficientnet_b0",
                          "mobilenet_v3_small", "resnet50"]
 RTOL, ATOL = 1e-4, 1e-5
+# --gpu island: the op kind each model keeps on the CPU, between GPU parts.
+ISLAND = {"small_mlp": "tandem.relu", "small_conv_block": "tandem.max_pool2d",
+          "small_attention": "tandem.softmax", "mlp": "tandem.relu",
+          "conv_bn_relu": "tandem.relu", "resnet18": "tandem.add",
+          "mobilenet_v2": "tandem.add", "squeezenet1_0": "tandem.concat",
+          "transformer_encoder": "tandem.softmax"}
+
+
+def gpu_flags(mode, name):
+    if mode == "all":
+        return ["--target=cpu,gpu:sm_90", "--place", "*=gpu"]
+    if mode == "island":
+        return ["--target=cpu,gpu:sm_90", "--place",
+                ISLAND.get(name, "tandem.relu") + "=cpu", "--place", "*=gpu"]
+    return []
+
 
 def check(args, name, model_path, flags):
     work = args.work
     inputs, ref_paths = write_reference(model_path, flags, work, name)
     lib = os.path.join(work, name + ".so")
     proc = subprocess.run([args.tandemc, model_path, "--emit=shared", "-o",
-                           lib] + flags, capture_output=True, text=True,
-                          timeout=1200)
+                           lib] + flags + gpu_flags(args.gpu, name),
+                          capture_output=True, text=True, timeout=1200)
     if proc.returncode != 0:
         return "tandemc failed: " + proc.stderr.strip()[-2000:]
     outputs = {}
-    for threads in args.threads:
-        out_dir = os.path.join(work, "%s.out%d" % (name, threads))
+    configs = [(t, d) for t in args.threads for d in args.devices]
+    for threads, device in configs:
+        what = "--threads %d" % threads + (" --device " + device
+                                           if device else "")
+        out_dir = os.path.join(work, "%s.out%d%s" % (name, threads,
+                                                    device or ""))
         cmd = [args.tandem_run, lib, "--threads", str(threads), "--input"] + \
             inputs + ["--compare"] + ref_paths + \
             ["--rtol", str(RTOL), "--atol", str(ATOL), "--output-dir", out_dir]
+        if device:
+            cmd += ["--device", device]
         proc = subprocess.run(cmd, capture_output=True, text=True,
                               timeout=1200)
         if proc.returncode != 0:
-            return "tandem-run --threads %d: %s" % (
-                threads, (proc.stdout + proc.stderr).strip()[-2000:])
-        outputs[threads] = {
+            return "tandem-run %s: %s" % (
+                what, (proc.stdout + proc.stderr).strip()[-2000:])
+        outputs[what] = {
             f: open(os.path.join(out_dir, f), "rb").read()
             for f in sorted(os.listdir(out_dir))}
-    # Parallel loops split work without reordering any reduction: every
-    # thread count must give the same bytes.
-    first = args.threads[0]
-    for threads in args.threads[1:]:
-        if outputs[threads] != outputs[first]:
-            return "outputs with --threads %d differ from --threads %d" % (
-                threads, first)
+    # Parallel loops split work without reordering any reduction, and the
+    # emulated device and the CPU fallback run the same kernel twins: every
+    # configuration must give the same bytes.
+    names = list(outputs)
+    for what in names[1:]:
+        if outputs[what] != outputs[names[0]]:
+            return "outputs with %s differ from %s" % (what, names[0])
     return None
 
 
@@ -82,9 +112,15 @@ def main():
                         help="comma-separated tandem-run --threads values; "
                         "each must match the reference, and all must give "
                         "bit-identical outputs")
+    parser.add_argument("--gpu", choices=["none", "all", "island"],
+                        default="none",
+                        help="compile with GPU partitions (see above)")
+    parser.add_argument("--devices", default="",
+                        help="comma-separated tandem-run --device values")
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
     args.threads = [int(t) for t in args.threads.split(",")]
+    args.devices = [d for d in args.devices.split(",") if d] or [None]
     os.makedirs(args.work, exist_ok=True)
 
     import make_models

@@ -152,6 +152,16 @@ out=$(.venv/bin/python test/e2e/run_e2e.py --tandemc build/bin/tandemc \
   mlp conv_bn_relu resnet18 mobilenet_v2 transformer_encoder) || rc=$?
 echo "$out"
 add_counts "$rc" "$out"
+# Now that build/models exists, the lit test that runs ptxas (sm_80, sm_90)
+# on every GPU kernel of the torch models is no longer unsupported.
+rc=0
+out=$(/usr/lib/llvm-22/bin/lit -v build/test/Codegen/GPU/ptxas-torch-models.test 2>&1) || rc=$?
+echo "$out" | grep -E "^(PASS|FAIL|UNSUPPORTED):"
+if echo "$out" | grep -q "^PASS:"; then out="ptxas-torch-models: 1 passed, 0 failed"
+elif echo "$out" | grep -q "^UNSUPPORTED:"; then out="ptxas-torch-models: 0 passed, 0 failed (no ptxas)"
+else out="ptxas-torch-models: 0 passed, 1 failed"; fi
+echo "$out"
+add_counts "$rc" "$out"
 
 # Install: `cmake --install` into a scratch prefix, then examples/deploy
 # built against it with find_package(Tandem) + tandem_add_model() and its

@@ -331,8 +331,8 @@ static LogicalResult writeHeader(const ModelSignature &signature,
 /// Compiles the kernels of `module` and writes the PTX of each arch to
 /// `path`, each preceded by a comment line naming the arch.
 static LogicalResult writePTX(ModuleOp module, const CompilerOptions &options,
-                              Location fileLoc) {
-  if (!hasGPUPartitions(module))
+                              bool gpuPartitions, Location fileLoc) {
+  if (!gpuPartitions)
     return emitError(fileLoc)
            << "--emit=ptx: the model has no GPU partition (compile with "
               "--target=cpu,gpu:... and place ops on the GPU)";
@@ -490,7 +490,7 @@ LogicalResult mlir::tandem::compile(
   }
   if (ptx) {
     start = Clock::now();
-    if (failed(writePTX(*module, options, fileLoc)))
+    if (failed(writePTX(*module, options, gpuPartitions, fileLoc)))
       return failure();
     report("ptx", start);
   } else if (!codegen) {

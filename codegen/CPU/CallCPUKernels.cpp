@@ -411,28 +411,36 @@ struct CallCPUKernelsPass
                                 LLVM::LLVMPointerType::get(b.getContext()));
   }
 
-  void rewriteConv(linalg::Conv2DNchwFchwOp conv) {
+  /// Replaces an NCHW convolution `conv` by one call of `callee`, the
+  /// signature tandem_conv2d_f32 and tandem_dwconv2d_f32 share: (ctx, the
+  /// input's shape, pointer and strides, the filter's dims `filterDims`,
+  /// filter, output, the output's first `outStrides` strides, OH, OW,
+  /// strides, dilations, flags). A zero fill of the output right before is
+  /// dropped (otherwise the kernel accumulates onto the bias there).
+  void rewriteConvCall(linalg::LinalgOp conv, StringRef callee,
+                       ArrayRef<unsigned> filterDims, unsigned outStrides,
+                       int32_t extraFlags, DenseIntElementsAttr stridesAttr,
+                       DenseIntElementsAttr dilationsAttr) {
     OpBuilder b(conv);
     Location loc = conv.getLoc();
     Type i64 = b.getI64Type();
     auto constant = [&](int64_t v) {
       return arith::ConstantIntOp::create(b, loc, i64, v).getResult();
     };
-    Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
-    Value out = conv.getOutputs()[0];
+    Value input = conv.getDpsInputOperand(0)->get();
+    Value filter = conv.getDpsInputOperand(1)->get();
+    Value out = conv.getDpsInitOperand(0)->get();
     auto inType = cast<MemRefType>(input.getType());
     auto filterType = cast<MemRefType>(filter.getType());
     auto outType = cast<MemRefType>(out.getType());
-    int32_t flags = 1; // TANDEM_CONV2D_ACCUMULATE
+    int32_t flags = 1 | extraFlags; // TANDEM_*CONV2D_ACCUMULATE
     if (linalg::FillOp fill = zeroFillBefore(conv, out)) {
       fill.erase();
-      flags = 0;
+      flags &= ~1;
     }
-    if (isConstantBuffer(filter))
-      flags |= 2; // TANDEM_CONV2D_CONSTANT_FILTER
     flags |= epilogueFlag(conv);
-    SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
-    SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+    SmallVector<int64_t> strides(stridesAttr.getValues<int64_t>());
+    SmallVector<int64_t> dilations(dilationsAttr.getValues<int64_t>());
 
     StridedOperand in = readStrided(b, loc, input);
     StridedOperand w = readStrided(b, loc, filter);
@@ -442,55 +450,32 @@ struct CallCPUKernelsPass
       args.push_back(constant(d));
     args.push_back(in.ptr);
     args.append(in.strides.begin(), in.strides.end());
-    args.append(
-        {constant(filterType.getDimSize(0)), constant(filterType.getDimSize(2)),
-         constant(filterType.getDimSize(3)), w.ptr, o.ptr, o.strides[0],
-         o.strides[1], constant(outType.getDimSize(2)),
-         constant(outType.getDimSize(3)), constant(strides[0]),
-         constant(strides[1]), constant(dilations[0]), constant(dilations[1])});
-    args.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), flags));
-    func::CallOp::create(b, loc, kConv2D, TypeRange{}, args);
-    conv->erase();
-  }
-
-  void rewriteDwConv(linalg::DepthwiseConv2DNchwChwOp conv) {
-    OpBuilder b(conv);
-    Location loc = conv.getLoc();
-    Type i64 = b.getI64Type();
-    auto constant = [&](int64_t v) {
-      return arith::ConstantIntOp::create(b, loc, i64, v).getResult();
-    };
-    Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
-    Value out = conv.getOutputs()[0];
-    auto inType = cast<MemRefType>(input.getType());
-    auto filterType = cast<MemRefType>(filter.getType());
-    auto outType = cast<MemRefType>(out.getType());
-    int32_t flags = 1; // TANDEM_DWCONV2D_ACCUMULATE
-    if (linalg::FillOp fill = zeroFillBefore(conv, out)) {
-      fill.erase();
-      flags = 0;
-    }
-    flags |= epilogueFlag(conv);
-    SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
-    SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
-
-    StridedOperand in = readStrided(b, loc, input);
-    StridedOperand w = readStrided(b, loc, filter);
-    StridedOperand o = readStrided(b, loc, out);
-    SmallVector<Value> args = {execContext(b, conv)};
-    for (int64_t d : inType.getShape())
-      args.push_back(constant(d));
-    args.push_back(in.ptr);
-    args.append(in.strides.begin(), in.strides.end());
-    args.append({constant(filterType.getDimSize(1)),
-                 constant(filterType.getDimSize(2)), w.ptr, o.ptr, o.strides[0],
-                 o.strides[1], o.strides[2], constant(outType.getDimSize(2)),
+    for (unsigned d : filterDims)
+      args.push_back(constant(filterType.getDimSize(d)));
+    args.append({w.ptr, o.ptr});
+    args.append(o.strides.begin(), o.strides.begin() + outStrides);
+    args.append({constant(outType.getDimSize(2)),
                  constant(outType.getDimSize(3)), constant(strides[0]),
                  constant(strides[1]), constant(dilations[0]),
                  constant(dilations[1])});
     args.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), flags));
-    func::CallOp::create(b, loc, kDwConv2D, TypeRange{}, args);
+    func::CallOp::create(b, loc, callee, TypeRange{}, args);
     conv->erase();
+  }
+
+  /// tandem_conv2d_f32: filter dims F, KH, KW; output strides N, F; a
+  /// constant filter is flagged for the instance's packed-weight cache.
+  void rewriteConv(linalg::Conv2DNchwFchwOp conv) {
+    int32_t constantFilter =
+        isConstantBuffer(conv.getInputs()[1]) ? 2 : 0; // ..._CONSTANT_FILTER
+    rewriteConvCall(conv, kConv2D, {0, 2, 3}, 2, constantFilter,
+                    conv.getStrides(), conv.getDilations());
+  }
+
+  /// tandem_dwconv2d_f32: filter dims KH, KW; output strides N, C, H.
+  void rewriteDwConv(linalg::DepthwiseConv2DNchwChwOp conv) {
+    rewriteConvCall(conv, kDwConv2D, {1, 2}, 3, 0, conv.getStrides(),
+                    conv.getDilations());
   }
 
   void rewrite(linalg::LinalgOp op, const GemmDims &g) {

@@ -37,36 +37,23 @@ bool isContractionLike(Operation *op) {
          isa<linalg::ConvolutionOpInterface>(op);
 }
 
-/// True if `op` is `y = max(x, 0)` elementwise over one f32 input with
-/// identity maps: the ReLU a contraction kernel can apply in registers.
-bool isRelu(linalg::GenericOp op) {
-  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() != 0 ||
-      !llvm::all_of(op.getIndexingMapsArray(),
-                    [](AffineMap m) { return m.isIdentity(); }))
-    return false;
-  Block &body = op.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto max = yield.getNumOperands() == 1
-                 ? yield.getOperand(0).getDefiningOp<arith::MaximumFOp>()
-                 : nullptr;
-  if (!max || !max.getType().isF32())
-    return false;
-  Value in = body.getArgument(0);
-  auto isZero = [](Value v) {
-    FloatAttr zero;
-    return matchPattern(v, m_Constant(&zero)) && zero.getValue().isZero();
-  };
-  return (max.getLhs() == in && isZero(max.getRhs())) ||
-         (max.getRhs() == in && isZero(max.getLhs()));
+/// True if `v` is a float constant equal to `expected`.
+bool isFloatConstant(Value v, double expected) {
+  FloatAttr c;
+  return matchPattern(v, m_Constant(&c)) && c.getValueAsDouble() == expected;
 }
 
-/// The epilogue `op` is, if any: "relu" for max(x, 0) (isRelu), "relu6" for
-/// min(max(x, 0), 6) elementwise over one f32 input with identity maps (the
-/// ReLU6 of MobileNets, a clip to [0, 6]).
+/// True if `v` is max(in, 0) or max(0, in).
+bool isMaxWithZero(Value v, Value in) {
+  auto max = v.getDefiningOp<arith::MaximumFOp>();
+  return max && ((max.getLhs() == in && isFloatConstant(max.getRhs(), 0.0)) ||
+                 (max.getRhs() == in && isFloatConstant(max.getLhs(), 0.0)));
+}
+
+/// The epilogue a contraction kernel can apply in registers that `op` is,
+/// if any: over one f32 input with identity maps, "relu" for max(x, 0) and
+/// "relu6" for min(max(x, 0), 6) (MobileNet's ReLU6, a clip to [0, 6]).
 StringRef epilogueKind(linalg::GenericOp op) {
-  if (isRelu(op))
-    return "relu";
   if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
       op.getNumReductionLoops() != 0 ||
       !llvm::all_of(op.getIndexingMapsArray(),
@@ -74,23 +61,16 @@ StringRef epilogueKind(linalg::GenericOp op) {
     return {};
   Block &body = op.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto min = yield.getNumOperands() == 1
-                 ? yield.getOperand(0).getDefiningOp<arith::MinimumFOp>()
-                 : nullptr;
-  if (!min || !min.getType().isF32())
+  if (yield.getNumOperands() != 1 || !yield.getOperand(0).getType().isF32())
     return {};
-  auto isConstant = [](Value v, double expected) {
-    FloatAttr c;
-    return matchPattern(v, m_Constant(&c)) && c.getValueAsDouble() == expected;
-  };
-  Value in = body.getArgument(0);
-  auto isReluOfIn = [&](Value v) {
-    auto max = v.getDefiningOp<arith::MaximumFOp>();
-    return max && ((max.getLhs() == in && isConstant(max.getRhs(), 0.0)) ||
-                   (max.getRhs() == in && isConstant(max.getLhs(), 0.0)));
-  };
-  if ((isReluOfIn(min.getLhs()) && isConstant(min.getRhs(), 6.0)) ||
-      (isReluOfIn(min.getRhs()) && isConstant(min.getLhs(), 6.0)))
+  Value in = body.getArgument(0), out = yield.getOperand(0);
+  if (isMaxWithZero(out, in))
+    return "relu";
+  auto min = out.getDefiningOp<arith::MinimumFOp>();
+  if (min &&
+      ((isMaxWithZero(min.getLhs(), in) &&
+        isFloatConstant(min.getRhs(), 6.0)) ||
+       (isMaxWithZero(min.getRhs(), in) && isFloatConstant(min.getLhs(), 6.0))))
     return "relu6";
   return {};
 }

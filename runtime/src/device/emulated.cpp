@@ -146,6 +146,8 @@ struct Op {
   tandem::device::OpKind kind = tandem::device::OpKind::Kernel;
   std::string name;
   uint64_t bytes = 0;
+  /// False for bookkeeping (event records): not reported to the observer.
+  bool observed = true;
 };
 
 class EmulatedStream;
@@ -591,6 +593,7 @@ public:
     auto signal = std::make_shared<Signal>();
     Op op;
     op.run = [signal] { signal->set(); };
+    op.observed = false;
     std::lock_guard<std::mutex> lock(mutex);
     if (capturing)
       return captureUnsupported("tandem_event_record");
@@ -868,7 +871,8 @@ private:
       if (op.run) {
         sleepFor(op.delay);
         tandem::device::OpObserver *observer =
-            dev.observer.load(std::memory_order_acquire);
+            op.observed ? dev.observer.load(std::memory_order_acquire)
+                        : nullptr;
         uint64_t start = observer ? nowNs() : 0;
         op.run();
         if (observer)

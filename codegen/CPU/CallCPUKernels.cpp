@@ -272,30 +272,34 @@ bool hasDenseInnerDims(MemRefType type, unsigned dense) {
   return true;
 }
 
-/// An f32 NCHW/FCHW convolution tandem_conv2d_f32 can run: a dense filter
-/// and output channels of dense rows; the input may have any strides.
-bool isKernelConv(linalg::Conv2DNchwFchwOp conv) {
+/// An f32 NCHW convolution a runtime conv kernel can run: a static f32
+/// input with any strides, a filter whose `denseFilterDims` innermost dims
+/// are dense, an output whose `denseOutDims` innermost dims are dense, and a
+/// multiply-accumulate body.
+bool isKernelConvOf(linalg::LinalgOp conv, unsigned denseFilterDims,
+                    unsigned denseOutDims) {
   if (!conv.hasPureBufferSemantics())
     return false;
-  auto in = dyn_cast<MemRefType>(conv.getInputs()[0].getType());
-  auto filter = dyn_cast<MemRefType>(conv.getInputs()[1].getType());
-  auto out = dyn_cast<MemRefType>(conv.getOutputs()[0].getType());
+  auto in = dyn_cast<MemRefType>(conv.getDpsInputOperand(0)->get().getType());
+  auto filter =
+      dyn_cast<MemRefType>(conv.getDpsInputOperand(1)->get().getType());
+  auto out = dyn_cast<MemRefType>(conv.getDpsInitOperand(0)->get().getType());
   return in && filter && out && in.hasStaticShape() &&
-         in.getElementType().isF32() && hasDenseInnerDims(filter, 4) &&
-         hasDenseInnerDims(out, 2) && isF32MultiplyAccumulate(*conv.getBlock());
+         in.getElementType().isF32() &&
+         hasDenseInnerDims(filter, denseFilterDims) &&
+         hasDenseInnerDims(out, denseOutDims) &&
+         isF32MultiplyAccumulate(*conv.getBlock());
 }
 
-/// An f32 NCHW depthwise convolution tandem_dwconv2d_f32 can run: a dense
-/// [c, kh, kw] filter and contiguous output columns; any input strides.
+/// tandem_conv2d_f32: a dense FCHW filter and output channels of dense rows.
+bool isKernelConv(linalg::Conv2DNchwFchwOp conv) {
+  return isKernelConvOf(conv, 4, 2);
+}
+
+/// tandem_dwconv2d_f32: a dense [c, kh, kw] filter and contiguous output
+/// columns.
 bool isKernelDwConv(linalg::DepthwiseConv2DNchwChwOp conv) {
-  if (!conv.hasPureBufferSemantics())
-    return false;
-  auto in = dyn_cast<MemRefType>(conv.getInputs()[0].getType());
-  auto filter = dyn_cast<MemRefType>(conv.getInputs()[1].getType());
-  auto out = dyn_cast<MemRefType>(conv.getOutputs()[0].getType());
-  return in && filter && out && in.hasStaticShape() &&
-         in.getElementType().isF32() && hasDenseInnerDims(filter, 3) &&
-         hasDenseInnerDims(out, 1) && isF32MultiplyAccumulate(*conv.getBlock());
+  return isKernelConvOf(conv, 3, 1);
 }
 
 struct CallCPUKernelsPass

@@ -76,6 +76,19 @@ tandem_status_t openSpec(const std::string &spec,
       spec.c_str());
 }
 
+/// Records a freshly created `handle` in its device's `set`; if that fails
+/// (std::bad_alloc), frees the handle and rethrows, so nothing leaks.
+template <typename T>
+void track(std::set<T *> &set, std::mutex &mutex, T *handle) {
+  try {
+    std::lock_guard<std::mutex> lock(mutex);
+    set.insert(handle);
+  } catch (...) {
+    delete handle;
+    throw;
+  }
+}
+
 template <typename T>
 void untrack(std::set<T *> &set, std::mutex &mutex, T *handle) {
   std::lock_guard<std::mutex> lock(mutex);
@@ -229,13 +242,7 @@ tandem_status_t tandem_stream_create(tandem_device_t *device,
     tandem_stream_s *stream = nullptr;
     if (tandem_status_t status = device->createStream(&stream))
       return status;
-    try {
-      std::lock_guard<std::mutex> lock(device->handlesMutex);
-      device->streams.insert(stream);
-    } catch (...) {
-      delete stream;
-      throw;
-    }
+    track(device->streams, device->handlesMutex, stream);
     *out = stream;
     return nullptr;
   });
@@ -307,13 +314,7 @@ tandem_status_t tandem_event_create(tandem_device_t *device,
     tandem_event_s *event = nullptr;
     if (tandem_status_t status = device->createEvent(&event))
       return status;
-    try {
-      std::lock_guard<std::mutex> lock(device->handlesMutex);
-      device->events.insert(event);
-    } catch (...) {
-      delete event;
-      throw;
-    }
+    track(device->events, device->handlesMutex, event);
     *out = event;
     return nullptr;
   });
@@ -380,13 +381,7 @@ tandem_status_t tandem_device_module_load(tandem_device_t *device,
     tandem_device_module_s *module = nullptr;
     if (tandem_status_t status = device->loadModule(image, size, &module))
       return status;
-    try {
-      std::lock_guard<std::mutex> lock(device->handlesMutex);
-      device->modules.insert(module);
-    } catch (...) {
-      delete module;
-      throw;
-    }
+    track(device->modules, device->handlesMutex, module);
     *out = module;
     return nullptr;
   });
@@ -414,13 +409,7 @@ tandem_status_t tandem_device_module_load_cpu(
     if (tandem_status_t status =
             device->loadCpuModule(kernels, num_kernels, &module))
       return status;
-    try {
-      std::lock_guard<std::mutex> lock(device->handlesMutex);
-      device->modules.insert(module);
-    } catch (...) {
-      delete module;
-      throw;
-    }
+    track(device->modules, device->handlesMutex, module);
     *out = module;
     return nullptr;
   });
@@ -504,13 +493,7 @@ tandem_status_t tandem_stream_end_capture(tandem_stream_t *stream,
     if (tandem_status_t status = stream->endCapture(&graph))
       return status;
     tandem_device_s *device = stream->device;
-    try {
-      std::lock_guard<std::mutex> lock(device->handlesMutex);
-      device->graphs.insert(graph);
-    } catch (...) {
-      delete graph;
-      throw;
-    }
+    track(device->graphs, device->handlesMutex, graph);
     *out = graph;
     return nullptr;
   });

@@ -242,7 +242,7 @@ TANDEM_API void tandem_sgemm_f32(const tandem_exec_ctx_t *ctx, int64_t batch,
  *  its packed form is cached in the instance as for tandem_sgemm_f32. */
 #define TANDEM_CONV2D_ACCUMULATE 1
 #define TANDEM_CONV2D_CONSTANT_FILTER 2
-#define TANDEM_CONV2D_RELU 8 /* fused ReLU epilogue, as TANDEM_SGEMM_RELU */
+#define TANDEM_CONV2D_RELU 8   /* fused ReLU epilogue, as TANDEM_SGEMM_RELU */
 #define TANDEM_CONV2D_RELU6 16 /* fused ReLU6, as TANDEM_SGEMM_RELU6 */
 
 /** A 2-D convolution in NCHW, as the GEMM filter [F, C*KH*KW] x

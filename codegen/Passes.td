@@ -306,6 +306,41 @@ def TandemDispatchParallelCalls
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def TandemFlattenWeightGlobals
+    : Pass<"tandem-flatten-weight-globals", "::mlir::ModuleOp"> {
+  let summary = "stores constant tensors as flat byte arrays for object emission";
+  let description = [{
+    Runs on the LLVM dialect, last in the CPU lowering. A lowered
+    `memref.global` constant is an `llvm.mlir.global` whose type nests one
+    array per tensor dimension. Translated as is, LLVM builds one uniqued
+    constant per innermost row (a 512x512x3x3 conv weight becomes 786k
+    three-element arrays plus their parents), optimises over them and emits
+    them element by element: for ResNet-50's 100 MB of weights that took
+    over a minute and several GiB.
+
+    This pass retypes every non-splat constant global holding integer or
+    float elements of whole bytes as `!llvm.array<N x i8>` over the same raw
+    bytes. A `dense_resource` keeps its blob (no copy); an inline `dense`
+    value is reinterpreted as bytes. LLVM then holds one byte string per
+    weight and the code generator writes it with a single copy. Uses are
+    unaffected: `llvm.mlir.addressof` yields an opaque `!llvm.ptr`, and
+    every `llvm.getelementptr` names its own element type. The alignment
+    becomes at least 64 bytes (the micro-kernels' packed loads).
+
+    Before:
+    ```mlir
+    llvm.mlir.global private constant @w(dense_resource<w> : tensor<2x3xf32>)
+        {addr_space = 0 : i32, alignment = 64 : i64} : !llvm.array<2 x array<3 x f32>>
+    ```
+    After:
+    ```mlir
+    llvm.mlir.global private constant @w(dense_resource<w> : tensor<24xi8>)
+        {addr_space = 0 : i32, alignment = 64 : i64} : !llvm.array<24 x i8>
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def TandemKeepGPUPartitions
     : Pass<"tandem-keep-gpu-partitions", "::mlir::ModuleOp"> {
   let summary = "marks GPU partition functions no_inline";

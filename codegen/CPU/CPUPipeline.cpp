@@ -49,6 +49,8 @@ LogicalResult mlir::tandem::buildCPULowerToLLVMPipeline(OpPassManager &pm) {
       "tandem-build-cpu-twins,"
       "convert-cf-to-llvm,convert-index-to-llvm,reconcile-unrealized-casts,"
       // Calls of the outlined bodies run on the model's thread pool.
-      "tandem-dispatch-parallel-calls",
+      "tandem-dispatch-parallel-calls,"
+      // Constant tensors become flat byte arrays: one LLVM constant each.
+      "tandem-flatten-weight-globals",
       pm);
 }

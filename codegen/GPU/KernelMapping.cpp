@@ -7,8 +7,10 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Analysis/SliceAnalysis.h"
 
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <limits>
 
@@ -37,6 +39,65 @@ static bool outputsPartitionedByParallelLoops(linalg::LinalgOp op) {
   return true;
 }
 
+/// The reduction kind of `combiner`, if it is associative and commutative
+/// with a known identity (so partial results may meet in any order).
+static std::optional<arith::AtomicRMWKind> combinerKind(Operation *combiner) {
+  using Kind = std::optional<arith::AtomicRMWKind>;
+  return llvm::TypeSwitch<Operation *, Kind>(combiner)
+      .Case([](arith::AddFOp) { return arith::AtomicRMWKind::addf; })
+      .Case([](arith::MulFOp) { return arith::AtomicRMWKind::mulf; })
+      .Case([](arith::MaximumFOp) { return arith::AtomicRMWKind::maximumf; })
+      .Case([](arith::MinimumFOp) { return arith::AtomicRMWKind::minimumf; })
+      .Case([](arith::MaxNumFOp) { return arith::AtomicRMWKind::maxnumf; })
+      .Case([](arith::MinNumFOp) { return arith::AtomicRMWKind::minnumf; })
+      .Case([](arith::AddIOp) { return arith::AtomicRMWKind::addi; })
+      .Case([](arith::MulIOp) { return arith::AtomicRMWKind::muli; })
+      .Case([](arith::MaxSIOp) { return arith::AtomicRMWKind::maxs; })
+      .Case([](arith::MinSIOp) { return arith::AtomicRMWKind::mins; })
+      .Case([](arith::MaxUIOp) { return arith::AtomicRMWKind::maxu; })
+      .Case([](arith::MinUIOp) { return arith::AtomicRMWKind::minu; })
+      .Case([](arith::AndIOp) { return arith::AtomicRMWKind::andi; })
+      .Case([](arith::OrIOp) { return arith::AtomicRMWKind::ori; })
+      .Case([](arith::XOrIOp) { return arith::AtomicRMWKind::xori; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Whether `value`, inside the payload `body`, is computed from one of
+/// `outputs` (the payload's output arguments).
+static bool readsOutputs(Value value, Block *body,
+                         ArrayRef<BlockArgument> outputs) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return llvm::is_contained(outputs, arg);
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getBlock() != body)
+    return false;
+  return llvm::any_of(def->getOperands(), [&](Value operand) {
+    return readsOutputs(operand, body, outputs);
+  });
+}
+
+/// The combiner of each output when every output of `op` is a 32-bit
+/// `out = combine(x, out)`, combine of a known kind and `x` reading no
+/// output (the block-reduction form); empty otherwise.
+static SmallVector<Operation *> blockCombiners(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  auto outputs = llvm::to_vector(
+      body->getArguments().take_back(op.getNumDpsInits()));
+  SmallVector<Operation *> combiners;
+  for (unsigned i = 0; i < outputs.size(); ++i) {
+    SmallVector<Operation *> chain;
+    Value reduced = matchReduction(outputs, i, chain);
+    if (!reduced || chain.size() != 1 || !combinerKind(chain.front()) ||
+        readsOutputs(reduced, body, outputs))
+      return {};
+    Type type = outputs[i].getType();
+    if (!type.isF32() && !type.isInteger(32))
+      return {};
+    combiners.push_back(chain.front());
+  }
+  return combiners;
+}
+
 FailureOr<KernelPlan> mlir::tandem::planKernelLaunch(linalg::LinalgOp op) {
   KernelPlan plan;
   plan.bounds = op.getStaticLoopRanges();
@@ -50,6 +111,24 @@ FailureOr<KernelPlan> mlir::tandem::planKernelLaunch(linalg::LinalgOp op) {
         plan.threadDims.push_back(dim);
         plan.total *= plan.bounds[dim];
       }
+  if (plan.accumulateInRegisters) {
+    KernelPlan blocks = plan;
+    for (auto [dim, iterator] : llvm::enumerate(op.getIteratorTypesArray()))
+      if (iterator == utils::IteratorType::reduction) {
+        blocks.reductionDims.push_back(dim);
+        blocks.reductionSize *= blocks.bounds[dim];
+      }
+    if (blocks.reductionSize >= kMinBlockReduction &&
+        blocks.total < kMaxBlockReductionPoints &&
+        !blockCombiners(op).empty()) {
+      // One block per output point, whole warps, 256 threads at most.
+      blocks.blockReduction = true;
+      int64_t threads = std::min<int64_t>(
+          kThreadsPerBlock, llvm::alignTo(blocks.reductionSize, 32));
+      blocks.launch = {blocks.total, 1, 1, threads, 1, 1};
+      return blocks;
+    }
+  }
   // One block of 256 threads at most; a small op gets whole warps.
   int64_t threads = std::min<int64_t>(
       kThreadsPerBlock, llvm::alignTo(std::max<int64_t>(plan.total, 1), 32));
@@ -72,6 +151,10 @@ public:
         ivs(plan.bounds.size()) {}
 
   void emit(Value givenIndex) {
+    if (plan.blockReduction) {
+      emitBlockReduction(givenIndex);
+      return;
+    }
     Value id = givenIndex ? givenIndex : threadIndex();
     Value total = index(plan.total);
     Value inRange =
@@ -105,9 +188,12 @@ private:
   }
 
   /// Row-major delinearisation of `id` over the thread loops.
-  void delinearize(Value id) {
+  void delinearize(Value id) { delinearize(plan.threadDims, id); }
+
+  /// Row-major delinearisation of `id` over the loops `dims`.
+  void delinearize(ArrayRef<unsigned> dims, Value id) {
     Value rest = id;
-    for (unsigned dim : llvm::reverse(plan.threadDims)) {
+    for (unsigned dim : llvm::reverse(dims)) {
       Value bound = index(plan.bounds[dim]);
       ivs[dim] = arith::RemUIOp::create(b, loc, rest, bound);
       rest = arith::DivUIOp::create(b, loc, rest, bound);
@@ -251,6 +337,208 @@ private:
     ivs[dim] = loop.getInductionVar();
     emitSerial(dims, depth + 1);
   }
+
+  //===------------------------------------------------------------------===//
+  // Block reductions: one block per output point.
+  //===------------------------------------------------------------------===//
+
+  /// The whole block reduction. `hostBlock`: the block index, when the
+  /// block runs on the host (emulation); otherwise the code is the block's
+  /// on the GPU.
+  void emitBlockReduction(Value hostBlock) {
+    combiners = blockCombiners(op);
+    assert(!combiners.empty() && "planned a block reduction without one");
+    delinearize(hostBlock ? hostBlock
+                          : gpu::BlockIdOp::create(b, loc, gpu::Dimension::x)
+                                .getResult());
+    if (hostBlock)
+      reduceBlockOnHost();
+    else
+      reduceBlockOnGPU();
+  }
+
+  int64_t blockThreads() const { return plan.launch[3]; }
+  int64_t blockWarps() const { return blockThreads() / kWarpSize; }
+
+  Value identity(unsigned output) {
+    Operation *combiner = combiners[output];
+    return arith::getIdentityValue(*combinerKind(combiner),
+                                   combiner->getResult(0).getType(), b, loc);
+  }
+
+  /// combine(lhs, rhs) with output `output`'s combiner (fast-math flags
+  /// included).
+  Value combine(unsigned output, Value lhs, Value rhs) {
+    Operation *combined = b.clone(*combiners[output]);
+    combined->setOperands({lhs, rhs});
+    return combined->getResult(0);
+  }
+
+  /// Thread `thread`'s partial results: the payload over reduction points
+  /// thread, thread + bx, ... from the identities.
+  SmallVector<Value> partials(Value thread) {
+    SmallVector<Value> init;
+    for (unsigned i = 0; i < combiners.size(); ++i)
+      init.push_back(identity(i));
+    auto loop = scf::ForOp::create(b, loc, thread, index(plan.reductionSize),
+                                   index(blockThreads()), init);
+    {
+      OpBuilder::InsertionGuard insertion(b);
+      b.setInsertionPointToStart(loop.getBody());
+      delinearize(plan.reductionDims, loop.getInductionVar());
+      scf::YieldOp::create(b, loc, payload(loop.getRegionIterArgs()));
+    }
+    for (unsigned dim : plan.reductionDims)
+      ivs[dim] = Value();
+    return SmallVector<Value>(loop.getResults());
+  }
+
+  /// Combines each total with the output's initial value and stores it.
+  void storeTotals(ValueRange totals) {
+    SmallVector<Value> results;
+    for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable()))
+      results.push_back(combine(i, totals[i], load(init)));
+    storeOutputs(results);
+  }
+
+  /// Every lane of the warp ends with the combination of all 32 lanes'
+  /// values: a butterfly of xor shuffles.
+  SmallVector<Value> warpReduce(ValueRange values) {
+    SmallVector<Value> reduced(values);
+    for (int32_t offset = kWarpSize / 2; offset > 0; offset /= 2)
+      for (unsigned i = 0; i < reduced.size(); ++i) {
+        auto shuffle = gpu::ShuffleOp::create(b, loc, reduced[i], offset,
+                                              kWarpSize, gpu::ShuffleMode::XOR);
+        reduced[i] = combine(i, reduced[i], shuffle.getShuffleResult());
+      }
+    return reduced;
+  }
+
+  Value constantIs(Value value, int64_t constant) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, value,
+                                 index(constant));
+  }
+
+  /// Opens `scf.if cond` and moves the insertion point into it.
+  void enterIf(Value cond) {
+    auto branch = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+  }
+
+  /// Each thread's partials, the warps' shuffle butterflies, the warp
+  /// totals through shared memory, warp 0's butterfly over them, and thread
+  /// 0's store.
+  void reduceBlockOnGPU() {
+    OpBuilder::InsertionGuard insertion(b);
+    Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    SmallVector<Value> values = warpReduce(partials(thread));
+    auto function = b.getInsertionBlock()
+                        ->getParentOp()
+                        ->getParentOfType<gpu::GPUFuncOp>();
+    if (!function)
+      function = cast<gpu::GPUFuncOp>(b.getInsertionBlock()->getParentOp());
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    SmallVector<Value> shared;
+    for (Value value : values)
+      shared.push_back(function.addWorkgroupAttribution(
+          MemRefType::get({blockWarps()}, value.getType(), AffineMap(),
+                          workgroup),
+          loc));
+    Value warpSize = index(kWarpSize);
+    Value lane = arith::RemUIOp::create(b, loc, thread, warpSize);
+    Value warp = arith::DivUIOp::create(b, loc, thread, warpSize);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      enterIf(constantIs(lane, 0));
+      for (auto [value, buffer] : llvm::zip(values, shared))
+        memref::StoreOp::create(b, loc, value, buffer, warp);
+    }
+    gpu::BarrierOp::create(b, loc);
+    enterIf(constantIs(warp, 0));
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          lane, index(blockWarps()));
+    Value slot = arith::SelectOp::create(b, loc, inRange, lane, index(0));
+    SmallVector<Value> warpTotals;
+    for (auto [i, buffer] : llvm::enumerate(shared)) {
+      Value loaded = memref::LoadOp::create(b, loc, buffer, slot);
+      warpTotals.push_back(
+          arith::SelectOp::create(b, loc, inRange, loaded, identity(i)));
+    }
+    SmallVector<Value> totals = warpReduce(warpTotals);
+    enterIf(constantIs(lane, 0));
+    storeTotals(totals);
+  }
+
+  /// On the host: `lanes` values per output in `buffers`, each group of 32
+  /// replaced by its combination, in the order of the shuffle butterfly
+  /// (lane l takes combine(v[l], v[l ^ offset]) for offset 16, 8, ..., 1).
+  void butterflyOnHost(ArrayRef<Value> buffers, int64_t lanes) {
+    for (int64_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
+      SmallVector<Value> before;
+      for (Value buffer : buffers) {
+        auto type = cast<MemRefType>(buffer.getType());
+        Value copy = memref::AllocaOp::create(b, loc, type);
+        memref::CopyOp::create(b, loc, buffer, copy);
+        before.push_back(copy);
+      }
+      auto loop = scf::ForOp::create(b, loc, index(0), index(lanes), index(1));
+      OpBuilder::InsertionGuard insertion(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      Value l = loop.getInductionVar();
+      Value partner = arith::XOrIOp::create(b, loc, l, index(offset));
+      for (auto [i, buffer] : llvm::enumerate(buffers)) {
+        Value mine = memref::LoadOp::create(b, loc, before[i], l);
+        Value theirs = memref::LoadOp::create(b, loc, before[i], partner);
+        memref::StoreOp::create(b, loc, combine(i, mine, theirs), buffer, l);
+      }
+    }
+  }
+
+  /// The block's threads one after the other, then the exchanges of
+  /// reduceBlockOnGPU in the same order.
+  void reduceBlockOnHost() {
+    SmallVector<Value> lanes, warps;
+    for (Operation *combiner : combiners) {
+      Type type = combiner->getResult(0).getType();
+      lanes.push_back(memref::AllocaOp::create(
+          b, loc, MemRefType::get({blockThreads()}, type)));
+      warps.push_back(memref::AllocaOp::create(
+          b, loc, MemRefType::get({kWarpSize}, type)));
+    }
+    {
+      auto loop = scf::ForOp::create(b, loc, index(0), index(blockThreads()),
+                                     index(1));
+      OpBuilder::InsertionGuard insertion(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      Value thread = loop.getInductionVar();
+      for (auto [value, buffer] : llvm::zip(partials(thread), lanes))
+        memref::StoreOp::create(b, loc, value, buffer, thread);
+    }
+    butterflyOnHost(lanes, blockThreads());
+    for (auto [i, buffer] : llvm::enumerate(warps)) {
+      for (int64_t l = 0; l < kWarpSize; ++l) {
+        Value value =
+            l < blockWarps()
+                ? memref::LoadOp::create(b, loc, lanes[i], index(l * kWarpSize))
+                      .getResult()
+                : identity(i);
+        memref::StoreOp::create(b, loc, value, buffer, index(l));
+      }
+    }
+    butterflyOnHost(warps, kWarpSize);
+    SmallVector<Value> totals;
+    for (Value buffer : warps)
+      totals.push_back(memref::LoadOp::create(b, loc, buffer, index(0)));
+    storeTotals(totals);
+  }
+
+  static constexpr int32_t kWarpSize = 32;
+  static_assert(kMinBlockReduction > kWarpSize,
+                "block reductions assume at least two warps per block");
+
+  /// Each output's combiner, for block reductions.
+  SmallVector<Operation *> combiners;
 
   OpBuilder &b;
   linalg::LinalgOp op;

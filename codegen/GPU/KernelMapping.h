@@ -1,12 +1,16 @@
 //===- KernelMapping.h - how a kernel's loops map to GPU threads -*- C++
 //-*-===//
 //
-// The one mapping every GPU kernel uses for now: the parallel iteration
-// space of its linalg op is flattened to 1-D, each thread computes one
-// point (guarded by `id < total`), and reduction dimensions run serially in
-// the thread, accumulating in registers. planKernelLaunch() gives the
-// launch geometry that tandem-outline-kernels records on each call, and
-// emitMappedKernelBody() writes the matching device code.
+// How a GPU kernel's linalg op maps to threads. By default the parallel
+// iteration space is flattened to 1-D, each thread computes one point
+// (guarded by `id < total`), and reduction dimensions run serially in the
+// thread, accumulating in registers. A long reduction with few output points
+// (softmax and LayerNorm rows, a classifier's dot products) instead gets one
+// block per output point: its threads split the reduction, then combine
+// their partial results with warp shuffles and shared memory.
+// planKernelLaunch() gives the launch geometry that tandem-outline-kernels
+// records on each call, and emitMappedKernelBody() writes the matching
+// device code.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +28,14 @@ namespace mlir::tandem {
 /// Threads per block of the flattened mapping.
 constexpr int64_t kThreadsPerBlock = 256;
 
+/// A reduction of at least this many iterations per output point may get a
+/// block per point (planKernelLaunch).
+constexpr int64_t kMinBlockReduction = 64;
+
+/// With at least this many output points, one thread per point already fills
+/// a large GPU (132 SMs x 2048 threads / 8), so reductions stay serial.
+constexpr int64_t kMaxBlockReductionPoints = 32768;
+
 /// How one linalg op runs on the GPU.
 struct KernelPlan {
   /// Static trip counts of every loop of the op.
@@ -39,19 +51,34 @@ struct KernelPlan {
   int64_t total = 1;
   /// {gx, gy, gz, bx, by, bz}.
   std::array<int64_t, 6> launch = {1, 1, 1, 1, 1, 1};
+  /// One block per output point (the thread loops index blocks, not
+  /// threads): thread t of the block runs reduction points t, t + bx, ...,
+  /// the partial results meet through warp shuffles and shared memory, and
+  /// thread 0 combines the total with the output's initial value.
+  bool blockReduction = false;
+  /// The reduction loops (row-major), and the product of their trip counts.
+  SmallVector<unsigned> reductionDims;
+  int64_t reductionSize = 1;
 };
 
 /// Plans `op`: every parallel loop goes to a thread when each output is
 /// indexed by all parallel loops and no reduction loop (distinct threads then
-/// write distinct elements); otherwise one thread runs the whole op. Fails
-/// (with an error on `op`) for dynamic trip counts or too large a grid.
+/// write distinct elements); otherwise one thread runs the whole op. When the
+/// reduction has at least kMinBlockReduction points, there are fewer than
+/// kMaxBlockReductionPoints output points, and every output is a 32-bit
+/// `out = combine(x, out)` with an associative, commutative combiner of
+/// known identity (add, mul, min, max, and, or, ...) whose `x` reads no
+/// output, the plan is a block reduction instead. Fails (with an error on
+/// `op`) for dynamic trip counts or too large a grid.
 FailureOr<KernelPlan> planKernelLaunch(linalg::LinalgOp op);
 
 /// Emits, at `builder`'s insertion point inside a gpu.func, the code of `op`
 /// under `plan`: the guarded thread index, its delinearisation and the
 /// serial loops. `mapping` maps `op`'s operands to values of the gpu.func.
 /// `threadIndex`, when given, replaces blockIdx.x * bx + threadIdx.x (host
-/// emulation of the grid).
+/// emulation of the grid). For a block reduction, it is the block index and
+/// the body runs the whole block on the host: every thread's partial result,
+/// then the same butterfly of exchanges the warp shuffles perform.
 void emitMappedKernelBody(OpBuilder &builder, linalg::LinalgOp op,
                           const KernelPlan &plan, IRMapping &mapping,
                           Value threadIndex = {});

@@ -100,6 +100,14 @@ LogicalResult emulateKernel(func::FuncOp kernel) {
   auto blocks =
       scf::ForOp::create(builder, loc, zero, index(plan.launch[0]), one);
   builder.setInsertionPoint(blocks.getBody()->getTerminator());
+  if (plan.blockReduction) {
+    // The block's threads and their exchanges run inside the body.
+    cloneMappedBody(builder, kernel, op, plan, mapping,
+                    blocks.getInductionVar());
+    builder.setInsertionPointToEnd(entry);
+    func::ReturnOp::create(builder, loc);
+    return success();
+  }
   auto threads = scf::ForOp::create(builder, loc, zero, bx, one);
   builder.setInsertionPoint(threads.getBody()->getTerminator());
   Value base =

@@ -13,6 +13,23 @@
 
 // CHECK: rowsum diff 0 sum 2039.85
 // CHECK-NEXT: matmul diff 0 sum -0.2061
+// CHECK-NEXT: rowmax diff 0 sum -0.15
+// CHECK-NEXT: sum3 diff {{(0|[0-9.]+e-0[5-9])}} sum 617.2
+// CHECK-NEXT: matvec diff {{(0|[0-9.]+e-0[5-9])}} sum -19.87
+
+// Block reductions (one block per output point, threads striding over the
+// reduction, then the shuffle butterflies and the shared-memory stage, all
+// run on the host in the GPU's order): a max over 300 points (256 threads,
+// some with two points), a sum over two reduction loops read through a
+// permuted map (200 points, 224 threads), and a matvec (100 points, 128
+// threads). The emulated sums are reassociated, so those compare within
+// float rounding (a diff of 0 or below 1e-4).
+// RUN: tandem-opt --mlir-very-unsafe-disable-verifier-on-parsing -tandem-map-kernels-to-gpu=emulate-on-host=1 %s \
+// RUN: | FileCheck %s --check-prefix=PLAN
+// PLAN-LABEL: func.func @rowmax_emulated
+// PLAN: scf.for %{{.*}} = %c0 to %c5 step %c1 {
+// PLAN: memref.alloca() : memref<256xf32>
+// PLAN: arith.xori
 
 func.func private @printF32(f32)
 func.func private @printNewline()
@@ -27,6 +44,34 @@ func.func private @rowsum(%a: memref<300x7xf32>, %s: memref<300xf32>) attributes
     %r = arith.addf %e, %acc : f32
     linalg.yield %r : f32
   }
+  return
+}
+
+func.func private @rowmax(%a: memref<5x300xf32>, %s: memref<5xf32>) attributes {tandem.kernel} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<5x300xf32>) outs(%s : memref<5xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+func.func private @sum3(%a: memref<10x3x20xf32>, %s: memref<3xf32>) attributes {tandem.kernel} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d0, d2)>, affine_map<(d0, d1, d2) -> (d0)>],
+                  iterator_types = ["parallel", "reduction", "reduction"]}
+      ins(%a : memref<10x3x20xf32>) outs(%s : memref<3xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %e = math.exp %in : f32
+    %r = arith.addf %e, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+func.func private @matvec(%a: memref<16x100xf32>, %x: memref<100xf32>, %y: memref<16xf32>) attributes {tandem.kernel} {
+  linalg.matvec ins(%a, %x : memref<16x100xf32>, memref<100xf32>) outs(%y : memref<16xf32>)
   return
 }
 
@@ -80,6 +125,9 @@ func.func @compare(%name: !llvm.ptr, %a: memref<?xf32>, %b: memref<?xf32>) {
 
 llvm.mlir.global internal constant @rowsum_label("rowsum diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @matmul_label("matmul diff \00") {addr_space = 0 : i32}
+llvm.mlir.global internal constant @rowmax_label("rowmax diff \00") {addr_space = 0 : i32}
+llvm.mlir.global internal constant @sum3_label("sum3 diff \00") {addr_space = 0 : i32}
+llvm.mlir.global internal constant @matvec_label("matvec diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @sum_label(" sum \00") {addr_space = 0 : i32}
 
 func.func @main() {
@@ -121,5 +169,54 @@ func.func @main() {
   call @mm_emulated(%x3, %w2, %ce2) : (memref<3x1x4xf32>, memref<4x5xf32>, memref<3x5xf32>) -> ()
   %l1 = llvm.mlir.addressof @matmul_label : !llvm.ptr
   call @compare(%l1, %crv, %cev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
+
+  // Block reductions.
+  %m = memref.alloc() : memref<1500xf32>
+  %mv = memref.cast %m : memref<1500xf32> to memref<?xf32>
+  call @fill(%mv, %half) : (memref<?xf32>, f32) -> ()
+  %m2 = memref.expand_shape %m [[0, 1]] output_shape [5, 300] : memref<1500xf32> into memref<5x300xf32>
+  %mr = memref.alloc() : memref<5xf32>
+  %me = memref.alloc() : memref<5xf32>
+  %mrv = memref.cast %mr : memref<5xf32> to memref<?xf32>
+  %mev = memref.cast %me : memref<5xf32> to memref<?xf32>
+  call @fill(%mrv, %seed) : (memref<?xf32>, f32) -> ()
+  call @fill(%mev, %seed) : (memref<?xf32>, f32) -> ()
+  call @rowmax(%m2, %mr) : (memref<5x300xf32>, memref<5xf32>) -> ()
+  call @rowmax_emulated(%m2, %me) : (memref<5x300xf32>, memref<5xf32>) -> ()
+  %l2 = llvm.mlir.addressof @rowmax_label : !llvm.ptr
+  call @compare(%l2, %mrv, %mev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
+
+  %t = memref.alloc() : memref<600xf32>
+  %tv = memref.cast %t : memref<600xf32> to memref<?xf32>
+  call @fill(%tv, %seed) : (memref<?xf32>, f32) -> ()
+  %t3 = memref.expand_shape %t [[0, 1, 2]] output_shape [10, 3, 20] : memref<600xf32> into memref<10x3x20xf32>
+  %tr = memref.alloc() : memref<3xf32>
+  %te = memref.alloc() : memref<3xf32>
+  %trv = memref.cast %tr : memref<3xf32> to memref<?xf32>
+  %tev = memref.cast %te : memref<3xf32> to memref<?xf32>
+  call @fill(%trv, %half) : (memref<?xf32>, f32) -> ()
+  call @fill(%tev, %half) : (memref<?xf32>, f32) -> ()
+  call @sum3(%t3, %tr) : (memref<10x3x20xf32>, memref<3xf32>) -> ()
+  call @sum3_emulated(%t3, %te) : (memref<10x3x20xf32>, memref<3xf32>) -> ()
+  %l3 = llvm.mlir.addressof @sum3_label : !llvm.ptr
+  call @compare(%l3, %trv, %tev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
+
+  %va = memref.alloc() : memref<1600xf32>
+  %vav = memref.cast %va : memref<1600xf32> to memref<?xf32>
+  call @fill(%vav, %seed) : (memref<?xf32>, f32) -> ()
+  %va2 = memref.expand_shape %va [[0, 1]] output_shape [16, 100] : memref<1600xf32> into memref<16x100xf32>
+  %vx = memref.alloc() : memref<100xf32>
+  %vxv = memref.cast %vx : memref<100xf32> to memref<?xf32>
+  call @fill(%vxv, %half) : (memref<?xf32>, f32) -> ()
+  %yr = memref.alloc() : memref<16xf32>
+  %ye = memref.alloc() : memref<16xf32>
+  %yrv = memref.cast %yr : memref<16xf32> to memref<?xf32>
+  %yev = memref.cast %ye : memref<16xf32> to memref<?xf32>
+  call @fill(%yrv, %seed) : (memref<?xf32>, f32) -> ()
+  call @fill(%yev, %seed) : (memref<?xf32>, f32) -> ()
+  call @matvec(%va2, %vx, %yr) : (memref<16x100xf32>, memref<100xf32>, memref<16xf32>) -> ()
+  call @matvec_emulated(%va2, %vx, %ye) : (memref<16x100xf32>, memref<100xf32>, memref<16xf32>) -> ()
+  %l4 = llvm.mlir.addressof @matvec_label : !llvm.ptr
+  call @compare(%l4, %yrv, %yev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
   return
 }

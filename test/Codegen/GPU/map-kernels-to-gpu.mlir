@@ -1,13 +1,14 @@
 // RUN: tandem-opt -tandem-map-kernels-to-gpu -split-input-file %s | FileCheck %s
 
-// A row reduction: one thread per row (300 rows: two blocks of 256, the
-// guard drops the ragged rest), the reduction loop serial in the thread with
+// A short row reduction (48 points, below kMinBlockReduction): one thread per
+// row (300 rows: two blocks of 256, the guard drops the ragged rest), the
+// reduction loop serial in the thread with
 // the output carried in a register, loaded and stored once. The kernel
 // function itself stays (it is the CPU twin's source).
 // CHECK-LABEL: module attributes {gpu.container_module}
-// CHECK: func.func private @rowsum(%{{.+}}: memref<300x64xf32>, %{{.+}}: memref<300xf32>) attributes {tandem.kernel}
+// CHECK: func.func private @rowsum(%{{.+}}: memref<300x48xf32>, %{{.+}}: memref<300xf32>) attributes {tandem.kernel}
 // CHECK: gpu.module @tandem_kernels
-// CHECK: gpu.func @rowsum(%[[A:.+]]: memref<300x64xf32>, %[[S:.+]]: memref<300xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK: gpu.func @rowsum(%[[A:.+]]: memref<300x48xf32>, %[[S:.+]]: memref<300xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
 // CHECK-DAG: %[[BID:.+]] = gpu.block_id x
 // CHECK-DAG: %[[TID:.+]] = gpu.thread_id x
 // CHECK-DAG: %[[C256:.+]] = arith.constant 256 : index
@@ -19,17 +20,76 @@
 // CHECK: %[[ROW:.+]] = arith.remui %[[ID]], %{{.+}} : index
 // CHECK: %[[INIT:.+]] = memref.load %[[S]][%[[ROW]]] : memref<300xf32>
 // CHECK: %[[SUM:.+]] = scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %[[INIT]]) -> (f32) {
-// CHECK: %[[V:.+]] = memref.load %[[A]][%[[ROW]], %[[K]]] : memref<300x64xf32>
+// CHECK: %[[V:.+]] = memref.load %[[A]][%[[ROW]], %[[K]]] : memref<300x48xf32>
 // CHECK: %[[NEW:.+]] = arith.addf %[[V]], %[[ACC]] : f32
 // CHECK: scf.yield %[[NEW]] : f32
 // CHECK: memref.store %[[SUM]], %[[S]][%[[ROW]]] : memref<300xf32>
 // CHECK: gpu.return
-func.func private @rowsum(%a: memref<300x64xf32>, %s: memref<300xf32>) attributes {tandem.kernel} {
+func.func private @rowsum(%a: memref<300x48xf32>, %s: memref<300xf32>) attributes {tandem.kernel} {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
                   iterator_types = ["parallel", "reduction"]}
-      ins(%a : memref<300x64xf32>) outs(%s : memref<300xf32>) {
+      ins(%a : memref<300x48xf32>) outs(%s : memref<300xf32>) {
   ^bb0(%in: f32, %acc: f32):
     %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A long row reduction with few rows: one block per row. The block's 256
+// threads stride over the 1000 points from the identity (-inf for max),
+// combine across each warp with xor shuffles (16, 8, 4, 2, 1), meet in shared
+// memory (one slot per warp), and warp 0 combines the 8 warp totals; lane 0
+// of it combines the total with the row's initial value and stores it.
+// CHECK-LABEL: gpu.func @rowmax
+// CHECK-SAME: workgroup(%[[SMEM:.+]] : memref<8xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK: %[[BID:.+]] = gpu.block_id x
+// CHECK: %[[ROW:.+]] = arith.remui %[[BID]], %{{.+}} : index
+// CHECK: %[[TID:.+]] = gpu.thread_id x
+// CHECK: %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[PART:.+]] = scf.for %{{.+}} = %[[TID]] to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %[[NEGINF]]) -> (f32) {
+// CHECK: %[[V:.+]] = memref.load %{{.+}}[%[[ROW]], %{{.+}}] : memref<7x1000xf32>
+// CHECK: arith.maximumf %[[V]], %[[ACC]] : f32
+// CHECK: gpu.shuffle  xor %[[PART]], %{{.+}}, %{{.+}} : f32
+// CHECK-COUNT-4: gpu.shuffle  xor
+// CHECK: scf.if
+// CHECK: memref.store %{{.+}}, %[[SMEM]][%{{.+}}] : memref<8xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: memref.load %[[SMEM]]
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: scf.if
+// CHECK: %[[INIT:.+]] = memref.load %{{.+}}[%[[ROW]]] : memref<7xf32>
+// CHECK: %[[OUT:.+]] = arith.maximumf %{{.+}}, %[[INIT]] : f32
+// CHECK: memref.store %[[OUT]], %{{.+}}[%[[ROW]]] : memref<7xf32>
+func.func private @rowmax(%a: memref<7x1000xf32>, %s: memref<7xf32>) attributes {tandem.kernel} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<7x1000xf32>) outs(%s : memref<7xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Not a block reduction, even if long: the combined value reads the
+// output (a running mean), so partial results cannot be reordered.
+// CHECK-LABEL: gpu.func @running
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.return
+func.func private @running(%a: memref<7x1000xf32>, %s: memref<7xf32>) attributes {tandem.kernel} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<7x1000xf32>) outs(%s : memref<7xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %h = arith.mulf %acc, %in : f32
+    %r = arith.addf %h, %acc : f32
     linalg.yield %r : f32
   }
   return

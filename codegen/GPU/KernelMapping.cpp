@@ -2,12 +2,12 @@
 
 #include "codegen/GPU/KernelMapping.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Analysis/SliceAnalysis.h"
 
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -81,8 +81,8 @@ static bool readsOutputs(Value value, Block *body,
 /// output (the block-reduction form); empty otherwise.
 static SmallVector<Operation *> blockCombiners(linalg::LinalgOp op) {
   Block *body = op.getBlock();
-  auto outputs = llvm::to_vector(
-      body->getArguments().take_back(op.getNumDpsInits()));
+  auto outputs =
+      llvm::to_vector(body->getArguments().take_back(op.getNumDpsInits()));
   SmallVector<Operation *> combiners;
   for (unsigned i = 0; i < outputs.size(); ++i) {
     SmallVector<Operation *> chain;
@@ -348,9 +348,10 @@ private:
   void emitBlockReduction(Value hostBlock) {
     combiners = blockCombiners(op);
     assert(!combiners.empty() && "planned a block reduction without one");
-    delinearize(hostBlock ? hostBlock
-                          : gpu::BlockIdOp::create(b, loc, gpu::Dimension::x)
-                                .getResult());
+    delinearize(
+        hostBlock
+            ? hostBlock
+            : gpu::BlockIdOp::create(b, loc, gpu::Dimension::x).getResult());
     if (hostBlock)
       reduceBlockOnHost();
     else
@@ -432,9 +433,8 @@ private:
     OpBuilder::InsertionGuard insertion(b);
     Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     SmallVector<Value> values = warpReduce(partials(thread));
-    auto function = b.getInsertionBlock()
-                        ->getParentOp()
-                        ->getParentOfType<gpu::GPUFuncOp>();
+    auto function =
+        b.getInsertionBlock()->getParentOp()->getParentOfType<gpu::GPUFuncOp>();
     if (!function)
       function = cast<gpu::GPUFuncOp>(b.getInsertionBlock()->getParentOp());
     auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
@@ -503,12 +503,12 @@ private:
       Type type = combiner->getResult(0).getType();
       lanes.push_back(memref::AllocaOp::create(
           b, loc, MemRefType::get({blockThreads()}, type)));
-      warps.push_back(memref::AllocaOp::create(
-          b, loc, MemRefType::get({kWarpSize}, type)));
+      warps.push_back(
+          memref::AllocaOp::create(b, loc, MemRefType::get({kWarpSize}, type)));
     }
     {
-      auto loop = scf::ForOp::create(b, loc, index(0), index(blockThreads()),
-                                     index(1));
+      auto loop =
+          scf::ForOp::create(b, loc, index(0), index(blockThreads()), index(1));
       OpBuilder::InsertionGuard insertion(b);
       b.setInsertionPoint(loop.getBody()->getTerminator());
       Value thread = loop.getInductionVar();

@@ -306,6 +306,33 @@ def TandemDispatchParallelCalls
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def TandemApproximateMath : Pass<"tandem-approximate-math"> {
+  let summary = "inlines polynomial approximations of exp, expm1, erf and tanh";
+  let description = [{
+    CPU lowering, after `math-expand-ops` and before `convert-math-to-llvm`.
+    LLVM lowers `math.exp` and `math.erf` to calls of libm's scalar `expf`
+    and `erff`, one per element, which also stops the loop vectoriser: in
+    the Transformer layer's softmax `expf` was 8.5% of the run, in the BERT
+    layer's GELU `erff` 7.6%. This pass rewrites the f32 forms of
+    `math.exp`, `math.expm1`, `math.erf` and `math.tanh` with MLIR's
+    polynomial approximations (`populateMathPolynomialApproximationPatterns`:
+    range reduction and a minimax polynomial in plain `arith` ops, with
+    the special cases for infinities and NaN), which LLVM vectorises with
+    the surrounding loop. Their error is a few ulp, inside the end-to-end
+    tolerance against onnxruntime (rtol 1e-4, atol 1e-5). Other element
+    types, and other math ops, keep their libm calls.
+
+    Before:
+    ```mlir
+    %e = math.exp %x : f32
+    ```
+    After: `arith` ops only (bitcasts, `math.fma`, selects); no call.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def TandemFlattenWeightGlobals
     : Pass<"tandem-flatten-weight-globals", "::mlir::ModuleOp"> {
   let summary = "stores constant tensors as flat byte arrays for object emission";

@@ -40,6 +40,8 @@ LogicalResult mlir::tandem::buildCPULowerToLLVMPipeline(OpPassManager &pm) {
       "convert-linalg-to-parallel-loops,"
       "tandem-outline-parallel-loops,lower-affine,convert-scf-to-cf,"
       "expand-strided-metadata,lower-affine,math-expand-ops,"
+      // exp, erf and tanh inline as polynomials LLVM vectorises.
+      "tandem-approximate-math,"
       "finalize-memref-to-llvm,convert-arith-to-llvm,"
       // LLVM intrinsics first; what has none (tanh, erf, ...) calls libm.
       "convert-math-to-llvm,convert-math-to-libm,"

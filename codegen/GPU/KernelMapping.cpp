@@ -8,6 +8,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -105,6 +106,22 @@ FailureOr<KernelPlan> mlir::tandem::planKernelLaunch(linalg::LinalgOp op) {
     return op.emitOpError() << "has dynamic loop bounds: GPU kernels need "
                                "static shapes";
   plan.accumulateInRegisters = outputsPartitionedByParallelLoops(op);
+  if (auto epilogue = op->getAttrOfType<StringAttr>("tandem.epilogue")) {
+    if (epilogue.getValue() == "relu")
+      plan.epilogue = KernelPlan::Epilogue::Relu;
+    else if (epilogue.getValue() == "relu6")
+      plan.epilogue = KernelPlan::Epilogue::Relu6;
+    else
+      return op.emitOpError()
+             << "has unknown tandem.epilogue " << epilogue
+             << " (expected \"relu\" or \"relu6\")";
+    if (!plan.accumulateInRegisters ||
+        !llvm::all_of(op.getDpsInits(), [](Value init) {
+          return isa<FloatType>(getElementTypeOrSelf(init.getType()));
+        }))
+      return op.emitOpError() << "has a tandem.epilogue but not float outputs "
+                                 "written once per point";
+  }
   if (plan.accumulateInRegisters)
     for (auto [dim, iterator] : llvm::enumerate(op.getIteratorTypesArray()))
       if (iterator == utils::IteratorType::parallel) {
@@ -284,6 +301,28 @@ private:
     return arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
   }
 
+  /// `value` under the plan's epilogue: max(v, 0), or min(max(v, 0), 6).
+  Value withEpilogue(Value value) {
+    if (plan.epilogue == KernelPlan::Epilogue::None)
+      return value;
+    auto constant = [&](double v) -> Value {
+      return arith::ConstantOp::create(
+          b, loc, value.getType(), b.getFloatAttr(value.getType(), v));
+    };
+    value = arith::MaximumFOp::create(b, loc, value, constant(0.0));
+    if (plan.epilogue == KernelPlan::Epilogue::Relu6)
+      value = arith::MinimumFOp::create(b, loc, value, constant(6.0));
+    return value;
+  }
+
+  /// Stores each output's final value, through the epilogue.
+  void storeFinalOutputs(ValueRange values) {
+    SmallVector<Value> finals;
+    for (Value value : values)
+      finals.push_back(withEpilogue(value));
+    storeOutputs(finals);
+  }
+
   void storeOutputs(ValueRange values) {
     for (auto [value, init] : llvm::zip(values, op.getDpsInitsMutable()))
       memref::StoreOp::create(b, loc, value, mapping.lookup(init.get()),
@@ -299,7 +338,7 @@ private:
     // unused by the output maps).
     for (unsigned dim : serialDims)
       ivs[dim] = Value();
-    storeOutputs(results);
+    storeFinalOutputs(results);
   }
 
   SmallVector<Value> accumulate(ArrayRef<unsigned> dims, ValueRange outputs) {
@@ -399,7 +438,7 @@ private:
     SmallVector<Value> results;
     for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable()))
       results.push_back(combine(i, totals[i], load(init)));
-    storeOutputs(results);
+    storeFinalOutputs(results);
   }
 
   /// Every lane of the warp ends with the combination of all 32 lanes'

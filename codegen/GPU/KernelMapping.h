@@ -56,6 +56,10 @@ struct KernelPlan {
   /// the partial results meet through warp shuffles and shared memory, and
   /// thread 0 combines the total with the output's initial value.
   bool blockReduction = false;
+  /// The op's fused epilogue (`tandem.epilogue`, set by
+  /// tandem-fuse-elementwise on a contraction whose ReLU it absorbed),
+  /// applied to each output value when it is stored for the last time.
+  enum class Epilogue { None, Relu, Relu6 } epilogue = Epilogue::None;
   /// The reduction loops (row-major), and the product of their trip counts.
   SmallVector<unsigned> reductionDims;
   int64_t reductionSize = 1;

@@ -16,6 +16,7 @@
 // CHECK-NEXT: rowmax diff 0 sum -0.15
 // CHECK-NEXT: sum3 diff {{(0|[0-9.]+e-0[5-9])}} sum 617.2
 // CHECK-NEXT: matvec diff {{(0|[0-9.]+e-0[5-9])}} sum -19.87
+// CHECK-NEXT: mmrelu diff 0 sum 0.0862
 
 // Block reductions (one block per output point, threads striding over the
 // reduction, then the shuffle butterflies and the shared-memory stage, all
@@ -75,6 +76,23 @@ func.func private @matvec(%a: memref<16x100xf32>, %x: memref<100xf32>, %y: memre
   return
 }
 
+// A matmul whose ReLU tandem-fuse-elementwise folded into it: the mapped
+// kernel applies it before the store; the reference is the unfused pair.
+func.func private @mmrelu(%a: memref<6x9xf32>, %b: memref<9x5xf32>, %c: memref<6x5xf32>) attributes {tandem.kernel} {
+  linalg.matmul {tandem.epilogue = "relu"} ins(%a, %b : memref<6x9xf32>, memref<9x5xf32>) outs(%c : memref<6x5xf32>)
+  return
+}
+
+func.func @mmrelu_ref(%a: memref<6x9xf32>, %b: memref<9x5xf32>, %c: memref<6x5xf32>) {
+  linalg.matmul ins(%a, %b : memref<6x9xf32>, memref<9x5xf32>) outs(%c : memref<6x5xf32>)
+  %zero = arith.constant 0.0 : f32
+  linalg.map outs(%c : memref<6x5xf32>) (%v: f32) {
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
 func.func private @mm(%a: memref<3x1x4xf32>, %b: memref<4x5xf32>, %c: memref<3x5xf32>) attributes {tandem.kernel} {
   %x = memref.collapse_shape %a [[0, 1], [2]] : memref<3x1x4xf32> into memref<3x4xf32>
   linalg.matmul ins(%x, %b : memref<3x4xf32>, memref<4x5xf32>) outs(%c : memref<3x5xf32>)
@@ -128,6 +146,7 @@ llvm.mlir.global internal constant @matmul_label("matmul diff \00") {addr_space 
 llvm.mlir.global internal constant @rowmax_label("rowmax diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @sum3_label("sum3 diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @matvec_label("matvec diff \00") {addr_space = 0 : i32}
+llvm.mlir.global internal constant @mmrelu_label("mmrelu diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @sum_label(" sum \00") {addr_space = 0 : i32}
 
 func.func @main() {
@@ -218,5 +237,27 @@ func.func @main() {
   call @matvec_emulated(%va2, %vx, %ye) : (memref<16x100xf32>, memref<100xf32>, memref<16xf32>) -> ()
   %l4 = llvm.mlir.addressof @matvec_label : !llvm.ptr
   call @compare(%l4, %yrv, %yev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
+
+  // The fused ReLU epilogue.
+  %ra = memref.alloc() : memref<54xf32>
+  %rav = memref.cast %ra : memref<54xf32> to memref<?xf32>
+  call @fill(%rav, %half) : (memref<?xf32>, f32) -> ()
+  %ra2 = memref.expand_shape %ra [[0, 1]] output_shape [6, 9] : memref<54xf32> into memref<6x9xf32>
+  %rb = memref.alloc() : memref<45xf32>
+  %rbv = memref.cast %rb : memref<45xf32> to memref<?xf32>
+  call @fill(%rbv, %seed) : (memref<?xf32>, f32) -> ()
+  %rb2 = memref.expand_shape %rb [[0, 1]] output_shape [9, 5] : memref<45xf32> into memref<9x5xf32>
+  %rr = memref.alloc() : memref<30xf32>
+  %re = memref.alloc() : memref<30xf32>
+  %rrv = memref.cast %rr : memref<30xf32> to memref<?xf32>
+  %rev = memref.cast %re : memref<30xf32> to memref<?xf32>
+  call @fill(%rrv, %seed) : (memref<?xf32>, f32) -> ()
+  call @fill(%rev, %seed) : (memref<?xf32>, f32) -> ()
+  %rr2 = memref.expand_shape %rr [[0, 1]] output_shape [6, 5] : memref<30xf32> into memref<6x5xf32>
+  %re2 = memref.expand_shape %re [[0, 1]] output_shape [6, 5] : memref<30xf32> into memref<6x5xf32>
+  call @mmrelu_ref(%ra2, %rb2, %rr2) : (memref<6x9xf32>, memref<9x5xf32>, memref<6x5xf32>) -> ()
+  call @mmrelu_emulated(%ra2, %rb2, %re2) : (memref<6x9xf32>, memref<9x5xf32>, memref<6x5xf32>) -> ()
+  %l5 = llvm.mlir.addressof @mmrelu_label : !llvm.ptr
+  call @compare(%l5, %rrv, %rev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
   return
 }

@@ -138,3 +138,19 @@ func.func private @serial(%a: memref<4x4xf32>, %d: memref<4xf32>) attributes {ta
   }
   return
 }
+
+// -----
+
+// A fused ReLU6 epilogue (tandem-fuse-elementwise folded the clip into the
+// matmul): applied to the accumulated value, once, right before its store.
+// CHECK-LABEL: gpu.func @mm_relu6
+// CHECK: %[[SUM:.+]] = scf.for
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[LO:.+]] = arith.maximumf %[[SUM]], %[[ZERO]] : f32
+// CHECK: %[[SIX:.+]] = arith.constant 6.000000e+00 : f32
+// CHECK: %[[HI:.+]] = arith.minimumf %[[LO]], %[[SIX]] : f32
+// CHECK: memref.store %[[HI]]
+func.func private @mm_relu6(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>) attributes {tandem.kernel} {
+  linalg.matmul {tandem.epilogue = "relu6"} ins(%a, %b : memref<2x3xf32>, memref<3x4xf32>) outs(%c : memref<2x4xf32>)
+  return
+}

@@ -112,9 +112,8 @@ FailureOr<KernelPlan> mlir::tandem::planKernelLaunch(linalg::LinalgOp op) {
     else if (epilogue.getValue() == "relu6")
       plan.epilogue = KernelPlan::Epilogue::Relu6;
     else
-      return op.emitOpError()
-             << "has unknown tandem.epilogue " << epilogue
-             << " (expected \"relu\" or \"relu6\")";
+      return op.emitOpError() << "has unknown tandem.epilogue " << epilogue
+                              << " (expected \"relu\" or \"relu6\")";
     if (!plan.accumulateInRegisters ||
         !llvm::all_of(op.getDpsInits(), [](Value init) {
           return isa<FloatType>(getElementTypeOrSelf(init.getType()));
@@ -306,8 +305,8 @@ private:
     if (plan.epilogue == KernelPlan::Epilogue::None)
       return value;
     auto constant = [&](double v) -> Value {
-      return arith::ConstantOp::create(
-          b, loc, value.getType(), b.getFloatAttr(value.getType(), v));
+      return arith::ConstantOp::create(b, loc, value.getType(),
+                                       b.getFloatAttr(value.getType(), v));
     };
     value = arith::MaximumFOp::create(b, loc, value, constant(0.0));
     if (plan.epilogue == KernelPlan::Epilogue::Relu6)

@@ -502,7 +502,11 @@ def TandemMapKernelsToGPU
     Option<"emulateOnHost", "emulate-on-host", "bool", /*default=*/"false",
            "instead of gpu.funcs, add func.func @<kernel>_emulated running "
            "the same mapped body for every block and thread in serial loops "
-           "(checks the mapping's numerics on the CPU)">
+           "(checks the mapping's numerics on the CPU)">,
+    Option<"replaceKernels", "replace-kernels", "bool", /*default=*/"false",
+           "with emulate-on-host: the emulated body replaces the kernel "
+           "function's own body (its CPU twin then runs the GPU mapping; "
+           "tandemc --gpu-twins=mapped)">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",

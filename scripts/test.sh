@@ -152,6 +152,15 @@ out=$(.venv/bin/python test/e2e/run_e2e.py --tandemc build/bin/tandemc \
   mlp conv_bn_relu resnet18 mobilenet_v2 transformer_encoder) || rc=$?
 echo "$out"
 add_counts "$rc" "$out"
+echo "=== [gpu-e2e-mapped] every op on the GPU, twins running the GPU kernels' mapping"
+rc=0
+out=$(.venv/bin/python test/e2e/run_e2e.py --tandemc build/bin/tandemc \
+  --tandem-run build/bin/tandem-run --work build/gpu-e2e-mapped \
+  --models build/models --set "$MODEL_SET" --gpu all --gpu-twins mapped \
+  --devices emulated,cpu \
+  mlp conv_bn_relu resnet18 mobilenet_v2 transformer_encoder) || rc=$?
+echo "$out"
+add_counts "$rc" "$out"
 # Now that build/models exists, the lit test that runs ptxas (sm_80, sm_90)
 # on every GPU kernel of the torch models is no longer unsupported.
 rc=0

@@ -390,10 +390,11 @@ private:
         hostBlock
             ? hostBlock
             : gpu::BlockIdOp::create(b, loc, gpu::Dimension::x).getResult());
-    if (hostBlock)
-      reduceBlockOnHost();
-    else
+    if (!hostBlock) {
       reduceBlockOnGPU();
+      return;
+    }
+    reduceBlockOnHost();
   }
 
   int64_t blockThreads() const { return plan.launch[3]; }
@@ -508,6 +509,18 @@ private:
     storeTotals(totals);
   }
 
+  /// A scratch buffer for the host emulation, allocated once at the entry
+  /// of the enclosing function (the host loop over blocks would otherwise
+  /// grow the stack with every block).
+  Value hostScratch(int64_t size, Type element) {
+    OpBuilder::InsertionGuard insertion(b);
+    Operation *function = b.getInsertionBlock()->getParentOp();
+    while (!isa<FunctionOpInterface>(function))
+      function = function->getParentOp();
+    b.setInsertionPointToStart(&function->getRegion(0).front());
+    return memref::AllocaOp::create(b, loc, MemRefType::get({size}, element));
+  }
+
   /// On the host: `lanes` values per output in `buffers`, each group of 32
   /// replaced by its combination, in the order of the shuffle butterfly
   /// (lane l takes combine(v[l], v[l ^ offset]) for offset 16, 8, ..., 1).
@@ -516,7 +529,7 @@ private:
       SmallVector<Value> before;
       for (Value buffer : buffers) {
         auto type = cast<MemRefType>(buffer.getType());
-        Value copy = memref::AllocaOp::create(b, loc, type);
+        Value copy = hostScratch(type.getDimSize(0), type.getElementType());
         memref::CopyOp::create(b, loc, buffer, copy);
         before.push_back(copy);
       }
@@ -539,10 +552,8 @@ private:
     SmallVector<Value> lanes, warps;
     for (Operation *combiner : combiners) {
       Type type = combiner->getResult(0).getType();
-      lanes.push_back(memref::AllocaOp::create(
-          b, loc, MemRefType::get({blockThreads()}, type)));
-      warps.push_back(
-          memref::AllocaOp::create(b, loc, MemRefType::get({kWarpSize}, type)));
+      lanes.push_back(hostScratch(blockThreads(), type));
+      warps.push_back(hostScratch(kWarpSize, type));
     }
     {
       auto loop =

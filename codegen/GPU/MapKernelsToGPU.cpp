@@ -77,7 +77,7 @@ void cloneMappedBody(OpBuilder &builder, func::FuncOp kernel,
 
 /// Adds `@<kernel>_emulated` after `kernel`: the mapped body run for every
 /// block and thread of the grid by serial loops on the host.
-LogicalResult emulateKernel(func::FuncOp kernel) {
+FailureOr<func::FuncOp> emulateKernel(func::FuncOp kernel) {
   FailureOr<std::pair<linalg::LinalgOp, KernelPlan>> planned =
       planKernel(kernel);
   if (failed(planned))
@@ -106,7 +106,7 @@ LogicalResult emulateKernel(func::FuncOp kernel) {
                     blocks.getInductionVar());
     builder.setInsertionPointToEnd(entry);
     func::ReturnOp::create(builder, loc);
-    return success();
+    return emulated;
   }
   auto threads = scf::ForOp::create(builder, loc, zero, bx, one);
   builder.setInsertionPoint(threads.getBody()->getTerminator());
@@ -117,7 +117,7 @@ LogicalResult emulateKernel(func::FuncOp kernel) {
   cloneMappedBody(builder, kernel, op, plan, mapping, id);
   builder.setInsertionPointToEnd(entry);
   func::ReturnOp::create(builder, loc);
-  return success();
+  return emulated;
 }
 
 /// Builds the gpu.func of `kernel` at the end of `gpuModule`.
@@ -158,9 +158,17 @@ struct MapKernelsToGPUPass
     if (kernels.empty())
       return;
     if (emulateOnHost) {
-      for (func::FuncOp kernel : kernels)
-        if (failed(emulateKernel(kernel)))
+      for (func::FuncOp kernel : kernels) {
+        FailureOr<func::FuncOp> emulated = emulateKernel(kernel);
+        if (failed(emulated))
           return signalPassFailure();
+        if (replaceKernels) {
+          kernel.getBody().dropAllReferences();
+          kernel.getBody().getBlocks().clear();
+          kernel.getBody().takeBody(emulated->getBody());
+          emulated->erase();
+        }
+      }
       return;
     }
     OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());

@@ -154,6 +154,11 @@ LogicalResult mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
   case Phase::Lowered:
     // With GPU partitions this also lowers the host schedule to
     // tandem_sched_* calls and wraps the kernels' CPU twins.
+    if (gpuPartitions && options.gpuTwinsMapped &&
+        failed(parsePassPipeline(
+            "tandem-map-kernels-to-gpu{emulate-on-host=1 replace-kernels=1}",
+            pm)))
+      return failure();
     return buildCPULowerToLLVMPipeline(pm);
   }
   llvm_unreachable("unknown phase");

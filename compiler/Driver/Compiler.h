@@ -92,6 +92,11 @@ struct CompilerOptions {
   /// CUDA architectures of the GPU kernels ("sm_80", "sm_90", ...): one
   /// PTX (and, with the CUDA toolkit, cubin) per arch.
   std::vector<std::string> cudaArchs = {"sm_90"};
+  /// Testing: the CPU twins of GPU kernels run the kernels' GPU mapping
+  /// (every block and thread in host loops, shuffles and shared memory
+  /// emulated) instead of the linalg op, so that runs on the emulated device
+  /// check the code the GPU executes (tandemc --gpu-twins=mapped).
+  bool gpuTwinsMapped = false;
   /// With --emit=obj, where to write the C header; empty for the output
   /// path with its extension replaced by ".h".
   std::string headerPath;

@@ -4,7 +4,8 @@ tandem-run, compare with onnxruntime.
 
 usage: run_e2e.py --tandemc BIN --tandem-run BIN --work DIR
                   [--models DIR] [--set ci|full] [--threads T,...]
-                  [--gpu all|island --devices D,...] [NAME...]
+                  [--gpu all|island --devices D,... [--gpu-twins mapped]]
+                  [NAME...]
 
 Each case is an ONNX model: the small hand-built ones of
 test/tools/tandemc/Inputs/make_models.py and the torch-exported ones in
@@ -19,7 +20,10 @@ pinned to the GPU (`all`), or with one kind of op pinned to the CPU
 between GPU parts (`island`: GPU -> CPU -> GPU copies at every such op);
 --devices then runs each on those tandem-run --device values (emulated:
 separate device memory, streams on threads; cpu: the fallback), which must
-all match the reference and give bit-identical outputs.
+all match the reference and give bit-identical outputs. With
+--gpu-twins mapped, the kernels' CPU twins run the GPU kernels' own mapping
+(blocks, threads, warp shuffles and shared memory emulated on the host;
+tandemc --gpu-twins=mapped), so those runs check the code a GPU executes.
 Prints "e2e: N passed, M failed". Run it with the
 venv's Python (numpy, onnx, onnxruntime).
 """
@@ -67,7 +71,9 @@ def check(args, name, model_path, flags):
     inputs, ref_paths = write_reference(model_path, flags, work, name)
     lib = os.path.join(work, name + ".so")
     proc = subprocess.run([args.tandemc, model_path, "--emit=shared", "-o",
-                           lib] + flags + gpu_flags(args.gpu, name),
+                           lib] + flags + gpu_flags(args.gpu, name) +
+                          (["--gpu-twins=" + args.gpu_twins]
+                           if args.gpu != "none" else []),
                           capture_output=True, text=True, timeout=1200)
     if proc.returncode != 0:
         return "tandemc failed: " + proc.stderr.strip()[-2000:]
@@ -115,6 +121,10 @@ def main():
     parser.add_argument("--gpu", choices=["none", "all", "island"],
                         default="none",
                         help="compile with GPU partitions (see above)")
+    parser.add_argument("--gpu-twins", choices=["linalg", "mapped"],
+                        default="linalg",
+                        help="with --gpu: what the kernels' CPU twins run "
+                        "(tandemc --gpu-twins)")
     parser.add_argument("--devices", default="",
                         help="comma-separated tandem-run --device values")
     parser.add_argument("names", nargs="*")

@@ -123,6 +123,14 @@ int main(int argc, char **argv) {
   app.add_option("--cuda-arch", cudaArchs,
                  "CUDA architectures of the GPU kernels, comma-separated "
                  "(default sm_90), e.g. sm_80,sm_90");
+  std::string gpuTwins = "linalg";
+  app.add_option("--gpu-twins", gpuTwins,
+                 "testing: what the CPU twins of GPU kernels run: linalg (the "
+                 "op itself, default) or mapped (the GPU kernel's blocks, "
+                 "threads, shuffles and shared memory emulated, so the "
+                 "emulated device checks the GPU code)")
+      ->check(CLI::IsMember({"linalg", "mapped"}))
+      ->capture_default_str();
   app.add_option("--memory-report", options.memoryReport,
                  "print the arena, weight, input and output sizes ('-' for "
                  "stdout, or a file)");
@@ -219,6 +227,8 @@ int main(int argc, char **argv) {
     if (options.cudaArchs.empty())
       return fail("--cuda-arch is empty (expected e.g. sm_90 or sm_80,sm_90)");
   }
+
+  options.gpuTwinsMapped = gpuTwins == "mapped";
 
   // Let MLIR parse its own debugging flags.
   registerAsmPrinterCLOptions();

@@ -2,6 +2,7 @@
 
 #include "compiler/Driver/Compiler.h"
 
+#include "codegen/Artifact/DeviceProgram.h"
 #include "codegen/Artifact/HeaderEmitter.h"
 #include "codegen/Artifact/ObjectEmitter.h"
 #include "codegen/CPU/CPUPipeline.h"
@@ -219,8 +220,10 @@ static LogicalResult linkSharedLibrary(ModuleOp module,
   return success();
 }
 
-/// Prints what the model needs in memory, for budgeting before deployment.
+/// Prints what the model needs in memory, for budgeting before deployment;
+/// with GPU partitions (`program`), also the device arena.
 static void writeMemoryReport(const ModelSignature &sig,
+                              const std::optional<DeviceProgram> &program,
                               llvm::raw_ostream &os) {
   auto bytes = [](uint64_t n) {
     std::string text;
@@ -240,6 +243,16 @@ static void writeMemoryReport(const ModelSignature &sig,
      << "\n"
      << "  weights (read-only, in the object):     " << bytes(sig.weightBytes)
      << "\n";
+  if (program) {
+    uint64_t weights = 0;
+    for (const DeviceWeightInfo &weight : program->weights)
+      weights += weight.bytes;
+    os << "  device arena (GPU memory, allocated at creation, per run in "
+          "flight): "
+       << bytes(program->arenaBytes) << "\n"
+       << "    of which weights (uploaded once at creation): " << bytes(weights)
+       << "\n";
+  }
   auto tensors = [&](llvm::StringRef kind,
                      llvm::ArrayRef<TensorSignature> list) {
     for (const TensorSignature &t : list) {
@@ -486,9 +499,13 @@ LogicalResult mlir::tandem::compile(
       return emitError(fileLoc)
              << "--memory-report needs code generation (--emit=obj, "
                 "shared, header, asm or llvm)";
+    FailureOr<std::optional<DeviceProgram>> program =
+        readDeviceProgram(*module);
+    if (failed(program))
+      return failure();
     if (failed(writeFile(options.memoryReport, fileLoc,
                          [&](llvm::raw_pwrite_stream &os) {
-                           writeMemoryReport(*signature, os);
+                           writeMemoryReport(*signature, *program, os);
                            return success();
                          })))
       return failure();

@@ -15,7 +15,9 @@
 //    the signal of the event's latest record.
 //  - Kernels are CPU twins, run on the stream's thread with their device
 //    pointer arguments translated to the backing memory. Library GEMMs
-//    (tandem_device_gemm) run the CPU sgemm there, single-threaded.
+//    (tandem_device_gemm) run the CPU sgemm there, single-threaded
+//    (TANDEM_EMULATED_GEMM=0: no GEMM library, as on CUDA without
+//    cuBLASLt).
 //  - Optional random delays before each copy and kernel make missing
 //    synchronisation visible as wrong results.
 //  - Capture records the stream's copies and launches as commands; a graph
@@ -232,7 +234,12 @@ public:
 
   tandem_device_kind_t kind() const override { return TANDEM_DEVICE_EMULATED; }
   const char *name() const override { return "emulated"; }
-  bool hasGemm() override { return true; }
+  /// TANDEM_EMULATED_GEMM=0 makes the device behave like a GPU without
+  /// cuBLASLt (generated code then launches the GEMMs' fallback kernels).
+  bool hasGemm() override {
+    const char *env = std::getenv("TANDEM_EMULATED_GEMM");
+    return !(env && std::strcmp(env, "0") == 0);
+  }
   void setObserver(tandem::device::OpObserver *newObserver) override {
     observer.store(newObserver, std::memory_order_release);
   }

@@ -5,20 +5,26 @@
 // a plain reference on the emulated device (tandem_device_gemm, also
 // captured into a graph) and on the host path the CPU fallback runs
 // (tandem::gemm::runOnHost), with shapes that are no multiple of the sgemm
-// tiles. Also the descriptor checks and operand range checks.
+// tiles. Also the descriptor checks and operand range checks, and that
+// cuBLASLt, where installed, loads with every entry point the CUDA backend
+// uses (nothing can run it without a GPU).
 //
 //===----------------------------------------------------------------------===//
 
+#include "device/cublaslt.h"
 #include "kernels/gemm_desc.h"
 #include "tandem/runtime.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <dlfcn.h>
 
 #include "gtest/gtest.h"
 
@@ -249,6 +255,29 @@ TEST(DeviceGemmChecks, RejectsBadDescriptorsAndRanges) {
   ASSERT_OK(tandem_stream_synchronize(stream));
   ASSERT_OK(tandem_stream_destroy(stream));
   tandem_device_close(device);
+}
+
+/// Where libcublasLt is installed (the CUDA toolkit here), the runtime's
+/// loader finds it and resolves every entry point it declares; elsewhere it
+/// says why not. TANDEM_CUBLASLT overrides the library and is honoured.
+TEST(CublasLt, LoadsWhereInstalled) {
+  const char *override = std::getenv("TANDEM_CUBLASLT");
+  if (override && *override)
+    GTEST_SKIP() << "TANDEM_CUBLASLT is set";
+  void *probe = nullptr;
+  for (const char *name :
+       {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"})
+    if ((probe = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
+      break;
+  std::string reason;
+  const tandem::cublaslt::Api *api = tandem::cublaslt::load(&reason);
+  if (probe) {
+    EXPECT_NE(api, nullptr) << reason;
+    dlclose(probe);
+  } else {
+    EXPECT_EQ(api, nullptr);
+    EXPECT_NE(reason.find("cannot load cuBLASLt"), std::string::npos) << reason;
+  }
 }
 
 } // namespace

@@ -471,5 +471,6 @@ struct BuildHostSchedulePass
 
 void mlir::tandem::buildHostSchedulePipeline(OpPassManager &pm) {
   pm.addPass(createTandemBuildHostSchedule());
+  pm.addPass(createTandemFormLibraryGemms());
   pm.addPass(createTandemPlanDeviceMemory());
 }

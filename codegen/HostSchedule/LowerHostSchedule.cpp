@@ -8,6 +8,10 @@
 
 #include "codegen/HostSchedule/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <iterator>
+
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -54,6 +58,13 @@ private:
   Value stream(Location loc, Stream s) {
     return constant(loc, i32, static_cast<int32_t>(s));
   }
+  /// The number of `kernel` in the program's table (registered on first use).
+  int64_t kernelIndex(StringAttr kernel, int64_t arity) {
+    auto [it, inserted] = kernels.insert({kernel, arity});
+    return std::distance(kernels.begin(), it);
+  }
+  /// A constant tandem_gemm_desc_t for `gemm`: a private global of i64s.
+  Value gemmDescriptor(Location loc, GemmOp gemm);
   /// The address of the host buffer `memref` as a pointer.
   Value hostPointer(Location loc, Value memref);
 
@@ -63,6 +74,7 @@ private:
   Value ctx;
   /// Kernels in the order of their first launch, with their arity.
   llvm::MapVector<StringAttr, int64_t> kernels;
+  int64_t numGemms = 0;
   llvm::SmallVector<Attribute> partitions, weights;
   int64_t numEvents = 0, arenaBytes = 0;
   std::string model;
@@ -99,6 +111,38 @@ Value ScheduleLowering::hostPointer(Location loc, Value memref) {
   Value address = arith::AddIOp::create(b, loc, aligned, bytes);
   Value address64 = arith::IndexCastOp::create(b, loc, i64, address);
   return LLVM::IntToPtrOp::create(b, loc, ptr, address64);
+}
+
+Value ScheduleLowering::gemmDescriptor(Location loc, GemmOp gemm) {
+  // The fields of tandem_gemm_desc_t, in order.
+  auto v = [](uint64_t value) { return static_cast<int64_t>(value); };
+  int64_t fields[] = {v(gemm.getBatch()),
+                      v(gemm.getM()),
+                      v(gemm.getN()),
+                      v(gemm.getK()),
+                      gemm.getTransA() ? 1 : 0,
+                      gemm.getTransB() ? 1 : 0,
+                      v(gemm.getLda()),
+                      v(gemm.getLdb()),
+                      v(gemm.getLdc()),
+                      v(gemm.getStrideA()),
+                      v(gemm.getStrideB()),
+                      v(gemm.getStrideC()),
+                      gemm.getEpilogueCode(),
+                      gemm.getTf32() ? 1 : 0 /* TANDEM_GEMM_ALLOW_TF32 */};
+  constexpr int64_t n = std::size(fields);
+  auto type = LLVM::LLVMArrayType::get(i64, n);
+  std::string name = "__tandem_gemm_desc_" + std::to_string(numGemms++);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(
+        b, loc, type, /*isConstant=*/true, LLVM::Linkage::Private, name,
+        DenseElementsAttr::get(RankedTensorType::get({n}, i64),
+                               llvm::ArrayRef<int64_t>(fields)),
+        /*alignment=*/8);
+  }
+  return LLVM::AddressOfOp::create(b, loc, ptr, name);
 }
 
 LogicalResult ScheduleLowering::lowerFunction(func::FuncOp func) {
@@ -213,11 +257,45 @@ LogicalResult ScheduleLowering::lowerFunction(func::FuncOp func) {
                    {ctx, constant(loc, i32, id->second)});
               return success();
             })
+            .Case([&](GemmOp gemm) -> LogicalResult {
+              auto kernel =
+                  module.lookupSymbol<func::FuncOp>(gemm.getKernelAttr());
+              if (!kernel)
+                return gemm.emitOpError() << "names '@" << gemm.getKernel()
+                                          << "', which is not a function";
+              int64_t index =
+                  kernelIndex(gemm.getKernelAttr().getAttr(),
+                              kernel.getFunctionType().getNumInputs());
+              Value bias = gemm.getBias() ? address.lookup(gemm.getBias())
+                                          : constant(loc, i64, 0);
+              Value done =
+                  LLVM::CallOp::create(
+                      b, loc,
+                      runtimeFunction("tandem_sched_gemm", i32,
+                                      {ptr, i32, i32, ptr, i64, i64, i64, i64}),
+                      ValueRange{ctx, stream(loc, gemm.getStream()),
+                                 constant(loc, i32, index),
+                                 gemmDescriptor(loc, gemm),
+                                 address.lookup(gemm.getA()),
+                                 address.lookup(gemm.getB()),
+                                 address.lookup(gemm.getC()), bias})
+                      .getResult();
+              // 0: no GEMM library here; launch the generated kernels.
+              Value fallback = LLVM::ICmpOp::create(
+                  b, loc, LLVM::ICmpPredicate::eq, done, constant(loc, i32, 0));
+              auto branch = scf::IfOp::create(b, loc, fallback,
+                                              /*withElseRegion=*/false);
+              // The fallback launches move into it (and are lowered there
+              // next).
+              Operation *yield = branch.thenBlock()->getTerminator();
+              for (Operation *launch : gemm.getFallbackLaunches())
+                launch->moveBefore(yield);
+              return success();
+            })
             .Case([&](LaunchOp launch) {
-              auto [it, inserted] = kernels.insert(
-                  {launch.getKernelAttr().getAttr(),
-                   static_cast<int64_t>(launch.getArgs().size())});
-              int64_t kernel = std::distance(kernels.begin(), it);
+              int64_t kernel =
+                  kernelIndex(launch.getKernelAttr().getAttr(),
+                              static_cast<int64_t>(launch.getArgs().size()));
               // The device pointers, in a stack array built at the entry.
               Value args;
               size_t n = std::max<size_t>(launch.getArgs().size(), 1);

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -30,7 +31,7 @@ namespace mlir::tandem {
 /// Adds, after bufferisation (`buffer-results-to-out-params`) and before
 /// `tandem-plan-memory`, the passes that build the host schedule and plan
 /// the device arena: `tandem-build-host-schedule`,
-/// `tandem-plan-device-memory`.
+/// `tandem-form-library-gemms`, `tandem-plan-device-memory`.
 void buildHostSchedulePipeline(OpPassManager &pm);
 
 } // namespace mlir::tandem

@@ -71,6 +71,51 @@ def TandemBuildHostSchedule : Pass<"tandem-build-host-schedule", "ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def TandemFormLibraryGemms : Pass<"tandem-form-library-gemms", "ModuleOp"> {
+  let summary = "turns contraction launches into library GEMMs with fused epilogues";
+  let description = [{
+    Runs on the host schedule (after `tandem-build-host-schedule`, before
+    `tandem-plan-device-memory`). A `tandem_exec.launch` of a kernel that is
+    one f32 multiply-accumulate contraction (`linalg.matmul`,
+    `linalg.batch_matmul`, their transposed forms, or a `linalg.generic`
+    of the same shape) over whole buffers with row-major rows, one batch
+    dimension at most, becomes a `tandem_exec.gemm` when the launch before
+    it that touches the output is a zero fill of the output (the library
+    GEMM overwrites it). The launch right after it (device buffer
+    definitions aside) is folded into the epilogue when it only reads the
+    product and is `+ bias` (a vector along N), `max(x, 0)`, or both, and
+    nothing else reads the product. The replaced launches follow the gemm,
+    in order, as its `fallback` launches (run only when the device has no
+    GEMM library). Everything else stays a generated kernel.
+
+    Before:
+
+    ```mlir
+    tandem_exec.launch @k0_fill(%t) on compute grid [2, 1, 1] block [256, 1, 1] : ...
+    tandem_exec.launch @k1_matmul(%x, %w, %t) on compute grid [2, 1, 1] block [256, 1, 1] : ...
+    %y = tandem_exec.alloc : memref<1x512xf32, #gpu>
+    tandem_exec.launch @k2_generic(%t, %b, %y) on compute grid [2, 1, 1] block [256, 1, 1] : ...
+    ```
+
+    After:
+
+    ```mlir
+    %y = tandem_exec.alloc : memref<1x512xf32, #gpu>
+    tandem_exec.gemm @k1_matmul(%x, %w, bias %b) -> %y on compute
+        {batch = 1 : i64, m = 1 : i64, n = 512 : i64, k = 784 : i64,
+         epilogue = "bias_relu", ...} : ... fallback 3
+    tandem_exec.launch @k0_fill(%t) ...
+    tandem_exec.launch @k1_matmul(%x, %w, %t) ...
+    tandem_exec.launch @k2_generic(%t, %b, %y) ...
+    ```
+  }];
+  let options = [
+    Option<"allowTF32", "allow-tf32", "bool", /*default=*/"false",
+           "let cuBLASLt use TF32 tensor cores (about 1e-3 relative error)">
+  ];
+  let dependentDialects = ["::mlir::tandem::exec::TandemExecDialect"];
+}
+
 def TandemPlanDeviceMemory : Pass<"tandem-plan-device-memory", "ModuleOp"> {
   let summary = "gives every device buffer a static offset in the device arena";
   let description = [{
@@ -111,6 +156,12 @@ def TandemLowerHostSchedule : Pass<"tandem-lower-host-schedule", "ModuleOp"> {
     order of their first launch, events in the order of their records and
     partitions in the order of their begins, per model.
 
+    A `tandem_exec.gemm` becomes a call of `tandem_sched_gemm` with a
+    constant `tandem_gemm_desc_t` (a private global of i64s), its kernel's
+    number and the device pointers; when that returns 0 (no GEMM library
+    on the device), an `scf.if` runs its fallback launches (the `fallback`
+    launches that follow it, moved into the `scf.if`).
+
     What the artifact needs about the program (kernels and their arities,
     partition names, the number of events, the device arena and the weight
     table) is recorded in the module attribute `tandem_exec.program`, which
@@ -132,7 +183,8 @@ def TandemLowerHostSchedule : Pass<"tandem-lower-host-schedule", "ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::arith::ArithDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def TandemBuildCPUTwins : Pass<"tandem-build-cpu-twins", "ModuleOp"> {

@@ -10,6 +10,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
 using namespace mlir;
 using namespace mlir::tandem;
 using namespace mlir::tandem::exec;
@@ -197,4 +199,109 @@ LogicalResult PartitionEndOp::verify() {
   }
   return emitOpError() << "closes '" << getName()
                        << "', which no partition_begin opened";
+}
+
+int64_t GemmOp::getEpilogueCode() {
+  return llvm::StringSwitch<int64_t>(getEpilogue())
+      .Case("none", 0)
+      .Case("relu", 1)
+      .Case("bias", 2)
+      .Case("bias_relu", 3)
+      .Default(-1);
+}
+
+/// Checks that `value`, a GEMM operand of `rows` x `cols` per problem
+/// (stored row-major with leading dimension `ld`, `batch` problems
+/// `stride` elements apart), is an f32 device buffer holding all of it.
+static LogicalResult checkGemmOperand(GemmOp op, StringRef what, Value value,
+                                      int64_t rows, int64_t cols, int64_t ld,
+                                      int64_t stride) {
+  auto type = cast<MemRefType>(value.getType());
+  if (!isDeviceMemRef(type))
+    return op.emitOpError()
+           << "operand " << what << " is not a device buffer: " << type;
+  if (!type.getElementType().isF32())
+    return op.emitOpError()
+           << "operand " << what << " must hold f32, got " << type;
+  if (ld < cols)
+    return op.emitOpError() << "operand " << what << " has leading dimension "
+                            << ld << " below its row of " << cols;
+  if (stride < 0)
+    return op.emitOpError()
+           << "operand " << what << " has a negative batch stride " << stride;
+  int64_t batch = static_cast<int64_t>(op.getBatch());
+  int64_t needed = (batch - 1) * stride + (rows - 1) * ld + cols;
+  if (needed > type.getNumElements())
+    return op.emitOpError()
+           << "operand " << what << " needs " << needed << " elements but "
+           << type << " holds " << type.getNumElements();
+  return success();
+}
+
+LogicalResult GemmOp::verify() {
+  // The attributes are read as signed values (I64Attr getters are unsigned).
+  auto v = [](uint64_t value) { return static_cast<int64_t>(value); };
+  int64_t batch = v(getBatch()), m = v(getM()), n = v(getN()), k = v(getK());
+  if (batch < 1 || m < 1 || n < 1 || k < 1)
+    return emitOpError() << "needs batch, m, n and k of at least 1, got "
+                         << batch << ", " << m << ", " << n << ", " << k;
+  if (getStream() != Stream::Compute)
+    return emitOpError() << "must run on the compute stream";
+  int64_t epilogue = getEpilogueCode();
+  if (epilogue < 0)
+    return emitOpError() << "has an unknown epilogue '" << getEpilogue()
+                         << "' (none, relu, bias, bias_relu)";
+  bool wantsBias = epilogue == 2 || epilogue == 3;
+  if (wantsBias != static_cast<bool>(getBias()))
+    return emitOpError() << "has epilogue '" << getEpilogue() << "' "
+                         << (wantsBias ? "but no bias" : "and a bias");
+  int64_t ldc = v(getLdc()), strideC = v(getStrideC());
+  if (failed(checkGemmOperand(*this, "a", getA(), getTransA() ? k : m,
+                              getTransA() ? m : k, v(getLda()),
+                              v(getStrideA()))) ||
+      failed(checkGemmOperand(*this, "b", getB(), getTransB() ? n : k,
+                              getTransB() ? k : n, v(getLdb()),
+                              v(getStrideB()))) ||
+      failed(checkGemmOperand(*this, "c", getC(), m, n, ldc, strideC)))
+    return failure();
+  if (batch > 1 && strideC < (m - 1) * ldc + n)
+    return emitOpError() << "writes overlapping problems: batch stride of c "
+                         << strideC << " is below " << (m - 1) * ldc + n;
+  if (getBias() &&
+      failed(checkGemmOperand(*this, "bias", getBias(), 1, n, n, 0)))
+    return failure();
+  int64_t fallback = v(getFallback());
+  if (fallback < 1)
+    return emitOpError() << "needs at least 1 fallback launch, got "
+                         << fallback;
+  Operation *op = getOperation()->getNextNode();
+  for (int64_t i = 0; i < fallback; ++i, op = op->getNextNode()) {
+    if (!op || !isa<LaunchOp>(op))
+      return emitOpError() << "is followed by "
+                           << (op ? "'" + op->getName().getStringRef().str() +
+                                        "'"
+                                  : std::string("the end of the block"))
+                           << " where fallback launch " << i + 1 << " of "
+                           << fallback << " should be";
+  }
+  return success();
+}
+
+SmallVector<Operation *> GemmOp::getFallbackLaunches() {
+  SmallVector<Operation *> launches;
+  Operation *op = getOperation()->getNextNode();
+  int64_t fallback = static_cast<int64_t>(getFallback());
+  for (int64_t i = 0; i < fallback && op; ++i, op = op->getNextNode())
+    if (isa<LaunchOp>(op))
+      launches.push_back(op);
+  return launches;
+}
+
+LogicalResult GemmOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto kernel =
+      symbols.lookupNearestSymbolFrom<func::FuncOp>(*this, getKernelAttr());
+  if (!kernel || !kernel->hasAttr(TandemDialect::getKernelAttrName()))
+    return emitOpError() << "names '@" << getKernel()
+                         << "', which is not a tandem.kernel function";
+  return success();
 }

@@ -206,6 +206,74 @@ def TandemExec_LaunchOp : TandemExec_Op<"launch",
   let hasVerifier = 1;
 }
 
+def TandemExec_GemmOp : TandemExec_Op<"gemm",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "an f32 GEMM run by a library, with a generated fallback";
+  let description = [{
+    For each of `batch` problems p: `c_p = epilogue(op(a_p) * op(b_p)
+    [+ bias])`, where op(a_p) is m x k, op(b_p) k x n and c_p m x n, all
+    row-major in their buffers with leading dimensions `lda`, `ldb`, `ldc`
+    (elements between rows) and batch strides `stride_a`, `stride_b`,
+    `stride_c` (elements between problems; 0 broadcasts an operand). With
+    `trans_a`, `a` holds each problem k x m (likewise `trans_b`). `bias`
+    has n elements, added to every row. `epilogue` is `none`, `relu`,
+    `bias` or `bias_relu`; `tf32` lets cuBLASLt use TF32 tensor cores.
+    `c` is overwritten.
+
+    The runtime runs it with cuBLASLt on CUDA and with its CPU sgemm on the
+    emulated device and the CPU fallback (`tandem_sched_gemm`). The
+    `fallback` launches right after the gemm are its fallback: the launches
+    of the generated kernels the GEMM replaced (a zero fill, the
+    contraction, the elementwise epilogue), which compute the same `c`.
+    They run only when the device has no GEMM library (cuBLASLt not found);
+    otherwise the gemm runs and they are skipped. (They are ops of the
+    block rather than a region so that bufferisation's deallocation, which
+    runs after, needs no region interfaces; buffer lifetimes include
+    them.) `kernel`, the contraction's generated kernel, names the GEMM
+    (traces).
+
+    Example:
+
+    ```mlir
+    tandem_exec.gemm @m_k1_fc1_matmul(%x, %w, bias %b) -> %y on compute
+        {batch = 1 : i64, m = 1 : i64, n = 512 : i64, k = 784 : i64,
+         lda = 784 : i64, ldb = 512 : i64, ldc = 512 : i64,
+         stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64,
+         epilogue = "bias_relu"}
+        : memref<1x784xf32, #gpu>, memref<784x512xf32, #gpu>,
+          memref<512xf32, #gpu> -> memref<1x512xf32, #gpu> fallback 3
+    tandem_exec.launch @m_k0_fc1_fill(%t) on compute ...
+    tandem_exec.launch @m_k1_fc1_matmul(%x, %w, %t) on compute ...
+    tandem_exec.launch @m_k2_fc1_generic(%t, %b, %y) on compute ...
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$kernel,
+                       Arg<AnyStaticShapeMemRef, "", [MemRead]>:$a,
+                       Arg<AnyStaticShapeMemRef, "", [MemRead]>:$b,
+                       Arg<Optional<AnyStaticShapeMemRef>, "", [MemRead]>:$bias,
+                       Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$c,
+                       TandemExec_Stream:$stream,
+                       I64Attr:$batch, I64Attr:$m, I64Attr:$n, I64Attr:$k,
+                       UnitAttr:$trans_a, UnitAttr:$trans_b,
+                       I64Attr:$lda, I64Attr:$ldb, I64Attr:$ldc,
+                       I64Attr:$stride_a, I64Attr:$stride_b,
+                       I64Attr:$stride_c, StrAttr:$epilogue, UnitAttr:$tf32,
+                       I64Attr:$fallback);
+  let assemblyFormat = [{
+    $kernel `(` $a `,` $b (`,` `bias` $bias^)? `)` `->` $c `on` $stream
+    attr-dict `:` type($a) `,` type($b) (`,` type($bias)^)? `->` type($c)
+    `fallback` $fallback
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The TANDEM_GEMM_EPILOGUE_* value of `epilogue`, or -1 when unknown.
+    int64_t getEpilogueCode();
+    /// The launches after this op that are its fallback, in order (as
+    /// many as are there; the verifier checks that all are).
+    ::llvm::SmallVector<::mlir::Operation *> getFallbackLaunches();
+  }];
+}
+
 def TandemExec_PartitionBeginOp : TandemExec_Op<"partition_begin", [StreamEffects]> {
   let summary = "opens the span of one partition";
   let description = [{

@@ -307,6 +307,39 @@ typedef struct {
   int32_t num_args;              /* all device pointers */
 } tandem_program_kernel_t;
 
+/** Epilogues of a library GEMM (tandem_gemm_desc_t::epilogue). The values
+ *  are part of the ABI. */
+enum {
+  TANDEM_GEMM_EPILOGUE_NONE = 0,
+  TANDEM_GEMM_EPILOGUE_RELU = 1,     /* C = max(0, AB) */
+  TANDEM_GEMM_EPILOGUE_BIAS = 2,     /* C = AB + bias */
+  TANDEM_GEMM_EPILOGUE_BIAS_RELU = 3 /* C = max(0, AB + bias) */
+};
+
+/** tandem_gemm_desc_t::flags: cuBLASLt may use TF32 tensor cores
+ *  (CUBLAS_COMPUTE_32F_FAST_TF32); without it, FP32 (CUBLAS_COMPUTE_32F). */
+#define TANDEM_GEMM_ALLOW_TF32 1
+
+/** An f32 GEMM of a device program, for a library (cuBLASLt) or the CPU
+ *  sgemm: for each of `batch` problems p,
+ *    C_p = epilogue(op(A_p) * op(B_p) [+ bias])
+ *  with op(A_p) m x k, op(B_p) k x n and C_p m x n, all row-major with
+ *  leading dimensions (elements between rows) lda, ldb, ldc. op(A) is A
+ *  (A_p[i][l] at a[p*stride_a + i*lda + l]) or, with trans_a, A stored
+ *  k x m (a[p*stride_a + l*lda + i]); likewise B. A batch stride of 0
+ *  broadcasts the operand. `bias` has n elements, added to every row. C
+ *  is overwritten (beta = 0) and must not overlap A, B or the bias. Every
+ *  field is an int64_t so that generated code emits it as one constant
+ *  array. */
+typedef struct {
+  int64_t batch, m, n, k;
+  int64_t trans_a, trans_b; /* 0 or 1 */
+  int64_t lda, ldb, ldc;
+  int64_t stride_a, stride_b, stride_c; /* elements between problems */
+  int64_t epilogue;                     /* TANDEM_GEMM_EPILOGUE_* */
+  int64_t flags;                        /* TANDEM_GEMM_ALLOW_TF32 */
+} tandem_gemm_desc_t;
+
 /** Formats of device images. The values are part of the ABI. */
 enum { TANDEM_IMAGE_PTX = 0, TANDEM_IMAGE_CUBIN = 1, TANDEM_IMAGE_FATBIN = 2 };
 
@@ -585,6 +618,21 @@ TANDEM_API void tandem_sched_launch(const tandem_exec_ctx_t *ctx,
                                     uint32_t gy, uint32_t gz, uint32_t bx,
                                     uint32_t by, uint32_t bz,
                                     const uint64_t *args);
+
+/** Enqueues the GEMM `desc` on `stream` with device pointers a, b, c and
+ *  bias (0 unless the epilogue has a bias), if this run's device can run
+ *  library GEMMs: cuBLASLt on CUDA (loaded on first use; when it cannot be
+ *  loaded that is logged once and every GEMM falls back), the CPU sgemm on
+ *  the emulated device (on the stream's thread) and on the CPU fallback.
+ *  `kernel` (an index into the program's kernels) is the contraction's
+ *  generated kernel: it names the GEMM in traces. Returns 1 when the GEMM
+ *  was enqueued (or the run has already failed), 0 when the caller must
+ *  launch the generated fallback kernels instead. `desc` must stay valid
+ *  for the model's lifetime (generated code passes a constant). */
+TANDEM_API int32_t tandem_sched_gemm(const tandem_exec_ctx_t *ctx,
+                                     int32_t stream, int32_t kernel,
+                                     const tandem_gemm_desc_t *desc, uint64_t a,
+                                     uint64_t b, uint64_t c, uint64_t bias);
 
 /** Bracket the launches of GPU partition `partition` on `stream` (CUDA
  *  Graph capture and replay from a slot's second run on, trace spans). For
@@ -876,6 +924,18 @@ TANDEM_API tandem_status_t
 tandem_device_launch(tandem_stream_t *stream, tandem_device_kernel_t *kernel,
                      const tandem_launch_dims_t *dims,
                      const tandem_kernel_arg_t *args, int32_t num_args);
+
+/** Enqueues the f32 GEMM `desc` (copied) on `stream` with device pointers
+ *  a, b, c and bias (0 without a bias epilogue); `name` (copied) names it in
+ *  traces. CUDA: cuBLASLt on the stream (capturable; the workspace is
+ *  allocated once per stream, before any capture); emulated: the CPU
+ *  sgemm on the stream's thread. TANDEM_UNAVAILABLE when the device has
+ *  no GEMM library (cuBLASLt not found), TANDEM_INVALID_ARGUMENT for a
+ *  malformed descriptor or an address outside device memory. Thread-safe. */
+TANDEM_API tandem_status_t tandem_device_gemm(
+    tandem_stream_t *stream, const tandem_gemm_desc_t *desc,
+    tandem_device_ptr_t a, tandem_device_ptr_t b, tandem_device_ptr_t c,
+    tandem_device_ptr_t bias, const char *name);
 
 /** Starts capturing `stream`: copies, launches and graph launches enqueued
  *  on it are recorded instead of run, until tandem_stream_end_capture.

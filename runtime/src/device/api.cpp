@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "device/device.h"
+#include "kernels/gemm_desc.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -472,6 +473,23 @@ tandem_status_t tandem_device_launch(tandem_stream_t *stream,
   }
   return guarded("tandem_device_launch",
                  [&] { return stream->launch(kernel, *dims, args, num_args); });
+}
+
+tandem_status_t tandem_device_gemm(tandem_stream_t *stream,
+                                   const tandem_gemm_desc_t *desc,
+                                   tandem_device_ptr_t a, tandem_device_ptr_t b,
+                                   tandem_device_ptr_t c,
+                                   tandem_device_ptr_t bias, const char *name) {
+  if (!stream || !desc)
+    return invalid("tandem_device_gemm", "stream or desc is NULL");
+  char message[160];
+  if (!tandem::gemm::check(*desc, message, sizeof(message)))
+    return invalid("tandem_device_gemm", message);
+  if (!a || !b || !c || (tandem::gemm::hasBias(*desc) && !bias))
+    return invalid("tandem_device_gemm", "a device pointer is 0");
+  std::string what = name ? name : "gemm";
+  return guarded("tandem_device_gemm",
+                 [&] { return stream->gemm(*desc, a, b, c, bias, what); });
 }
 
 tandem_status_t tandem_stream_begin_capture(tandem_stream_t *stream) {

@@ -14,11 +14,17 @@
 // Each device uses its GPU's primary context, pushed around every driver
 // call so that the caller's current context is left as it was.
 //
+// Library GEMMs (tandem_device_gemm) go to cuBLASLt (cublaslt.cpp), loaded
+// and given a handle on a device's first hasGemm(); a stream allocates its
+// 32 MiB workspace on its first GEMM.
+//
 //===----------------------------------------------------------------------===//
 
+#include "device/cublaslt.h"
 #include "device/device.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -344,6 +350,7 @@ public:
   ~CudaDevice() override {
     {
       ScopedContext scope(drv, context);
+      blas.reset();
       if (scope.ok()) {
         for (cu::DevicePtr ptr : allocations)
           drv.memFree(ptr);
@@ -357,6 +364,34 @@ public:
   tandem_device_kind_t kind() const override { return TANDEM_DEVICE_CUDA; }
   const char *name() const override { return deviceName.c_str(); }
   const char *arch() const override { return smArch.c_str(); }
+
+  bool hasGemm() override {
+    std::call_once(blasOnce, [&] {
+      std::string reason;
+      const tandem::cublaslt::Api *api = tandem::cublaslt::load(&reason);
+      if (api) {
+        ScopedContext scope(drv, context);
+        tandem_status_t status =
+            scope.ok() ? tandem::cublaslt::Context::create(*api, &blas)
+                       : scope.release();
+        if (status) {
+          reason = tandem_status_message(status);
+          tandem_status_free(status);
+        }
+      }
+      if (blas)
+        return;
+      // Logged once per process: every device would say the same.
+      static std::once_flag logged;
+      std::call_once(logged, [&] {
+        const char *quiet = std::getenv("TANDEM_QUIET");
+        if (!quiet || std::strcmp(quiet, "1") != 0)
+          std::fprintf(stderr, "tandem: %s; matmuls run as generated kernels\n",
+                       reason.c_str());
+      });
+    });
+    return blas != nullptr;
+  }
 
   tandem_status_t alloc(uint64_t bytes, tandem_device_ptr_t *out) override {
     ScopedContext scope(drv, context);
@@ -440,8 +475,11 @@ public:
   const int ordinal;
   const cu::Device handle;
   const cu::Context context;
+  /// cuBLASLt on this device's context, once hasGemm() returned true.
+  std::unique_ptr<tandem::cublaslt::Context> blas;
 
 private:
+  std::once_flag blasOnce;
   const std::string deviceName;
   /// "sm_90" from the compute capability; empty if the driver did not say.
   const std::string smArch;
@@ -542,8 +580,46 @@ public:
   ~CudaStream() override {
     // api.cpp has ended any capture and waited for the queued work.
     ScopedContext scope(dev.drv, dev.context);
-    if (scope.ok())
+    if (scope.ok()) {
+      if (workspace)
+        dev.drv.memFree(workspace);
       dev.drv.streamDestroy(stream);
+    }
+  }
+
+  tandem_status_t gemm(const tandem_gemm_desc_t &desc, tandem_device_ptr_t a,
+                       tandem_device_ptr_t b, tandem_device_ptr_t c,
+                       tandem_device_ptr_t bias,
+                       const std::string &name) override {
+    if (!dev.hasGemm())
+      return tandem_status_make(TANDEM_UNAVAILABLE,
+                                "gemm '%s': cuBLASLt is not available",
+                                name.c_str());
+    ScopedContext scope(dev.drv, dev.context);
+    if (!scope.ok())
+      return scope.release();
+    // The workspace is allocated once, on the stream's first GEMM (a
+    // slot's first run is never captured).
+    if (!workspace) {
+      if (isCapturing())
+        return tandem_status_make(TANDEM_INVALID_ARGUMENT,
+                                  "gemm '%s': the stream's first GEMM is being "
+                                  "captured; run it once uncaptured",
+                                  name.c_str());
+      if (tandem_status_t status = dev.drv.check(
+              dev.drv.memAlloc(&workspace, tandem::cublaslt::kWorkspaceBytes),
+              "cuMemAlloc (cuBLASLt workspace)"))
+        return status;
+    }
+    tandem_status_t status =
+        dev.blas->gemm(desc, a, b, c, bias, workspace, stream);
+    if (!status)
+      return nullptr;
+    std::string message = tandem_status_message(status);
+    tandem_status_code_t code = tandem_status_code(status);
+    tandem_status_free(status);
+    return tandem_status_make(code, "gemm '%s': %s", name.c_str(),
+                              message.c_str());
   }
 
   tandem_status_t finish() override {
@@ -719,6 +795,8 @@ private:
   const cu::Stream stream;
   std::mutex mutex;
   bool capturing = false;
+  /// cuBLASLt's workspace (kWorkspaceBytes), from the stream's first GEMM.
+  cu::DevicePtr workspace = 0;
 };
 
 tandem_status_t CudaDevice::createStream(tandem_stream_s **out) {

@@ -62,6 +62,10 @@ struct tandem_device_s {
     (void)observer;
   }
 
+  /// Whether streams of this device run tandem_device_gemm (CUDA: whether
+  /// cuBLASLt could be loaded; tried once, a failure logged once).
+  virtual bool hasGemm() { return false; }
+
   /// Device memory. `bytes` > 0 (api.cpp handles 0).
   virtual tandem_status_t alloc(uint64_t bytes, tandem_device_ptr_t *out) = 0;
   /// `ptr` != 0.
@@ -115,6 +119,16 @@ struct tandem_stream_s {
                                  const tandem_launch_dims_t &dims,
                                  const tandem_kernel_arg_t *args,
                                  int32_t numArgs) = 0;
+  /// An f32 GEMM (tandem_device_gemm; `desc` is checked, pointers are
+  /// non-zero). Backends without a GEMM library return TANDEM_UNAVAILABLE.
+  virtual tandem_status_t gemm(const tandem_gemm_desc_t &desc,
+                               tandem_device_ptr_t a, tandem_device_ptr_t b,
+                               tandem_device_ptr_t c, tandem_device_ptr_t bias,
+                               const std::string &name) {
+    (void)desc, (void)a, (void)b, (void)c, (void)bias, (void)name;
+    return tandem_status_make(TANDEM_UNAVAILABLE,
+                              "this device has no GEMM library");
+  }
   /// `event` belongs to the same device.
   virtual tandem_status_t recordEvent(tandem_event_s *event) = 0;
   virtual tandem_status_t waitEvent(tandem_event_s *event) = 0;

@@ -14,7 +14,10 @@
 //    complete a one-shot signal; waits block the waiting stream's queue on
 //    the signal of the event's latest record.
 //  - Kernels are CPU twins, run on the stream's thread with their device
-//    pointer arguments translated to the backing memory.
+//    pointer arguments translated to the backing memory. Library GEMMs
+//    (tandem_device_gemm) run the CPU sgemm there, single-threaded
+//    (TANDEM_EMULATED_GEMM=0: no GEMM library, as on CUDA without
+//    cuBLASLt).
 //  - Optional random delays before each copy and kernel make missing
 //    synchronisation visible as wrong results.
 //  - Capture records the stream's copies and launches as commands; a graph
@@ -23,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "device/device.h"
+#include "kernels/gemm_desc.h"
 
 #include <algorithm>
 #include <atomic>
@@ -118,7 +122,7 @@ struct DelayRange {
 /// A copy or a launch as the caller described it: what capture records and
 /// a graph replays. Device addresses are translated when it is queued.
 struct Command {
-  enum Kind { H2D, D2H, D2D, Kernel } kind = H2D;
+  enum Kind { H2D, D2H, D2D, Kernel, Gemm } kind = H2D;
   tandem_device_ptr_t dst = 0;
   tandem_device_ptr_t src = 0;
   void *hostDst = nullptr;
@@ -133,6 +137,9 @@ struct Command {
     bool isPointer;
   };
   std::vector<Slot> argSlots;
+  /// Gemm: the descriptor and the device addresses of A, B, C and the bias.
+  tandem_gemm_desc_t gemm = {};
+  tandem_device_ptr_t gemmArgs[4] = {};
 };
 
 /// One entry of a stream's queue.
@@ -227,6 +234,12 @@ public:
 
   tandem_device_kind_t kind() const override { return TANDEM_DEVICE_EMULATED; }
   const char *name() const override { return "emulated"; }
+  /// TANDEM_EMULATED_GEMM=0 makes the device behave like a GPU without
+  /// cuBLASLt (generated code then launches the GEMMs' fallback kernels).
+  bool hasGemm() override {
+    const char *env = std::getenv("TANDEM_EMULATED_GEMM");
+    return !(env && std::strcmp(env, "0") == 0);
+  }
   void setObserver(tandem::device::OpObserver *newObserver) override {
     observer.store(newObserver, std::memory_order_release);
   }
@@ -589,6 +602,21 @@ public:
     return submit(std::move(command));
   }
 
+  tandem_status_t gemm(const tandem_gemm_desc_t &desc, tandem_device_ptr_t a,
+                       tandem_device_ptr_t b, tandem_device_ptr_t c,
+                       tandem_device_ptr_t bias,
+                       const std::string &name) override {
+    Command command;
+    command.kind = Command::Gemm;
+    command.kernelName = name;
+    command.gemm = desc;
+    command.gemmArgs[0] = a;
+    command.gemmArgs[1] = b;
+    command.gemmArgs[2] = c;
+    command.gemmArgs[3] = bias;
+    return submit(std::move(command));
+  }
+
   tandem_status_t recordEvent(tandem_event_s *event) override {
     auto signal = std::make_shared<Signal>();
     Op op;
@@ -695,6 +723,8 @@ private:
       return "tandem_memcpy_d2d_async";
     case Command::Kernel:
       return "tandem_device_launch";
+    case Command::Gemm:
+      return "tandem_device_gemm";
     }
     return "?";
   }
@@ -750,6 +780,7 @@ private:
       op->kind = tandem::device::OpKind::D2D;
       break;
     case Command::Kernel:
+    case Command::Gemm:
       op->kind = tandem::device::OpKind::Kernel;
       op->name = command.kernelName;
       break;
@@ -830,6 +861,35 @@ private:
                         ? static_cast<void *>(&hostPointers[nextPointer++])
                         : static_cast<void *>(data->data() + slots[i].offset);
         fn(args.data());
+      };
+      return nullptr;
+    }
+    case Command::Gemm: {
+      using tandem::gemm::Operand;
+      const tandem_gemm_desc_t &desc = command.gemm;
+      Resolved operands[4];
+      for (int i = 0; i < 4; ++i) {
+        uint64_t bytes =
+            tandem::gemm::extentBytes(desc, static_cast<Operand>(i));
+        if (bytes == 0)
+          continue;
+        if (tandem_status_t status =
+                dev.resolve(what, command.gemmArgs[i], bytes, &operands[i])) {
+          static const char *const names[] = {"A", "B", "C", "bias"};
+          std::string message = tandem_status_message(status);
+          tandem_status_free(status);
+          return tandem_status_make(
+              TANDEM_INVALID_ARGUMENT, "gemm '%s', operand %s: %s",
+              command.kernelName.c_str(), names[i], message.c_str());
+        }
+      }
+      op->run = [desc, a = operands[0], b = operands[1], c = operands[2],
+                 bias = operands[3]] {
+        tandem::gemm::runOnHost(nullptr, desc,
+                                static_cast<const float *>(a.host()),
+                                static_cast<const float *>(b.host()),
+                                static_cast<float *>(c.host()),
+                                static_cast<const float *>(bias.host()));
       };
       return nullptr;
     }

@@ -56,11 +56,14 @@ struct Program {
   Trace *trace = nullptr;
 };
 
-/// One kernel launch as the entry asked for it.
+/// One kernel launch or library GEMM as the entry asked for it.
 struct LaunchRecord {
   int32_t kernel = 0;
   uint32_t dims[6] = {};
   std::vector<uint64_t> args;
+  /// A library GEMM (tandem_sched_gemm; args are A, B, C and the bias) that
+  /// `kernel` names; NULL for a kernel launch.
+  const tandem_gemm_desc_t *gemm = nullptr;
   bool operator==(const LaunchRecord &other) const;
 };
 

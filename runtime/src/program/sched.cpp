@@ -9,11 +9,16 @@
 //    into a graph and replayed while they stay the same.
 //  - CPU fallback (no device): the device arena is host memory, copies are
 //    memcpy, launches call the twins, events do nothing.
+// Library GEMMs (tandem_sched_gemm) are buffered and captured like launches;
+// they run cuBLASLt (CUDA), the CPU sgemm on the stream's thread (emulated)
+// or the CPU sgemm on the run's thread pool (CPU fallback).
 // Failures never return: the first one is kept in the slot, later calls of
 // the run do nothing, and the run fails with its message (model.cpp).
 //
 //===----------------------------------------------------------------------===//
 
+#include "device/device.h"
+#include "kernels/gemm_desc.h"
 #include "kernels/kernel_status.h"
 #include "program/program.h"
 #include "program/trace.h"
@@ -121,10 +126,50 @@ int streamTrack(const Slot *slot, int32_t stream) {
   return trackId(slot->index, stream);
 }
 
+/// Issues one library GEMM on `stream` (see issueLaunch).
+bool issueGemm(Slot *slot, const LaunchRecord &launch, int32_t stream,
+               bool captured) {
+  const char *name = kernelName(slot, launch.kernel);
+  const uint64_t *args = launch.args.data();
+  uint64_t start = slot->trace ? nowNs() : 0;
+  if (!onDevice(slot)) {
+    auto host = [](uint64_t address) {
+      return reinterpret_cast<float *>(static_cast<uintptr_t>(address));
+    };
+    tandem::gemm::runOnHost(&slot->ctx, *launch.gemm, host(args[0]),
+                            host(args[1]), host(args[2]), host(args[3]));
+    if (slot->trace)
+      slot->trace->span(streamTrack(slot, stream), name, "kernel", start,
+                        nowNs());
+    slot->stats->kernelLaunches++;
+    return true;
+  }
+  tandem_status_t status =
+      tandem_device_gemm(slot->streams[stream], launch.gemm, args[0], args[1],
+                         args[2], args[3], name);
+  if (status) {
+    fail(slot, "gemm '%s' (kernel %d) on stream %d: %s", name, launch.kernel,
+         stream, tandem_status_message(status));
+    tandem_status_free(status);
+    return false;
+  }
+  if (captured) {
+    slot->stats->capturedLaunches++;
+  } else {
+    slot->stats->kernelLaunches++;
+    if (slot->trace && isCuda(slot))
+      slot->trace->span(streamTrack(slot, stream), name, "kernel", start,
+                        nowNs(), -1, true);
+  }
+  return true;
+}
+
 /// Issues one launch on `stream` (captured: recorded into the graph being
 /// captured). CPU fallback: calls the twin.
 bool issueLaunch(Slot *slot, const LaunchRecord &launch, int32_t stream,
                  bool captured) {
+  if (launch.gemm)
+    return issueGemm(slot, launch, stream, captured);
   const tandem_program_kernel_t &kernel =
       slot->program->program->kernels[launch.kernel];
   size_t n = launch.args.size();
@@ -308,7 +353,7 @@ namespace tandem {
 namespace sched {
 
 bool LaunchRecord::operator==(const LaunchRecord &other) const {
-  return kernel == other.kernel &&
+  return kernel == other.kernel && gemm == other.gemm &&
          std::equal(std::begin(dims), std::end(dims), std::begin(other.dims)) &&
          args == other.args;
 }
@@ -545,6 +590,60 @@ void tandem_sched_launch(const tandem_exec_ctx_t *ctx, int32_t stream,
   flushOpen(slot);
   if (slot->error.empty())
     issueLaunch(slot, launch, stream, false);
+}
+
+int32_t tandem_sched_gemm(const tandem_exec_ctx_t *ctx, int32_t stream,
+                          int32_t kernel, const tandem_gemm_desc_t *desc,
+                          uint64_t a, uint64_t b, uint64_t c, uint64_t bias) {
+  Slot *slot = activeSlot(ctx, "tandem_sched_gemm");
+  if (!slot || !checkStream(slot, stream, "gemm"))
+    return 1;
+  const tandem_device_program_t *program = slot->program->program;
+  if (kernel < 0 || kernel >= program->num_kernels) {
+    fail(slot, "gemm: kernel %d does not exist (the program has %d)", kernel,
+         program->num_kernels);
+    return 1;
+  }
+  const char *name = kernelName(slot, kernel);
+  char message[160];
+  if (!desc) {
+    fail(slot, "gemm '%s': the descriptor is NULL", name);
+    return 1;
+  }
+  if (!tandem::gemm::check(*desc, message, sizeof(message))) {
+    fail(slot, "gemm '%s': %s", name, message);
+    return 1;
+  }
+  // No GEMM library on this device (CUDA without cuBLASLt): the caller
+  // launches the generated kernels.
+  if (onDevice(slot) && !slot->program->device->hasGemm())
+    return 0;
+  const uint64_t addresses[4] = {a, b, c, bias};
+  static const char *const operands[4] = {"A", "B", "C", "bias"};
+  for (int i = 0; i < 4; ++i) {
+    uint64_t bytes =
+        tandem::gemm::extentBytes(*desc, static_cast<tandem::gemm::Operand>(i));
+    if (bytes == 0)
+      continue;
+    char what[200];
+    std::snprintf(what, sizeof(what), "gemm '%s', operand %s", name,
+                  operands[i]);
+    if (!checkRange(slot, addresses[i], bytes, what))
+      return 1;
+  }
+  LaunchRecord launch;
+  launch.kernel = kernel;
+  launch.gemm = desc;
+  launch.args.assign(addresses, addresses + 4);
+  if (onDevice(slot) && slot->openPartition >= 0 &&
+      stream == slot->openStream) {
+    slot->buffered.push_back(std::move(launch));
+    return 1;
+  }
+  flushOpen(slot);
+  if (slot->error.empty())
+    issueLaunch(slot, launch, stream, false);
+  return 1;
 }
 
 void tandem_sched_partition_begin(const tandem_exec_ctx_t *ctx,

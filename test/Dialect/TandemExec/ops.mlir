@@ -43,3 +43,22 @@ func.func @unscheduled(%x: memref<4xf32>, %xd: memref<4xf32>) {
   tandem_exec.transfer %x, %xd : memref<4xf32>, memref<4xf32> from #tandem.device<"/device:CPU:0"> to #tandem.device<"/device:GPU:0">
   return
 }
+
+// A library GEMM with its generated fallback launches; optional bias and
+// transposes round-trip.
+func.func private @k_fill(%c: memref<2x3xf32>) attributes {tandem.kernel}
+func.func private @k_mm(%a: memref<2x4xf32>, %b: memref<4x3xf32>, %c: memref<2x3xf32>) attributes {tandem.kernel}
+
+// CHECK-LABEL: func.func @gemm
+func.func @gemm(%a: memref<2x4xf32, #tandem.device<"/device:GPU:0">>, %b: memref<4x3xf32, #tandem.device<"/device:GPU:0">>, %bias: memref<3xf32, #tandem.device<"/device:GPU:0">>, %c: memref<2x3xf32, #tandem.device<"/device:GPU:0">>) {
+  // CHECK: tandem_exec.gemm @k_mm(%{{.+}}, %{{.+}}, bias %{{.+}}) -> %{{.+}} on compute {batch = 1 : i64, epilogue = "bias_relu", k = 4 : i64, lda = 4 : i64, ldb = 3 : i64, ldc = 3 : i64, m = 2 : i64, n = 3 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, tf32} : {{.+}} -> memref<2x3xf32, #tandem.device<"/device:GPU:0">> fallback 2
+  // CHECK-NEXT: tandem_exec.launch @k_fill
+  // CHECK-NEXT: tandem_exec.launch @k_mm
+  tandem_exec.gemm @k_mm(%a, %b, bias %bias) -> %c on compute {batch = 1 : i64, m = 2 : i64, n = 3 : i64, k = 4 : i64, lda = 4 : i64, ldb = 3 : i64, ldc = 3 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, epilogue = "bias_relu", tf32} : memref<2x4xf32, #tandem.device<"/device:GPU:0">>, memref<4x3xf32, #tandem.device<"/device:GPU:0">>, memref<3xf32, #tandem.device<"/device:GPU:0">> -> memref<2x3xf32, #tandem.device<"/device:GPU:0">> fallback 2
+  tandem_exec.launch @k_fill(%c) on compute grid [1, 1, 1] block [32, 1, 1] : memref<2x3xf32, #tandem.device<"/device:GPU:0">>
+  tandem_exec.launch @k_mm(%a, %b, %c) on compute grid [1, 1, 1] block [32, 1, 1] : memref<2x4xf32, #tandem.device<"/device:GPU:0">>, memref<4x3xf32, #tandem.device<"/device:GPU:0">>, memref<2x3xf32, #tandem.device<"/device:GPU:0">>
+  // CHECK: tandem_exec.gemm @k_mm(%{{[^,]+}}, %{{[^,]+}}) -> %{{.+}} on compute {{{.+}}trans_a, trans_b} : memref<2x4xf32, {{.+}}>, memref<4x3xf32, {{.+}}> -> memref<2x3xf32, {{.+}}> fallback 1
+  tandem_exec.gemm @k_mm(%a, %b) -> %c on compute {batch = 1 : i64, m = 2 : i64, n = 3 : i64, k = 4 : i64, lda = 2 : i64, ldb = 4 : i64, ldc = 3 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, epilogue = "none", trans_a, trans_b} : memref<2x4xf32, #tandem.device<"/device:GPU:0">>, memref<4x3xf32, #tandem.device<"/device:GPU:0">> -> memref<2x3xf32, #tandem.device<"/device:GPU:0">> fallback 1
+  tandem_exec.launch @k_mm(%a, %b, %c) on compute grid [1, 1, 1] block [32, 1, 1] : memref<2x4xf32, #tandem.device<"/device:GPU:0">>, memref<4x3xf32, #tandem.device<"/device:GPU:0">>, memref<2x3xf32, #tandem.device<"/device:GPU:0">>
+  return
+}

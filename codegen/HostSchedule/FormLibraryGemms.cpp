@@ -1,0 +1,442 @@
+//===- FormLibraryGemms.cpp - the tandem-form-library-gemms pass ----------===//
+//
+// Turns launches of generated contraction kernels into tandem_exec.gemm ops
+// (cuBLASLt on CUDA, the CPU sgemm elsewhere), folding the zero fill before
+// them and a bias / ReLU launch after them into the GEMM; the replaced
+// launches follow the gemm as its fallback.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/HostSchedule/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::tandem {
+#define GEN_PASS_DEF_TANDEMFORMLIBRARYGEMMS
+#include "codegen/HostSchedule/Passes.h.inc"
+} // namespace mlir::tandem
+
+using namespace mlir;
+using namespace mlir::tandem;
+using namespace mlir::tandem::exec;
+
+namespace {
+
+/// The kernel argument `value` is, possibly through reshapes (which keep a
+/// whole identity-layout buffer's elements in place), or null.
+BlockArgument rootArgument(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
+      value = collapse.getSrc();
+    else if (auto expand = dyn_cast<memref::ExpandShapeOp>(def))
+      value = expand.getSrc();
+    else
+      return nullptr;
+  }
+  return dyn_cast<BlockArgument>(value);
+}
+
+/// The single linalg op of kernel function `kernel` whose memref operands
+/// are all arguments of the kernel or reshapes of them, or null.
+linalg::LinalgOp singleLinalgOp(func::FuncOp kernel) {
+  if (!kernel || kernel.isExternal())
+    return nullptr;
+  linalg::LinalgOp found;
+  for (Operation &op : kernel.getBody().front()) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      if (found)
+        return nullptr;
+      found = linalgOp;
+    } else if (!isa<arith::ConstantOp, memref::CollapseShapeOp,
+                    memref::ExpandShapeOp, func::ReturnOp>(op)) {
+      return nullptr;
+    }
+  }
+  if (!found || !found.hasPureBufferSemantics())
+    return nullptr;
+  for (OpOperand &operand : found->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    BlockArgument arg = rootArgument(operand.get());
+    if (!arg || arg.getOwner()->getParentOp() != kernel)
+      return nullptr;
+  }
+  return found;
+}
+
+/// The kernel argument index of `value` (an argument or a reshape of one).
+unsigned argIndex(Value value) { return rootArgument(value).getArgNumber(); }
+
+/// True if `block` is `yield(acc + a * b)` on f32 (either operand order).
+bool isF32MultiplyAccumulate(Block &block) {
+  if (block.getNumArguments() != 3 ||
+      !llvm::all_of(block.getArgumentTypes(), [](Type t) { return t.isF32(); }))
+    return false;
+  auto ops = block.without_terminator();
+  if (std::distance(ops.begin(), ops.end()) != 2)
+    return false;
+  auto mul = dyn_cast<arith::MulFOp>(*ops.begin());
+  auto add = dyn_cast<arith::AddFOp>(*std::next(ops.begin()));
+  auto yield = dyn_cast<linalg::YieldOp>(block.getTerminator());
+  if (!mul || !add || !yield || yield->getOperand(0) != add.getResult())
+    return false;
+  Value a = block.getArgument(0), b = block.getArgument(1),
+        acc = block.getArgument(2);
+  bool mulOk = (mul.getLhs() == a && mul.getRhs() == b) ||
+               (mul.getLhs() == b && mul.getRhs() == a);
+  bool addOk = (add.getLhs() == acc && add.getRhs() == mul.getResult()) ||
+               (add.getRhs() == acc && add.getLhs() == mul.getResult());
+  return mulOk && addOk;
+}
+
+/// A contraction kernel as a GEMM: its operands (kernel argument indices)
+/// and the descriptor fields.
+struct Contraction {
+  unsigned a, b, c;
+  int64_t batch = 1, m, n, k;
+  bool transA = false, transB = false;
+  int64_t lda, ldb, ldc, strideA = 0, strideB = 0, strideC = 0;
+  /// Whether C's innermost dimension is N (a bias along it is a row).
+  bool nInnermost = false;
+};
+
+/// Element stride of loop dimension `dim` in operand `operand` of `op`
+/// (identity-layout static buffer), or 0 when the operand does not walk it.
+int64_t loopStride(linalg::LinalgOp op, OpOperand &operand, int64_t dim) {
+  auto type = cast<MemRefType>(operand.get().getType());
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  int64_t stride = 1;
+  for (int64_t j = type.getRank() - 1; j >= 0; --j) {
+    if (cast<AffineDimExpr>(map.getResult(j)).getPosition() == dim)
+      return stride;
+    stride *= type.getDimSize(j);
+  }
+  return 0;
+}
+
+/// Matches the contraction of kernel function `kernel`.
+std::optional<Contraction> matchContraction(func::FuncOp kernel) {
+  linalg::LinalgOp op = singleLinalgOp(kernel);
+  if (!op || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !isF32MultiplyAccumulate(*op.getBlock()))
+    return std::nullopt;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+        !type.getElementType().isF32() ||
+        !op.getMatchingIndexingMap(&operand).isProjectedPermutation(false))
+      return std::nullopt;
+  }
+  OpOperand &opA = op->getOpOperand(0), &opB = op->getOpOperand(1),
+            &opC = op->getOpOperand(2);
+  auto walks = [&](OpOperand &operand, int64_t dim) {
+    return op.getMatchingIndexingMap(&operand).isFunctionOfDim(dim);
+  };
+  // Classify the loops: K reduces, M only A walks, N only B walks, batch
+  // both (or, as a second M or N candidate, one of them: broadcast).
+  int64_t kDim = -1, batchDim = -1;
+  SmallVector<int64_t> mDims, nDims;
+  auto iterators = op.getIteratorTypesArray();
+  for (int64_t d = 0, e = iterators.size(); d < e; ++d) {
+    bool a = walks(opA, d), b = walks(opB, d), c = walks(opC, d);
+    if (iterators[d] == utils::IteratorType::reduction) {
+      if (c || !a || !b || kDim >= 0)
+        return std::nullopt;
+      kDim = d;
+    } else if (!c) {
+      return std::nullopt;
+    } else if (a && b) {
+      if (batchDim >= 0)
+        return std::nullopt;
+      batchDim = d;
+    } else if (a) {
+      mDims.push_back(d);
+    } else if (b) {
+      nDims.push_back(d);
+    } else {
+      return std::nullopt;
+    }
+  }
+  // Of two M (or N) candidates, the one C walks outermost is the batch.
+  auto pick = [&](SmallVector<int64_t> &dims) -> int64_t {
+    if (dims.size() == 2 && batchDim < 0) {
+      int64_t s0 = loopStride(op, opC, dims[0]),
+              s1 = loopStride(op, opC, dims[1]);
+      batchDim = s0 > s1 ? dims[0] : dims[1];
+      return s0 > s1 ? dims[1] : dims[0];
+    }
+    return dims.size() == 1 ? dims[0] : -1;
+  };
+  int64_t mDim = pick(mDims), nDim = pick(nDims);
+  if (kDim < 0 || mDim < 0 || nDim < 0)
+    return std::nullopt;
+
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  Contraction g;
+  g.a = argIndex(opA.get());
+  g.b = argIndex(opB.get());
+  g.c = argIndex(opC.get());
+  g.m = ranges[mDim];
+  g.n = ranges[nDim];
+  g.k = ranges[kDim];
+  if (batchDim >= 0) {
+    g.batch = ranges[batchDim];
+    g.strideA = loopStride(op, opA, batchDim);
+    g.strideB = loopStride(op, opB, batchDim);
+    g.strideC = loopStride(op, opC, batchDim);
+  }
+  if (g.batch == 1)
+    g.strideA = g.strideB = g.strideC = 0;
+  // Each operand must have unit stride along its rows, either way round.
+  auto layout = [](int64_t rowStride, int64_t colStride, int64_t cols,
+                   bool &trans, int64_t &ld) {
+    if (colStride == 1 && rowStride >= cols) {
+      trans = false, ld = rowStride;
+      return true;
+    }
+    if (rowStride == 1 && colStride >= 1) {
+      trans = true, ld = colStride;
+      return true;
+    }
+    return false;
+  };
+  bool transC = false;
+  if (!layout(loopStride(op, opA, mDim), loopStride(op, opA, kDim), g.k,
+              g.transA, g.lda) ||
+      !layout(loopStride(op, opB, kDim), loopStride(op, opB, nDim), g.n,
+              g.transB, g.ldb) ||
+      !layout(loopStride(op, opC, mDim), loopStride(op, opC, nDim), g.n, transC,
+              g.ldc) ||
+      transC)
+    return std::nullopt;
+  // A transposed operand's leading dimension spans its stored rows.
+  if ((g.transA && g.lda < g.m) || (g.transB && g.ldb < g.k))
+    return std::nullopt;
+  AffineMap cMap = op.getMatchingIndexingMap(&opC);
+  g.nInnermost = cast<AffineDimExpr>(cMap.getResult(cMap.getNumResults() - 1))
+                     .getPosition() == nDim;
+  return g;
+}
+
+/// True if kernel function `kernel` fills its only argument with +0.0.
+bool isZeroFill(func::FuncOp kernel) {
+  linalg::LinalgOp op = singleLinalgOp(kernel);
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op.getOperation());
+  return fill && kernel.getNumArguments() == 1 &&
+         matchPattern(fill.getInputs()[0], m_PosZeroFloat());
+}
+
+/// An elementwise epilogue kernel: `out = [max](in + bias, 0)` or
+/// `out = max(in, 0)`, with kernel argument indices.
+struct Epilogue {
+  unsigned in, out;
+  std::optional<unsigned> bias;
+  bool relu = false;
+};
+
+/// Matches an epilogue kernel whose `in` is the product, a buffer of
+/// `productType`, or a reshape of it that keeps its innermost dimension
+/// (the same elements in the same order, rows of N), and whose bias is a
+/// vector along that dimension.
+std::optional<Epilogue> matchEpilogue(func::FuncOp kernel,
+                                      MemRefType productType) {
+  auto op = dyn_cast_or_null<linalg::GenericOp>(
+      singleLinalgOp(kernel).getOperation());
+  if (!op || op.getNumDpsInits() != 1 || op.getNumDpsInputs() < 1 ||
+      op.getNumDpsInputs() > 2 || op.getNumReductionLoops() != 0 ||
+      productType.getRank() == 0)
+    return std::nullopt;
+  int64_t n = productType.getShape().back();
+  auto isProduct = [&](OpOperand *operand) {
+    auto type = cast<MemRefType>(operand->get().getType());
+    BlockArgument arg = rootArgument(operand->get());
+    return arg && arg.getType() == productType && type.getRank() > 0 &&
+           type.getLayout().isIdentity() &&
+           type.getNumElements() == productType.getNumElements() &&
+           type.getShape().back() == n &&
+           op.getMatchingIndexingMap(operand).isIdentity();
+  };
+  unsigned rank = op.getNumLoops();
+  OpOperand *in = nullptr, *bias = nullptr;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    auto type = cast<MemRefType>(input->get().getType());
+    if (!in && isProduct(input))
+      in = input;
+    else if (map.getNumResults() == 1 &&
+             map.getResult(0) == getAffineDimExpr(rank - 1, op.getContext()) &&
+             type.getShape() == ArrayRef<int64_t>{n} &&
+             type.getElementType().isF32())
+      bias = input;
+    else
+      return std::nullopt;
+  }
+  OpOperand *out = op.getDpsInitOperand(0);
+  auto outType = cast<MemRefType>(out->get().getType());
+  if (!in ||
+      outType.getShape() != cast<MemRefType>(in->get().getType()).getShape() ||
+      !outType.getElementType().isF32() || !outType.getLayout().isIdentity() ||
+      !op.getMatchingIndexingMap(out).isIdentity() || !rootArgument(out->get()))
+    return std::nullopt;
+  // The body: [addf(in, bias)] then [maximumf(x, +0.0)], then yield.
+  Block &body = *op.getBlock();
+  Value x = op.getMatchingBlockArgument(in);
+  auto it = body.without_terminator().begin(),
+       end = body.without_terminator().end();
+  Epilogue e;
+  e.in = argIndex(in->get());
+  e.out = argIndex(out->get());
+  if (bias) {
+    e.bias = argIndex(bias->get());
+    arith::AddFOp add =
+        it == end ? arith::AddFOp() : dyn_cast<arith::AddFOp>(*it);
+    Value b = op.getMatchingBlockArgument(bias);
+    if (!add || !((add.getLhs() == x && add.getRhs() == b) ||
+                  (add.getLhs() == b && add.getRhs() == x)))
+      return std::nullopt;
+    x = add.getResult();
+    ++it;
+  }
+  if (it != end) {
+    auto max = dyn_cast<arith::MaximumFOp>(*it);
+    if (!max)
+      return std::nullopt;
+    Value other = max.getLhs() == x ? max.getRhs() : max.getLhs();
+    if ((max.getLhs() != x && max.getRhs() != x) ||
+        !matchPattern(other, m_PosZeroFloat()))
+      return std::nullopt;
+    x = max.getResult();
+    e.relu = true;
+    ++it;
+  }
+  if (it != end || body.getTerminator()->getOperand(0) != x ||
+      (!e.bias && !e.relu))
+    return std::nullopt;
+  return e;
+}
+
+struct FormLibraryGemmsPass
+    : tandem::impl::TandemFormLibraryGemmsBase<FormLibraryGemmsPass> {
+  using Base::Base;
+
+  func::FuncOp kernelOf(LaunchOp launch) {
+    return symbols->lookupNearestSymbolFrom<func::FuncOp>(
+        launch, launch.getKernelAttr());
+  }
+
+  /// The zero fill of `c` before `matmul` with nothing touching `c` in
+  /// between, or null.
+  LaunchOp zeroFillBefore(LaunchOp matmul, Value c) {
+    for (Operation *op = matmul->getPrevNode(); op; op = op->getPrevNode()) {
+      if (isa<exec::AllocOp, WeightOp, WaitOp>(op))
+        continue;
+      // An earlier gemm (its fallback launches are checked as launches).
+      if (auto gemm = dyn_cast<GemmOp>(op)) {
+        if (llvm::is_contained(gemm->getOperands(), c))
+          return nullptr;
+        continue;
+      }
+      auto launch = dyn_cast<LaunchOp>(op);
+      if (!launch)
+        return nullptr;
+      if (!llvm::is_contained(launch.getArgs(), c))
+        continue;
+      return launch.getArgs().size() == 1 && !absorbed.contains(launch) &&
+                     isZeroFill(kernelOf(launch))
+                 ? launch
+                 : nullptr;
+    }
+    return nullptr;
+  }
+
+  /// Forms a gemm from `matmul` if it qualifies.
+  void form(LaunchOp matmul) {
+    std::optional<Contraction> g = matchContraction(kernelOf(matmul));
+    if (!g)
+      return;
+    Value a = matmul.getArgs()[g->a], b = matmul.getArgs()[g->b],
+          c = matmul.getArgs()[g->c];
+    if (a == c || b == c)
+      return;
+    LaunchOp fill = zeroFillBefore(matmul, c);
+    if (!fill)
+      return;
+    // The next launch, if it is an epilogue of the product alone.
+    LaunchOp epilogueLaunch;
+    std::optional<Epilogue> epilogue;
+    Operation *next = matmul->getNextNode();
+    while (next && isa<exec::AllocOp, WeightOp>(next))
+      next = next->getNextNode();
+    if (auto launch = dyn_cast_or_null<LaunchOp>(next);
+        launch && !absorbed.contains(launch)) {
+      auto cType = cast<MemRefType>(c.getType());
+      bool onlyUsers = llvm::all_of(c.getUsers(), [&](Operation *user) {
+        return user == fill || user == matmul || user == launch;
+      });
+      // The product's rows must be dense: the epilogue sees it as a flat
+      // sequence of rows of N.
+      if (onlyUsers && g->nInnermost && g->ldc == g->n &&
+          (g->batch == 1 || g->strideC == g->m * g->n))
+        epilogue = matchEpilogue(
+            kernelOf(launch),
+            MemRefType::get(cType.getShape(), cType.getElementType()));
+      if (epilogue) {
+        Value in = launch.getArgs()[epilogue->in],
+              out = launch.getArgs()[epilogue->out];
+        if (in != c || out == c || out == a || out == b ||
+            (epilogue->bias && launch.getArgs()[*epilogue->bias] == out))
+          epilogue.reset();
+        else
+          epilogueLaunch = launch;
+      }
+    }
+    Value bias, result = c;
+    StringRef kind = "none";
+    if (epilogue) {
+      result = epilogueLaunch.getArgs()[epilogue->out];
+      if (epilogue->bias)
+        bias = epilogueLaunch.getArgs()[*epilogue->bias];
+      kind = epilogue->bias ? (epilogue->relu ? "bias_relu" : "bias") : "relu";
+    }
+    Operation *last =
+        epilogueLaunch ? epilogueLaunch.getOperation() : matmul.getOperation();
+    OpBuilder builder(last);
+    auto i64 = [&](int64_t v) { return builder.getI64IntegerAttr(v); };
+    auto unit = [&](bool set) {
+      return set ? builder.getUnitAttr() : UnitAttr();
+    };
+    auto gemm = GemmOp::create(
+        builder, matmul.getLoc(), matmul.getKernelAttr(), a, b, bias, result,
+        StreamAttr::get(builder.getContext(), Stream::Compute), i64(g->batch),
+        i64(g->m), i64(g->n), i64(g->k), unit(g->transA), unit(g->transB),
+        i64(g->lda), i64(g->ldb), i64(g->ldc), i64(g->strideA), i64(g->strideB),
+        i64(g->strideC), builder.getStringAttr(kind), unit(allowTF32),
+        i64(epilogueLaunch ? 3 : 2));
+    // The fallback: the replaced launches, in order, right after the gemm.
+    Operation *after = gemm;
+    for (Operation *launch : {fill.getOperation(), matmul.getOperation(),
+                              epilogueLaunch.getOperation()}) {
+      if (!launch)
+        continue;
+      launch->moveAfter(after);
+      after = launch;
+      absorbed.insert(launch);
+    }
+  }
+
+  void runOnOperation() override {
+    SymbolTableCollection table;
+    symbols = &table;
+    SmallVector<LaunchOp> launches;
+    getOperation().walk([&](LaunchOp launch) { launches.push_back(launch); });
+    for (LaunchOp launch : launches)
+      if (!absorbed.contains(launch))
+        form(launch);
+  }
+
+  SymbolTableCollection *symbols = nullptr;
+  /// Launches that became some gemm's fallback.
+  llvm::DenseSet<Operation *> absorbed;
+};
+} // namespace

@@ -99,6 +99,9 @@ struct Contraction {
   int64_t lda, ldb, ldc, strideA = 0, strideB = 0, strideC = 0;
   /// Whether C's innermost dimension is N (a bias along it is a row).
   bool nInnermost = false;
+  /// A ReLU tandem-fuse-elementwise folded into the contraction itself
+  /// (`tandem.epilogue = "relu"`): applied to the product.
+  bool fusedRelu = false;
 };
 
 /// Element stride of loop dimension `dim` in operand `operand` of `op`
@@ -127,6 +130,14 @@ std::optional<Contraction> matchContraction(func::FuncOp kernel) {
         !type.getElementType().isF32() ||
         !op.getMatchingIndexingMap(&operand).isProjectedPermutation(false))
       return std::nullopt;
+  }
+  // A fused ReLU becomes the gemm's epilogue; cuBLASLt has no clip, so a
+  // fused ReLU6 keeps the generated kernel (which applies it).
+  bool fusedRelu = false;
+  if (auto fused = op->getAttrOfType<StringAttr>("tandem.epilogue")) {
+    if (fused.getValue() != "relu")
+      return std::nullopt;
+    fusedRelu = true;
   }
   OpOperand &opA = op->getOpOperand(0), &opB = op->getOpOperand(1),
             &opC = op->getOpOperand(2);
@@ -177,6 +188,7 @@ std::optional<Contraction> matchContraction(func::FuncOp kernel) {
   g.a = argIndex(opA.get());
   g.b = argIndex(opB.get());
   g.c = argIndex(opC.get());
+  g.fusedRelu = fusedRelu;
   g.m = ranges[mDim];
   g.n = ranges[nDim];
   g.k = ranges[kDim];
@@ -368,8 +380,10 @@ struct FormLibraryGemmsPass
     Operation *next = matmul->getNextNode();
     while (next && isa<exec::AllocOp, WeightOp>(next))
       next = next->getNextNode();
+    // After a fused ReLU the next launch reads rectified values: a bias
+    // there is not cuBLASLt's (bias, then ReLU), so nothing more folds.
     if (auto launch = dyn_cast_or_null<LaunchOp>(next);
-        launch && !absorbed.contains(launch)) {
+        launch && !absorbed.contains(launch) && !g->fusedRelu) {
       auto cType = cast<MemRefType>(c.getType());
       bool onlyUsers = llvm::all_of(c.getUsers(), [&](Operation *user) {
         return user == fill || user == matmul || user == launch;
@@ -392,7 +406,7 @@ struct FormLibraryGemmsPass
       }
     }
     Value bias, result = c;
-    StringRef kind = "none";
+    StringRef kind = g->fusedRelu ? "relu" : "none";
     if (epilogue) {
       result = epilogueLaunch.getArgs()[epilogue->out];
       if (epilogue->bias)

@@ -205,3 +205,87 @@ func.func @reshaped(%x: memref<1x4x6xf32, #gpu>, %w: memref<6x5xf32, #gpu>, %b: 
   tandem_exec.launch @k2_generic(%t, %b, %y) on compute grid [1, 1, 1] block [32, 1, 1] : memref<4x5xf32, #gpu>, memref<5xf32, #gpu>, memref<1x4x5xf32, #gpu>
   return
 }
+
+// -----
+
+// A ReLU that tandem-fuse-elementwise already folded into the matmul
+// (tandem.epilogue = "relu") is the gemm's epilogue; the bias launch after
+// it reads rectified values, so it does not fold (cuBLASLt's order is bias,
+// then ReLU) and stays a launch after the gemm's fallback.
+#gpu = #tandem.device<"/device:GPU:0">
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+memref.global "private" constant @w : memref<8x5xf32> = dense<1.0>
+memref.global "private" constant @b : memref<5xf32> = dense<1.0>
+
+func.func private @k0_fill(%c: memref<3x5xf32>) attributes {tandem.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<3x5xf32>)
+  return
+}
+func.func private @k1_matmul_relu(%a: memref<3x8xf32>, %b: memref<8x5xf32>, %c: memref<3x5xf32>) attributes {tandem.kernel} {
+  linalg.matmul {tandem.epilogue = "relu"} ins(%a, %b : memref<3x8xf32>, memref<8x5xf32>) outs(%c : memref<3x5xf32>)
+  return
+}
+func.func private @k2_bias(%c: memref<3x5xf32>, %bias: memref<5xf32>, %y: memref<3x5xf32>) attributes {tandem.kernel} {
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<3x5xf32>, memref<5xf32>) outs(%y : memref<3x5xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @fused_relu(
+// CHECK:         tandem_exec.gemm @k1_matmul_relu(%{{.+}}, %{{.+}}) -> %[[T:.+]] on compute
+// CHECK-SAME:      epilogue = "relu"
+// CHECK-SAME:      fallback 2
+// CHECK-NEXT:    tandem_exec.launch @k0_fill(%[[T]])
+// CHECK-NEXT:    tandem_exec.launch @k1_matmul_relu(
+// CHECK-NEXT:    tandem_exec.alloc
+// CHECK-NEXT:    tandem_exec.launch @k2_bias(%[[T]],
+func.func @fused_relu(%x: memref<3x8xf32, #gpu>) {
+  tandem_exec.partition_begin "m_p0_gpu0" on compute
+  %w = tandem_exec.weight @w : memref<8x5xf32, #gpu>
+  %b = tandem_exec.weight @b : memref<5xf32, #gpu>
+  %t = tandem_exec.alloc : memref<3x5xf32, #gpu>
+  tandem_exec.launch @k0_fill(%t) on compute grid [1, 1, 1] block [32, 1, 1] : memref<3x5xf32, #gpu>
+  tandem_exec.launch @k1_matmul_relu(%x, %w, %t) on compute grid [1, 1, 1] block [32, 1, 1] : memref<3x8xf32, #gpu>, memref<8x5xf32, #gpu>, memref<3x5xf32, #gpu>
+  %y = tandem_exec.alloc : memref<3x5xf32, #gpu>
+  tandem_exec.launch @k2_bias(%t, %b, %y) on compute grid [1, 1, 1] block [32, 1, 1] : memref<3x5xf32, #gpu>, memref<5xf32, #gpu>, memref<3x5xf32, #gpu>
+  tandem_exec.partition_end "m_p0_gpu0" on compute
+  return
+}
+
+// -----
+
+// A fused ReLU6 (cuBLASLt has no clip epilogue): no gemm; the generated
+// kernel applies the clip.
+#gpu = #tandem.device<"/device:GPU:0">
+
+memref.global "private" constant @w : memref<8x5xf32> = dense<1.0>
+
+func.func private @k0_fill(%c: memref<3x5xf32>) attributes {tandem.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<3x5xf32>)
+  return
+}
+func.func private @k1_matmul_relu6(%a: memref<3x8xf32>, %b: memref<8x5xf32>, %c: memref<3x5xf32>) attributes {tandem.kernel} {
+  linalg.matmul {tandem.epilogue = "relu6"} ins(%a, %b : memref<3x8xf32>, memref<8x5xf32>) outs(%c : memref<3x5xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @fused_relu6(
+// CHECK-NOT:     tandem_exec.gemm
+// CHECK:         tandem_exec.launch @k1_matmul_relu6(
+func.func @fused_relu6(%x: memref<3x8xf32, #gpu>) {
+  tandem_exec.partition_begin "m_p0_gpu0" on compute
+  %w = tandem_exec.weight @w : memref<8x5xf32, #gpu>
+  %t = tandem_exec.alloc : memref<3x5xf32, #gpu>
+  tandem_exec.launch @k0_fill(%t) on compute grid [1, 1, 1] block [32, 1, 1] : memref<3x5xf32, #gpu>
+  tandem_exec.launch @k1_matmul_relu6(%x, %w, %t) on compute grid [1, 1, 1] block [32, 1, 1] : memref<3x8xf32, #gpu>, memref<8x5xf32, #gpu>, memref<3x5xf32, #gpu>
+  tandem_exec.partition_end "m_p0_gpu0" on compute
+  return
+}

@@ -347,6 +347,28 @@ tandem_event_t *copyEvent(Slot *slot) {
   return slot->copyEvents[slot->nextCopyEvent++];
 }
 
+/// What both copies start with: the slot, the stream, the device range and
+/// the host pointer checked (`nullHost` is the error for a NULL host
+/// pointer), then the buffered launches flushed. The slot when the copy
+/// should be issued; null when it failed or has nothing to do.
+Slot *beginCopy(const tandem_exec_ctx_t *ctx, int32_t stream, uint64_t device,
+                const void *host, uint64_t bytes, const char *function,
+                const char *nullHost) {
+  const char *op = function + std::strlen("tandem_sched_");
+  Slot *slot = activeSlot(ctx, function);
+  if (!slot || !checkStream(slot, stream, op) ||
+      !checkRange(slot, device, bytes, op))
+    return nullptr;
+  if (!host && bytes) {
+    fail(slot, "%s", nullHost);
+    return nullptr;
+  }
+  flushOpen(slot);
+  if (bytes == 0 || !slot->error.empty())
+    return nullptr;
+  return slot;
+}
+
 } // namespace
 
 namespace tandem {
@@ -413,16 +435,9 @@ uint64_t tandem_sched_device_base(const tandem_exec_ctx_t *ctx) {
 
 void tandem_sched_copy_h2d(const tandem_exec_ctx_t *ctx, int32_t stream,
                            uint64_t dst, const void *src, uint64_t bytes) {
-  Slot *slot = activeSlot(ctx, "tandem_sched_copy_h2d");
-  if (!slot || !checkStream(slot, stream, "copy_h2d") ||
-      !checkRange(slot, dst, bytes, "copy_h2d"))
-    return;
-  if (!src && bytes) {
-    fail(slot, "copy_h2d: the host source is NULL");
-    return;
-  }
-  flushOpen(slot);
-  if (bytes == 0 || !slot->error.empty())
+  Slot *slot = beginCopy(ctx, stream, dst, src, bytes, "tandem_sched_copy_h2d",
+                         "copy_h2d: the host source is NULL");
+  if (!slot)
     return;
   uint64_t start = slot->trace ? nowNs() : 0;
   if (!onDevice(slot)) {
@@ -457,16 +472,9 @@ void tandem_sched_copy_h2d(const tandem_exec_ctx_t *ctx, int32_t stream,
 
 void tandem_sched_copy_d2h(const tandem_exec_ctx_t *ctx, int32_t stream,
                            void *dst, uint64_t src, uint64_t bytes) {
-  Slot *slot = activeSlot(ctx, "tandem_sched_copy_d2h");
-  if (!slot || !checkStream(slot, stream, "copy_d2h") ||
-      !checkRange(slot, src, bytes, "copy_d2h"))
-    return;
-  if (!dst && bytes) {
-    fail(slot, "copy_d2h: the host destination is NULL");
-    return;
-  }
-  flushOpen(slot);
-  if (bytes == 0 || !slot->error.empty())
+  Slot *slot = beginCopy(ctx, stream, src, dst, bytes, "tandem_sched_copy_d2h",
+                         "copy_d2h: the host destination is NULL");
+  if (!slot)
     return;
   uint64_t start = slot->trace ? nowNs() : 0;
   if (!onDevice(slot)) {

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/Passes.h"
+#include "codegen/LinalgPayloads.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -26,6 +27,7 @@ namespace mlir::tandem {
 } // namespace mlir::tandem
 
 using namespace mlir;
+using mlir::tandem::isF32MultiplyAccumulate;
 
 namespace {
 
@@ -102,29 +104,6 @@ bool isConstantBuffer(Value buffer) {
 struct GemmDims {
   int64_t batch = -1, m = -1, n = -1, k = -1;
 };
-
-/// True if `block` is `yield(acc + a * b)` on f32 (either operand order).
-bool isF32MultiplyAccumulate(Block &block) {
-  if (block.getNumArguments() != 3 ||
-      !llvm::all_of(block.getArgumentTypes(), [](Type t) { return t.isF32(); }))
-    return false;
-  auto ops = block.without_terminator();
-  if (std::distance(ops.begin(), ops.end()) != 2)
-    return false;
-  auto mul = dyn_cast<arith::MulFOp>(*ops.begin());
-  auto add = dyn_cast<arith::AddFOp>(*std::next(ops.begin()));
-  auto yield = dyn_cast<linalg::YieldOp>(block.getTerminator());
-  if (!mul || !add || !yield || yield->getNumOperands() != 1 ||
-      yield->getOperand(0) != add.getResult())
-    return false;
-  Value a = block.getArgument(0), b = block.getArgument(1),
-        acc = block.getArgument(2);
-  bool mulOk = (mul.getLhs() == a && mul.getRhs() == b) ||
-               (mul.getLhs() == b && mul.getRhs() == a);
-  bool addOk = (add.getLhs() == acc && add.getRhs() == mul.getResult()) ||
-               (add.getRhs() == acc && add.getLhs() == mul.getResult());
-  return mulOk && addOk;
-}
 
 /// The loop dimension each memref dimension of an operand walks, or failure
 /// when the map is not a projected permutation.

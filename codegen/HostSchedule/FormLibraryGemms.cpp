@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/HostSchedule/Passes.h"
+#include "codegen/LinalgPayloads.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Matchers.h"
@@ -67,28 +68,6 @@ linalg::LinalgOp singleLinalgOp(func::FuncOp kernel) {
 
 /// The kernel argument index of `value` (an argument or a reshape of one).
 unsigned argIndex(Value value) { return rootArgument(value).getArgNumber(); }
-
-/// True if `block` is `yield(acc + a * b)` on f32 (either operand order).
-bool isF32MultiplyAccumulate(Block &block) {
-  if (block.getNumArguments() != 3 ||
-      !llvm::all_of(block.getArgumentTypes(), [](Type t) { return t.isF32(); }))
-    return false;
-  auto ops = block.without_terminator();
-  if (std::distance(ops.begin(), ops.end()) != 2)
-    return false;
-  auto mul = dyn_cast<arith::MulFOp>(*ops.begin());
-  auto add = dyn_cast<arith::AddFOp>(*std::next(ops.begin()));
-  auto yield = dyn_cast<linalg::YieldOp>(block.getTerminator());
-  if (!mul || !add || !yield || yield->getOperand(0) != add.getResult())
-    return false;
-  Value a = block.getArgument(0), b = block.getArgument(1),
-        acc = block.getArgument(2);
-  bool mulOk = (mul.getLhs() == a && mul.getRhs() == b) ||
-               (mul.getLhs() == b && mul.getRhs() == a);
-  bool addOk = (add.getLhs() == acc && add.getRhs() == mul.getResult()) ||
-               (add.getRhs() == acc && add.getLhs() == mul.getResult());
-  return mulOk && addOk;
-}
 
 /// A contraction kernel as a GEMM: its operands (kernel argument indices)
 /// and the descriptor fields.

@@ -1,0 +1,42 @@
+//===- LinalgPayloads.h - matchers of linalg payload blocks -----*- C++ -*-===//
+//
+// Payload shapes more than one codegen pass recognises: the CPU kernel calls
+// (tandem-call-cpu-kernels) and the GPU library GEMMs
+// (tandem-form-library-gemms) both look for f32 multiply-accumulates.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TANDEM_CODEGEN_LINALGPAYLOADS_H
+#define TANDEM_CODEGEN_LINALGPAYLOADS_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace mlir::tandem {
+
+/// True if `block` is `yield(acc + a * b)` on f32 (either operand order).
+inline bool isF32MultiplyAccumulate(Block &block) {
+  if (block.getNumArguments() != 3 ||
+      !llvm::all_of(block.getArgumentTypes(), [](Type t) { return t.isF32(); }))
+    return false;
+  auto ops = block.without_terminator();
+  if (std::distance(ops.begin(), ops.end()) != 2)
+    return false;
+  auto mul = dyn_cast<arith::MulFOp>(*ops.begin());
+  auto add = dyn_cast<arith::AddFOp>(*std::next(ops.begin()));
+  auto yield = dyn_cast<linalg::YieldOp>(block.getTerminator());
+  if (!mul || !add || !yield || yield->getNumOperands() != 1 ||
+      yield->getOperand(0) != add.getResult())
+    return false;
+  Value a = block.getArgument(0), b = block.getArgument(1),
+        acc = block.getArgument(2);
+  bool mulOk = (mul.getLhs() == a && mul.getRhs() == b) ||
+               (mul.getLhs() == b && mul.getRhs() == a);
+  bool addOk = (add.getLhs() == acc && add.getRhs() == mul.getResult()) ||
+               (add.getRhs() == acc && add.getLhs() == mul.getResult());
+  return mulOk && addOk;
+}
+
+} // namespace mlir::tandem
+
+#endif // TANDEM_CODEGEN_LINALGPAYLOADS_H

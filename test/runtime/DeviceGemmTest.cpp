@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "StatusHelpers.h"
 #include "device/cublaslt.h"
 #include "kernels/gemm_desc.h"
 #include "tandem/runtime.h"
@@ -30,22 +31,7 @@
 
 namespace {
 
-/// Takes ownership of a status; its code and message.
-struct Status {
-  explicit Status(tandem_status_t status)
-      : code(tandem_status_code(status)),
-        message(tandem_status_message(status)) {
-    tandem_status_free(status);
-  }
-  tandem_status_code_t code;
-  std::string message;
-};
-
-#define ASSERT_OK(expr)                                                        \
-  do {                                                                         \
-    Status status_(expr);                                                      \
-    ASSERT_EQ(status_.code, TANDEM_OK) << status_.message;                     \
-  } while (false)
+using tandem_test::Status;
 
 /// One GEMM case: the descriptor and how its buffers are laid out.
 struct Case {
@@ -180,9 +166,10 @@ TEST_P(DeviceGemm, EmulatedMatchesReference) {
     tandem_device_ptr_t ptr = 0;
     uint64_t bytes = std::max<size_t>(host.size(), 1) * sizeof(float);
     EXPECT_EQ(tandem_device_alloc(device, bytes, &ptr), nullptr);
-    if (!host.empty())
+    if (!host.empty()) {
       EXPECT_EQ(tandem_memcpy_h2d_async(stream, ptr, host.data(), bytes),
                 nullptr);
+    }
     return ptr;
   };
   std::vector<float> sentinel(p.cElements, Problem::kSentinel);

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuTestModel.h"
+#include "StatusHelpers.h"
 #include "program/program.h"
 #include "program/test_hooks.h"
 #include "tandem/runtime.h"
@@ -35,22 +36,8 @@ extern const tandem_model_desc_t test_add_descriptor;
 
 namespace {
 
-struct Result {
-  tandem_status_code_t code;
-  std::string message;
-};
-
-Result take(tandem_status_t status) {
-  Result result{tandem_status_code(status), tandem_status_message(status)};
-  tandem_status_free(status);
-  return result;
-}
-
-#define ASSERT_OK(expr)                                                        \
-  do {                                                                         \
-    Result result_ = take(expr);                                               \
-    ASSERT_EQ(result_.code, TANDEM_OK) << result_.message;                     \
-  } while (0)
+using tandem_test::Status;
+using tandem_test::take;
 
 using ModelPtr = std::unique_ptr<tandem_model_t, void (*)(tandem_model_t *)>;
 
@@ -89,7 +76,7 @@ ModelPtr create(const tandem_model_desc_t *desc,
   static bool weights = (gpu_test_init_weights(), true);
   (void)weights;
   tandem_model_t *model = nullptr;
-  Result result = take(tandem_model_create(desc, &options, &model));
+  Status result = take(tandem_model_create(desc, &options, &model));
   EXPECT_EQ(result.code, TANDEM_OK) << result.message;
   return ModelPtr(model, tandem_model_destroy);
 }
@@ -112,11 +99,11 @@ int mismatches(const std::vector<float> &x, const std::vector<float> &r) {
 }
 
 /// Runs once with round's input; returns the number of wrong elements.
-int runRound(tandem_model_t *model, int round, Result *status = nullptr) {
+int runRound(tandem_model_t *model, int round, Status *status = nullptr) {
   std::vector<float> x = input(round), r(GPU_TEST_N, -1.0f);
   const void *inputs[] = {x.data()};
   void *outputs[] = {r.data()};
-  Result result = take(tandem_model_run(model, inputs, outputs));
+  Status result = take(tandem_model_run(model, inputs, outputs));
   if (status)
     *status = result;
   else
@@ -126,7 +113,7 @@ int runRound(tandem_model_t *model, int round, Result *status = nullptr) {
 
 tandem_model_stats_t stats(tandem_model_t *model, bool reset = true) {
   tandem_model_stats_t s = {};
-  Result result = take(tandem_model_stats(model, &s, reset ? 1 : 0));
+  Status result = take(tandem_model_stats(model, &s, reset ? 1 : 0));
   EXPECT_EQ(result.code, TANDEM_OK) << result.message;
   return s;
 }
@@ -273,12 +260,12 @@ TEST(DeviceProgramEmulated, PipelinedRunsOverlap) {
     for (int b = 0; b < batches; ++b) {
       inputs[b] = xs[b].data();
       outputs[b] = rs[b].data();
-      Result result = take(tandem_model_run_async(model.get(), &inputs[b],
+      Status result = take(tandem_model_run_async(model.get(), &inputs[b],
                                                   &outputs[b], &tickets[b]));
       EXPECT_EQ(result.code, TANDEM_OK) << result.message;
     }
     for (int b = 0; b < batches; ++b) {
-      Result result = take(tandem_model_wait(tickets[b]));
+      Status result = take(tandem_model_wait(tickets[b]));
       EXPECT_EQ(result.code, TANDEM_OK) << result.message;
       EXPECT_EQ(mismatches(xs[b], rs[b]), 0) << "batch " << b;
     }
@@ -419,7 +406,7 @@ TEST(DeviceProgramRuns, ErrorsNameTheCopyOrKernel) {
     ModelPtr badCopy =
         create(&gpu_test_bad_copy_descriptor, optionsFor(device));
     ASSERT_TRUE(badCopy);
-    Result result;
+    Status result;
     runRound(badCopy.get(), 0, &result);
     EXPECT_EQ(result.code, TANDEM_INTERNAL) << device;
     EXPECT_NE(result.message.find("model 'gpu_test': copy_h2d: 8192 bytes at "
@@ -450,7 +437,7 @@ TEST(DeviceProgramRuns, SchedWithoutAProgramFailsTheRun) {
       create(&gpu_test_no_program_descriptor, optionsFor("emulated"));
   ASSERT_TRUE(model);
   EXPECT_STREQ(tandem_model_device_name(model.get()), "cpu");
-  Result result;
+  Status result;
   runRound(model.get(), 0, &result);
   EXPECT_EQ(result.code, TANDEM_INTERNAL);
   EXPECT_EQ(result.message, "model 'gpu_test': tandem_sched_* called for a "
@@ -479,7 +466,7 @@ TEST(DeviceProgramRuns, DeviceFromTheEnvironment) {
     ScopedEnv env("TANDEM_DEVICE", "tpu");
     tandem_model_t *model = nullptr;
     tandem_model_options_t options = optionsFor(nullptr);
-    Result result =
+    Status result =
         take(tandem_model_create(&gpu_test_descriptor, &options, &model));
     EXPECT_EQ(result.code, TANDEM_INVALID_ARGUMENT);
     EXPECT_NE(result.message.find("TANDEM_DEVICE=tpu"), std::string::npos)
@@ -553,7 +540,7 @@ TEST(DeviceProgramRuns, CpuOnlyModelsRunAsync) {
     for (int i = 0; i < 6; ++i)
       EXPECT_EQ(sum[k][i], static_cast<float>(i + k + 10 * k));
   }
-  Result result = take(tandem_model_wait(nullptr));
+  Status result = take(tandem_model_wait(nullptr));
   EXPECT_EQ(result.code, TANDEM_INVALID_ARGUMENT);
 }
 

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "StatusHelpers.h"
 #include "tandem/runtime.h"
 
 #include <atomic>
@@ -33,27 +34,7 @@
 
 namespace {
 
-/// Takes ownership of a status and gives its code and message.
-struct Status {
-  explicit Status(tandem_status_t status)
-      : code(tandem_status_code(status)),
-        message(tandem_status_message(status)) {
-    tandem_status_free(status);
-  }
-  tandem_status_code_t code;
-  std::string message;
-};
-
-#define EXPECT_OK(expr)                                                        \
-  do {                                                                         \
-    Status status_(expr);                                                      \
-    EXPECT_EQ(status_.code, TANDEM_OK) << status_.message;                     \
-  } while (false)
-#define ASSERT_OK(expr)                                                        \
-  do {                                                                         \
-    Status status_(expr);                                                      \
-    ASSERT_EQ(status_.code, TANDEM_OK) << status_.message;                     \
-  } while (false)
+using tandem_test::Status;
 
 /// Expects `expr` to fail with INVALID_ARGUMENT and a message containing
 /// `fragment`.

@@ -1,5 +1,6 @@
 //===- ModelTest.cpp - Model instances on the hand-written fixtures -------===//
 
+#include "StatusHelpers.h"
 #include "tandem/runtime.h"
 
 #include <atomic>
@@ -21,21 +22,13 @@ extern const tandem_model_desc_t *const tandem_default_model;
 
 namespace {
 
-/// Code and message of a status, which it frees.
-struct Result {
-  tandem_status_code_t code;
-  std::string message;
-};
-Result take(tandem_status_t status) {
-  Result result{tandem_status_code(status), tandem_status_message(status)};
-  tandem_status_free(status);
-  return result;
-}
+using tandem_test::Status;
+using tandem_test::take;
 
 tandem_model_t *create(const tandem_model_desc_t *desc,
                        const tandem_model_options_t *options = nullptr) {
   tandem_model_t *model = nullptr;
-  Result result = take(tandem_model_create(desc, options, &model));
+  Status result = take(tandem_model_create(desc, options, &model));
   EXPECT_EQ(result.code, TANDEM_OK) << result.message;
   return model;
 }
@@ -65,7 +58,7 @@ TEST(Model, AddRunsForEveryThreadCount) {
     const void *inputs[] = {a, b};
     void *outputs[] = {sum};
     for (int run = 0; run < 3; ++run) {
-      Result result = take(tandem_model_run(model, inputs, outputs));
+      Status result = take(tandem_model_run(model, inputs, outputs));
       ASSERT_EQ(result.code, TANDEM_OK) << result.message;
       for (int i = 0; i < 6; ++i)
         EXPECT_EQ(sum[i], a[i] + b[i]);
@@ -91,7 +84,7 @@ TEST(Model, CheckedRunAndDtypes) {
   tandem_tensor_t outputs[] = {{twice, TANDEM_I64, 1, shape},
                                {positive, TANDEM_BOOL, 1, shape},
                                {widened, TANDEM_F32, 1, shape}};
-  Result result = take(tandem_model_run_checked(model, inputs, 2, outputs, 3));
+  Status result = take(tandem_model_run_checked(model, inputs, 2, outputs, 3));
   ASSERT_EQ(result.code, TANDEM_OK) << result.message;
   EXPECT_EQ(twice[0], -4);
   EXPECT_EQ(twice[3], 200);
@@ -134,7 +127,7 @@ TEST(Model, OwnedArenaIsAligned) {
   float a[6] = {}, b[6] = {}, sum[6] = {};
   const void *inputs[] = {a, b};
   void *outputs[] = {sum};
-  Result result = take(tandem_model_run(model, inputs, outputs));
+  Status result = take(tandem_model_run(model, inputs, outputs));
   ASSERT_EQ(result.code, TANDEM_OK) << result.message;
   EXPECT_NE(seenArena.load(), 0u);
   EXPECT_EQ(seenArena.load() % TANDEM_ARENA_ALIGNMENT, 0u);
@@ -155,7 +148,7 @@ TEST(Model, CallerArena) {
   float a[6] = {1, 1, 1, 1, 1, 1}, b[6] = {0, 1, 2, 3, 4, 5}, sum[6] = {};
   const void *inputs[] = {a, b};
   void *outputs[] = {sum};
-  Result result = take(tandem_model_run(model, inputs, outputs));
+  Status result = take(tandem_model_run(model, inputs, outputs));
   ASSERT_EQ(result.code, TANDEM_OK) << result.message;
   EXPECT_EQ(sum[5], 6.0f);
   EXPECT_EQ(arena[5], 6.0f); // the scratch went to the caller's arena
@@ -170,7 +163,7 @@ TEST(Model, CallerArenaErrors) {
 
   options.arena = arena + 8;
   options.arena_bytes = 128;
-  Result result =
+  Status result =
       take(tandem_model_create(&test_add_descriptor, &options, &model));
   EXPECT_EQ(result.code, TANDEM_INVALID_ARGUMENT);
   EXPECT_NE(result.message.find("not 64-byte aligned"), std::string::npos)
@@ -199,7 +192,7 @@ TEST(Model, CallerArenaErrors) {
 
 TEST(Model, DescriptorErrors) {
   tandem_model_t *model = nullptr;
-  Result result = take(tandem_model_create(nullptr, nullptr, &model));
+  Status result = take(tandem_model_create(nullptr, nullptr, &model));
   EXPECT_EQ(result.code, TANDEM_INVALID_ARGUMENT);
   result = take(tandem_model_create(&test_add_descriptor, nullptr, nullptr));
   EXPECT_EQ(result.code, TANDEM_INVALID_ARGUMENT);
@@ -247,7 +240,7 @@ TEST(Model, RunNullErrors) {
   void *outputs[] = {sum};
   EXPECT_EQ(take(tandem_model_run(nullptr, inputs, outputs)).code,
             TANDEM_INVALID_ARGUMENT);
-  Result result = take(tandem_model_run(model, nullptr, outputs));
+  Status result = take(tandem_model_run(model, nullptr, outputs));
   EXPECT_EQ(result.code, TANDEM_INVALID_ARGUMENT);
   EXPECT_EQ(result.message,
             "model 'test_add': inputs array is NULL (2 expected)");
@@ -274,7 +267,7 @@ TEST(Model, CheckedRunErrors) {
                               {b, TANDEM_F32, 2, good}};
   tandem_tensor_t outputs[] = {{sum, TANDEM_F32, 2, good}};
 
-  Result result = take(tandem_model_run_checked(model, inputs, 1, outputs, 1));
+  Status result = take(tandem_model_run_checked(model, inputs, 1, outputs, 1));
   EXPECT_EQ(result.code, TANDEM_INVALID_ARGUMENT);
   EXPECT_EQ(result.message, "model 'test_add': expected 2 inputs, got 1");
   result = take(tandem_model_run_checked(model, inputs, 2, outputs, 2));
@@ -317,7 +310,7 @@ TEST(Model, EntryFailureIsInternal) {
   float a[6] = {}, b[6] = {}, sum[6] = {};
   const void *inputs[] = {a, b};
   void *outputs[] = {sum};
-  Result result = take(tandem_model_run(model, inputs, outputs));
+  Status result = take(tandem_model_run(model, inputs, outputs));
   EXPECT_EQ(result.code, TANDEM_INTERNAL);
   EXPECT_EQ(result.message, "model 'test_add': entry failed with code 42");
   tandem_model_destroy(model);
@@ -347,15 +340,16 @@ TEST(Model, SecondConcurrentRunIsBusy) {
   tandem_tensor_t checkedOutputs[] = {{sum, TANDEM_F32, 2, shape}};
 
   blockingState = 0;
-  Result first{TANDEM_INTERNAL, ""};
+  Status first;
+  first.code = TANDEM_INTERNAL; // until the runner has finished
   std::thread runner(
       [&] { first = take(tandem_model_run(model, inputs, outputs)); });
   while (blockingState.load() != 1)
     std::this_thread::yield();
-  Result second = take(tandem_model_run(model, inputs, outputs));
+  Status second = take(tandem_model_run(model, inputs, outputs));
   EXPECT_EQ(second.code, TANDEM_BUSY);
   EXPECT_NE(second.message.find("already running"), std::string::npos);
-  Result checked = take(
+  Status checked = take(
       tandem_model_run_checked(model, checkedInputs, 2, checkedOutputs, 1));
   EXPECT_EQ(checked.code, TANDEM_BUSY);
   blockingState = 2;

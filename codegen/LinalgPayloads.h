@@ -2,7 +2,9 @@
 //
 // Payload shapes more than one codegen pass recognises: the CPU kernel calls
 // (tandem-call-cpu-kernels) and the GPU library GEMMs
-// (tandem-form-library-gemms) both look for f32 multiply-accumulates.
+// (tandem-form-library-gemms) both look for f32 multiply-accumulates; they
+// and the GPU kernel mapping read and apply the ReLU/ReLU6 that
+// tandem-fuse-elementwise folds into a contraction.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +37,34 @@ inline bool isF32MultiplyAccumulate(Block &block) {
   bool addOk = (add.getLhs() == acc && add.getRhs() == mul.getResult()) ||
                (add.getRhs() == acc && add.getLhs() == mul.getResult());
   return mulOk && addOk;
+}
+
+/// The ReLU or ReLU6 tandem-fuse-elementwise folded into a contraction or
+/// convolution (`tandem.epilogue = "relu"` or `"relu6"`; the tandem dialect
+/// rejects any other value).
+enum class FusedEpilogue { None, Relu, Relu6 };
+
+inline FusedEpilogue fusedEpilogueOf(Operation *op) {
+  auto epilogue = op->getAttrOfType<StringAttr>("tandem.epilogue");
+  if (!epilogue)
+    return FusedEpilogue::None;
+  return epilogue.getValue() == "relu6" ? FusedEpilogue::Relu6
+                                        : FusedEpilogue::Relu;
+}
+
+/// `value` (a float) under `epilogue`: max(v, 0), or min(max(v, 0), 6).
+inline Value applyFusedEpilogue(OpBuilder &b, Location loc, Value value,
+                                FusedEpilogue epilogue) {
+  if (epilogue == FusedEpilogue::None)
+    return value;
+  auto constant = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, loc, value.getType(),
+                                     b.getFloatAttr(value.getType(), v));
+  };
+  value = arith::MaximumFOp::create(b, loc, value, constant(0.0));
+  if (epilogue == FusedEpilogue::Relu6)
+    value = arith::MinimumFOp::create(b, loc, value, constant(6.0));
+  return value;
 }
 
 } // namespace mlir::tandem

@@ -27,6 +27,9 @@ namespace mlir::tandem {
 } // namespace mlir::tandem
 
 using namespace mlir;
+using mlir::tandem::applyFusedEpilogue;
+using mlir::tandem::FusedEpilogue;
+using mlir::tandem::fusedEpilogueOf;
 using mlir::tandem::isF32MultiplyAccumulate;
 
 namespace {
@@ -47,17 +50,22 @@ bool hasReluEpilogue(Operation *op) { return op->hasAttr(kEpilogueAttr); }
 
 /// The kernel flag of `op`'s fused epilogue, or 0 for none.
 int32_t epilogueFlag(Operation *op) {
-  auto epilogue = op->getAttrOfType<StringAttr>(kEpilogueAttr);
-  if (!epilogue)
+  switch (fusedEpilogueOf(op)) {
+  case FusedEpilogue::None:
     return 0;
-  return epilogue.getValue() == "relu6" ? kRelu6 : kRelu;
+  case FusedEpilogue::Relu:
+    return kRelu;
+  case FusedEpilogue::Relu6:
+    return kRelu6;
+  }
+  llvm_unreachable("unknown fused epilogue");
 }
 
 /// Applies an epilogue the op keeps (it did not become a kernel call) as a
 /// loop right after it: out = max(out, 0) in place, then min(out, 6) for
 /// ReLU6.
 void materializeRelu(Operation *op, Value out) {
-  bool relu6 = epilogueFlag(op) == kRelu6;
+  FusedEpilogue epilogue = fusedEpilogueOf(op);
   OpBuilder b(op->getContext());
   b.setInsertionPointAfter(op);
   Location loc = op->getLoc();
@@ -69,15 +77,8 @@ void materializeRelu(Operation *op, Value out) {
       b, loc, TypeRange{}, ValueRange{}, ValueRange{out},
       ArrayRef<AffineMap>{id}, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value zero = arith::ConstantOp::create(
-            nb, nloc, nb.getZeroAttr(args[0].getType()));
-        Value r = arith::MaximumFOp::create(nb, nloc, args[0], zero);
-        if (relu6)
-          r = arith::MinimumFOp::create(
-              nb, nloc, r,
-              arith::ConstantOp::create(
-                  nb, nloc, nb.getFloatAttr(args[0].getType(), 6.0)));
-        linalg::YieldOp::create(nb, nloc, r);
+        linalg::YieldOp::create(
+            nb, nloc, applyFusedEpilogue(nb, nloc, args[0], epilogue));
       });
   op->removeAttr(kEpilogueAttr);
 }

@@ -106,14 +106,8 @@ FailureOr<KernelPlan> mlir::tandem::planKernelLaunch(linalg::LinalgOp op) {
     return op.emitOpError() << "has dynamic loop bounds: GPU kernels need "
                                "static shapes";
   plan.accumulateInRegisters = outputsPartitionedByParallelLoops(op);
-  if (auto epilogue = op->getAttrOfType<StringAttr>("tandem.epilogue")) {
-    if (epilogue.getValue() == "relu")
-      plan.epilogue = KernelPlan::Epilogue::Relu;
-    else if (epilogue.getValue() == "relu6")
-      plan.epilogue = KernelPlan::Epilogue::Relu6;
-    else
-      return op.emitOpError() << "has unknown tandem.epilogue " << epilogue
-                              << " (expected \"relu\" or \"relu6\")";
+  plan.epilogue = fusedEpilogueOf(op);
+  if (plan.epilogue != FusedEpilogue::None) {
     if (!plan.accumulateInRegisters ||
         !llvm::all_of(op.getDpsInits(), [](Value init) {
           return isa<FloatType>(getElementTypeOrSelf(init.getType()));
@@ -300,25 +294,11 @@ private:
     return arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
   }
 
-  /// `value` under the plan's epilogue: max(v, 0), or min(max(v, 0), 6).
-  Value withEpilogue(Value value) {
-    if (plan.epilogue == KernelPlan::Epilogue::None)
-      return value;
-    auto constant = [&](double v) -> Value {
-      return arith::ConstantOp::create(b, loc, value.getType(),
-                                       b.getFloatAttr(value.getType(), v));
-    };
-    value = arith::MaximumFOp::create(b, loc, value, constant(0.0));
-    if (plan.epilogue == KernelPlan::Epilogue::Relu6)
-      value = arith::MinimumFOp::create(b, loc, value, constant(6.0));
-    return value;
-  }
-
   /// Stores each output's final value, through the epilogue.
   void storeFinalOutputs(ValueRange values) {
     SmallVector<Value> finals;
     for (Value value : values)
-      finals.push_back(withEpilogue(value));
+      finals.push_back(applyFusedEpilogue(b, loc, value, plan.epilogue));
     storeOutputs(finals);
   }
 

@@ -17,6 +17,8 @@
 #ifndef TANDEM_CODEGEN_GPU_KERNELMAPPING_H
 #define TANDEM_CODEGEN_GPU_KERNELMAPPING_H
 
+#include "codegen/LinalgPayloads.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -59,7 +61,7 @@ struct KernelPlan {
   /// The op's fused epilogue (`tandem.epilogue`, set by
   /// tandem-fuse-elementwise on a contraction whose ReLU it absorbed),
   /// applied to each output value when it is stored for the last time.
-  enum class Epilogue { None, Relu, Relu6 } epilogue = Epilogue::None;
+  FusedEpilogue epilogue = FusedEpilogue::None;
   /// The reduction loops (row-major), and the product of their trip counts.
   SmallVector<unsigned> reductionDims;
   int64_t reductionSize = 1;

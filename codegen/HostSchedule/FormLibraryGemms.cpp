@@ -112,12 +112,10 @@ std::optional<Contraction> matchContraction(func::FuncOp kernel) {
   }
   // A fused ReLU becomes the gemm's epilogue; cuBLASLt has no clip, so a
   // fused ReLU6 keeps the generated kernel (which applies it).
-  bool fusedRelu = false;
-  if (auto fused = op->getAttrOfType<StringAttr>("tandem.epilogue")) {
-    if (fused.getValue() != "relu")
-      return std::nullopt;
-    fusedRelu = true;
-  }
+  FusedEpilogue fused = fusedEpilogueOf(op);
+  if (fused == FusedEpilogue::Relu6)
+    return std::nullopt;
+  bool fusedRelu = fused == FusedEpilogue::Relu;
   OpOperand &opA = op->getOpOperand(0), &opB = op->getOpOperand(1),
             &opC = op->getOpOperand(2);
   auto walks = [&](OpOperand &operand, int64_t dim) {

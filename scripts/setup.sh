@@ -20,6 +20,8 @@ APT_PACKAGES=(
   python3-torch python3-torchvision
   # clang builds the libFuzzer target (scripts/fuzz.sh)
   clang-22 libclang-rt-22-dev
+  # scripts/gpu-check prepare packs the staged models with xz
+  xz-utils
 )
 
 log() { printf '[setup] %s\n' "$*"; }

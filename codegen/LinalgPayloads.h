@@ -4,7 +4,8 @@
 // (tandem-call-cpu-kernels) and the GPU library GEMMs
 // (tandem-form-library-gemms) both look for f32 multiply-accumulates; they
 // and the GPU kernel mapping read and apply the ReLU/ReLU6 that
-// tandem-fuse-elementwise folds into a contraction.
+// tandem-fuse-elementwise folds into a contraction; the CPU pad-fill
+// narrowing and the GPU kernel prologues both recognise whole-buffer fills.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,6 +66,30 @@ inline Value applyFusedEpilogue(OpBuilder &b, Location loc, Value value,
   if (epilogue == FusedEpilogue::Relu6)
     value = arith::MinimumFOp::create(b, loc, value, constant(6.0));
   return value;
+}
+
+/// The value `op` writes to every element of its single output buffer
+/// (returned in `buffer`), if it is a whole-buffer fill on buffers:
+/// linalg.fill, or a linalg.map with no inputs yielding a value defined
+/// outside it. Null otherwise.
+inline Value filledValue(Operation *op, Value &buffer) {
+  if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+    if (!fill.hasPureBufferSemantics())
+      return {};
+    buffer = fill.getOutputs()[0];
+    return fill.getInputs()[0];
+  }
+  auto map = dyn_cast<linalg::MapOp>(op);
+  if (!map || !map.hasPureBufferSemantics() || !map.getInputs().empty())
+    return {};
+  auto yield = cast<linalg::YieldOp>(map.getMapper().front().getTerminator());
+  if (yield.getNumOperands() != 1)
+    return {};
+  Value v = yield.getOperand(0);
+  if (v.getParentRegion() == &map.getMapper())
+    return {};
+  buffer = map.getInit();
+  return v;
 }
 
 } // namespace mlir::tandem

@@ -400,12 +400,20 @@ def TandemOutlineKernels : Pass<"tandem-outline-kernels", "::mlir::ModuleOp"> {
     `tandem.kernel`, named `@<partition>_k<i>_<fusion>_<op>`, whose
     arguments are whole buffers with static shapes and identity layouts,
     inputs first, then outputs (a buffer the op writes is an output), with
-    no results and no allocations. The views (subviews, reshapes, casts)
+    no results and no allocations but the padded buffers of its prologue. The views (subviews, reshapes, casts)
     and scalar constants the op uses are recreated inside the kernel, so a
     kernel argument is always a buffer itself: an argument of the
     partition, a `memref.alloc` or a `memref.get_global`. A `memref.copy`
-    becomes a `linalg.copy` in its kernel: every kernel holds exactly one
-    linalg op.
+    becomes a `linalg.copy` in its kernel.
+
+    An op's *prologue* (codegen/GPU/KernelPrologue.h) joins its kernel,
+    before it: the fill and interior copy of a padded buffer it reads (a
+    bufferised `tensor.pad`; the buffer becomes a `memref.alloc` local to
+    the kernel), and the elementwise op that writes its whole output right
+    before it (a convolution's broadcast bias, a matmul's zero fill), when
+    only allocations and effect-free ops lie in between. So Conv + BiasAdd
+    + ReLU with padding is one kernel and one launch; the kernel function
+    still holds the ops as written, which its CPU twin runs.
 
     The op is replaced by a `func.call` of its kernel carrying the launch
     geometry of the mapping (one thread per point of the parallel loops,
@@ -468,6 +476,13 @@ def TandemMapKernelsToGPU
     parallel loops), one thread runs the whole op. Nothing stays on the
     host. `bx` is 256, or the thread count rounded up to a warp when it is
     smaller; the grid is `ceil(total / bx)` blocks.
+
+    Only a kernel's last linalg op is mapped; the ops before it must be its
+    prologue (codegen/GPU/KernelPrologue.h), which the mapped code evaluates
+    per point: a load from a padded buffer reads the unpadded source under
+    a bounds check (the pad value outside), and each thread's accumulator
+    starts from the init producer's value at its output instead of a load.
+    Any other second linalg op is an error.
 
     Before:
     ```mlir

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/LinalgPayloads.h"
 #include "codegen/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -20,31 +21,9 @@ namespace mlir::tandem {
 } // namespace mlir::tandem
 
 using namespace mlir;
+using namespace mlir::tandem;
 
 namespace {
-
-/// The value `op` writes to every element of its single output buffer, if
-/// it is a whole-buffer fill: linalg.fill, or a linalg.map with no inputs
-/// yielding a value defined outside it.
-Value filledValue(Operation *op, Value &buffer) {
-  if (auto fill = dyn_cast<linalg::FillOp>(op)) {
-    if (!fill.hasPureBufferSemantics())
-      return {};
-    buffer = fill.getOutputs()[0];
-    return fill.getInputs()[0];
-  }
-  auto map = dyn_cast<linalg::MapOp>(op);
-  if (!map || !map.hasPureBufferSemantics() || !map.getInputs().empty())
-    return {};
-  auto yield = cast<linalg::YieldOp>(map.getMapper().front().getTerminator());
-  if (yield.getNumOperands() != 1)
-    return {};
-  Value v = yield.getOperand(0);
-  if (v.getParentRegion() == &map.getMapper())
-    return {};
-  buffer = map.getInit();
-  return v;
-}
 
 /// True for a static, unit-stride subview of `buffer` covering a box of
 /// it (same rank).

@@ -21,10 +21,7 @@ using namespace mlir::tandem;
 /// The largest grid.x CUDA allows.
 static constexpr int64_t kMaxGridX = std::numeric_limits<int32_t>::max();
 
-/// Whether distinct points of the parallel loops write distinct output
-/// elements: every output map is a projected permutation that uses each
-/// parallel loop and no reduction loop.
-static bool outputsPartitionedByParallelLoops(linalg::LinalgOp op) {
+bool mlir::tandem::outputsPartitionedByParallelLoops(linalg::LinalgOp op) {
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (OpOperand &init : op.getDpsInitsMutable()) {
     AffineMap map = op.getMatchingIndexingMap(&init);
@@ -156,9 +153,10 @@ namespace {
 class KernelBodyEmitter {
 public:
   KernelBodyEmitter(OpBuilder &builder, linalg::LinalgOp op,
-                    const KernelPlan &plan, IRMapping &mapping)
-      : b(builder), op(op), plan(plan), mapping(mapping), loc(op.getLoc()),
-        ivs(plan.bounds.size()) {}
+                    const KernelPlan &plan, IRMapping &mapping,
+                    const KernelPrologue &prologue)
+      : b(builder), op(op), plan(plan), mapping(mapping), prologue(prologue),
+        loc(op.getLoc()), ivs(plan.bounds.size()) {}
 
   void emit(Value givenIndex) {
     if (plan.blockReduction) {
@@ -235,10 +233,70 @@ private:
   }
 
   Value load(OpOperand &operand) {
+    if (const KernelPrologue::PaddedInput *padded =
+            prologue.paddedInput(operand.get()))
+      return loadPadded(*padded, indicesOf(operand));
     Value value = mapping.lookupOrDefault(operand.get());
     if (!isa<MemRefType>(value.getType()))
       return value; // a scalar operand
     return memref::LoadOp::create(b, loc, value, indicesOf(operand));
+  }
+
+  /// The element of a padded buffer at `indices`: the source's, shifted by
+  /// the interior's offsets, when every shifted index is in the source's
+  /// bounds (one unsigned compare each), else the pad value.
+  Value loadPadded(const KernelPrologue::PaddedInput &padded,
+                   ArrayRef<Value> indices) {
+    ArrayRef<int64_t> shape =
+        cast<MemRefType>(padded.source.getType()).getShape();
+    ArrayRef<int64_t> paddedShape =
+        cast<MemRefType>(padded.buffer.getType()).getShape();
+    SmallVector<Value> shifted;
+    Value inBounds;
+    for (auto [d, at] : llvm::enumerate(indices)) {
+      if (padded.low[d] == 0 && shape[d] == paddedShape[d]) {
+        shifted.push_back(at);
+        continue;
+      }
+      Value moved = arith::SubIOp::create(b, loc, at, index(padded.low[d]));
+      shifted.push_back(moved);
+      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           moved, index(shape[d]));
+      inBounds =
+          inBounds ? arith::AndIOp::create(b, loc, inBounds, inside).getResult()
+                   : inside;
+    }
+    Value source = mapping.lookup(padded.source);
+    if (!inBounds)
+      return memref::LoadOp::create(b, loc, source, shifted);
+    Value padValue = mapping.lookupOrDefault(padded.padValue);
+    auto branch = scf::IfOp::create(b, loc, padValue.getType(), inBounds,
+                                    /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard insertion(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    Value element = memref::LoadOp::create(b, loc, source, shifted);
+    scf::YieldOp::create(b, loc, element);
+    b.setInsertionPointToStart(branch.elseBlock());
+    scf::YieldOp::create(b, loc, padValue);
+    return branch.getResult(0);
+  }
+
+  /// The initial value of output `init` at the current point: the init
+  /// producer's value there, or the element loaded.
+  Value initialValue(OpOperand &init) {
+    linalg::LinalgOp producer = prologue.initProducer;
+    if (!producer)
+      return load(init);
+    // The producer's loops are the buffer's dimensions (identity output
+    // map), so its point is the output's indices.
+    KernelPlan pointwise;
+    pointwise.bounds = producer.getStaticLoopRanges();
+    KernelPrologue none;
+    KernelBodyEmitter inner(b, producer, pointwise, mapping, none);
+    SmallVector<Value> indices = indicesOf(init);
+    inner.ivs.assign(indices.begin(), indices.end());
+    Value placeholder = zero(producer.getDpsInits()[0]);
+    return inner.payload(ValueRange{placeholder}).front();
   }
 
   /// Runs the payload at the current point on `outputs` (the current output
@@ -283,7 +341,7 @@ private:
         outputs.push_back(zero(init.get()));
         continue;
       }
-      outputs.push_back(load(init));
+      outputs.push_back(initialValue(init));
     }
     return outputs;
   }
@@ -417,7 +475,7 @@ private:
   void storeTotals(ValueRange totals) {
     SmallVector<Value> results;
     for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable()))
-      results.push_back(combine(i, totals[i], load(init)));
+      results.push_back(combine(i, totals[i], initialValue(init)));
     storeFinalOutputs(results);
   }
 
@@ -573,6 +631,7 @@ private:
   linalg::LinalgOp op;
   const KernelPlan &plan;
   IRMapping &mapping;
+  const KernelPrologue &prologue;
   Location loc;
   SmallVector<Value> ivs;
 };
@@ -581,6 +640,7 @@ private:
 
 void mlir::tandem::emitMappedKernelBody(OpBuilder &builder, linalg::LinalgOp op,
                                         const KernelPlan &plan,
-                                        IRMapping &mapping, Value threadIndex) {
-  KernelBodyEmitter(builder, op, plan, mapping).emit(threadIndex);
+                                        IRMapping &mapping, Value threadIndex,
+                                        const KernelPrologue &prologue) {
+  KernelBodyEmitter(builder, op, plan, mapping, prologue).emit(threadIndex);
 }

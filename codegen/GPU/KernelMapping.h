@@ -17,6 +17,7 @@
 #ifndef TANDEM_CODEGEN_GPU_KERNELMAPPING_H
 #define TANDEM_CODEGEN_GPU_KERNELMAPPING_H
 
+#include "codegen/GPU/KernelPrologue.h"
 #include "codegen/LinalgPayloads.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -67,6 +68,11 @@ struct KernelPlan {
   int64_t reductionSize = 1;
 };
 
+/// Whether distinct points of `op`'s parallel loops write distinct output
+/// elements: every output map is a projected permutation that uses each
+/// parallel loop and no reduction loop.
+bool outputsPartitionedByParallelLoops(linalg::LinalgOp op);
+
 /// Plans `op`: every parallel loop goes to a thread when each output is
 /// indexed by all parallel loops and no reduction loop (distinct threads then
 /// write distinct elements); otherwise one thread runs the whole op. When the
@@ -85,9 +91,13 @@ FailureOr<KernelPlan> planKernelLaunch(linalg::LinalgOp op);
 /// emulation of the grid). For a block reduction, it is the block index and
 /// the body runs the whole block on the host: every thread's partial result,
 /// then the same butterfly of exchanges the warp shuffles perform.
+/// `prologue` (KernelPrologue.h) is evaluated per point: loads of its padded
+/// buffers read their sources with bounds checks, and the init producer's
+/// value replaces the load of the output's initial value.
 void emitMappedKernelBody(OpBuilder &builder, linalg::LinalgOp op,
                           const KernelPlan &plan, IRMapping &mapping,
-                          Value threadIndex = {});
+                          Value threadIndex = {},
+                          const KernelPrologue &prologue = {});
 
 } // namespace mlir::tandem
 

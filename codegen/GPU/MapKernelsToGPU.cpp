@@ -2,7 +2,8 @@
 //
 // tandem-map-kernels-to-gpu: clones every kernel function into one
 // gpu.module as a gpu.func whose threads each compute one point of the
-// kernel's linalg op (KernelMapping.h). The kernel functions stay.
+// kernel's main linalg op (KernelMapping.h), evaluating its prologue
+// (KernelPrologue.h) per point. The kernel functions stay.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,31 +26,61 @@ using namespace mlir::tandem;
 
 namespace {
 
-/// The one linalg op of a kernel function.
-FailureOr<linalg::LinalgOp> kernelOp(func::FuncOp kernel) {
-  linalg::LinalgOp found;
-  for (Operation &op : kernel.getBody().getOps()) {
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    if (!linalgOp)
-      continue;
-    if (found)
-      return kernel.emitOpError() << "is a kernel with more than one linalg op";
-    found = linalgOp;
-  }
-  if (!found)
+/// A kernel function's main linalg op, its prologue, and the launch plan.
+struct PlannedKernel {
+  linalg::LinalgOp op;
+  KernelPrologue prologue;
+  KernelPlan plan;
+  /// Ops of the function the mapped code does not run: the prologue, the
+  /// buffers local to it, their views and deallocations.
+  llvm::SmallPtrSet<Operation *, 16> unmapped;
+};
+
+/// The main linalg op of a kernel function (its last) with its prologue;
+/// any other linalg op or copy is an error.
+FailureOr<std::pair<linalg::LinalgOp, KernelPrologue>>
+kernelOp(func::FuncOp kernel) {
+  linalg::LinalgOp main;
+  for (Operation &op : kernel.getBody().getOps())
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      main = linalgOp;
+  if (!main)
     return kernel.emitOpError() << "is a kernel without a linalg op";
-  return found;
+  KernelPrologue prologue = matchKernelPrologue(main);
+  for (Operation &op : kernel.getBody().getOps())
+    if (isa<linalg::LinalgOp, memref::CopyOp>(op) && &op != main &&
+        !llvm::is_contained(prologue.ops, &op))
+      return kernel.emitOpError()
+             << "is a kernel with more than one linalg op, and '"
+             << op.getName() << "' is not a prologue of its last one";
+  return std::make_pair(main, std::move(prologue));
 }
 
 /// Checks `kernel` and plans its launch.
-FailureOr<std::pair<linalg::LinalgOp, KernelPlan>>
-planKernel(func::FuncOp kernel) {
-  FailureOr<linalg::LinalgOp> op = kernelOp(kernel);
-  if (failed(op))
+FailureOr<PlannedKernel> planKernel(func::FuncOp kernel) {
+  FailureOr<std::pair<linalg::LinalgOp, KernelPrologue>> found =
+      kernelOp(kernel);
+  if (failed(found))
     return failure();
-  FailureOr<KernelPlan> plan = planKernelLaunch(*op);
+  PlannedKernel planned;
+  planned.op = found->first;
+  planned.prologue = std::move(found->second);
+  FailureOr<KernelPlan> plan = planKernelLaunch(planned.op);
   if (failed(plan))
     return failure();
+  planned.plan = *plan;
+  if (planned.prologue.initProducer && !plan->accumulateInRegisters)
+    return planned.op.emitOpError()
+           << "has an init producer but does not write each output once";
+  planned.unmapped.insert(planned.prologue.ops.begin(),
+                          planned.prologue.ops.end());
+  for (const KernelPrologue::PaddedInput &padded :
+       planned.prologue.paddedInputs) {
+    planned.unmapped.insert(padded.buffer.getDefiningOp());
+    for (Operation *user : padded.buffer.getUsers())
+      if (user != planned.op.getOperation())
+        planned.unmapped.insert(user);
+  }
   for (Type type : kernel.getArgumentTypes()) {
     auto memref = dyn_cast<MemRefType>(type);
     if (!memref || !memref.hasStaticShape() || !memref.getLayout().isIdentity())
@@ -57,20 +88,23 @@ planKernel(func::FuncOp kernel) {
              << "has argument type " << type
              << ": kernel arguments are memrefs of static shape";
   }
-  return std::make_pair(*op, *plan);
+  return planned;
 }
 
 /// Clones the body of `kernel` at `builder`'s insertion point (arguments
-/// mapped by `mapping`), its linalg op replaced by the mapped code.
+/// mapped by `mapping`), its main linalg op replaced by the mapped code and
+/// its prologue left out (the mapped code evaluates it).
 void cloneMappedBody(OpBuilder &builder, func::FuncOp kernel,
-                     linalg::LinalgOp op, const KernelPlan &plan,
-                     IRMapping &mapping, Value threadIndex = {}) {
+                     const PlannedKernel &planned, IRMapping &mapping,
+                     Value threadIndex = {}) {
+  linalg::LinalgOp op = planned.op;
   for (Operation &inner : kernel.getBody().getOps()) {
     if (&inner == op.getOperation()) {
-      emitMappedKernelBody(builder, op, plan, mapping, threadIndex);
+      emitMappedKernelBody(builder, op, planned.plan, mapping, threadIndex,
+                           planned.prologue);
       continue;
     }
-    if (!isa<func::ReturnOp>(inner))
+    if (!isa<func::ReturnOp>(inner) && !planned.unmapped.contains(&inner))
       builder.clone(inner, mapping);
   }
 }
@@ -78,11 +112,10 @@ void cloneMappedBody(OpBuilder &builder, func::FuncOp kernel,
 /// Adds `@<kernel>_emulated` after `kernel`: the mapped body run for every
 /// block and thread of the grid by serial loops on the host.
 FailureOr<func::FuncOp> emulateKernel(func::FuncOp kernel) {
-  FailureOr<std::pair<linalg::LinalgOp, KernelPlan>> planned =
-      planKernel(kernel);
+  FailureOr<PlannedKernel> planned = planKernel(kernel);
   if (failed(planned))
     return failure();
-  auto [op, plan] = *planned;
+  const KernelPlan &plan = planned->plan;
   OpBuilder builder(kernel);
   builder.setInsertionPointAfter(kernel);
   Location loc = kernel.getLoc();
@@ -102,7 +135,7 @@ FailureOr<func::FuncOp> emulateKernel(func::FuncOp kernel) {
   builder.setInsertionPoint(blocks.getBody()->getTerminator());
   if (plan.blockReduction) {
     // The block's threads and their exchanges run inside the body.
-    cloneMappedBody(builder, kernel, op, plan, mapping,
+    cloneMappedBody(builder, kernel, *planned, mapping,
                     blocks.getInductionVar());
     builder.setInsertionPointToEnd(entry);
     func::ReturnOp::create(builder, loc);
@@ -114,7 +147,7 @@ FailureOr<func::FuncOp> emulateKernel(func::FuncOp kernel) {
       arith::MulIOp::create(builder, loc, blocks.getInductionVar(), bx);
   Value id =
       arith::AddIOp::create(builder, loc, base, threads.getInductionVar());
-  cloneMappedBody(builder, kernel, op, plan, mapping, id);
+  cloneMappedBody(builder, kernel, *planned, mapping, id);
   builder.setInsertionPointToEnd(entry);
   func::ReturnOp::create(builder, loc);
   return emulated;
@@ -122,11 +155,10 @@ FailureOr<func::FuncOp> emulateKernel(func::FuncOp kernel) {
 
 /// Builds the gpu.func of `kernel` at the end of `gpuModule`.
 LogicalResult mapKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule) {
-  FailureOr<std::pair<linalg::LinalgOp, KernelPlan>> planned =
-      planKernel(kernel);
+  FailureOr<PlannedKernel> planned = planKernel(kernel);
   if (failed(planned))
     return failure();
-  auto [op, plan] = *planned;
+  const KernelPlan &plan = planned->plan;
   OpBuilder builder = OpBuilder::atBlockTerminator(gpuModule.getBody());
   auto gpuFunc = gpu::GPUFuncOp::create(
       builder, kernel.getLoc(), kernel.getSymName(), kernel.getFunctionType());
@@ -140,7 +172,7 @@ LogicalResult mapKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule) {
   builder.setInsertionPointToStart(&entry);
   IRMapping mapping;
   mapping.map(kernel.getArguments(), entry.getArguments());
-  cloneMappedBody(builder, kernel, op, plan, mapping);
+  cloneMappedBody(builder, kernel, *planned, mapping);
   gpu::ReturnOp::create(builder, kernel.getLoc());
   return success();
 }

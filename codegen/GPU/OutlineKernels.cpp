@@ -3,12 +3,16 @@
 // tandem-outline-kernels: every linalg op (and memref.copy) of a bufferised
 // GPU partition becomes a kernel function (docs/GPU.md): whole buffers as
 // arguments, inputs first, then outputs; views and constants recreated
-// inside; the op replaced by a call carrying its launch geometry.
+// inside; the op replaced by a call carrying its launch geometry. An op's
+// prologue (KernelPrologue.h: the padding of its inputs, the broadcast bias
+// it accumulates into) moves into the same kernel, a padded buffer becoming
+// local to it, so that Conv + BiasAdd + ReLU is one launch.
 //
 //===----------------------------------------------------------------------===//
 
 #include "codegen/GPU/GPUPipeline.h"
 #include "codegen/GPU/KernelMapping.h"
+#include "codegen/GPU/KernelPrologue.h"
 #include "codegen/Passes.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
 
@@ -92,9 +96,30 @@ public:
              << "cannot run in GPU partition '@" << partition.getSymName()
              << "': only linalg ops, copies, views and allocations can";
     }
-    for (Operation *op : kernelOps)
-      if (failed(outline(op)))
+    // Each linalg op with the prologue it absorbs; absorbed ops get no
+    // kernel of their own.
+    llvm::DenseMap<Operation *, KernelPrologue> prologues;
+    llvm::SmallPtrSet<Operation *, 16> absorbed;
+    for (Operation *op : kernelOps) {
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+      if (!linalgOp)
+        continue;
+      KernelPrologue prologue = matchKernelPrologue(linalgOp);
+      if (prologue.empty() || llvm::any_of(prologue.ops, [&](Operation *p) {
+            return absorbed.contains(p);
+          }))
+        continue;
+      absorbed.insert(prologue.ops.begin(), prologue.ops.end());
+      prologues[op] = std::move(prologue);
+    }
+    for (Operation *op : kernelOps) {
+      if (absorbed.contains(op))
+        continue;
+      auto it = prologues.find(op);
+      if (failed(outline(op, it == prologues.end() ? KernelPrologue()
+                                                   : it->second)))
         return failure();
+    }
     // Views and constants that only kernels used are dead now.
     SmallVector<Operation *> ops;
     for (Operation &op : partition.getBody().getOps())
@@ -106,9 +131,14 @@ public:
   }
 
 private:
-  LogicalResult outline(Operation *op) {
+  /// Outlines `op` with its `prologue` (whose ops precede it).
+  LogicalResult outline(Operation *op, const KernelPrologue &prologue) {
     OpBuilder builder(op);
     Location loc = op->getLoc();
+    // Padded buffers become local to the kernel.
+    SetVector<Value> local;
+    for (const KernelPrologue::PaddedInput &padded : prologue.paddedInputs)
+      local.insert(padded.buffer);
     // Inputs first, then outputs: the whole buffers behind the operands.
     SmallVector<Value> inputs, outputs;
     auto addRoot = [&](Value operand, bool written) -> LogicalResult {
@@ -117,6 +147,8 @@ private:
       FailureOr<Value> root = rootBuffer(operand, op);
       if (failed(root))
         return failure();
+      if (local.contains(*root))
+        return success();
       auto type = cast<MemRefType>(root->getType());
       if (!type.hasStaticShape() || !type.getLayout().isIdentity())
         return op->emitOpError()
@@ -133,18 +165,21 @@ private:
       }
       return success();
     };
-    if (auto copy = dyn_cast<memref::CopyOp>(op)) {
-      if (failed(addRoot(copy.getSource(), false)) ||
-          failed(addRoot(copy.getTarget(), true)))
-        return failure();
-    } else {
-      auto linalgOp = cast<linalg::LinalgOp>(op);
-      for (OpOperand *input : linalgOp.getDpsInputOperands())
-        if (failed(addRoot(input->get(), false)))
+    SmallVector<Operation *> group(prologue.ops);
+    group.push_back(op);
+    for (Operation *member : group) {
+      if (auto copy = dyn_cast<memref::CopyOp>(member)) {
+        if (failed(addRoot(copy.getSource(), false)) ||
+            failed(addRoot(copy.getTarget(), true)))
           return failure();
-      for (OpOperand &init : linalgOp.getDpsInitsMutable())
-        if (failed(addRoot(init.get(), true)))
-          return failure();
+      } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(member)) {
+        for (OpOperand *input : linalgOp.getDpsInputOperands())
+          if (failed(addRoot(input->get(), false)))
+            return failure();
+        for (OpOperand &init : linalgOp.getDpsInitsMutable())
+          if (failed(addRoot(init.get(), true)))
+            return failure();
+      }
     }
     SmallVector<Value> args(inputs);
     args.append(outputs);
@@ -161,19 +196,28 @@ private:
     symbols.insert(kernel, std::next(Block::iterator(after)));
     lastInserted = kernel;
 
-    // Its body: the views and constants the op needs, then the op.
+    // Its body: the local buffers, the views and constants the ops need,
+    // then the prologue and the op.
     Block *entry = kernel.addEntryBlock();
     OpBuilder body = OpBuilder::atBlockBegin(entry);
     IRMapping mapping;
     for (auto [arg, value] : llvm::zip(entry->getArguments(), args))
       mapping.map(value, arg);
+    for (Value buffer : local)
+      body.clone(*buffer.getDefiningOp(), mapping);
     SetVector<Value> captured;
-    for (Value operand : op->getOperands())
-      captured.insert(operand);
-    getUsedValuesDefinedAbove(op->getRegions(), captured);
+    for (Operation *member : group) {
+      for (Value operand : member->getOperands())
+        captured.insert(operand);
+      getUsedValuesDefinedAbove(member->getRegions(), captured);
+    }
     for (Value value : captured)
       if (failed(recreate(value, body, mapping, op)))
         return failure();
+    for (Operation *member : prologue.ops)
+      if (!mapping.contains(
+              member->getResults().empty() ? Value() : member->getResult(0)))
+        body.clone(*member, mapping);
     Operation *inner;
     if (auto copy = dyn_cast<memref::CopyOp>(op))
       inner =
@@ -191,6 +235,9 @@ private:
     call->setAttr(TandemDialect::getLaunchDimsAttrName(),
                   builder.getDenseI64ArrayAttr(plan->launch));
     op->erase();
+    for (Operation *member : llvm::reverse(prologue.ops))
+      if (member->use_empty())
+        member->erase();
     return success();
   }
 

@@ -1,9 +1,10 @@
 //===- FormLibraryGemms.cpp - the tandem-form-library-gemms pass ----------===//
 //
 // Turns launches of generated contraction kernels into tandem_exec.gemm ops
-// (cuBLASLt on CUDA, the CPU sgemm elsewhere), folding the zero fill before
-// them and a bias / ReLU launch after them into the GEMM; the replaced
-// launches follow the gemm as its fallback.
+// (cuBLASLt on CUDA, the CPU sgemm elsewhere), folding the zero fill (a
+// launch before them, or the kernel's own prologue) and a bias / ReLU launch
+// after them into the GEMM; the replaced launches follow the gemm as its
+// fallback.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,24 +39,41 @@ BlockArgument rootArgument(Value value) {
   return dyn_cast<BlockArgument>(value);
 }
 
-/// The single linalg op of kernel function `kernel` whose memref operands
-/// are all arguments of the kernel or reshapes of them, or null.
-linalg::LinalgOp singleLinalgOp(func::FuncOp kernel) {
+/// True if `op` is a linalg.fill of +0.0.
+bool isZeroFillOp(Operation *op) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op);
+  return fill && fill.hasPureBufferSemantics() &&
+         matchPattern(fill.getInputs()[0], m_PosZeroFloat());
+}
+
+/// The main linalg op of kernel function `kernel` (its last), whose memref
+/// operands are all arguments of the kernel or reshapes of them, or null.
+/// Before it, the kernel may only zero-fill its output (a prologue
+/// tandem-outline-kernels fused into it, KernelPrologue.h); `zeroInit`
+/// then says so, and without it such a kernel is no match.
+linalg::LinalgOp mainLinalgOp(func::FuncOp kernel, bool *zeroInit = nullptr) {
   if (!kernel || kernel.isExternal())
     return nullptr;
-  linalg::LinalgOp found;
+  SmallVector<linalg::LinalgOp> ops;
   for (Operation &op : kernel.getBody().front()) {
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
-      if (found)
-        return nullptr;
-      found = linalgOp;
-    } else if (!isa<arith::ConstantOp, memref::CollapseShapeOp,
-                    memref::ExpandShapeOp, func::ReturnOp>(op)) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      ops.push_back(linalgOp);
+    else if (!isa<arith::ConstantOp, memref::CollapseShapeOp,
+                  memref::ExpandShapeOp, func::ReturnOp>(op))
       return nullptr;
-    }
   }
-  if (!found || !found.hasPureBufferSemantics())
+  if (ops.empty() || ops.size() > 2)
     return nullptr;
+  linalg::LinalgOp found = ops.back();
+  if (!found.hasPureBufferSemantics())
+    return nullptr;
+  if (ops.size() == 2) {
+    if (!zeroInit || !isZeroFillOp(ops.front()) ||
+        found.getNumDpsInits() != 1 ||
+        ops.front().getDpsInits()[0] != found.getDpsInits()[0])
+      return nullptr;
+    *zeroInit = true;
+  }
   for (OpOperand &operand : found->getOpOperands()) {
     if (!isa<MemRefType>(operand.get().getType()))
       continue;
@@ -81,6 +99,8 @@ struct Contraction {
   /// A ReLU tandem-fuse-elementwise folded into the contraction itself
   /// (`tandem.epilogue = "relu"`): applied to the product.
   bool fusedRelu = false;
+  /// The kernel zero-fills C itself before the contraction.
+  bool zeroInit = false;
 };
 
 /// Element stride of loop dimension `dim` in operand `operand` of `op`
@@ -99,7 +119,8 @@ int64_t loopStride(linalg::LinalgOp op, OpOperand &operand, int64_t dim) {
 
 /// Matches the contraction of kernel function `kernel`.
 std::optional<Contraction> matchContraction(func::FuncOp kernel) {
-  linalg::LinalgOp op = singleLinalgOp(kernel);
+  bool zeroInit = false;
+  linalg::LinalgOp op = mainLinalgOp(kernel, &zeroInit);
   if (!op || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !isF32MultiplyAccumulate(*op.getBlock()))
     return std::nullopt;
@@ -166,6 +187,7 @@ std::optional<Contraction> matchContraction(func::FuncOp kernel) {
   g.b = argIndex(opB.get());
   g.c = argIndex(opC.get());
   g.fusedRelu = fusedRelu;
+  g.zeroInit = zeroInit;
   g.m = ranges[mDim];
   g.n = ranges[nDim];
   g.k = ranges[kDim];
@@ -210,10 +232,8 @@ std::optional<Contraction> matchContraction(func::FuncOp kernel) {
 
 /// True if kernel function `kernel` fills its only argument with +0.0.
 bool isZeroFill(func::FuncOp kernel) {
-  linalg::LinalgOp op = singleLinalgOp(kernel);
-  auto fill = dyn_cast_or_null<linalg::FillOp>(op.getOperation());
-  return fill && kernel.getNumArguments() == 1 &&
-         matchPattern(fill.getInputs()[0], m_PosZeroFloat());
+  linalg::LinalgOp op = mainLinalgOp(kernel);
+  return op && isZeroFillOp(op) && kernel.getNumArguments() == 1;
 }
 
 /// An elementwise epilogue kernel: `out = [max](in + bias, 0)` or
@@ -230,8 +250,8 @@ struct Epilogue {
 /// vector along that dimension.
 std::optional<Epilogue> matchEpilogue(func::FuncOp kernel,
                                       MemRefType productType) {
-  auto op = dyn_cast_or_null<linalg::GenericOp>(
-      singleLinalgOp(kernel).getOperation());
+  auto op =
+      dyn_cast_or_null<linalg::GenericOp>(mainLinalgOp(kernel).getOperation());
   if (!op || op.getNumDpsInits() != 1 || op.getNumDpsInputs() < 1 ||
       op.getNumDpsInputs() > 2 || op.getNumReductionLoops() != 0 ||
       productType.getRank() == 0)
@@ -348,8 +368,9 @@ struct FormLibraryGemmsPass
           c = matmul.getArgs()[g->c];
     if (a == c || b == c)
       return;
-    LaunchOp fill = zeroFillBefore(matmul, c);
-    if (!fill)
+    // C starts at zero: the kernel fills it, or a launch right before.
+    LaunchOp fill = g->zeroInit ? LaunchOp() : zeroFillBefore(matmul, c);
+    if (!g->zeroInit && !fill)
       return;
     // The next launch, if it is an epilogue of the product alone.
     LaunchOp epilogueLaunch;
@@ -403,7 +424,7 @@ struct FormLibraryGemmsPass
         i64(g->m), i64(g->n), i64(g->k), unit(g->transA), unit(g->transB),
         i64(g->lda), i64(g->ldb), i64(g->ldc), i64(g->strideA), i64(g->strideB),
         i64(g->strideC), builder.getStringAttr(kind), unit(allowTF32),
-        i64(epilogueLaunch ? 3 : 2));
+        i64(1 + (fill ? 1 : 0) + (epilogueLaunch ? 1 : 0)));
     // The fallback: the replaced launches, in order, right after the gemm.
     Operation *after = gemm;
     for (Operation *launch : {fill.getOperation(), matmul.getOperation(),

@@ -79,9 +79,11 @@ def TandemFormLibraryGemms : Pass<"tandem-form-library-gemms", "ModuleOp"> {
     one f32 multiply-accumulate contraction (`linalg.matmul`,
     `linalg.batch_matmul`, their transposed forms, or a `linalg.generic`
     of the same shape) over whole buffers with row-major rows, one batch
-    dimension at most, becomes a `tandem_exec.gemm` when the launch before
-    it that touches the output is a zero fill of the output (the library
-    GEMM overwrites it). The launch right after it (device buffer
+    dimension at most, becomes a `tandem_exec.gemm` when its output starts
+    at zero (the library GEMM overwrites it): the kernel zero-fills it
+    before the contraction (a prologue `tandem-outline-kernels` moved into
+    it, as for every lowered MatMul), or the launch before it that touches
+    the output is a zero fill of it (shown below). The launch right after it (device buffer
     definitions aside) is folded into the epilogue when it only reads the
     product and is `+ bias` (a vector along N), `max(x, 0)`, or both, and
     nothing else reads the product. The replaced launches follow the gemm,

@@ -157,9 +157,15 @@ struct PlanMemoryPass : tandem::impl::TandemPlanMemoryBase<PlanMemoryPass> {
           << alignment;
       return signalPassFailure();
     }
-    for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal() && failed(planFunction(func)))
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      // A GPU kernel function keeps its signature (its CPU twin's ABI): a
+      // buffer local to it stays an allocation.
+      if (func.isExternal() || isa_and_nonnull<UnitAttr>(func->getAttr(
+                                   TandemDialect::getKernelAttrName())))
+        continue;
+      if (failed(planFunction(func)))
         return signalPassFailure();
+    }
   }
 };
 } // namespace

@@ -17,6 +17,8 @@
 // CHECK-NEXT: sum3 diff {{(0|[0-9.]+e-0[5-9])}} sum 617.2
 // CHECK-NEXT: matvec diff {{(0|[0-9.]+e-0[5-9])}} sum -19.87
 // CHECK-NEXT: mmrelu diff 0 sum 0.0862
+// CHECK-NEXT: convpad diff 0 sum 9.757
+// CHECK-NEXT: mvbias diff {{(0|[0-9.]+e-0[5-9])}} sum -33.87
 
 // Block reductions (one block per output point, threads striding over the
 // reduction, then the shuffle butterflies and the shared-memory stage, all
@@ -96,6 +98,73 @@ func.func @mmrelu_ref(%a: memref<6x9xf32>, %b: memref<9x5xf32>, %c: memref<6x5xf
   return
 }
 
+// Kernel prologues (KernelPrologue.h), which the mapped code evaluates per
+// point: a padded input (asymmetric padding 2/0 rows and 1/1 columns, pad
+// value 0.25, through a stride-2 convolution) and a broadcast bias as the
+// accumulator's initial value, with a fused ReLU6; the reference runs the
+// same ops, then the ReLU6. The output starts as garbage: the bias must
+// replace it.
+func.func private @convpad(%x: memref<1x2x5x5xf32>, %bias: memref<3xf32>, %w: memref<3x2x3x3xf32>, %y: memref<1x3x3x3xf32>) attributes {tandem.kernel} {
+  %pad = arith.constant 0.25 : f32
+  %p = memref.alloc() : memref<1x2x7x7xf32>
+  linalg.map outs(%p : memref<1x2x7x7xf32>) (%init: f32) {
+    linalg.yield %pad : f32
+  }
+  %interior = memref.subview %p[0, 0, 2, 1] [1, 2, 5, 5] [1, 1, 1, 1] : memref<1x2x7x7xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 15>>
+  memref.copy %x, %interior : memref<1x2x5x5xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 15>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : memref<3xf32>) outs(%y : memref<1x3x3x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>, tandem.epilogue = "relu6"}
+      ins(%p, %w : memref<1x2x7x7xf32>, memref<3x2x3x3xf32>) outs(%y : memref<1x3x3x3xf32>)
+  memref.dealloc %p : memref<1x2x7x7xf32>
+  return
+}
+
+func.func @convpad_ref(%x: memref<1x2x5x5xf32>, %bias: memref<3xf32>, %w: memref<3x2x3x3xf32>, %y: memref<1x3x3x3xf32>) {
+  %pad = arith.constant 0.25 : f32
+  %p = memref.alloc() : memref<1x2x7x7xf32>
+  linalg.map outs(%p : memref<1x2x7x7xf32>) (%init: f32) {
+    linalg.yield %pad : f32
+  }
+  %interior = memref.subview %p[0, 0, 2, 1] [1, 2, 5, 5] [1, 1, 1, 1] : memref<1x2x7x7xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 15>>
+  memref.copy %x, %interior : memref<1x2x5x5xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 15>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : memref<3xf32>) outs(%y : memref<1x3x3x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%p, %w : memref<1x2x7x7xf32>, memref<3x2x3x3xf32>) outs(%y : memref<1x3x3x3xf32>)
+  memref.dealloc %p : memref<1x2x7x7xf32>
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  linalg.map outs(%y : memref<1x3x3x3xf32>) (%v: f32) {
+    %lo = arith.maximumf %v, %zero : f32
+    %r = arith.minimumf %lo, %six : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// A block reduction (16 outputs, 100 points each) whose initial values come
+// from a broadcast bias.
+func.func private @mvbias(%a: memref<16x100xf32>, %x: memref<100xf32>, %bias: memref<16xf32>, %y: memref<16xf32>) attributes {tandem.kernel} {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%bias : memref<16xf32>) outs(%y : memref<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %twice = arith.addf %in, %in : f32
+    linalg.yield %twice : f32
+  }
+  linalg.matvec ins(%a, %x : memref<16x100xf32>, memref<100xf32>) outs(%y : memref<16xf32>)
+  return
+}
+
 func.func private @mm(%a: memref<3x1x4xf32>, %b: memref<4x5xf32>, %c: memref<3x5xf32>) attributes {tandem.kernel} {
   %x = memref.collapse_shape %a [[0, 1], [2]] : memref<3x1x4xf32> into memref<3x4xf32>
   linalg.matmul ins(%x, %b : memref<3x4xf32>, memref<4x5xf32>) outs(%c : memref<3x5xf32>)
@@ -150,6 +219,8 @@ llvm.mlir.global internal constant @rowmax_label("rowmax diff \00") {addr_space 
 llvm.mlir.global internal constant @sum3_label("sum3 diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @matvec_label("matvec diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @mmrelu_label("mmrelu diff \00") {addr_space = 0 : i32}
+llvm.mlir.global internal constant @convpad_label("convpad diff \00") {addr_space = 0 : i32}
+llvm.mlir.global internal constant @mvbias_label("mvbias diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @sum_label(" sum \00") {addr_space = 0 : i32}
 
 func.func @main() {
@@ -262,5 +333,46 @@ func.func @main() {
   call @mmrelu_emulated(%ra2, %rb2, %re2) : (memref<6x9xf32>, memref<9x5xf32>, memref<6x5xf32>) -> ()
   %l5 = llvm.mlir.addressof @mmrelu_label : !llvm.ptr
   call @compare(%l5, %rrv, %rev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
+
+  // Kernel prologues.
+  %cx = memref.alloc() : memref<50xf32>
+  %cxv = memref.cast %cx : memref<50xf32> to memref<?xf32>
+  %up = arith.constant -0.05 : f32
+  call @fill(%cxv, %up) : (memref<?xf32>, f32) -> ()
+  %cx4 = memref.expand_shape %cx [[0, 1, 2, 3]] output_shape [1, 2, 5, 5] : memref<50xf32> into memref<1x2x5x5xf32>
+  %cb = memref.alloc() : memref<3xf32>
+  %cbv = memref.cast %cb : memref<3xf32> to memref<?xf32>
+  call @fill(%cbv, %seed) : (memref<?xf32>, f32) -> ()
+  %cw = memref.alloc() : memref<54xf32>
+  %cwv = memref.cast %cw : memref<54xf32> to memref<?xf32>
+  call @fill(%cwv, %up) : (memref<?xf32>, f32) -> ()
+  %cw4 = memref.expand_shape %cw [[0, 1, 2, 3]] output_shape [3, 2, 3, 3] : memref<54xf32> into memref<3x2x3x3xf32>
+  %kcr = memref.alloc() : memref<27xf32>
+  %kce = memref.alloc() : memref<27xf32>
+  %kcrv = memref.cast %kcr : memref<27xf32> to memref<?xf32>
+  %kcev = memref.cast %kce : memref<27xf32> to memref<?xf32>
+  call @fill(%kcrv, %seed) : (memref<?xf32>, f32) -> ()
+  %garbage = arith.constant -7.0 : f32
+  call @fill(%kcev, %garbage) : (memref<?xf32>, f32) -> ()
+  %kcr4 = memref.expand_shape %kcr [[0, 1, 2, 3]] output_shape [1, 3, 3, 3] : memref<27xf32> into memref<1x3x3x3xf32>
+  %kce4 = memref.expand_shape %kce [[0, 1, 2, 3]] output_shape [1, 3, 3, 3] : memref<27xf32> into memref<1x3x3x3xf32>
+  call @convpad_ref(%cx4, %cb, %cw4, %kcr4) : (memref<1x2x5x5xf32>, memref<3xf32>, memref<3x2x3x3xf32>, memref<1x3x3x3xf32>) -> ()
+  call @convpad_emulated(%cx4, %cb, %cw4, %kce4) : (memref<1x2x5x5xf32>, memref<3xf32>, memref<3x2x3x3xf32>, memref<1x3x3x3xf32>) -> ()
+  %l6 = llvm.mlir.addressof @convpad_label : !llvm.ptr
+  call @compare(%l6, %kcrv, %kcev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
+
+  %bb = memref.alloc() : memref<16xf32>
+  %bbv = memref.cast %bb : memref<16xf32> to memref<?xf32>
+  call @fill(%bbv, %half) : (memref<?xf32>, f32) -> ()
+  %br = memref.alloc() : memref<16xf32>
+  %be = memref.alloc() : memref<16xf32>
+  %brv = memref.cast %br : memref<16xf32> to memref<?xf32>
+  %bev = memref.cast %be : memref<16xf32> to memref<?xf32>
+  call @fill(%brv, %seed) : (memref<?xf32>, f32) -> ()
+  call @fill(%bev, %garbage) : (memref<?xf32>, f32) -> ()
+  call @mvbias(%va2, %vx, %bb, %br) : (memref<16x100xf32>, memref<100xf32>, memref<16xf32>, memref<16xf32>) -> ()
+  call @mvbias_emulated(%va2, %vx, %bb, %be) : (memref<16x100xf32>, memref<100xf32>, memref<16xf32>, memref<16xf32>) -> ()
+  %l7 = llvm.mlir.addressof @mvbias_label : !llvm.ptr
+  call @compare(%l7, %brv, %bev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
   return
 }

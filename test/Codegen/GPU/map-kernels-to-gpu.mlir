@@ -154,3 +154,54 @@ func.func private @mm_relu6(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref
   linalg.matmul {tandem.epilogue = "relu6"} ins(%a, %b : memref<2x3xf32>, memref<3x4xf32>) outs(%c : memref<2x4xf32>)
   return
 }
+
+// -----
+
+// A kernel with a prologue (tandem-outline-kernels put the padding and the
+// broadcast bias of Conv + BiasAdd + ReLU into the conv's kernel): the
+// gpu.func maps only the convolution. Each thread starts from the bias at
+// its channel instead of loading the output, reads the unpadded input at
+// (row - 1, col - 1) when both are in bounds (one unsigned compare each) or
+// the pad value otherwise, and stores once after the ReLU. The padded
+// buffer, its fill, its copy and the bias kernel are gone.
+// CHECK-LABEL: gpu.func @conv_bias_relu
+// CHECK-SAME: (%[[X:.+]]: memref<1x2x5x5xf32>, %[[B:.+]]: memref<3xf32>, %[[W:.+]]: memref<3x2x3x3xf32>, %[[Y:.+]]: memref<1x3x5x5xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: linalg.
+// CHECK: %[[INIT:.+]] = memref.load %[[B]][%{{.+}}] : memref<3xf32>
+// CHECK: scf.for {{.+}} iter_args(%{{.+}} = %[[INIT]])
+// CHECK: %[[R:.+]] = arith.subi %{{.+}}, %c1{{.*}} : index
+// CHECK: %[[RIN:.+]] = arith.cmpi ult, %[[R]], %c5{{.*}} : index
+// CHECK: %[[C:.+]] = arith.subi %{{.+}}, %c1{{.*}} : index
+// CHECK: %[[CIN:.+]] = arith.cmpi ult, %[[C]], %c5{{.*}} : index
+// CHECK: %[[IN:.+]] = arith.andi %[[RIN]], %[[CIN]] : i1
+// CHECK: scf.if %[[IN]] -> (f32) {
+// CHECK-NEXT: %[[V:.+]] = memref.load %[[X]][%{{.+}}, %{{.+}}, %[[R]], %[[C]]] : memref<1x2x5x5xf32>
+// CHECK-NEXT: scf.yield %[[V]] : f32
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.yield %cst : f32
+// CHECK: memref.load %[[W]]
+// CHECK: arith.maximumf
+// CHECK-NEXT: memref.store {{.+}}, %[[Y]]
+// CHECK-NOT: memref.store
+// CHECK: gpu.return
+func.func private @conv_bias_relu(%x: memref<1x2x5x5xf32>, %b: memref<3xf32>, %w: memref<3x2x3x3xf32>, %y: memref<1x3x5x5xf32>) attributes {tandem.kernel} {
+  %cst = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x2x7x7xf32>
+  %interior = memref.subview %p[0, 0, 1, 1] [1, 2, 5, 5] [1, 1, 1, 1] : memref<1x2x7x7xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  linalg.map outs(%p : memref<1x2x7x7xf32>) (%init: f32) {
+    linalg.yield %cst : f32
+  }
+  memref.copy %x, %interior : memref<1x2x5x5xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%b : memref<3xf32>) outs(%y : memref<1x3x5x5xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tandem.epilogue = "relu"}
+      ins(%p, %w : memref<1x2x7x7xf32>, memref<3x2x3x3xf32>) outs(%y : memref<1x3x5x5xf32>)
+  memref.dealloc %p : memref<1x2x7x7xf32>
+  return
+}
+

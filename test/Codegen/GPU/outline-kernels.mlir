@@ -69,3 +69,81 @@ func.func private @v_p0_gpu0(%x: memref<2x300xf32>, %y: memref<300xf32>, %z: mem
   memref.copy %x, %z : memref<2x300xf32> to memref<2x300xf32>
   return
 }
+
+// -----
+
+// Conv + BiasAdd + ReLU as bufferised: the padded input (fill, then a copy
+// into its interior) and the broadcast bias the convolution accumulates
+// into are its prologue, so all four ops become one kernel. The padded
+// buffer moves into the kernel (it is no longer the partition's); the
+// kernel takes the unpadded input, the bias, the weights and the output.
+// CHECK-LABEL: func.func private @c_p0_gpu0
+// CHECK-SAME: (%[[X:.+]]: memref<1x2x5x5xf32>, %[[B:.+]]: memref<3xf32>, %[[W:.+]]: memref<3x2x3x3xf32>, %[[Y:.+]]: memref<1x3x5x5xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: linalg.
+// CHECK: call @c_p0_gpu0_k0_conv1_conv_2d_nchw_fchw(%[[X]], %[[B]], %[[W]], %[[Y]]) {tandem.launch_dims = array<i64: 1, 1, 1, 96, 1, 1>}
+// CHECK-NEXT: return
+// CHECK: func.func private @c_p0_gpu0_k0_conv1_conv_2d_nchw_fchw(%[[KX:.+]]: memref<1x2x5x5xf32>, %[[KB:.+]]: memref<3xf32>, %[[KW:.+]]: memref<3x2x3x3xf32>, %[[KY:.+]]: memref<1x3x5x5xf32>) attributes {tandem.kernel}
+// CHECK: %[[P:.+]] = memref.alloc() : memref<1x2x7x7xf32>
+// CHECK: %[[I:.+]] = memref.subview %[[P]][0, 0, 1, 1] [1, 2, 5, 5] [1, 1, 1, 1]
+// CHECK: linalg.map outs(%[[P]] :
+// CHECK: memref.copy %[[KX]], %[[I]]
+// CHECK: linalg.generic {{.+}} ins(%[[KB]] : memref<3xf32>) outs(%[[KY]] : memref<1x3x5x5xf32>)
+// CHECK: linalg.conv_2d_nchw_fchw {{.+}} ins(%[[P]], %[[KW]] : {{.+}}) outs(%[[KY]] : memref<1x3x5x5xf32>)
+// CHECK-NEXT: return
+#bias = affine_map<(d0, d1, d2, d3) -> (d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func private @c_p0_gpu0(%x: memref<1x2x5x5xf32>, %b: memref<3xf32>, %w: memref<3x2x3x3xf32>, %y: memref<1x3x5x5xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x2x7x7xf32>
+  linalg.map outs(%p : memref<1x2x7x7xf32>) (%init: f32) {
+    linalg.yield %zero : f32
+  }
+  %interior = memref.subview %p[0, 0, 1, 1] [1, 2, 5, 5] [1, 1, 1, 1] : memref<1x2x7x7xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  memref.copy %x, %interior : memref<1x2x5x5xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  linalg.generic {indexing_maps = [#bias, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%b : memref<3xf32>) outs(%y : memref<1x3x5x5xf32>) attrs = {tandem.kernel = "fusion.conv1"} {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tandem.epilogue = "relu", tandem.kernel = "fusion.conv1"}
+      ins(%p, %w : memref<1x2x7x7xf32>, memref<3x2x3x3xf32>) outs(%y : memref<1x3x5x5xf32>)
+  return
+}
+
+// -----
+
+// No prologue when it would change what the convolution sees: here another
+// kernel reads the broadcast bias between the producer and the
+// convolution, and the padded buffer is read after the convolution too.
+// Every op keeps its own kernel.
+// CHECK-LABEL: func.func private @n_p0_gpu0
+// CHECK: call @n_p0_gpu0_k0_map(
+// CHECK: call @n_p0_gpu0_k1_copy(
+// CHECK: call @n_p0_gpu0_k2_generic(
+// CHECK: call @n_p0_gpu0_k3_copy(
+// CHECK: call @n_p0_gpu0_k4_conv_2d_nchw_fchw(
+// CHECK: call @n_p0_gpu0_k5_copy(
+#bias = affine_map<(d0, d1, d2, d3) -> (d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func private @n_p0_gpu0(%x: memref<1x2x5x5xf32>, %b: memref<3xf32>, %w: memref<3x2x3x3xf32>, %y: memref<1x3x5x5xf32>, %z: memref<1x3x5x5xf32>, %q: memref<1x2x7x7xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x2x7x7xf32>
+  linalg.map outs(%p : memref<1x2x7x7xf32>) (%init: f32) {
+    linalg.yield %zero : f32
+  }
+  %interior = memref.subview %p[0, 0, 1, 1] [1, 2, 5, 5] [1, 1, 1, 1] : memref<1x2x7x7xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  memref.copy %x, %interior : memref<1x2x5x5xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  linalg.generic {indexing_maps = [#bias, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%b : memref<3xf32>) outs(%y : memref<1x3x5x5xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  memref.copy %y, %z : memref<1x3x5x5xf32> to memref<1x3x5x5xf32>
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : memref<1x2x7x7xf32>, memref<3x2x3x3xf32>) outs(%y : memref<1x3x5x5xf32>)
+  memref.copy %p, %q : memref<1x2x7x7xf32> to memref<1x2x7x7xf32>
+  return
+}

@@ -289,3 +289,48 @@ func.func @fused_relu6(%x: memref<3x8xf32, #gpu>) {
   tandem_exec.partition_end "m_p0_gpu0" on compute
   return
 }
+
+// -----
+
+// The zero fill as the contraction kernel's own prologue (how
+// tandem-outline-kernels leaves every lowered MatMul): the gemm needs no
+// fill launch, and its fallback is the one launch. A kernel whose prologue
+// fills with anything but +0.0 (here 1.0: C accumulates onto ones) keeps
+// its generated kernel.
+
+#gpu = #tandem.device<"/device:GPU:0">
+
+memref.global "private" constant @w : memref<8x5xf32> = dense<1.0>
+
+func.func private @k0_mm(%a: memref<3x8xf32>, %b: memref<8x5xf32>, %c: memref<3x5xf32>) attributes {tandem.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<3x5xf32>)
+  linalg.matmul ins(%a, %b : memref<3x8xf32>, memref<8x5xf32>) outs(%c : memref<3x5xf32>)
+  return
+}
+func.func private @k1_mm_ones(%a: memref<3x8xf32>, %b: memref<8x5xf32>, %c: memref<3x5xf32>) attributes {tandem.kernel} {
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%c : memref<3x5xf32>)
+  linalg.matmul ins(%a, %b : memref<3x8xf32>, memref<8x5xf32>) outs(%c : memref<3x5xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @prologue_fill(
+// CHECK:         %[[C:.+]] = tandem_exec.alloc : memref<3x5xf32
+// CHECK-NEXT:    tandem_exec.gemm @k0_mm(%{{.+}}, %{{.+}}) -> %[[C]] on compute
+// CHECK-SAME:      epilogue = "none"
+// CHECK-SAME:      fallback 1
+// CHECK-NEXT:    tandem_exec.launch @k0_mm(
+// CHECK-NEXT:    %[[D:.+]] = tandem_exec.alloc : memref<3x5xf32
+// CHECK-NEXT:    tandem_exec.launch @k1_mm_ones(%{{.+}}, %{{.+}}, %[[D]])
+// CHECK-NOT:     tandem_exec.gemm
+func.func @prologue_fill(%x: memref<3x8xf32, #gpu>) {
+  tandem_exec.partition_begin "m_p0_gpu0" on compute
+  %w = tandem_exec.weight @w : memref<8x5xf32, #gpu>
+  %c = tandem_exec.alloc : memref<3x5xf32, #gpu>
+  tandem_exec.launch @k0_mm(%x, %w, %c) on compute grid [1, 1, 1] block [32, 1, 1] : memref<3x8xf32, #gpu>, memref<8x5xf32, #gpu>, memref<3x5xf32, #gpu>
+  %d = tandem_exec.alloc : memref<3x5xf32, #gpu>
+  tandem_exec.launch @k1_mm_ones(%x, %w, %d) on compute grid [1, 1, 1] block [32, 1, 1] : memref<3x8xf32, #gpu>, memref<8x5xf32, #gpu>, memref<3x5xf32, #gpu>
+  tandem_exec.partition_end "m_p0_gpu0" on compute
+  return
+}

@@ -18,11 +18,19 @@
 // and given a handle on a device's first hasGemm(); a stream allocates its
 // 32 MiB workspace on its first GEMM.
 //
+// With an observer (traces), every copy, kernel, GEMM and graph replay
+// enqueued outside a capture is bracketed by two timing events; once the
+// second completed, the observer hears of the op with its execution times
+// on the host's steady clock (CudaDevice::reportTimed).
+//
 //===----------------------------------------------------------------------===//
 
 #include "device/cublaslt.h"
 #include "device/device.h"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -84,7 +92,10 @@ constexpr DeviceAttribute kAttrComputeCapabilityMinor = 76;
 } // namespace cu
 
 // X(field, symbol, parameter types): the driver entry points used, by the
-// exact (versioned) symbol that libcuda.so.1 exports.
+// exact (versioned) symbol that libcuda.so.1 exports. cuEventElapsedTime is
+// the original symbol, which every driver since CUDA 12.0 exports (CUDA
+// 12.8's cuda.h maps the name to cuEventElapsedTime_v2, same signature,
+// which older drivers lack).
 #define TANDEM_CUDA_FUNCTIONS(X)                                               \
   X(init, cuInit, (unsigned))                                                  \
   X(driverGetVersion, cuDriverGetVersion, (int *))                             \
@@ -118,6 +129,7 @@ constexpr DeviceAttribute kAttrComputeCapabilityMinor = 76;
   X(eventRecord, cuEventRecord, (cu::Event, cu::Stream))                       \
   X(eventSynchronize, cuEventSynchronize, (cu::Event))                         \
   X(eventQuery, cuEventQuery, (cu::Event))                                     \
+  X(eventElapsedTime, cuEventElapsedTime, (float *, cu::Event, cu::Event))     \
   X(moduleLoadDataEx, cuModuleLoadDataEx,                                      \
     (cu::Module *, const void *, unsigned, cu::JitOption *, void **))          \
   X(moduleUnload, cuModuleUnload, (cu::Module))                                \
@@ -352,6 +364,15 @@ public:
       ScopedContext scope(drv, context);
       blas.reset();
       if (scope.ok()) {
+        // Streams are finished and gone: every timed op completed.
+        for (const TimedOp &op : pending) {
+          drv.eventDestroy(op.start);
+          drv.eventDestroy(op.end);
+        }
+        for (cu::Event event : freeEvents)
+          drv.eventDestroy(event);
+        if (anchor)
+          drv.eventDestroy(anchor);
         for (cu::DevicePtr ptr : allocations)
           drv.memFree(ptr);
         for (void *ptr : pinned)
@@ -364,6 +385,55 @@ public:
   tandem_device_kind_t kind() const override { return TANDEM_DEVICE_CUDA; }
   const char *name() const override { return deviceName.c_str(); }
   const char *arch() const override { return smArch.c_str(); }
+
+  /// Clearing the observer first reports every op still timed (waiting for
+  /// them), so that the old observer has seen all of its work.
+  void setObserver(tandem::device::OpObserver *newObserver) override {
+    if (!newObserver) {
+      ScopedContext scope(drv, context);
+      if (scope.ok())
+        reportTimed(/*wait=*/true, nullptr);
+    }
+    observer.store(newObserver, std::memory_order_release);
+  }
+
+  /// Enqueues one op with `issue` (the context is current) on `stream`
+  /// (`owner`'s), between two timing events when there is an observer and
+  /// the stream is not capturing. When the events cannot be had, the op
+  /// still runs, untimed.
+  template <typename Issue>
+  tandem_status_t timed(tandem_stream_s *owner, cu::Stream stream,
+                        bool capturing, tandem::device::OpKind kind,
+                        std::string name, uint64_t bytes, Issue &&issue) {
+    if (capturing || !observer.load(std::memory_order_acquire))
+      return issue();
+    TimedOp op{nullptr, nullptr, owner, kind, std::move(name), bytes};
+    if (!startTiming(stream, &op.start))
+      return issue();
+    if (tandem_status_t status = issue()) {
+      recycle(op.start);
+      return status;
+    }
+    std::lock_guard<std::mutex> lock(timingMutex);
+    if (takeEvent(&op.end) && drv.eventRecord(op.end, stream) == cu::kSuccess) {
+      pending.push_back(std::move(op));
+    } else {
+      freeEvents.push_back(op.start);
+      if (op.end)
+        freeEvents.push_back(op.end);
+    }
+    if (pending.size() >= kReportBatch)
+      reportLocked(/*wait=*/false, nullptr);
+    return nullptr;
+  }
+
+  /// Tells the observer about the timed ops that completed, oldest first;
+  /// with `wait`, waits for those of `only` (all streams when null) first.
+  /// The context must be current.
+  void reportTimed(bool wait, tandem_stream_s *only) {
+    std::lock_guard<std::mutex> lock(timingMutex);
+    reportLocked(wait, only);
+  }
 
   bool hasGemm() override {
     std::call_once(blasOnce, [&] {
@@ -479,6 +549,111 @@ public:
   std::unique_ptr<tandem::cublaslt::Context> blas;
 
 private:
+  /// One op between its timing events.
+  struct TimedOp {
+    cu::Event start, end;
+    tandem_stream_s *stream;
+    tandem::device::OpKind kind;
+    std::string name;
+    uint64_t bytes;
+  };
+
+  /// Past this many ops not yet reported, enqueuing one reports those that
+  /// completed.
+  static constexpr size_t kReportBatch = 64;
+
+  static uint64_t steadyNs() {
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(
+            std::chrono::steady_clock::now().time_since_epoch())
+            .count());
+  }
+
+  /// A timing event (timingMutex held): a recycled one, or a new one.
+  bool takeEvent(cu::Event *out) {
+    if (!freeEvents.empty()) {
+      *out = freeEvents.back();
+      freeEvents.pop_back();
+      return true;
+    }
+    return drv.eventCreate(out, 0) == cu::kSuccess;
+  }
+
+  void recycle(cu::Event event) {
+    std::lock_guard<std::mutex> lock(timingMutex);
+    freeEvents.push_back(event);
+  }
+
+  /// Records an op's start event on `stream`. The first one also records
+  /// the anchor, every later time's origin, and waits for it: its host time
+  /// is taken right after it completed.
+  bool startTiming(cu::Stream stream, cu::Event *start) {
+    std::lock_guard<std::mutex> lock(timingMutex);
+    if (!anchor) {
+      cu::Event event = nullptr;
+      if (!takeEvent(&event))
+        return false;
+      if (drv.eventRecord(event, stream) != cu::kSuccess ||
+          drv.eventSynchronize(event) != cu::kSuccess) {
+        freeEvents.push_back(event);
+        return false;
+      }
+      anchorNs = steadyNs();
+      anchor = event;
+    }
+    if (!takeEvent(start))
+      return false;
+    if (drv.eventRecord(*start, stream) != cu::kSuccess) {
+      freeEvents.push_back(*start);
+      return false;
+    }
+    return true;
+  }
+
+  /// reportTimed with timingMutex held. Positions come from the elapsed
+  /// time since the anchor (a float of milliseconds: about 0.1 us of
+  /// precision a second after the anchor, 4 us a minute after), durations
+  /// from the op's own two events.
+  void reportLocked(bool wait, tandem_stream_s *only) {
+    tandem::device::OpObserver *target =
+        observer.load(std::memory_order_acquire);
+    for (size_t i = 0; i < pending.size();) {
+      TimedOp &op = pending[i];
+      bool mine = !only || op.stream == only;
+      cu::Result done =
+          wait && mine ? drv.eventSynchronize(op.end) : drv.eventQuery(op.end);
+      if (done == cu::kErrorNotReady) {
+        ++i;
+        continue;
+      }
+      float sinceAnchor = 0, duration = 0;
+      if (done == cu::kSuccess && target &&
+          drv.eventElapsedTime(&sinceAnchor, anchor, op.start) ==
+              cu::kSuccess &&
+          drv.eventElapsedTime(&duration, op.start, op.end) == cu::kSuccess) {
+        uint64_t start =
+            anchorNs +
+            static_cast<uint64_t>(
+                std::max(0.0, static_cast<double>(sinceAnchor)) * 1e6);
+        uint64_t end =
+            start + static_cast<uint64_t>(
+                        std::max(0.0, static_cast<double>(duration)) * 1e6);
+        target->onOp(op.stream, op.kind, op.name.c_str(), op.bytes, start, end);
+      }
+      freeEvents.push_back(op.start);
+      freeEvents.push_back(op.end);
+      pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+
+  std::atomic<tandem::device::OpObserver *> observer{nullptr};
+  /// Guards the timing state below.
+  std::mutex timingMutex;
+  cu::Event anchor = nullptr;
+  uint64_t anchorNs = 0;
+  std::vector<TimedOp> pending;
+  std::vector<cu::Event> freeEvents;
+
   std::once_flag blasOnce;
   const std::string deviceName;
   /// "sm_90" from the compute capability; empty if the driver did not say.
@@ -541,8 +716,14 @@ public:
       dev.drv.eventDestroy(event);
   }
   tandem_status_t synchronize() override {
-    TANDEM_CUDA_CALL(dev, dev.drv.eventSynchronize(event),
-                     "cuEventSynchronize");
+    ScopedContext scope(dev.drv, dev.context);
+    if (!scope.ok())
+      return scope.release();
+    if (tandem_status_t status = dev.drv.check(dev.drv.eventSynchronize(event),
+                                               "cuEventSynchronize"))
+      return status;
+    dev.reportTimed(/*wait=*/false, nullptr);
+    return nullptr;
   }
   tandem_status_t query(bool *done) override {
     ScopedContext scope(dev.drv, dev.context);
@@ -611,8 +792,9 @@ public:
               "cuMemAlloc (cuBLASLt workspace)"))
         return status;
     }
-    tandem_status_t status =
-        dev.blas->gemm(desc, a, b, c, bias, workspace, stream);
+    tandem_status_t status = dev.timed(
+        this, stream, isCapturing(), tandem::device::OpKind::Kernel, name, 0,
+        [&] { return dev.blas->gemm(desc, a, b, c, bias, workspace, stream); });
     if (!status)
       return nullptr;
     std::string message = tandem_status_message(status);
@@ -635,8 +817,11 @@ public:
           dev.drv.graphDestroy(graph);
       }
     }
-    return dev.drv.check(dev.drv.streamSynchronize(stream),
-                         "cuStreamSynchronize");
+    tandem_status_t status =
+        dev.drv.check(dev.drv.streamSynchronize(stream), "cuStreamSynchronize");
+    // The stream's timed ops are complete: report them before it goes.
+    dev.reportTimed(/*wait=*/true, this);
+    return status;
   }
 
   tandem_status_t synchronize() override {
@@ -644,32 +829,41 @@ public:
       return tandem_status_make(TANDEM_INVALID_ARGUMENT,
                                 "tandem_stream_synchronize: the stream is "
                                 "capturing a graph");
-    TANDEM_CUDA_CALL(dev, dev.drv.streamSynchronize(stream),
-                     "cuStreamSynchronize");
+    ScopedContext scope(dev.drv, dev.context);
+    if (!scope.ok())
+      return scope.release();
+    if (tandem_status_t status = dev.drv.check(
+            dev.drv.streamSynchronize(stream), "cuStreamSynchronize"))
+      return status;
+    dev.reportTimed(/*wait=*/true, this);
+    return nullptr;
   }
 
   tandem_status_t copyH2D(tandem_device_ptr_t dst, const void *src,
                           uint64_t bytes) override {
-    TANDEM_CUDA_CALL(
-        dev,
-        dev.drv.memcpyHtoDAsync(dst, src, static_cast<size_t>(bytes), stream),
-        "cuMemcpyHtoDAsync");
+    return copy(tandem::device::OpKind::H2D, bytes, [&] {
+      return dev.drv.check(
+          dev.drv.memcpyHtoDAsync(dst, src, static_cast<size_t>(bytes), stream),
+          "cuMemcpyHtoDAsync");
+    });
   }
 
   tandem_status_t copyD2H(void *dst, tandem_device_ptr_t src,
                           uint64_t bytes) override {
-    TANDEM_CUDA_CALL(
-        dev,
-        dev.drv.memcpyDtoHAsync(dst, src, static_cast<size_t>(bytes), stream),
-        "cuMemcpyDtoHAsync");
+    return copy(tandem::device::OpKind::D2H, bytes, [&] {
+      return dev.drv.check(
+          dev.drv.memcpyDtoHAsync(dst, src, static_cast<size_t>(bytes), stream),
+          "cuMemcpyDtoHAsync");
+    });
   }
 
   tandem_status_t copyD2D(tandem_device_ptr_t dst, tandem_device_ptr_t src,
                           uint64_t bytes) override {
-    TANDEM_CUDA_CALL(
-        dev,
-        dev.drv.memcpyDtoDAsync(dst, src, static_cast<size_t>(bytes), stream),
-        "cuMemcpyDtoDAsync");
+    return copy(tandem::device::OpKind::D2D, bytes, [&] {
+      return dev.drv.check(
+          dev.drv.memcpyDtoDAsync(dst, src, static_cast<size_t>(bytes), stream),
+          "cuMemcpyDtoDAsync");
+    });
   }
 
   tandem_status_t launch(tandem_device_kernel_s *kernel,
@@ -683,13 +877,19 @@ public:
     ScopedContext scope(dev.drv, dev.context);
     if (!scope.ok())
       return scope.release();
-    cu::Result result = dev.drv.launchKernel(
-        static_cast<CudaKernel *>(kernel)->function, dims.grid[0], dims.grid[1],
-        dims.grid[2], dims.block[0], dims.block[1], dims.block[2],
-        dims.shared_bytes, stream, numArgs ? params.data() : nullptr, nullptr);
-    if (result == cu::kSuccess)
+    tandem_status_t status = dev.timed(
+        this, stream, isCapturing(), tandem::device::OpKind::Kernel,
+        kernel->name, 0, [&] {
+          return dev.drv.check(
+              dev.drv.launchKernel(static_cast<CudaKernel *>(kernel)->function,
+                                   dims.grid[0], dims.grid[1], dims.grid[2],
+                                   dims.block[0], dims.block[1], dims.block[2],
+                                   dims.shared_bytes, stream,
+                                   numArgs ? params.data() : nullptr, nullptr),
+              "cuLaunchKernel");
+        });
+    if (!status)
       return nullptr;
-    tandem_status_t status = dev.drv.check(result, "cuLaunchKernel");
     std::string message = tandem_status_message(status);
     tandem_status_code_t code = tandem_status_code(status);
     tandem_status_free(status);
@@ -765,9 +965,16 @@ public:
   }
 
   tandem_status_t launchGraph(tandem_device_graph_s *graph) override {
-    TANDEM_CUDA_CALL(
-        dev, dev.drv.graphLaunch(static_cast<CudaGraph *>(graph)->exec, stream),
-        "cuGraphLaunch");
+    ScopedContext scope(dev.drv, dev.context);
+    if (!scope.ok())
+      return scope.release();
+    return dev.timed(this, stream, isCapturing(), tandem::device::OpKind::Graph,
+                     graph->label, 0, [&] {
+                       return dev.drv.check(
+                           dev.drv.graphLaunch(
+                               static_cast<CudaGraph *>(graph)->exec, stream),
+                           "cuGraphLaunch");
+                     });
   }
 
   tandem_status_t setEmulatedDelay(uint32_t, uint32_t) override {
@@ -781,6 +988,16 @@ private:
   bool isCapturing() {
     std::lock_guard<std::mutex> lock(mutex);
     return capturing;
+  }
+
+  /// One copy of `bytes`, issued by `issue`, timed for the observer.
+  template <typename Issue>
+  tandem_status_t copy(tandem::device::OpKind kind, uint64_t bytes,
+                       Issue &&issue) {
+    ScopedContext scope(dev.drv, dev.context);
+    if (!scope.ok())
+      return scope.release();
+    return dev.timed(this, stream, isCapturing(), kind, "", bytes, issue);
   }
 
   static tandem_status_t captureUnsupported(const char *what) {

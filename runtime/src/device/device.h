@@ -31,12 +31,17 @@ struct tandem_device_graph_s;
 namespace tandem {
 namespace device {
 
-/// What an OpObserver is told about one copy or kernel.
-enum class OpKind { H2D, D2H, D2D, Kernel };
+/// What an OpObserver is told about one copy, kernel or graph replay.
+enum class OpKind { H2D, D2H, D2D, Kernel, Graph };
 
-/// Sees device work as it runs, for traces. Only the emulated device calls
-/// it (on the stream's worker thread, after the work ran); CUDA work is not
-/// timed. Times are std::chrono::steady_clock nanoseconds.
+/// Sees device work as it ran, for traces. The emulated device calls it on
+/// the stream's worker thread after each op ran (a graph replay reports its
+/// ops). CUDA times each op (a graph replay as a whole) with a pair of
+/// events and calls it once the op completed and the runtime next looks:
+/// when a stream is synchronised or finished, when an event is waited for,
+/// as ops are enqueued, and when the observer is cleared, so possibly on
+/// another thread and late. Times are std::chrono::steady_clock
+/// nanoseconds.
 struct OpObserver {
   virtual ~OpObserver() = default;
   virtual void onOp(tandem_stream_s *stream, OpKind kind, const char *name,
@@ -175,6 +180,9 @@ struct tandem_device_graph_s {
   explicit tandem_device_graph_s(tandem_device_s *device) : device(device) {}
   virtual ~tandem_device_graph_s() = default;
   tandem_device_s *const device;
+  /// What traces call a replay of it (set by its creator, e.g. "graph
+  /// model_p0_gpu0"); "graph" when empty.
+  std::string label;
 };
 
 namespace tandem {

@@ -77,9 +77,6 @@ Slot *activeSlot(const tandem_exec_ctx_t *ctx, const char *function) {
 }
 
 bool onDevice(const Slot *slot) { return slot->program->device != nullptr; }
-bool isCuda(const Slot *slot) {
-  return tandem_device_kind(slot->program->device) == TANDEM_DEVICE_CUDA;
-}
 
 bool checkStream(Slot *slot, int32_t stream, const char *function) {
   if (stream >= 0 && stream < kNumStreams)
@@ -153,14 +150,10 @@ bool issueGemm(Slot *slot, const LaunchRecord &launch, int32_t stream,
     tandem_status_free(status);
     return false;
   }
-  if (captured) {
+  if (captured)
     slot->stats->capturedLaunches++;
-  } else {
+  else
     slot->stats->kernelLaunches++;
-    if (slot->trace && isCuda(slot))
-      slot->trace->span(streamTrack(slot, stream), name, "kernel", start,
-                        nowNs(), -1, true);
-  }
   return true;
 }
 
@@ -194,7 +187,6 @@ bool issueLaunch(Slot *slot, const LaunchRecord &launch, int32_t stream,
   tandem_launch_dims_t dims = {{launch.dims[0], launch.dims[1], launch.dims[2]},
                                {launch.dims[3], launch.dims[4], launch.dims[5]},
                                0};
-  uint64_t start = slot->trace ? nowNs() : 0;
   tandem_status_t status = tandem_device_launch(
       slot->streams[stream], slot->program->kernels[launch.kernel], &dims,
       args.data(), static_cast<int32_t>(n));
@@ -204,14 +196,10 @@ bool issueLaunch(Slot *slot, const LaunchRecord &launch, int32_t stream,
     tandem_status_free(status);
     return false;
   }
-  if (captured) {
+  if (captured)
     slot->stats->capturedLaunches++;
-  } else {
+  else
     slot->stats->kernelLaunches++;
-    if (slot->trace && isCuda(slot))
-      slot->trace->span(streamTrack(slot, stream), kernel.name, "kernel", start,
-                        nowNs(), -1, true);
-  }
   return true;
 }
 
@@ -263,21 +251,17 @@ void finishPartition(Slot *slot) {
     }
     if (failed(slot, status, "CUDA Graph capture"))
       return;
+    graph->label =
+        std::string("graph ") +
+        programPartitionName(slot->program->program, slot->openPartition);
     partition.graph = graph;
     partition.signature = slot->buffered;
     slot->stats->graphCaptures++;
   }
-  uint64_t start = slot->trace ? nowNs() : 0;
   if (failed(slot, tandem_device_graph_launch(partition.graph, handle),
              "graph launch"))
     return;
   slot->stats->graphLaunches++;
-  if (slot->trace && isCuda(slot))
-    slot->trace->span(
-        streamTrack(slot, stream),
-        std::string("graph ") +
-            programPartitionName(slot->program->program, slot->openPartition),
-        "graph", start, nowNs(), -1, true);
 }
 
 /// Pinned staging for `bytes`: the current chunk, or a new one.
@@ -462,9 +446,6 @@ void tandem_sched_copy_h2d(const tandem_exec_ctx_t *ctx, int32_t stream,
             what))
       return;
     slot->stats->stagedBytes += bytes;
-    if (slot->trace && isCuda(slot))
-      slot->trace->span(streamTrack(slot, stream), "copy h2d", "copy", start,
-                        nowNs(), static_cast<int64_t>(bytes), true);
   }
   slot->stats->h2dCopies++;
   slot->stats->h2dBytes += bytes;
@@ -510,9 +491,6 @@ void tandem_sched_copy_d2h(const tandem_exec_ctx_t *ctx, int32_t stream,
       slot->pending.push_back({staging, dst, bytes, done});
       slot->stats->stagedBytes += bytes;
     }
-    if (slot->trace && isCuda(slot))
-      slot->trace->span(streamTrack(slot, stream), "copy d2h", "copy", start,
-                        nowNs(), static_cast<int64_t>(bytes), true);
   }
   slot->stats->d2hCopies++;
   slot->stats->d2hBytes += bytes;

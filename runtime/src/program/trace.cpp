@@ -50,11 +50,9 @@ void Trace::addStream(tandem_stream_s *stream, int tid) {
 }
 
 void Trace::span(int tid, const std::string &name, const char *category,
-                 uint64_t startNs, uint64_t endNs, int64_t bytes,
-                 bool enqueueOnly) {
+                 uint64_t startNs, uint64_t endNs, int64_t bytes) {
   std::lock_guard<std::mutex> lock(mutex);
-  events.push_back(
-      Event{tid, name, category, startNs, endNs, bytes, enqueueOnly});
+  events.push_back(Event{tid, name, category, startNs, endNs, bytes});
 }
 
 void Trace::onOp(tandem_stream_s *stream, tandem::device::OpKind kind,
@@ -81,6 +79,9 @@ void Trace::onOp(tandem_stream_s *stream, tandem::device::OpKind kind,
     break;
   case OpKind::D2D:
     span(tid, "copy d2d", "copy", startNs, endNs, static_cast<int64_t>(bytes));
+    break;
+  case OpKind::Graph:
+    span(tid, name && *name ? name : "graph", "graph", startNs, endNs);
     break;
   }
 }
@@ -115,15 +116,8 @@ bool Trace::write() const {
                  escape(event.name).c_str(), event.category, event.tid,
                  static_cast<double>(start) / 1000.0,
                  static_cast<double>(end) / 1000.0);
-    if (event.bytes >= 0 || event.enqueueOnly) {
-      std::fputs(",\"args\":{", file);
-      if (event.bytes >= 0)
-        std::fprintf(file, "\"bytes\":%" PRId64, event.bytes);
-      if (event.enqueueOnly)
-        std::fprintf(file, "%s\"timing\":\"enqueue\"",
-                     event.bytes >= 0 ? "," : "");
-      std::fputs("}", file);
-    }
+    if (event.bytes >= 0)
+      std::fprintf(file, ",\"args\":{\"bytes\":%" PRId64 "}", event.bytes);
     std::fputs("}", file);
   }
   std::fputs("\n]\n", file);

@@ -4,9 +4,10 @@
 // kernel, copy and partition of its runs and writes them at destroy as a
 // JSON array (chrome://tracing and ui.perfetto.dev read it). Each slot has
 // four tracks: its three streams and the host thread (CPU partitions).
-// The emulated device reports when its work really ran (an OpObserver);
-// the CPU fallback runs work inline, timed on the host; CUDA work is shown
-// at its host enqueue time (args.timing = "enqueue").
+// Devices report when their work really ran (an OpObserver): the emulated
+// device from its stream threads, CUDA from timing events around each op
+// (a graph replay as one span); the CPU fallback runs work inline, timed on
+// the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,11 +41,9 @@ public:
   /// Maps a device stream to its track, for the observer.
   void addStream(tandem_stream_s *stream, int tid);
 
-  /// One complete event; `bytes` < 0 means none. `enqueueOnly` marks work
-  /// whose execution time is unknown (CUDA).
+  /// One complete event; `bytes` < 0 means none.
   void span(int tid, const std::string &name, const char *category,
-            uint64_t startNs, uint64_t endNs, int64_t bytes = -1,
-            bool enqueueOnly = false);
+            uint64_t startNs, uint64_t endNs, int64_t bytes = -1);
 
   void onOp(tandem_stream_s *stream, tandem::device::OpKind kind,
             const char *name, uint64_t bytes, uint64_t startNs,
@@ -61,7 +60,6 @@ private:
     const char *category;
     uint64_t startNs, endNs;
     int64_t bytes;
-    bool enqueueOnly;
   };
   const std::string path;
   const uint64_t baseNs;

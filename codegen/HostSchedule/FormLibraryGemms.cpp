@@ -12,7 +12,10 @@
 #include "codegen/LinalgPayloads.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
+
+#include <cmath>
 
 namespace mlir::tandem {
 #define GEN_PASS_DEF_TANDEMFORMLIBRARYGEMMS
@@ -236,13 +239,96 @@ bool isZeroFill(func::FuncOp kernel) {
   return op && isZeroFillOp(op) && kernel.getNumArguments() == 1;
 }
 
-/// An elementwise epilogue kernel: `out = [max](in + bias, 0)` or
-/// `out = max(in, 0)`, with kernel argument indices.
+/// An elementwise epilogue kernel: `out = [max](in + bias, 0)`,
+/// `out = max(in, 0)`, `out = gelu(in [+ bias])` (tanh approximation), with
+/// kernel argument indices.
 struct Epilogue {
   unsigned in, out;
   std::optional<unsigned> bias;
   bool relu = false;
+  bool gelu = false;
 };
+
+/// Whether `value` is the float constant `expected` (to float precision).
+bool isFloatConstant(Value value, double expected) {
+  FloatAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return false;
+  return std::abs(attr.getValueAsDouble() - expected) <=
+         1e-6 * std::abs(expected);
+}
+
+/// Whether `op` is an OpT whose operands satisfy `match` in some order.
+template <typename OpT>
+bool commutes(Value value, llvm::function_ref<bool(Value, Value)> match,
+              unsigned &ops) {
+  auto op = value.getDefiningOp<OpT>();
+  if (!op ||
+      !(match(op.getLhs(), op.getRhs()) || match(op.getRhs(), op.getLhs())))
+    return false;
+  ++ops;
+  return true;
+}
+
+/// Whether `y` is GELU's tanh approximation of `x` as tandem.gelu lowers
+/// it (and cuBLASLt's GELU epilogue computes it):
+/// `(0.5 x) * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * (x * (x * x)))))`,
+/// each product and sum in either order. `ops` counts the ops matched.
+bool isGeluTanhOf(Value y, Value x, unsigned &ops) {
+  auto is = [&](Value v) { return [=](Value w) { return w == v; }; };
+  auto constant = [](double c) {
+    return [=](Value w) { return isFloatConstant(w, c); };
+  };
+  auto cube = [&](Value v) {
+    return commutes<arith::MulFOp>(
+        v,
+        [&](Value a, Value b) {
+          return a == x &&
+                 commutes<arith::MulFOp>(
+                     b, [&](Value p, Value q) { return p == x && q == x; },
+                     ops);
+        },
+        ops);
+  };
+  auto inner = [&](Value v) { // sqrt(2/pi) * (x + 0.044715 x^3)
+    return commutes<arith::MulFOp>(
+        v,
+        [&](Value a, Value b) {
+          return constant(std::sqrt(2.0 / M_PI))(b) &&
+                 commutes<arith::AddFOp>(
+                     a,
+                     [&](Value p, Value q) {
+                       return is(x)(p) && commutes<arith::MulFOp>(
+                                              q,
+                                              [&](Value s, Value t) {
+                                                return cube(s) &&
+                                                       constant(0.044715)(t);
+                                              },
+                                              ops);
+                     },
+                     ops);
+        },
+        ops);
+  };
+  auto onePlusTanh = [&](Value v) {
+    return commutes<arith::AddFOp>(
+        v,
+        [&](Value a, Value b) {
+          auto tanh = a.getDefiningOp<math::TanhOp>();
+          if (!tanh || !constant(1.0)(b) || !inner(tanh.getOperand()))
+            return false;
+          ++ops;
+          return true;
+        },
+        ops);
+  };
+  auto halfX = [&](Value v) {
+    return commutes<arith::MulFOp>(
+        v, [&](Value a, Value b) { return a == x && constant(0.5)(b); }, ops);
+  };
+  return commutes<arith::MulFOp>(
+      y, [&](Value a, Value b) { return halfX(a) && onePlusTanh(b); }, ops);
+}
 
 /// Matches an epilogue kernel whose `in` is the product, a buffer of
 /// `productType`, or a reshape of it that keeps its innermost dimension
@@ -307,10 +393,8 @@ std::optional<Epilogue> matchEpilogue(func::FuncOp kernel,
     x = add.getResult();
     ++it;
   }
-  if (it != end) {
-    auto max = dyn_cast<arith::MaximumFOp>(*it);
-    if (!max)
-      return std::nullopt;
+  Value yielded = body.getTerminator()->getOperand(0);
+  if (auto max = it == end ? nullptr : dyn_cast<arith::MaximumFOp>(*it)) {
     Value other = max.getLhs() == x ? max.getRhs() : max.getLhs();
     if ((max.getLhs() != x && max.getRhs() != x) ||
         !matchPattern(other, m_PosZeroFloat()))
@@ -318,9 +402,17 @@ std::optional<Epilogue> matchEpilogue(func::FuncOp kernel,
     x = max.getResult();
     e.relu = true;
     ++it;
+  } else if (it != end) {
+    // GELU: every remaining op must be part of it.
+    unsigned ops = 0;
+    if (!isGeluTanhOf(yielded, x, ops) ||
+        ops != static_cast<unsigned>(std::distance(it, end)))
+      return std::nullopt;
+    x = yielded;
+    e.gelu = true;
+    it = end;
   }
-  if (it != end || body.getTerminator()->getOperand(0) != x ||
-      (!e.bias && !e.relu))
+  if (it != end || yielded != x || (!e.bias && !e.relu && !e.gelu))
     return std::nullopt;
   return e;
 }
@@ -409,7 +501,11 @@ struct FormLibraryGemmsPass
       result = epilogueLaunch.getArgs()[epilogue->out];
       if (epilogue->bias)
         bias = epilogueLaunch.getArgs()[*epilogue->bias];
-      kind = epilogue->bias ? (epilogue->relu ? "bias_relu" : "bias") : "relu";
+      if (epilogue->gelu)
+        kind = epilogue->bias ? "bias_gelu" : "gelu";
+      else
+        kind =
+            epilogue->bias ? (epilogue->relu ? "bias_relu" : "bias") : "relu";
     }
     Operation *last =
         epilogueLaunch ? epilogueLaunch.getOperation() : matmul.getOperation();

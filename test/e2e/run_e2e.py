@@ -43,7 +43,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tools", "tandemc", "Inputs"))
 
 # (name, source, extra tandemc flags): source "small" models are built here,
 # "torch" ones come from --models with their NAME.shape flags.
-SMALL = ["mlp", "conv_block", "attention"]
+SMALL = ["mlp", "conv_block", "attention", "mlp_gelu"]
 CI_TORCH = ["mlp", "conv_bn_relu", "resnet18", "mobilenet_v2",
             "squeezenet1_0", "transformer_encoder"]
 FULL_TORCH = CI_TORCH + ["bert_block", "bert_block_opset17",
@@ -60,6 +60,7 @@ RTOL, ATOL = 1e-4, 1e-5
 SCALE_ATOL = 1e-6
 # --gpu island: the op kind each model keeps on the CPU, between GPU parts.
 ISLAND = {"small_mlp": "tandem.relu", "small_conv_block": "tandem.max_pool2d",
+          "small_mlp_gelu": "tandem.gelu",
           "small_attention": "tandem.softmax", "mlp": "tandem.relu",
           "conv_bn_relu": "tandem.relu", "resnet18": "tandem.add",
           "mobilenet_v2": "tandem.add", "squeezenet1_0": "tandem.concat",

@@ -89,6 +89,10 @@ struct Problem {
             sum += bias[j];
           if (tandem::gemm::hasRelu(d))
             sum = std::max(sum, 0.0);
+          if (tandem::gemm::hasGelu(d)) // tanh approximation, in double
+            sum = 0.5 * sum *
+                  (1.0 + std::tanh(std::sqrt(2.0 / M_PI) *
+                                   (sum + 0.044715 * sum * sum * sum)));
           expected[p * d.stride_c + i * d.ldc + j] = static_cast<float>(sum);
         }
   }
@@ -130,6 +134,9 @@ const Case kCases[] = {
      TANDEM_GEMM_EPILOGUE_BIAS_RELU, 0, true, false},
     {"k_past_one_block", 1, 9, 40, 700, false, false,
      TANDEM_GEMM_EPILOGUE_BIAS},
+    {"gelu_trans_b", 1, 17, 40, 33, false, true, TANDEM_GEMM_EPILOGUE_GELU},
+    {"batch_bias_gelu", 2, 9, 70, 50, false, false,
+     TANDEM_GEMM_EPILOGUE_BIAS_GELU, 4},
 };
 
 class DeviceGemm : public ::testing::TestWithParam<Case> {};
@@ -230,6 +237,15 @@ TEST(DeviceGemmChecks, RejectsBadDescriptorsAndRanges) {
   bad.epilogue = TANDEM_GEMM_EPILOGUE_BIAS;
   Status noBias(tandem_device_gemm(stream, &bad, small, small, small, 0, "g"));
   EXPECT_EQ(noBias.code, TANDEM_INVALID_ARGUMENT) << noBias.message;
+  bad.epilogue = TANDEM_GEMM_EPILOGUE_BIAS_GELU;
+  Status noGeluBias(
+      tandem_device_gemm(stream, &bad, small, small, small, 0, "g"));
+  EXPECT_EQ(noGeluBias.code, TANDEM_INVALID_ARGUMENT) << noGeluBias.message;
+  bad.epilogue = TANDEM_GEMM_EPILOGUE_BIAS_GELU + 1;
+  Status unknown(tandem_device_gemm(stream, &bad, small, small, small, 0, "g"));
+  EXPECT_EQ(unknown.code, TANDEM_INVALID_ARGUMENT) << unknown.message;
+  EXPECT_NE(unknown.message.find("unknown epilogue"), std::string::npos)
+      << unknown.message;
 
   bad = d;
   bad.m = 8; // C needs 128 bytes

@@ -207,6 +207,8 @@ int64_t GemmOp::getEpilogueCode() {
       .Case("relu", 1)
       .Case("bias", 2)
       .Case("bias_relu", 3)
+      .Case("gelu", 4)
+      .Case("bias_gelu", 5)
       .Default(-1);
 }
 
@@ -250,8 +252,8 @@ LogicalResult GemmOp::verify() {
   int64_t epilogue = getEpilogueCode();
   if (epilogue < 0)
     return emitOpError() << "has an unknown epilogue '" << getEpilogue()
-                         << "' (none, relu, bias, bias_relu)";
-  bool wantsBias = epilogue == 2 || epilogue == 3;
+                         << "' (none, relu, bias, bias_relu, gelu, bias_gelu)";
+  bool wantsBias = epilogue == 2 || epilogue == 3 || epilogue == 5;
   if (wantsBias != static_cast<bool>(getBias()))
     return emitOpError() << "has epilogue '" << getEpilogue() << "' "
                          << (wantsBias ? "but no bias" : "and a bias");

@@ -217,7 +217,9 @@ def TandemExec_GemmOp : TandemExec_Op<"gemm",
     `stride_c` (elements between problems; 0 broadcasts an operand). With
     `trans_a`, `a` holds each problem k x m (likewise `trans_b`). `bias`
     has n elements, added to every row. `epilogue` is `none`, `relu`,
-    `bias` or `bias_relu`; `tf32` lets cuBLASLt use TF32 tensor cores.
+    `bias`, `bias_relu`, `gelu` or `bias_gelu` (GELU's tanh approximation,
+    `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`, cuBLASLt's); `tf32`
+    lets cuBLASLt use TF32 tensor cores.
     `c` is overwritten.
 
     The runtime runs it with cuBLASLt on CUDA and with its CPU sgemm on the

@@ -311,9 +311,14 @@ typedef struct {
  *  are part of the ABI. */
 enum {
   TANDEM_GEMM_EPILOGUE_NONE = 0,
-  TANDEM_GEMM_EPILOGUE_RELU = 1,     /* C = max(0, AB) */
-  TANDEM_GEMM_EPILOGUE_BIAS = 2,     /* C = AB + bias */
-  TANDEM_GEMM_EPILOGUE_BIAS_RELU = 3 /* C = max(0, AB + bias) */
+  TANDEM_GEMM_EPILOGUE_RELU = 1,      /* C = max(0, AB) */
+  TANDEM_GEMM_EPILOGUE_BIAS = 2,      /* C = AB + bias */
+  TANDEM_GEMM_EPILOGUE_BIAS_RELU = 3, /* C = max(0, AB + bias) */
+  /* GELU in its tanh approximation (ONNX Gelu approximate="tanh",
+   * cuBLASLt's GELU): gelu(x) = 0.5 x (1 + tanh(sqrt(2/pi)
+   * (x + 0.044715 x^3))). */
+  TANDEM_GEMM_EPILOGUE_GELU = 4,     /* C = gelu(AB) */
+  TANDEM_GEMM_EPILOGUE_BIAS_GELU = 5 /* C = gelu(AB + bias) */
 };
 
 /** tandem_gemm_desc_t::flags: cuBLASLt may use TF32 tensor cores

@@ -77,6 +77,8 @@ constexpr uint32_t kEpilogueDefault = 1;
 constexpr uint32_t kEpilogueRelu = 2;
 constexpr uint32_t kEpilogueBias = 4;
 constexpr uint32_t kEpilogueReluBias = 6;
+constexpr uint32_t kEpilogueGelu = 32;
+constexpr uint32_t kEpilogueGeluBias = 36;
 constexpr LayoutAttribute kLayoutBatchCount = 5;
 constexpr LayoutAttribute kLayoutStridedBatchOffset = 6;
 constexpr PreferenceAttribute kPrefMaxWorkspaceBytes = 1;
@@ -185,7 +187,9 @@ static_assert(CUBLASLT_MATMUL_DESC_TRANSA == lt::kDescTransA &&
 static_assert(CUBLASLT_EPILOGUE_DEFAULT == lt::kEpilogueDefault &&
                   CUBLASLT_EPILOGUE_RELU == lt::kEpilogueRelu &&
                   CUBLASLT_EPILOGUE_BIAS == lt::kEpilogueBias &&
-                  CUBLASLT_EPILOGUE_RELU_BIAS == lt::kEpilogueReluBias,
+                  CUBLASLT_EPILOGUE_RELU_BIAS == lt::kEpilogueReluBias &&
+                  CUBLASLT_EPILOGUE_GELU == lt::kEpilogueGelu &&
+                  CUBLASLT_EPILOGUE_GELU_BIAS == lt::kEpilogueGeluBias,
               "epilogues");
 static_assert(CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT == lt::kLayoutBatchCount &&
                   CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET ==
@@ -354,6 +358,12 @@ tandem_status_t Context::getPlan(const tandem_gemm_desc_t &g,
     break;
   case TANDEM_GEMM_EPILOGUE_BIAS_RELU:
     epilogue = lt::kEpilogueReluBias;
+    break;
+  case TANDEM_GEMM_EPILOGUE_GELU:
+    epilogue = lt::kEpilogueGelu;
+    break;
+  case TANDEM_GEMM_EPILOGUE_BIAS_GELU:
+    epilogue = lt::kEpilogueGeluBias;
     break;
   default:
     break;

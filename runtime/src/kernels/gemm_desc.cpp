@@ -2,6 +2,7 @@
 
 #include "kernels/gemm_desc.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
@@ -62,7 +63,7 @@ bool check(const tandem_gemm_desc_t &d, char *message, size_t size) {
   if ((d.trans_a != 0 && d.trans_a != 1) || (d.trans_b != 0 && d.trans_b != 1))
     return fail("trans_a and trans_b must be 0 or 1");
   if (d.epilogue < TANDEM_GEMM_EPILOGUE_NONE ||
-      d.epilogue > TANDEM_GEMM_EPILOGUE_BIAS_RELU)
+      d.epilogue > TANDEM_GEMM_EPILOGUE_BIAS_GELU)
     return fail("unknown epilogue");
   if (d.flags & ~int64_t(TANDEM_GEMM_ALLOW_TF32))
     return fail("unknown flags");
@@ -105,6 +106,19 @@ void runOnHost(const tandem_exec_ctx_t *ctx, const tandem_gemm_desc_t &d,
   int64_t sBk = d.trans_b ? 1 : d.ldb, sBn = d.trans_b ? d.ldb : 1;
   tandem_sgemm_f32(ctx, d.batch, d.m, d.n, d.k, a, d.stride_a, sAm, sAk, b,
                    d.stride_b, sBk, sBn, c, d.stride_c, d.ldc, 1, flags);
+  if (hasGelu(d))
+    for (int64_t p = 0; p < d.batch; ++p)
+      for (int64_t i = 0; i < d.m; ++i) {
+        float *row = c + p * d.stride_c + i * d.ldc;
+        for (int64_t j = 0; j < d.n; ++j)
+          row[j] = geluTanh(row[j]);
+      }
+}
+
+float geluTanh(float x) {
+  const float kSqrt2OverPi = 0.7978845608028654f;
+  return 0.5f * x *
+         (1.0f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
 }
 
 } // namespace gemm

@@ -24,7 +24,8 @@ enum Operand { kA = 0, kB = 1, kC = 2, kBias = 3 };
 /// Whether the epilogue adds the bias vector.
 inline bool hasBias(const tandem_gemm_desc_t &d) {
   return d.epilogue == TANDEM_GEMM_EPILOGUE_BIAS ||
-         d.epilogue == TANDEM_GEMM_EPILOGUE_BIAS_RELU;
+         d.epilogue == TANDEM_GEMM_EPILOGUE_BIAS_RELU ||
+         d.epilogue == TANDEM_GEMM_EPILOGUE_BIAS_GELU;
 }
 
 /// Whether the epilogue applies ReLU.
@@ -32,6 +33,15 @@ inline bool hasRelu(const tandem_gemm_desc_t &d) {
   return d.epilogue == TANDEM_GEMM_EPILOGUE_RELU ||
          d.epilogue == TANDEM_GEMM_EPILOGUE_BIAS_RELU;
 }
+
+/// Whether the epilogue applies GELU (tanh approximation).
+inline bool hasGelu(const tandem_gemm_desc_t &d) {
+  return d.epilogue == TANDEM_GEMM_EPILOGUE_GELU ||
+         d.epilogue == TANDEM_GEMM_EPILOGUE_BIAS_GELU;
+}
+
+/// GELU's tanh approximation, as TANDEM_GEMM_EPILOGUE_GELU defines it.
+float geluTanh(float x);
 
 /// Checks `d`; on failure writes a message (lower case, no period) into
 /// `message` and returns false.

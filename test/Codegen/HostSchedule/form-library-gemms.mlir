@@ -334,3 +334,95 @@ func.func @prologue_fill(%x: memref<3x8xf32, #gpu>) {
   tandem_exec.partition_end "m_p0_gpu0" on compute
   return
 }
+
+// -----
+
+// bias + GELU in its tanh approximation (as tandem.gelu lowers, products and
+// sums in canonical order) is cuBLASLt's GELU_BIAS epilogue; the exact GELU
+// (erf) is not, and keeps its generated kernel after a plain gemm.
+
+#gpu = #tandem.device<"/device:GPU:0">
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+memref.global "private" constant @w : memref<8x5xf32> = dense<1.0>
+memref.global "private" constant @b : memref<5xf32> = dense<1.0>
+
+func.func private @k0_mm(%a: memref<3x8xf32>, %b: memref<8x5xf32>, %c: memref<3x5xf32>) attributes {tandem.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<3x5xf32>)
+  linalg.matmul ins(%a, %b : memref<3x8xf32>, memref<8x5xf32>) outs(%c : memref<3x5xf32>)
+  return
+}
+func.func private @k1_gelu(%c: memref<3x5xf32>, %bias: memref<5xf32>, %y: memref<3x5xf32>) attributes {tandem.kernel} {
+  %cst = arith.constant 4.471500e-02 : f32
+  %cst_0 = arith.constant 0.797884583 : f32
+  %cst_1 = arith.constant 1.000000e+00 : f32
+  %cst_2 = arith.constant 5.000000e-01 : f32
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<3x5xf32>, memref<5xf32>) outs(%y : memref<3x5xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %0 = arith.addf %in, %bi : f32
+    %1 = arith.mulf %0, %0 : f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.mulf %2, %cst : f32
+    %4 = arith.addf %0, %3 : f32
+    %5 = arith.mulf %4, %cst_0 : f32
+    %6 = math.tanh %5 : f32
+    %7 = arith.addf %6, %cst_1 : f32
+    %8 = arith.mulf %0, %cst_2 : f32
+    %9 = arith.mulf %8, %7 : f32
+    linalg.yield %9 : f32
+  }
+  return
+}
+func.func private @k2_mm(%a: memref<3x8xf32>, %b: memref<8x5xf32>, %c: memref<3x5xf32>) attributes {tandem.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<3x5xf32>)
+  linalg.matmul ins(%a, %b : memref<3x8xf32>, memref<8x5xf32>) outs(%c : memref<3x5xf32>)
+  return
+}
+func.func private @k3_gelu_erf(%c: memref<3x5xf32>, %y: memref<3x5xf32>) attributes {tandem.kernel} {
+  %cst = arith.constant 0.707106769 : f32
+  %cst_1 = arith.constant 1.000000e+00 : f32
+  %cst_2 = arith.constant 5.000000e-01 : f32
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<3x5xf32>) outs(%y : memref<3x5xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.mulf %in, %cst : f32
+    %1 = math.erf %0 : f32
+    %2 = arith.addf %1, %cst_1 : f32
+    %3 = arith.mulf %in, %cst_2 : f32
+    %4 = arith.mulf %3, %2 : f32
+    linalg.yield %4 : f32
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @gelu(
+// CHECK:         tandem_exec.gemm @k0_mm(%{{.+}}, %{{.+}}, bias %{{.+}}) -> %{{.+}} on compute
+// CHECK-SAME:      epilogue = "bias_gelu"
+// CHECK-SAME:      fallback 2
+// CHECK-NEXT:    tandem_exec.launch @k0_mm(
+// CHECK-NEXT:    tandem_exec.launch @k1_gelu(
+// CHECK:         tandem_exec.gemm @k2_mm(%{{.+}}, %{{.+}}) -> %{{.+}} on compute
+// CHECK-SAME:      epilogue = "none"
+// CHECK-SAME:      fallback 1
+// CHECK-NEXT:    tandem_exec.launch @k2_mm(
+// CHECK-NEXT:    %{{.+}} = tandem_exec.alloc
+// CHECK-NEXT:    tandem_exec.launch @k3_gelu_erf(
+func.func @gelu(%x: memref<3x8xf32, #gpu>) {
+  tandem_exec.partition_begin "m_p0_gpu0" on compute
+  %w = tandem_exec.weight @w : memref<8x5xf32, #gpu>
+  %b = tandem_exec.weight @b : memref<5xf32, #gpu>
+  %c = tandem_exec.alloc : memref<3x5xf32, #gpu>
+  tandem_exec.launch @k0_mm(%x, %w, %c) on compute grid [1, 1, 1] block [32, 1, 1] : memref<3x8xf32, #gpu>, memref<8x5xf32, #gpu>, memref<3x5xf32, #gpu>
+  %y = tandem_exec.alloc : memref<3x5xf32, #gpu>
+  tandem_exec.launch @k1_gelu(%c, %b, %y) on compute grid [1, 1, 1] block [32, 1, 1] : memref<3x5xf32, #gpu>, memref<5xf32, #gpu>, memref<3x5xf32, #gpu>
+  %d = tandem_exec.alloc : memref<3x5xf32, #gpu>
+  tandem_exec.launch @k2_mm(%x, %w, %d) on compute grid [1, 1, 1] block [32, 1, 1] : memref<3x8xf32, #gpu>, memref<8x5xf32, #gpu>, memref<3x5xf32, #gpu>
+  %z = tandem_exec.alloc : memref<3x5xf32, #gpu>
+  tandem_exec.launch @k3_gelu_erf(%d, %z) on compute grid [1, 1, 1] block [32, 1, 1] : memref<3x5xf32, #gpu>, memref<3x5xf32, #gpu>
+  tandem_exec.partition_end "m_p0_gpu0" on compute
+  return
+}

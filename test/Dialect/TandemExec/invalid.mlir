@@ -216,8 +216,8 @@ func.func @partition_end_alone() {
 func.func private @k_mm(%a: memref<2x4xf32>, %b: memref<4x3xf32>, %c: memref<2x3xf32>) attributes {tandem.kernel}
 
 func.func @gemm_unknown_epilogue(%a: memref<2x4xf32, #tandem.device<"/device:GPU:0">>, %b: memref<4x3xf32, #tandem.device<"/device:GPU:0">>, %c: memref<2x3xf32, #tandem.device<"/device:GPU:0">>) {
-  // expected-error @+1 {{has an unknown epilogue 'gelu' (none, relu, bias, bias_relu)}}
-  tandem_exec.gemm @k_mm(%a, %b) -> %c on compute {batch = 1 : i64, m = 2 : i64, n = 3 : i64, k = 4 : i64, lda = 4 : i64, ldb = 3 : i64, ldc = 3 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, epilogue = "gelu"} : memref<2x4xf32, #tandem.device<"/device:GPU:0">>, memref<4x3xf32, #tandem.device<"/device:GPU:0">> -> memref<2x3xf32, #tandem.device<"/device:GPU:0">> fallback 1
+  // expected-error @+1 {{has an unknown epilogue 'gelu_erf' (none, relu, bias, bias_relu, gelu, bias_gelu)}}
+  tandem_exec.gemm @k_mm(%a, %b) -> %c on compute {batch = 1 : i64, m = 2 : i64, n = 3 : i64, k = 4 : i64, lda = 4 : i64, ldb = 3 : i64, ldc = 3 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, epilogue = "gelu_erf"} : memref<2x4xf32, #tandem.device<"/device:GPU:0">>, memref<4x3xf32, #tandem.device<"/device:GPU:0">> -> memref<2x3xf32, #tandem.device<"/device:GPU:0">> fallback 1
   tandem_exec.launch @k_mm(%a, %b, %c) on compute grid [1, 1, 1] block [32, 1, 1] : memref<2x4xf32, #tandem.device<"/device:GPU:0">>, memref<4x3xf32, #tandem.device<"/device:GPU:0">>, memref<2x3xf32, #tandem.device<"/device:GPU:0">>
   return
 }
@@ -229,6 +229,17 @@ func.func private @k_mm(%a: memref<2x4xf32>, %b: memref<4x3xf32>, %c: memref<2x3
 func.func @gemm_bias_missing(%a: memref<2x4xf32, #tandem.device<"/device:GPU:0">>, %b: memref<4x3xf32, #tandem.device<"/device:GPU:0">>, %c: memref<2x3xf32, #tandem.device<"/device:GPU:0">>) {
   // expected-error @+1 {{has epilogue 'bias' but no bias}}
   tandem_exec.gemm @k_mm(%a, %b) -> %c on compute {batch = 1 : i64, m = 2 : i64, n = 3 : i64, k = 4 : i64, lda = 4 : i64, ldb = 3 : i64, ldc = 3 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, epilogue = "bias"} : memref<2x4xf32, #tandem.device<"/device:GPU:0">>, memref<4x3xf32, #tandem.device<"/device:GPU:0">> -> memref<2x3xf32, #tandem.device<"/device:GPU:0">> fallback 1
+  tandem_exec.launch @k_mm(%a, %b, %c) on compute grid [1, 1, 1] block [32, 1, 1] : memref<2x4xf32, #tandem.device<"/device:GPU:0">>, memref<4x3xf32, #tandem.device<"/device:GPU:0">>, memref<2x3xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func private @k_mm(%a: memref<2x4xf32>, %b: memref<4x3xf32>, %c: memref<2x3xf32>) attributes {tandem.kernel}
+
+func.func @gemm_gelu_bias_missing(%a: memref<2x4xf32, #tandem.device<"/device:GPU:0">>, %b: memref<4x3xf32, #tandem.device<"/device:GPU:0">>, %c: memref<2x3xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{has epilogue 'bias_gelu' but no bias}}
+  tandem_exec.gemm @k_mm(%a, %b) -> %c on compute {batch = 1 : i64, m = 2 : i64, n = 3 : i64, k = 4 : i64, lda = 4 : i64, ldb = 3 : i64, ldc = 3 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, epilogue = "bias_gelu"} : memref<2x4xf32, #tandem.device<"/device:GPU:0">>, memref<4x3xf32, #tandem.device<"/device:GPU:0">> -> memref<2x3xf32, #tandem.device<"/device:GPU:0">> fallback 1
   tandem_exec.launch @k_mm(%a, %b, %c) on compute grid [1, 1, 1] block [32, 1, 1] : memref<2x4xf32, #tandem.device<"/device:GPU:0">>, memref<4x3xf32, #tandem.device<"/device:GPU:0">>, memref<2x3xf32, #tandem.device<"/device:GPU:0">>
   return
 }

@@ -46,6 +46,21 @@ def mlp():
          weight("b2", 10)])
 
 
+def mlp_gelu():
+    """A transformer-style MLP: MatMul + bias + Gelu (tanh approximation,
+    opset 20), then MatMul + bias."""
+    return model(
+        [helper.make_node("MatMul", ["x", "w1"], ["m1"], name="fc1"),
+         helper.make_node("Add", ["m1", "b1"], ["h"], name="fc1_bias"),
+         helper.make_node("Gelu", ["h"], ["g"], name="gelu",
+                          approximate="tanh"),
+         helper.make_node("MatMul", ["g", "w2"], ["m2"], name="fc2"),
+         helper.make_node("Add", ["m2", "b2"], ["y"], name="fc2_bias")],
+        [tensor("x", ["batch", 64])], [tensor("y", ["batch", 16])],
+        [weight("w1", 64, 256), weight("b1", 256), weight("w2", 256, 16),
+         weight("b2", 16)], opset=20)
+
+
 def conv_block():
     return model(
         [helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv1",
@@ -218,6 +233,7 @@ def opset(version):
 
 MODELS = {
     "mlp": mlp,
+    "mlp_gelu": mlp_gelu,
     "conv_block": conv_block,
     "shape_subgraph": shape_subgraph,
     "attention": attention,

@@ -4,7 +4,8 @@
 // public device API on the fake driver libtandem_fake_cuda.so
 // (FakeCudaDriver.cpp), so that its host logic is tested without a GPU:
 // opening, memory and copies, events, modules and launches, stream capture
-// and graph replay, and that closing a device releases every driver object.
+// and graph replay, the timing of ops for traces, and that closing a device
+// releases every driver object.
 //
 // A separate executable from TandemRuntimeTests: the backend loads its
 // driver once per process, and main() points TANDEM_CUDA_DRIVER at the fake
@@ -19,6 +20,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -416,6 +418,123 @@ TEST_F(CudaFake, GraphLaunchIntoACapture) {
 /// The fake's own cuEventElapsedTime contract, which the backend will rely
 /// on for op timing: no timing for DISABLE_TIMING events, NOT_READY before
 /// both are recorded, else the span in milliseconds.
+/// Collects what the device tells its observer.
+struct Recorder final : tandem::device::OpObserver {
+  struct Op {
+    tandem_stream_s *stream;
+    tandem::device::OpKind kind;
+    std::string name;
+    uint64_t bytes, startNs, endNs;
+  };
+  void onOp(tandem_stream_s *stream, tandem::device::OpKind kind,
+            const char *name, uint64_t bytes, uint64_t startNs,
+            uint64_t endNs) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    ops.push_back({stream, kind, name ? name : "", bytes, startNs, endNs});
+  }
+  std::vector<Op> take() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return std::move(ops);
+  }
+  std::mutex mutex;
+  std::vector<Op> ops;
+};
+
+// Traces on CUDA: with an observer, every copy, kernel and graph replay
+// enqueued outside a capture is timed by a pair of events and reported once
+// it completed (here at the stream's synchronisation), in order, with its
+// execution time (the fake's launches take about 20 us); captured work is
+// not reported, its graph's replay is one op under the graph's label; what
+// is still pending when the observer is cleared is reported then; and the
+// timing events are released when the device closes (TearDown).
+TEST_F(CudaFake, ObserverSeesExecutionTimes) {
+  using tandem::device::OpKind;
+  constexpr uint64_t kBytes = 4096;
+  tandem_device_module_t *module = nullptr;
+  ASSERT_OK(tandem_device_module_load(device, kTwoKernels, sizeof(kTwoKernels),
+                                      &module));
+  tandem_device_kernel_t *scale = nullptr;
+  ASSERT_OK(tandem_device_module_get_kernel(module, "scale", &scale));
+  tandem_device_ptr_t buffer = alloc(kBytes);
+  void *pinned = nullptr;
+  ASSERT_OK(tandem_device_host_alloc(device, kBytes, &pinned));
+  std::memset(pinned, 0, kBytes);
+  tandem_stream_t *stream = makeStream();
+  tandem_launch_dims_t dims = {{4, 1, 1}, {64, 1, 1}, 0};
+
+  Recorder recorder;
+  device->setObserver(&recorder);
+  EXPECT_OK(tandem_memcpy_h2d_async(stream, buffer, pinned, kBytes));
+  EXPECT_OK(tandem_device_launch(stream, scale, &dims, nullptr, 0));
+  EXPECT_OK(tandem_memcpy_d2h_async(stream, pinned, buffer, kBytes));
+  EXPECT_TRUE(recorder.take().empty()) << "reported before any sync";
+  EXPECT_OK(tandem_stream_synchronize(stream));
+  std::vector<Recorder::Op> ops = recorder.take();
+  ASSERT_EQ(ops.size(), 3u);
+  EXPECT_EQ(ops[0].kind, OpKind::H2D);
+  EXPECT_EQ(ops[0].bytes, kBytes);
+  EXPECT_EQ(ops[1].kind, OpKind::Kernel);
+  EXPECT_EQ(ops[1].name, "scale");
+  EXPECT_EQ(ops[2].kind, OpKind::D2H);
+  EXPECT_EQ(ops[2].bytes, kBytes);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    EXPECT_EQ(ops[i].stream, stream) << i;
+    EXPECT_LE(ops[i].startNs, ops[i].endNs) << i;
+    if (i > 0)
+      EXPECT_LE(ops[i - 1].endNs, ops[i].startNs) << "op " << i << " overlaps";
+  }
+  EXPECT_GE(ops[1].endNs - ops[1].startNs, 15000u)
+      << "the kernel's span is not its execution time";
+
+  // Captured launches are not timed; the replay is, as one op.
+  ASSERT_OK(tandem_stream_begin_capture(stream));
+  EXPECT_OK(tandem_device_launch(stream, scale, &dims, nullptr, 0));
+  EXPECT_OK(tandem_device_launch(stream, scale, &dims, nullptr, 0));
+  tandem_device_graph_t *graph = nullptr;
+  ASSERT_OK(tandem_stream_end_capture(stream, &graph));
+  EXPECT_TRUE(recorder.take().empty()) << "captured work was reported";
+  graph->label = "graph p0";
+  ASSERT_OK(tandem_device_graph_launch(graph, stream));
+  EXPECT_OK(tandem_stream_synchronize(stream));
+  ops = recorder.take();
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].kind, OpKind::Graph);
+  EXPECT_EQ(ops[0].name, "graph p0");
+  EXPECT_GE(ops[0].endNs - ops[0].startNs, 30000u)
+      << "the replay's span does not cover its two kernels";
+
+  // Work still pending when the observer goes is reported to it first.
+  EXPECT_OK(tandem_memcpy_h2d_async(stream, buffer, pinned, kBytes));
+  device->setObserver(nullptr);
+  ops = recorder.take();
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].kind, OpKind::H2D);
+  // Without an observer nothing is timed.
+  EXPECT_OK(tandem_memcpy_h2d_async(stream, buffer, pinned, kBytes));
+  EXPECT_OK(tandem_stream_synchronize(stream));
+  EXPECT_TRUE(recorder.take().empty());
+  tandem_device_graph_destroy(graph);
+}
+
+// Many ops between synchronisations are reported as they complete, in
+// batches, not only at the end.
+TEST_F(CudaFake, ObserverReportsLongRunsInBatches) {
+  constexpr uint64_t kBytes = 256;
+  tandem_device_ptr_t buffer = alloc(kBytes);
+  void *pinned = nullptr;
+  ASSERT_OK(tandem_device_host_alloc(device, kBytes, &pinned));
+  tandem_stream_t *stream = makeStream();
+  Recorder recorder;
+  device->setObserver(&recorder);
+  for (int i = 0; i < 200; ++i)
+    EXPECT_OK(tandem_memcpy_h2d_async(stream, buffer, pinned, kBytes));
+  size_t early = recorder.take().size();
+  EXPECT_GE(early, 128u) << "the first batches were not reported";
+  EXPECT_OK(tandem_stream_synchronize(stream));
+  EXPECT_EQ(early + recorder.take().size(), 200u);
+  device->setObserver(nullptr);
+}
+
 TEST(CudaFakeDriver, EventElapsedTime) {
   const Fake &fake = Fake::get();
   ASSERT_NE(fake.eventElapsedTime, nullptr);

@@ -218,8 +218,6 @@ struct Driver {
 
   /// Empty when the driver is usable.
   std::string error;
-  /// TANDEM_UNAVAILABLE (no driver, no device) or TANDEM_INTERNAL.
-  tandem_status_code_t errorCode = TANDEM_UNAVAILABLE;
   int version = 0;
   int deviceCount = 0;
 
@@ -275,7 +273,6 @@ Driver loadDriver() {
     driver.error = std::string("CUDA driver ") + path +                        \
                    " lacks " #symbol                                           \
                    " (a driver for CUDA 12 or newer is needed)";               \
-    driver.errorCode = TANDEM_UNAVAILABLE;                                     \
     return driver;                                                             \
   }
   TANDEM_CUDA_FUNCTIONS(TANDEM_LOAD_FIELD)
@@ -1088,7 +1085,9 @@ namespace device {
 tandem_status_t openCuda(int ordinal, tandem_device_s **out) {
   const Driver &drv = driver();
   if (!drv.error.empty())
-    return tandem_status_make(drv.errorCode, "%s", drv.error.c_str());
+    // No driver, a driver too old or failing to initialise, or no device:
+    // no usable GPU, so that `auto` falls back to the CPU with the reason.
+    return tandem_status_make(TANDEM_UNAVAILABLE, "%s", drv.error.c_str());
   if (ordinal < 0 || ordinal >= drv.deviceCount)
     return tandem_status_make(TANDEM_INVALID_ARGUMENT,
                               "cuda:%d: there %s %d CUDA device%s", ordinal,

@@ -469,8 +469,11 @@ struct BuildHostSchedulePass
 };
 } // namespace
 
-void mlir::tandem::buildHostSchedulePipeline(OpPassManager &pm) {
+void mlir::tandem::buildHostSchedulePipeline(OpPassManager &pm,
+                                             bool allowTF32) {
   pm.addPass(createTandemBuildHostSchedule());
-  pm.addPass(createTandemFormLibraryGemms());
+  TandemFormLibraryGemmsOptions gemms;
+  gemms.allowTF32 = allowTF32;
+  pm.addPass(createTandemFormLibraryGemms(gemms));
   pm.addPass(createTandemPlanDeviceMemory());
 }

@@ -31,8 +31,9 @@ namespace mlir::tandem {
 /// Adds, after bufferisation (`buffer-results-to-out-params`) and before
 /// `tandem-plan-memory`, the passes that build the host schedule and plan
 /// the device arena: `tandem-build-host-schedule`,
-/// `tandem-form-library-gemms`, `tandem-plan-device-memory`.
-void buildHostSchedulePipeline(OpPassManager &pm);
+/// `tandem-form-library-gemms` (`allowTF32`: its allow-tf32 option),
+/// `tandem-plan-device-memory`.
+void buildHostSchedulePipeline(OpPassManager &pm, bool allowTF32 = false);
 
 } // namespace mlir::tandem
 

@@ -149,7 +149,7 @@ LogicalResult mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
     // buffers in a device arena and host buffers in the host arena.
     if (failed(buildGPUBufferizePipeline(pm)))
       return failure();
-    buildHostSchedulePipeline(pm);
+    buildHostSchedulePipeline(pm, options.gpuAllowTF32);
     return parsePassPipeline("tandem-plan-memory,buffer-deallocation-pipeline",
                              pm);
   case Phase::Lowered:

@@ -97,6 +97,10 @@ struct CompilerOptions {
   /// emulated) instead of the linalg op, so that runs on the emulated device
   /// check the code the GPU executes (tandemc --gpu-twins=mapped).
   bool gpuTwinsMapped = false;
+  /// Library GEMMs may use TF32 tensor cores (cuBLASLt
+  /// CUBLAS_COMPUTE_32F_FAST_TF32: about 1e-3 relative error, several times
+  /// the FP32 throughput); off by default (tandemc --gpu-tf32).
+  bool gpuAllowTF32 = false;
   /// With --emit=obj, where to write the C header; empty for the output
   /// path with its extension replaced by ".h".
   std::string headerPath;

@@ -131,6 +131,9 @@ int main(int argc, char **argv) {
                  "emulated device checks the GPU code)")
       ->check(CLI::IsMember({"linalg", "mapped"}))
       ->capture_default_str();
+  app.add_flag("--gpu-tf32", options.gpuAllowTF32,
+               "let GPU matmuls use TF32 tensor cores (cuBLASLt; about 1e-3 "
+               "relative error, several times the FP32 throughput)");
   app.add_option("--memory-report", options.memoryReport,
                  "print the arena, weight, input and output sizes ('-' for "
                  "stdout, or a file)");

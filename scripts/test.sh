@@ -99,6 +99,18 @@ out=$(.venv/bin/python test/onnx-backend/run_numeric.py \
 printf '%s\n' "$out" | tail -n 20
 add_counts "$rc" "$out"
 
+# The same node tests with every op the GPU runs placed on it, run on the
+# emulated device with CPU twins compiled from the GPU kernels' own mapping
+# (blocks, threads, shuffles, shared memory, prologues, epilogues): the
+# GPU code path against the tests' expected outputs (~30 s).
+echo "=== [onnx-numeric-gpu] backend node tests on the GPU (emulated, mapped twins)"
+rc=0
+out=$(.venv/bin/python test/onnx-backend/run_numeric.py \
+  --tandemc build/bin/tandemc --tandem-run build/bin/tandem-run \
+  --work build/onnx-numeric-gpu --gpu mapped) || rc=$?
+printf '%s\n' "$out" | tail -n 20
+add_counts "$rc" "$out"
+
 # Integration: torchvision, Transformer, BERT-style and MLP models exported
 # with torch (random weights) must import to static tandem IR.
 echo "=== [torch-models] export ($MODEL_SET set) + import"

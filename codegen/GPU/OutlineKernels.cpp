@@ -167,6 +167,23 @@ private:
     };
     SmallVector<Operation *> group(prologue.ops);
     group.push_back(op);
+    // Buffers a payload reads (or writes) directly, such as the table of a
+    // gather (`memref.load` inside a linalg.generic), are arguments too.
+    for (Operation *member : group) {
+      SetVector<Value> above;
+      getUsedValuesDefinedAbove(member->getRegions(), above);
+      for (Value value : above) {
+        if (!isa<MemRefType>(value.getType()))
+          continue;
+        bool written = false;
+        for (Region &region : member->getRegions())
+          region.walk([&](memref::StoreOp store) {
+            written |= store.getMemRef() == value;
+          });
+        if (failed(addRoot(value, written)))
+          return failure();
+      }
+    }
     for (Operation *member : group) {
       if (auto copy = dyn_cast<memref::CopyOp>(member)) {
         if (failed(addRoot(copy.getSource(), false)) ||

@@ -11,7 +11,11 @@ f32). Tests in numeric_unsupported.txt are expected not to compile or match,
 with a reason; a listed test that now passes is a failure (stale entry).
 
 usage: run_numeric.py --tandemc BIN --tandem-run BIN --work DIR
-                      [--filter REGEX] [--jobs N]
+                      [--filter REGEX] [--jobs N] [--gpu linalg|mapped]
+
+With --gpu, every op the GPU runs is placed on it and the tests run on the
+emulated device (with `mapped`, the CPU twins execute the GPU kernels'
+mapping: the GPU code path).
 
 Prints "onnx-numeric: N passed, M failed, K known (...)" and exits non-zero
 on any failure. Run it with the venv's Python (onnx, numpy).
@@ -55,8 +59,16 @@ def run_one(args, name, model_path):
     work = os.path.join(args.work, name)
     os.makedirs(work, exist_ok=True)
     lib = os.path.join(work, "model.so")
+    flags = []
+    if args.gpu:
+        # Every op the GPU can run on /device:GPU:0 (soft placement keeps
+        # the rest on the CPU); run on the emulated device.
+        flags = ["--target=cpu,gpu:sm_90", "--place", "*=gpu"]
+        if args.gpu == "mapped":
+            flags += ["--gpu-twins=mapped"]
     proc = subprocess.run([args.tandemc, model_path, "--emit=shared", "-o",
-                           lib], capture_output=True, text=True, timeout=300)
+                           lib] + flags, capture_output=True, text=True,
+                          timeout=300)
     if proc.returncode != 0:
         errors = [l for l in proc.stderr.splitlines() if "error:" in l]
         return "compile: " + (errors[0].split("error:", 1)[-1].strip()
@@ -81,6 +93,8 @@ def run_one(args, name, model_path):
             np.save(path, np.array(ref, order="C"))
             refs.append(path)
         cmd = [args.tandem_run, lib, "--threads", "1"]
+        if args.gpu:
+            cmd += ["--device", "emulated"]
         if inputs:
             cmd += ["--input"] + inputs
         else:
@@ -101,6 +115,10 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--filter", default="")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--gpu", choices=["linalg", "mapped"],
+                        help="place every op on the GPU and run on the "
+                             "emulated device, the CPU twins running the "
+                             "kernels' linalg ops or their GPU mapping")
     parser.add_argument("--write-known", action="store_true",
                         help="print numeric_unsupported.txt lines for the "
                              "failures instead of failing")

@@ -147,3 +147,25 @@ func.func private @n_p0_gpu0(%x: memref<1x2x5x5xf32>, %b: memref<3xf32>, %w: mem
   memref.copy %p, %q : memref<1x2x7x7xf32> to memref<1x2x7x7xf32>
   return
 }
+
+// -----
+
+// A payload that loads from a buffer directly (a gather's table, read with
+// memref.load at computed indices): the buffer is a kernel input too.
+// CHECK-LABEL: func.func private @g_p0_gpu0
+// CHECK-SAME: (%[[T:.+]]: memref<5x3xf32>, %[[I:.+]]: memref<4xindex>, %[[Y:.+]]: memref<4x3xf32>)
+// CHECK: call @g_p0_gpu0_k0_generic(%[[T]], %[[I]], %[[Y]])
+// CHECK: func.func private @g_p0_gpu0_k0_generic(%[[KT:.+]]: memref<5x3xf32>, %{{.+}}: memref<4xindex>, %{{.+}}: memref<4x3xf32>) attributes {tandem.kernel}
+// CHECK: memref.load %[[KT]]
+func.func private @g_p0_gpu0(%table: memref<5x3xf32>, %idx: memref<4xindex>, %y: memref<4x3xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%idx : memref<4xindex>) outs(%y : memref<4x3xf32>) {
+  ^bb0(%i: index, %out: f32):
+    %j = linalg.index 1 : index
+    %v = memref.load %table[%i, %j] : memref<5x3xf32>
+    linalg.yield %v : f32
+  }
+  return
+}

@@ -331,9 +331,10 @@ bool isGeluTanhOf(Value y, Value x, unsigned &ops) {
 }
 
 /// Matches an epilogue kernel whose `in` is the product, a buffer of
-/// `productType`, or a reshape of it that keeps its innermost dimension
-/// (the same elements in the same order, rows of N), and whose bias is a
-/// vector along that dimension.
+/// `productType`, or a reshape of it whose trailing dimensions split N (the
+/// same elements in the same order, rows of N: a MatMul's output reshaped
+/// into attention heads before its bias add), and whose bias is a vector of
+/// N along those dimensions (reshaped the same way).
 std::optional<Epilogue> matchEpilogue(func::FuncOp kernel,
                                       MemRefType productType) {
   auto op =
@@ -343,29 +344,53 @@ std::optional<Epilogue> matchEpilogue(func::FuncOp kernel,
       productType.getRank() == 0)
     return std::nullopt;
   int64_t n = productType.getShape().back();
+  // The first of the trailing dimensions of `shape` whose sizes multiply to
+  // N, if they do.
+  auto rowStart = [&](ArrayRef<int64_t> shape) -> std::optional<unsigned> {
+    int64_t product = 1;
+    for (unsigned d = shape.size(); d-- > 0;) {
+      product *= shape[d];
+      if (product == n)
+        return d;
+      if (product > n)
+        return std::nullopt;
+    }
+    return std::nullopt;
+  };
   auto isProduct = [&](OpOperand *operand) {
     auto type = cast<MemRefType>(operand->get().getType());
     BlockArgument arg = rootArgument(operand->get());
     return arg && arg.getType() == productType && type.getRank() > 0 &&
            type.getLayout().isIdentity() &&
            type.getNumElements() == productType.getNumElements() &&
-           type.getShape().back() == n &&
+           rowStart(type.getShape()) &&
            op.getMatchingIndexingMap(operand).isIdentity();
   };
-  unsigned rank = op.getNumLoops();
   OpOperand *in = nullptr, *bias = nullptr;
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(input);
-    auto type = cast<MemRefType>(input->get().getType());
+  for (OpOperand *input : op.getDpsInputOperands())
     if (!in && isProduct(input))
       in = input;
-    else if (map.getNumResults() == 1 &&
-             map.getResult(0) == getAffineDimExpr(rank - 1, op.getContext()) &&
-             type.getShape() == ArrayRef<int64_t>{n} &&
-             type.getElementType().isF32())
-      bias = input;
-    else
+  if (!in)
+    return std::nullopt;
+  ArrayRef<int64_t> shape = cast<MemRefType>(in->get().getType()).getShape();
+  unsigned start = *rowStart(shape);
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    if (input == in)
+      continue;
+    // A vector of N f32 (a kernel argument), viewed as the rows' trailing
+    // dimensions and read along them.
+    AffineMap map = op.getMatchingIndexingMap(input);
+    auto type = cast<MemRefType>(input->get().getType());
+    BlockArgument arg = rootArgument(input->get());
+    bool along = map.getNumResults() == shape.size() - start;
+    for (unsigned i = 0; along && i < map.getNumResults(); ++i)
+      along = map.getResult(i) == getAffineDimExpr(start + i, op.getContext());
+    if (!arg || !along || !type.getElementType().isF32() ||
+        !type.getLayout().isIdentity() ||
+        type.getShape() != shape.drop_front(start) ||
+        cast<MemRefType>(arg.getType()).getNumElements() != n)
       return std::nullopt;
+    bias = input;
   }
   OpOperand *out = op.getDpsInitOperand(0);
   auto outType = cast<MemRefType>(out->get().getType());

@@ -426,3 +426,80 @@ func.func @gelu(%x: memref<3x8xf32, #gpu>) {
   tandem_exec.partition_end "m_p0_gpu0" on compute
   return
 }
+
+// -----
+
+// A projection whose output is split into heads before its bias add (BERT's
+// Q, K, V): the bias add sees the product as 1x4x2x3 (rows of N = 2*3) and
+// the bias as 2x3 along the trailing dimensions, still a bias along N. With
+// the bias along the leading dimensions instead, it is not.
+
+#gpu = #tandem.device<"/device:GPU:0">
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#heads = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#wrong = affine_map<(d0, d1, d2, d3) -> (d1, d2)>
+
+memref.global "private" constant @w : memref<8x6xf32> = dense<1.0>
+memref.global "private" constant @b : memref<6xf32> = dense<1.0>
+
+func.func private @k0_mm(%a: memref<4x8xf32>, %b: memref<8x6xf32>, %c: memref<4x6xf32>) attributes {tandem.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x6xf32>)
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x6xf32>) outs(%c : memref<4x6xf32>)
+  return
+}
+func.func private @k1_generic(%c: memref<4x6xf32>, %bias: memref<6xf32>, %y: memref<1x4x2x3xf32>) attributes {tandem.kernel} {
+  %c4 = memref.expand_shape %c [[0, 1], [2, 3]] output_shape [1, 4, 2, 3] : memref<4x6xf32> into memref<1x4x2x3xf32>
+  %b2 = memref.expand_shape %bias [[0, 1]] output_shape [2, 3] : memref<6xf32> into memref<2x3xf32>
+  linalg.generic {indexing_maps = [#id4, #heads, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c4, %b2 : memref<1x4x2x3xf32>, memref<2x3xf32>) outs(%y : memref<1x4x2x3xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func private @k2_mm(%a: memref<4x8xf32>, %b: memref<8x6xf32>, %c: memref<4x6xf32>) attributes {tandem.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x6xf32>)
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x6xf32>) outs(%c : memref<4x6xf32>)
+  return
+}
+func.func private @k3_generic(%c: memref<4x6xf32>, %bias: memref<8xf32>, %y: memref<1x4x2x3xf32>) attributes {tandem.kernel} {
+  %c4 = memref.expand_shape %c [[0, 1], [2, 3]] output_shape [1, 4, 2, 3] : memref<4x6xf32> into memref<1x4x2x3xf32>
+  %b2 = memref.expand_shape %bias [[0, 1]] output_shape [4, 2] : memref<8xf32> into memref<4x2xf32>
+  linalg.generic {indexing_maps = [#id4, #wrong, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c4, %b2 : memref<1x4x2x3xf32>, memref<4x2xf32>) outs(%y : memref<1x4x2x3xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+memref.global "private" constant @b8 : memref<8xf32> = dense<1.0>
+
+// CHECK-LABEL: func.func @heads(
+// CHECK:         tandem_exec.gemm @k0_mm(%{{.+}}, %{{.+}}, bias %{{.+}}) -> %{{.+}} on compute
+// CHECK-SAME:      epilogue = "bias"
+// CHECK-SAME:      fallback 2
+// CHECK:         tandem_exec.gemm @k2_mm(%{{.+}}, %{{.+}}) -> %{{.+}} on compute
+// CHECK-SAME:      epilogue = "none"
+// CHECK-SAME:      fallback 1
+// CHECK:         tandem_exec.launch @k3_generic(
+func.func @heads(%x: memref<4x8xf32, #gpu>) {
+  tandem_exec.partition_begin "m_p0_gpu0" on compute
+  %w = tandem_exec.weight @w : memref<8x6xf32, #gpu>
+  %b = tandem_exec.weight @b : memref<6xf32, #gpu>
+  %b8 = tandem_exec.weight @b8 : memref<8xf32, #gpu>
+  %c = tandem_exec.alloc : memref<4x6xf32, #gpu>
+  tandem_exec.launch @k0_mm(%x, %w, %c) on compute grid [1, 1, 1] block [32, 1, 1] : memref<4x8xf32, #gpu>, memref<8x6xf32, #gpu>, memref<4x6xf32, #gpu>
+  %y = tandem_exec.alloc : memref<1x4x2x3xf32, #gpu>
+  tandem_exec.launch @k1_generic(%c, %b, %y) on compute grid [1, 1, 1] block [32, 1, 1] : memref<4x6xf32, #gpu>, memref<6xf32, #gpu>, memref<1x4x2x3xf32, #gpu>
+  %d = tandem_exec.alloc : memref<4x6xf32, #gpu>
+  tandem_exec.launch @k2_mm(%x, %w, %d) on compute grid [1, 1, 1] block [32, 1, 1] : memref<4x8xf32, #gpu>, memref<8x6xf32, #gpu>, memref<4x6xf32, #gpu>
+  %z = tandem_exec.alloc : memref<1x4x2x3xf32, #gpu>
+  tandem_exec.launch @k3_generic(%d, %b8, %z) on compute grid [1, 1, 1] block [32, 1, 1] : memref<4x6xf32, #gpu>, memref<8xf32, #gpu>, memref<1x4x2x3xf32, #gpu>
+  tandem_exec.partition_end "m_p0_gpu0" on compute
+  return
+}

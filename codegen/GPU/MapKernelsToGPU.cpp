@@ -69,9 +69,10 @@ FailureOr<PlannedKernel> planKernel(func::FuncOp kernel) {
   if (failed(plan))
     return failure();
   planned.plan = *plan;
-  if (planned.prologue.initProducer && !plan->accumulateInRegisters)
-    return planned.op.emitOpError()
-           << "has an init producer but does not write each output once";
+  // matchKernelPrologue only takes an init producer for an op that writes
+  // each output once (acceptsInitProducer), as the mapping needs.
+  assert((!planned.prologue.initProducer || plan->accumulateInRegisters) &&
+         "an init producer for an op that does not accumulate in registers");
   planned.unmapped.insert(planned.prologue.ops.begin(),
                           planned.prologue.ops.end());
   for (const KernelPrologue::PaddedInput &padded :

@@ -231,9 +231,9 @@ private:
     for (Value value : captured)
       if (failed(recreate(value, body, mapping, op)))
         return failure();
+    // The prologue's views were recreated with the values they view.
     for (Operation *member : prologue.ops)
-      if (!mapping.contains(
-              member->getResults().empty() ? Value() : member->getResult(0)))
+      if (!isa<ViewLikeOpInterface>(member))
         body.clone(*member, mapping);
     Operation *inner;
     if (auto copy = dyn_cast<memref::CopyOp>(op))

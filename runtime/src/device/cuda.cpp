@@ -93,9 +93,9 @@ constexpr DeviceAttribute kAttrComputeCapabilityMinor = 76;
 
 // X(field, symbol, parameter types): the driver entry points used, by the
 // exact (versioned) symbol that libcuda.so.1 exports. cuEventElapsedTime is
-// the original symbol, which every driver since CUDA 12.0 exports (CUDA
-// 12.8's cuda.h maps the name to cuEventElapsedTime_v2, same signature,
-// which older drivers lack).
+// the original symbol, which every driver exports (the CUDA 13 cuda.h here
+// maps the name to cuEventElapsedTime_v2, same signature, which older
+// drivers lack).
 #define TANDEM_CUDA_FUNCTIONS(X)                                               \
   X(init, cuInit, (unsigned))                                                  \
   X(driverGetVersion, cuDriverGetVersion, (int *))                             \

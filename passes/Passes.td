@@ -160,7 +160,8 @@ def TandemFuse : Pass<"tandem-fuse", "::mlir::ModuleOp"> {
   let summary = "groups placed ops into tandem.fusion regions, one per kernel";
   let description = [{
     Groups the tandem ops of every function into `tandem.fusion` regions,
-    each of which becomes exactly one kernel, following XLA's taxonomy:
+    each meant to become one kernel (docs/Fusion.md says where codegen
+    still makes more), following XLA's taxonomy:
 
     * `output`: a conv2d/matmul/gemm root with its elementwise epilogue
       (bias_add, batch_norm, relu, clip, sigmoid, the residual add, ...);

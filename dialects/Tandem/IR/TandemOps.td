@@ -832,10 +832,11 @@ def Tandem_ReduceMaxOp : Tandem_ReduceOp<"reduce_max"> {
 
 def Tandem_FusionOp : Tandem_Op<"fusion",
     [IsolatedFromAbove, SingleBlock, RecursiveMemoryEffects]> {
-  let summary = "a group of ops that becomes one kernel";
+  let summary = "a group of ops that codegen makes one kernel where it can";
   let description = [{
-    Holds ops fused into one kernel: one GPU kernel or one CPU function in
-    codegen. The region is isolated from above: its block arguments stand for
+    Holds ops fused into one unit of code generation, meant to be one
+    kernel (docs/Fusion.md says what codegen makes of it: on the GPU, a
+    reduction-input fusion is still one kernel per reduction stage). The region is isolated from above: its block arguments stand for
     `inputs`, and `tandem.yield` returns the results. `kind` follows XLA's
     taxonomy:
 

@@ -123,30 +123,28 @@ int streamTrack(const Slot *slot, int32_t stream) {
   return trackId(slot->index, stream);
 }
 
-/// Issues one library GEMM on `stream` (see issueLaunch).
-bool issueGemm(Slot *slot, const LaunchRecord &launch, int32_t stream,
-               bool captured) {
-  const char *name = kernelName(slot, launch.kernel);
-  const uint64_t *args = launch.args.data();
+/// The CPU fallback's launch: runs `work` on the calling thread, as a
+/// kernel span named `name` on `stream`'s track.
+template <typename Work>
+bool runInline(Slot *slot, int32_t stream, const char *name, Work &&work) {
   uint64_t start = slot->trace ? nowNs() : 0;
-  if (!onDevice(slot)) {
-    auto host = [](uint64_t address) {
-      return reinterpret_cast<float *>(static_cast<uintptr_t>(address));
-    };
-    tandem::gemm::runOnHost(&slot->ctx, *launch.gemm, host(args[0]),
-                            host(args[1]), host(args[2]), host(args[3]));
-    if (slot->trace)
-      slot->trace->span(streamTrack(slot, stream), name, "kernel", start,
-                        nowNs());
-    slot->stats->kernelLaunches++;
-    return true;
-  }
-  tandem_status_t status =
-      tandem_device_gemm(slot->streams[stream], launch.gemm, args[0], args[1],
-                         args[2], args[3], name);
+  work();
+  if (slot->trace)
+    slot->trace->span(streamTrack(slot, stream), name, "kernel", start,
+                      nowNs());
+  slot->stats->kernelLaunches++;
+  return true;
+}
+
+/// Records how enqueuing `launch` (`what`: "gemm" or "kernel") on `stream`
+/// went: the slot's failure (taking `status`), or one more launch, captured
+/// or not.
+bool enqueued(Slot *slot, tandem_status_t status, const char *what,
+              const LaunchRecord &launch, int32_t stream, bool captured) {
   if (status) {
-    fail(slot, "gemm '%s' (kernel %d) on stream %d: %s", name, launch.kernel,
-         stream, tandem_status_message(status));
+    fail(slot, "%s '%s' (kernel %d) on stream %d: %s", what,
+         kernelName(slot, launch.kernel), launch.kernel, stream,
+         tandem_status_message(status));
     tandem_status_free(status);
     return false;
   }
@@ -155,6 +153,26 @@ bool issueGemm(Slot *slot, const LaunchRecord &launch, int32_t stream,
   else
     slot->stats->kernelLaunches++;
   return true;
+}
+
+/// Issues one library GEMM on `stream` (see issueLaunch).
+bool issueGemm(Slot *slot, const LaunchRecord &launch, int32_t stream,
+               bool captured) {
+  const char *name = kernelName(slot, launch.kernel);
+  const uint64_t *args = launch.args.data();
+  if (!onDevice(slot)) {
+    auto host = [](uint64_t address) {
+      return reinterpret_cast<float *>(static_cast<uintptr_t>(address));
+    };
+    return runInline(slot, stream, name, [&] {
+      tandem::gemm::runOnHost(&slot->ctx, *launch.gemm, host(args[0]),
+                              host(args[1]), host(args[2]), host(args[3]));
+    });
+  }
+  return enqueued(slot,
+                  tandem_device_gemm(slot->streams[stream], launch.gemm,
+                                     args[0], args[1], args[2], args[3], name),
+                  "gemm", launch, stream, captured);
 }
 
 /// Issues one launch on `stream` (captured: recorded into the graph being
@@ -173,13 +191,8 @@ bool issueLaunch(Slot *slot, const LaunchRecord &launch, int32_t stream,
           reinterpret_cast<void *>(static_cast<uintptr_t>(launch.args[i]));
       args[i] = &pointers[i];
     }
-    uint64_t start = slot->trace ? nowNs() : 0;
-    kernel.cpu_twin(args.data());
-    if (slot->trace)
-      slot->trace->span(streamTrack(slot, stream), kernel.name, "kernel", start,
-                        nowNs());
-    slot->stats->kernelLaunches++;
-    return true;
+    return runInline(slot, stream, kernel.name,
+                     [&] { kernel.cpu_twin(args.data()); });
   }
   std::vector<tandem_kernel_arg_t> args(n);
   for (size_t i = 0; i < n; ++i)
@@ -187,20 +200,12 @@ bool issueLaunch(Slot *slot, const LaunchRecord &launch, int32_t stream,
   tandem_launch_dims_t dims = {{launch.dims[0], launch.dims[1], launch.dims[2]},
                                {launch.dims[3], launch.dims[4], launch.dims[5]},
                                0};
-  tandem_status_t status = tandem_device_launch(
-      slot->streams[stream], slot->program->kernels[launch.kernel], &dims,
-      args.data(), static_cast<int32_t>(n));
-  if (status) {
-    fail(slot, "kernel '%s' (kernel %d) on stream %d: %s", kernel.name,
-         launch.kernel, stream, tandem_status_message(status));
-    tandem_status_free(status);
-    return false;
-  }
-  if (captured)
-    slot->stats->capturedLaunches++;
-  else
-    slot->stats->kernelLaunches++;
-  return true;
+  return enqueued(slot,
+                  tandem_device_launch(slot->streams[stream],
+                                       slot->program->kernels[launch.kernel],
+                                       &dims, args.data(),
+                                       static_cast<int32_t>(n)),
+                  "kernel", launch, stream, captured);
 }
 
 /// Something other than a launch on the partition's stream happened inside

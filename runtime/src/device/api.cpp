@@ -120,14 +120,8 @@ tandem_status_t tandem_device_open(const char *spec,
       return openSpec(requested, opts, out);
     const char *env = std::getenv("TANDEM_DEVICE");
     if (env && *env && std::string(env) != "auto") {
-      tandem_status_t status = openSpec(env, opts, out);
-      if (!status)
-        return nullptr;
-      std::string message = tandem_status_message(status);
-      tandem_status_code_t code = tandem_status_code(status);
-      tandem_status_free(status);
-      return tandem_status_make(code, "TANDEM_DEVICE=%s: %s", env,
-                                message.c_str());
+      return prefixed(openSpec(env, opts, out),
+                      std::string("TANDEM_DEVICE=") + env);
     }
     tandem_status_t status = openCuda(0, out);
     if (!status)

@@ -789,16 +789,14 @@ public:
               "cuMemAlloc (cuBLASLt workspace)"))
         return status;
     }
-    tandem_status_t status = dev.timed(
-        this, stream, isCapturing(), tandem::device::OpKind::Kernel, name, 0,
-        [&] { return dev.blas->gemm(desc, a, b, c, bias, workspace, stream); });
-    if (!status)
-      return nullptr;
-    std::string message = tandem_status_message(status);
-    tandem_status_code_t code = tandem_status_code(status);
-    tandem_status_free(status);
-    return tandem_status_make(code, "gemm '%s': %s", name.c_str(),
-                              message.c_str());
+    return tandem::device::prefixed(
+        dev.timed(this, stream, isCapturing(), tandem::device::OpKind::Kernel,
+                  name, 0,
+                  [&] {
+                    return dev.blas->gemm(desc, a, b, c, bias, workspace,
+                                          stream);
+                  }),
+        "gemm '" + name + "'");
   }
 
   tandem_status_t finish() override {
@@ -838,7 +836,7 @@ public:
 
   tandem_status_t copyH2D(tandem_device_ptr_t dst, const void *src,
                           uint64_t bytes) override {
-    return copy(tandem::device::OpKind::H2D, bytes, [&] {
+    return enqueue(tandem::device::OpKind::H2D, "", bytes, [&] {
       return dev.drv.check(
           dev.drv.memcpyHtoDAsync(dst, src, static_cast<size_t>(bytes), stream),
           "cuMemcpyHtoDAsync");
@@ -847,7 +845,7 @@ public:
 
   tandem_status_t copyD2H(void *dst, tandem_device_ptr_t src,
                           uint64_t bytes) override {
-    return copy(tandem::device::OpKind::D2H, bytes, [&] {
+    return enqueue(tandem::device::OpKind::D2H, "", bytes, [&] {
       return dev.drv.check(
           dev.drv.memcpyDtoHAsync(dst, src, static_cast<size_t>(bytes), stream),
           "cuMemcpyDtoHAsync");
@@ -856,7 +854,7 @@ public:
 
   tandem_status_t copyD2D(tandem_device_ptr_t dst, tandem_device_ptr_t src,
                           uint64_t bytes) override {
-    return copy(tandem::device::OpKind::D2D, bytes, [&] {
+    return enqueue(tandem::device::OpKind::D2D, "", bytes, [&] {
       return dev.drv.check(
           dev.drv.memcpyDtoDAsync(dst, src, static_cast<size_t>(bytes), stream),
           "cuMemcpyDtoDAsync");
@@ -871,12 +869,8 @@ public:
     std::vector<void *> params(static_cast<size_t>(numArgs));
     for (int32_t i = 0; i < numArgs; ++i)
       params[static_cast<size_t>(i)] = const_cast<void *>(args[i].value);
-    ScopedContext scope(dev.drv, dev.context);
-    if (!scope.ok())
-      return scope.release();
-    tandem_status_t status = dev.timed(
-        this, stream, isCapturing(), tandem::device::OpKind::Kernel,
-        kernel->name, 0, [&] {
+    tandem_status_t status =
+        enqueue(tandem::device::OpKind::Kernel, kernel->name, 0, [&] {
           return dev.drv.check(
               dev.drv.launchKernel(static_cast<CudaKernel *>(kernel)->function,
                                    dims.grid[0], dims.grid[1], dims.grid[2],
@@ -885,13 +879,7 @@ public:
                                    numArgs ? params.data() : nullptr, nullptr),
               "cuLaunchKernel");
         });
-    if (!status)
-      return nullptr;
-    std::string message = tandem_status_message(status);
-    tandem_status_code_t code = tandem_status_code(status);
-    tandem_status_free(status);
-    return tandem_status_make(code, "kernel '%s': %s", kernel->name.c_str(),
-                              message.c_str());
+    return tandem::device::prefixed(status, "kernel '" + kernel->name + "'");
   }
 
   tandem_status_t recordEvent(tandem_event_s *event) override {
@@ -962,16 +950,11 @@ public:
   }
 
   tandem_status_t launchGraph(tandem_device_graph_s *graph) override {
-    ScopedContext scope(dev.drv, dev.context);
-    if (!scope.ok())
-      return scope.release();
-    return dev.timed(this, stream, isCapturing(), tandem::device::OpKind::Graph,
-                     graph->label, 0, [&] {
-                       return dev.drv.check(
-                           dev.drv.graphLaunch(
-                               static_cast<CudaGraph *>(graph)->exec, stream),
-                           "cuGraphLaunch");
-                     });
+    return enqueue(tandem::device::OpKind::Graph, graph->label, 0, [&] {
+      return dev.drv.check(
+          dev.drv.graphLaunch(static_cast<CudaGraph *>(graph)->exec, stream),
+          "cuGraphLaunch");
+    });
   }
 
   tandem_status_t setEmulatedDelay(uint32_t, uint32_t) override {
@@ -987,14 +970,16 @@ private:
     return capturing;
   }
 
-  /// One copy of `bytes`, issued by `issue`, timed for the observer.
+  /// Enqueues one op (`issue`, with the context current) of `kind`, named
+  /// `name` and moving `bytes`, timed for the observer (CudaDevice::timed).
   template <typename Issue>
-  tandem_status_t copy(tandem::device::OpKind kind, uint64_t bytes,
-                       Issue &&issue) {
+  tandem_status_t enqueue(tandem::device::OpKind kind, std::string name,
+                          uint64_t bytes, Issue &&issue) {
     ScopedContext scope(dev.drv, dev.context);
     if (!scope.ok())
       return scope.release();
-    return dev.timed(this, stream, isCapturing(), kind, "", bytes, issue);
+    return dev.timed(this, stream, isCapturing(), kind, std::move(name), bytes,
+                     issue);
   }
 
   static tandem_status_t captureUnsupported(const char *what) {

@@ -188,6 +188,19 @@ struct tandem_device_graph_s {
 namespace tandem {
 namespace device {
 
+/// `status` (owned) with `prefix` and ": " before its message, same code;
+/// NULL stays NULL.
+inline tandem_status_t prefixed(tandem_status_t status,
+                                const std::string &prefix) {
+  if (!status)
+    return nullptr;
+  tandem_status_t wrapped =
+      tandem_status_make(tandem_status_code(status), "%s: %s", prefix.c_str(),
+                         tandem_status_message(status));
+  tandem_status_free(status);
+  return wrapped;
+}
+
 /// Opens the emulated device (emulated.cpp).
 tandem_status_t openEmulated(const tandem_device_options_t &options,
                              tandem_device_s **out);

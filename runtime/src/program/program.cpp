@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "program/program.h"
+#include "device/device.h"
 #include "program/trace.h"
 
 #include <cinttypes>
@@ -202,12 +203,10 @@ tandem_status_t createProgram(const tandem_model_desc_t *desc,
                      desc->name, prog->fallbackReason.c_str());
     } else if (status) {
       // The device layer's message names the spec; say where it came from.
-      std::string origin = source ? std::string(source) + spec + ": " : "";
-      tandem_status_t wrapped = tandem_status_make(
-          tandem_status_code(status), "model '%s': %s%s", desc->name,
-          origin.c_str(), tandem_status_message(status));
-      tandem_status_free(status);
-      return wrapped;
+      std::string prefix = std::string("model '") + desc->name + "'";
+      if (source)
+        prefix += std::string(": ") + source + spec;
+      return tandem::device::prefixed(status, prefix);
     }
   }
   if (prog->device) {

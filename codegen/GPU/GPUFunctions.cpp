@@ -18,8 +18,3 @@ bool mlir::tandem::isGPUPartition(func::FuncOp func) {
 bool mlir::tandem::hasGPUPartitions(ModuleOp module) {
   return llvm::any_of(module.getOps<func::FuncOp>(), isGPUPartition);
 }
-
-bool mlir::tandem::isKernelFunction(func::FuncOp func) {
-  return isa_and_nonnull<UnitAttr>(
-      func->getAttr(TandemDialect::getKernelAttrName()));
-}

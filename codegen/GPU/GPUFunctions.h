@@ -20,9 +20,6 @@ bool isGPUPartition(func::FuncOp func);
 /// True when `module` has at least one GPU partition.
 bool hasGPUPartitions(ModuleOp module);
 
-/// True when `func` is a kernel function (unit attribute `tandem.kernel`).
-bool isKernelFunction(func::FuncOp func);
-
 } // namespace mlir::tandem
 
 #endif // TANDEM_CODEGEN_GPU_GPUFUNCTIONS_H

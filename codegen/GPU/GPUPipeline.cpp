@@ -4,6 +4,7 @@
 
 #include "codegen/GPU/CudaToolkit.h"
 #include "codegen/Passes.h"
+#include "dialects/Tandem/IR/TandemDialect.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
@@ -68,7 +69,7 @@ FailureOr<OwningOpRef<ModuleOp>> mappedKernels(ModuleOp module) {
   OwningOpRef<ModuleOp> device = ModuleOp::create(module.getLoc());
   builder.setInsertionPointToEnd(device->getBody());
   for (auto func : module.getOps<func::FuncOp>())
-    if (isKernelFunction(func) && !func.isExternal())
+    if (TandemDialect::isKernelFunction(func) && !func.isExternal())
       builder.clone(*func);
   PassManager pm(module.getContext());
   pm.addPass(createTandemMapKernelsToGPU());

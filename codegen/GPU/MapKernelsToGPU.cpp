@@ -10,6 +10,7 @@
 #include "codegen/GPU/GPUPipeline.h"
 #include "codegen/GPU/KernelMapping.h"
 #include "codegen/Passes.h"
+#include "dialects/Tandem/IR/TandemDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -186,7 +187,7 @@ struct MapKernelsToGPUPass
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> kernels;
     for (auto func : module.getOps<func::FuncOp>())
-      if (isKernelFunction(func) && !func.isExternal())
+      if (TandemDialect::isKernelFunction(func) && !func.isExternal())
         kernels.push_back(func);
     if (kernels.empty())
       return;

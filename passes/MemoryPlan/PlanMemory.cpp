@@ -160,8 +160,7 @@ struct PlanMemoryPass : tandem::impl::TandemPlanMemoryBase<PlanMemoryPass> {
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       // A GPU kernel function keeps its signature (its CPU twin's ABI): a
       // buffer local to it stays an allocation.
-      if (func.isExternal() || isa_and_nonnull<UnitAttr>(func->getAttr(
-                                   TandemDialect::getKernelAttrName())))
+      if (func.isExternal() || TandemDialect::isKernelFunction(func))
         continue;
       if (failed(planFunction(func)))
         return signalPassFailure();

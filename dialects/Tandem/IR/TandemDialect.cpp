@@ -34,6 +34,10 @@ Operation *TandemDialect::materializeConstant(OpBuilder &builder,
   return ConstantOp::create(builder, loc, elements);
 }
 
+bool TandemDialect::isKernelFunction(Operation *op) {
+  return isa_and_nonnull<UnitAttr>(op->getAttr(getKernelAttrName()));
+}
+
 LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
   if (attr.getName() == getDeviceAttrName()) {

@@ -72,6 +72,10 @@ def Tandem_Dialect : Dialect {
       return ::llvm::StringLiteral("tandem.kernel");
     }
 
+    /// Whether `op` is a GPU kernel function: it carries that attribute as
+    /// a unit attribute.
+    static bool isKernelFunction(::mlir::Operation *op);
+
     /// Name of the discardable string attribute naming the epilogue a
     /// contraction or convolution applies before its store ("relu" or
     /// "relu6", i.e. min(6, max(0, x))), set by

@@ -21,7 +21,7 @@
 // With an observer (traces), every copy, kernel, GEMM and graph replay
 // enqueued outside a capture is bracketed by two timing events; once the
 // second completed, the observer hears of the op with its execution times
-// on the host's steady clock (CudaDevice::reportTimed).
+// on the host's steady clock (nowNs, CudaDevice::reportTimed).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,7 +30,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -559,13 +558,6 @@ private:
   /// completed.
   static constexpr size_t kReportBatch = 64;
 
-  static uint64_t steadyNs() {
-    return static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(
-            std::chrono::steady_clock::now().time_since_epoch())
-            .count());
-  }
-
   /// A timing event (timingMutex held): a recycled one, or a new one.
   bool takeEvent(cu::Event *out) {
     if (!freeEvents.empty()) {
@@ -595,7 +587,7 @@ private:
         freeEvents.push_back(event);
         return false;
       }
-      anchorNs = steadyNs();
+      anchorNs = tandem::device::nowNs();
       anchor = event;
     }
     if (!takeEvent(start))

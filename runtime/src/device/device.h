@@ -17,6 +17,7 @@
 
 #include "tandem/runtime.h"
 
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <set>
@@ -31,6 +32,15 @@ struct tandem_device_graph_s;
 namespace tandem {
 namespace device {
 
+/// Now on std::chrono::steady_clock, in nanoseconds: the clock of every
+/// time an OpObserver is given (and of the runtime's traces).
+inline uint64_t nowNs() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
 /// What an OpObserver is told about one copy, kernel or graph replay.
 enum class OpKind { H2D, D2H, D2D, Kernel, Graph };
 
@@ -40,8 +50,7 @@ enum class OpKind { H2D, D2H, D2D, Kernel, Graph };
 /// events and calls it once the op completed and the runtime next looks:
 /// when a stream is synchronised or finished, when an event is waited for,
 /// as ops are enqueued, and when the observer is cleared, so possibly on
-/// another thread and late. Times are std::chrono::steady_clock
-/// nanoseconds.
+/// another thread and late. Times are nowNs() values.
 struct OpObserver {
   virtual ~OpObserver() = default;
   virtual void onOp(tandem_stream_s *stream, OpKind kind, const char *name,

@@ -56,12 +56,7 @@ constexpr uint64_t kGuardBytes = 64 << 10;
 /// Freed ranges remembered for "use after free" messages.
 constexpr size_t kMaxFreedRecords = 1 << 16;
 
-uint64_t nowNs() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(
-          std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
+using tandem::device::nowNs;
 
 uint64_t roundUp(uint64_t value, uint64_t align) {
   return (value + align - 1) / align * align;

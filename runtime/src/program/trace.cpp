@@ -2,19 +2,11 @@
 
 #include "program/trace.h"
 
-#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 
 namespace tandem {
 namespace sched {
-
-uint64_t nowNs() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(
-          std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
 
 namespace {
 

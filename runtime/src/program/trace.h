@@ -29,8 +29,8 @@ namespace sched {
 constexpr int kHostTrack = 3;
 inline int trackId(int slot, int track) { return 1 + slot * 4 + track; }
 
-/// Steady-clock nanoseconds.
-uint64_t nowNs();
+/// Steady-clock nanoseconds, the devices' clock (device.h).
+using tandem::device::nowNs;
 
 class Trace final : public tandem::device::OpObserver {
 public:

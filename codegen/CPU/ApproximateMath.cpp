@@ -26,13 +26,12 @@ struct ApproximateMathPass
     : tandem::impl::TandemApproximateMathBase<ApproximateMathPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateMathPolynomialApproximationPatterns(
-        patterns, [](StringRef name) {
-          return name == math::ExpOp::getOperationName() ||
-                 name == math::ExpM1Op::getOperationName() ||
-                 name == math::ErfOp::getOperationName() ||
-                 name == math::TanhOp::getOperationName();
-        });
+    populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
+      return name == math::ExpOp::getOperationName() ||
+             name == math::ExpM1Op::getOperationName() ||
+             name == math::ErfOp::getOperationName() ||
+             name == math::TanhOp::getOperationName();
+    });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

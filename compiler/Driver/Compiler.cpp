@@ -8,6 +8,7 @@
 #include "codegen/CPU/CPUPipeline.h"
 #include "codegen/GPU/GPUPipeline.h"
 #include "codegen/HostSchedule/Passes.h"
+#include "compiler/Driver/OutputFiles.h"
 #include "compiler/InitAll.h"
 #include "dialects/Tandem/IR/TandemAttrs.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
@@ -289,6 +290,39 @@ std::string mlir::tandem::validateFusionOptions(const FusionOptions &options) {
   return "";
 }
 
+std::string mlir::tandem::validateModelName(llvm::StringRef name) {
+  if (name.empty())
+    return "is empty; it must be a C identifier, e.g. resnet50";
+  if (name.size() > 128)
+    return "is longer than 128 characters";
+  // A leading '_' is reserved in C.
+  if (!llvm::isAlpha(name.front()))
+    return "must start with a letter (it prefixes the C symbols of the "
+           "model)";
+  for (char c : name)
+    if (!llvm::isAlnum(c) && c != '_')
+      return "must be a C identifier (letters, digits and '_'), e.g. "
+             "resnet50";
+  std::string lower = name.lower();
+  if (lower == "tandem" || llvm::StringRef(lower).starts_with("tandem_"))
+    return "collides with the runtime's names (tandem_*, TANDEM_*)";
+  // C keywords, the program's entry point, and the C library functions that
+  // generated code calls: a model of that name would clash with them.
+  static constexpr llvm::StringLiteral kReserved[] = {
+      "auto",      "break",    "case",     "char",    "const",   "continue",
+      "default",   "do",       "double",   "else",    "enum",    "extern",
+      "float",     "for",      "goto",     "if",      "inline",  "int",
+      "long",      "register", "restrict", "return",  "short",   "signed",
+      "sizeof",    "static",   "struct",   "switch",  "typedef", "union",
+      "unsigned",  "void",     "volatile", "while",   "bool",    "true",
+      "false",     "class",    "delete",   "new",     "this",    "template",
+      "namespace", "operator", "main",     "malloc",  "free",    "calloc",
+      "realloc",   "memcpy",   "memset",   "memmove", "abort",   "exit"};
+  if (llvm::is_contained(kReserved, name))
+    return "is a C keyword or a C library name; choose another";
+  return "";
+}
+
 /// Peak resident set size of this process, in MiB.
 static double peakRssMiB() {
   struct rusage usage;
@@ -374,7 +408,8 @@ static LogicalResult writePTX(ModuleOp module, const CompilerOptions &options,
       });
 }
 
-LogicalResult mlir::tandem::compile(
+/// compile() once every output path names its temporary.
+static LogicalResult compileModel(
     MLIRContext &context, const CompilerOptions &options,
     llvm::raw_ostream &log,
     llvm::function_ref<LogicalResult(PassManager &)> configurePassManager) {
@@ -540,16 +575,49 @@ LogicalResult mlir::tandem::compile(
                          })))
       return failure();
     report("emit", start);
-    // An object comes with its header.
-    if (options.emit == EmitKind::Obj && options.outputPath != "-") {
-      std::string header = headerPathFor(options);
-      if (failed(writeHeader(*signature, header, fileLoc)))
-        return failure();
-      if (options.verbose)
-        log << "tandemc: wrote " << header << "\n";
-    }
+    // An object comes with its header (compile() has set its path).
+    if (options.emit == EmitKind::Obj && options.outputPath != "-" &&
+        failed(writeHeader(*signature, options.headerPath, fileLoc)))
+      return failure();
   }
-  if (options.verbose)
+  return success();
+}
+
+LogicalResult mlir::tandem::compile(
+    MLIRContext &context, const CompilerOptions &options,
+    llvm::raw_ostream &log,
+    llvm::function_ref<LogicalResult(PassManager &)> configurePassManager) {
+  Location fileLoc = FileLineColLoc::get(&context, options.inputPath, 0, 0);
+  if (std::string problem = validateModelName(options.name); !problem.empty())
+    return emitError(fileLoc) << "--name '" << options.name << "' " << problem;
+  // Every output goes to a temporary beside it and is renamed into place
+  // only when everything has succeeded (OutputFiles.h).
+  OutputFiles outputs(fileLoc, {options.inputPath, options.deviceConfig});
+  CompilerOptions redirected = options;
+  auto redirect = [&](std::string &path, StringRef what) {
+    FailureOr<std::string> temporary = outputs.add(path, what);
+    if (failed(temporary))
+      return failure();
+    path = *temporary;
+    return success();
+  };
+  bool header = options.emit == EmitKind::Obj && options.outputPath != "-";
+  if (header)
+    redirected.headerPath = headerPathFor(options);
+  if (failed(redirect(redirected.outputPath, "-o")) ||
+      (header && failed(redirect(redirected.headerPath, "--header"))) ||
+      failed(redirect(redirected.dotGraph, "--dot-graph")) ||
+      failed(redirect(redirected.memoryReport, "--memory-report")) ||
+      failed(redirect(redirected.placementReport, "--placement-report")) ||
+      failed(redirect(redirected.fusion.report, "--fusion-report")))
+    return failure();
+  if (failed(compileModel(context, redirected, log, configurePassManager)) ||
+      failed(outputs.commit()))
+    return failure();
+  if (options.verbose) {
     log << "tandemc: wrote " << options.outputPath << "\n";
+    if (header)
+      log << "tandemc: wrote " << headerPathFor(options) << "\n";
+  }
   return success();
 }

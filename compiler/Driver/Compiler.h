@@ -115,6 +115,12 @@ struct CompilerOptions {
   bool verbose = false;
 };
 
+/// Checks a model name (--name): it prefixes every C symbol and macro of the
+/// artifact, so it must be a C identifier that starts with a letter and
+/// collides with no keyword, runtime name (tandem_*) or C library function.
+/// Returns why it is not usable ("must be a C identifier ..."), or "".
+std::string validateModelName(llvm::StringRef name);
+
 /// Parses "1x3x224x224" into dims; std::nullopt if malformed.
 std::optional<std::vector<int64_t>> parseShape(llvm::StringRef text);
 

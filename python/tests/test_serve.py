@@ -1,0 +1,214 @@
+"""tandem.serve on a local Ray cluster (loopback only): two replicas of the
+MLP behind Serve's HTTP proxy on 127.0.0.1, a bounded burst of concurrent
+requests checked against onnxruntime, bad requests, the health report, and
+a killed replica replaced without a failed request.
+
+Bounded: one Ray instance of 2 CPUs (0.5 per replica), at most 64 requests
+per burst, every wait with a deadline."""
+import concurrent.futures
+import json
+import os
+import socket
+import time
+import urllib.error
+import urllib.request
+
+import numpy as np
+import pytest
+
+import tandem
+
+import onnx_models
+from conftest import ATOL, RTOL
+
+# Ray binds its own servers to the node address; with this it takes
+# 127.0.0.1 as that address (everything listens on loopback only).
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+ray = pytest.importorskip("ray")
+serve = pytest.importorskip("ray.serve")
+import tandem.serve as tserve  # noqa: E402  (needs ray)
+
+APP = "tandem-test"
+BURST = 64
+CLIENTS = 16
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _post(url, body, timeout=30):
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method="POST",
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"{}")
+
+
+def _get(url, timeout=30):
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        return json.loads(r.read())
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    ray.init(include_dashboard=False, num_cpus=2,
+             object_store_memory=100 * 1024 * 1024, log_to_driver=False)
+    assert [n["NodeManagerAddress"] for n in ray.nodes()] == ["127.0.0.1"]
+    port = _free_port()
+    serve.start(http_options={"host": "127.0.0.1", "port": port})
+    yield "http://127.0.0.1:%d" % port
+    serve.shutdown()
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def mlp_app(cluster, mlp):
+    app = tserve.deployment(mlp.artifact, replicas=2, num_cpus=0.5,
+                            batch_wait_timeout_s=0.02,
+                            health_check_period_s=1)
+    serve.run(app, name=APP, route_prefix="/mlp")
+    return cluster + "/mlp"
+
+
+def _burst(url, rows):
+    """POSTs every row at once from CLIENTS threads; returns the
+    (status, body) of each, in order."""
+    with concurrent.futures.ThreadPoolExecutor(CLIENTS) as pool:
+        return list(pool.map(
+            lambda r: _post(url, {"inputs": {"x": r.tolist()}}), rows))
+
+
+def _check_answers(mlp, rows, answers):
+    ref = onnx_models.reference(mlp.proto, {"x": np.stack(rows)})["y"]
+    failed = [(i, a) for i, a in enumerate(answers) if a[0] != 200]
+    assert failed == []
+    for i, (_, body) in enumerate(answers):
+        np.testing.assert_allclose(np.array(body["outputs"]["y"], np.float32),
+                                   ref[i], rtol=RTOL, atol=ATOL)
+    return {body["replica"] for _, body in answers}
+
+
+def _replicas(name):
+    st = serve.status().applications[APP].deployments[name]
+    return st.replica_states.get("RUNNING", 0), st.status
+
+
+def test_burst_matches_onnxruntime(mlp_app, mlp):
+    rng = np.random.default_rng(7)
+    rows = [rng.standard_normal(16).astype(np.float32) for _ in range(BURST)]
+    seen = _check_answers(mlp, rows, _burst(mlp_app, rows))
+    assert len(seen) == 2  # both replicas answered
+    health = [_get(mlp_app) for _ in range(8)]
+    by_replica = {h["replica"]: h for h in health}
+    for h in by_replica.values():
+        assert h["model"] == "mlp" and h["placement"] == "cpu"
+        assert h["device"] == "cpu" and h["fallback_reason"] is None
+        assert h["healthy"] and h["batch_size"] == 4
+        assert h["max_batch_size"] == 4
+    # Serve batched the requests: fewer model runs than rows, none over 4.
+    total_rows = sum(h["rows"] for h in by_replica.values())
+    total_batches = sum(h["batches"] for h in by_replica.values())
+    if len(by_replica) == 2:
+        assert total_rows == BURST
+    assert total_batches < total_rows <= 4 * total_batches
+
+
+def test_bad_requests(mlp_app):
+    status, body = _post(mlp_app, {"inputs": {"x": [1.0, 2.0]}})
+    assert status == 400
+    assert "input 'x': expected shape [16], got [2]" in body["error"]
+    status, body = _post(mlp_app, {"inputs": {}})
+    assert status == 400 and "missing input 'x'" in body["error"]
+    status, body = _post(mlp_app, {"inputs": {"x": [0.0] * 16, "z": 1}})
+    assert status == 400 and "unknown input 'z'" in body["error"]
+    status, body = _post(mlp_app, {"x": [0.0] * 16})
+    assert status == 400 and "expected {\"inputs\"" in body["error"]
+    status, body = _post(mlp_app, b"{not json")
+    assert status == 400 and "not JSON" in body["error"]
+    status, body = _post(mlp_app, {"inputs": {"x": ["a"] * 16}})
+    assert status == 400 and "not an array of f32" in body["error"]
+
+
+def test_handle_api(mlp_app, mlp):
+    handle = serve.get_app_handle(APP)
+    x = np.arange(16, dtype=np.float32) / 16
+    out = handle.infer.remote({"x": x}).result(timeout_s=30)
+    ref = onnx_models.reference(mlp.proto, {"x": np.stack([x] * 4)})["y"][0]
+    np.testing.assert_allclose(out["y"], ref, rtol=RTOL, atol=ATOL)
+
+
+def test_killed_replica_is_replaced(mlp_app, mlp):
+    name = "tandem-mlp"
+    assert _replicas(name)[0] == 2
+    actors = [a for a in ray.util.list_named_actors(all_namespaces=True)
+              if a["name"].startswith("SERVE_REPLICA::%s#%s#" % (APP, name))]
+    assert len(actors) == 2
+    victim = actors[0]
+    victim_id = victim["name"].rsplit("#", 1)[1]
+    ray.kill(ray.get_actor(victim["name"], namespace=victim["namespace"]),
+             no_restart=True)
+    rng = np.random.default_rng(8)
+    # Right after the kill: every request still answered (Serve routes
+    # around the dead replica), all correct.
+    rows = [rng.standard_normal(16).astype(np.float32) for _ in range(32)]
+    seen = _check_answers(mlp, rows, _burst(mlp_app, rows))
+    assert victim_id not in seen
+    # Serve starts a replacement; wait (bounded) for two RUNNING again.
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        running, _ = _replicas(name)
+        current = [a["name"].rsplit("#", 1)[1] for a in
+                   ray.util.list_named_actors(all_namespaces=True)
+                   if a["name"].startswith("SERVE_REPLICA::%s#%s#" %
+                                           (APP, name))]
+        if running == 2 and victim_id not in current and len(current) == 2:
+            break
+        time.sleep(0.5)
+    else:
+        pytest.fail("no replacement replica within 90 s: %s" %
+                    (_replicas(name),))
+    rows = [rng.standard_normal(16).astype(np.float32) for _ in range(BURST)]
+    seen = _check_answers(mlp, rows, _burst(mlp_app, rows))
+    assert set(current) == seen  # the replacement serves too
+
+
+def test_gpu_artifact_placement(mlp_gpu, mlp):
+    """A GPU artifact asks Ray for a GPU, a CPU one for CPUs only; the
+    health check fails on a CPU fallback when a device is required."""
+    gpu = tandem.inspect(mlp_gpu.path)
+    cpu = tandem.inspect(mlp.path)
+    assert tserve._actor_options(gpu, None, None) == {"num_cpus": 1,
+                                                      "num_gpus": 1}
+    assert tserve._actor_options(cpu, 0.5, None) == {"num_cpus": 0.5}
+    assert tserve._actor_options(gpu, 2, 0.5) == {"num_cpus": 2,
+                                                  "num_gpus": 0.5}
+    cls = tserve.TandemDeployment.func_or_class
+    replica = cls(mlp_gpu.path, device="cpu", require_device=True)
+    h = replica.health()
+    assert h["placement"] == "gpu" and h["device"] == "cpu"
+    assert h["fallback_reason"] == "device 'cpu' requested"
+    assert not h["healthy"]
+    with pytest.raises(RuntimeError, match="runs its GPU partitions on the "
+                       "CPU: device 'cpu' requested"):
+        replica.check_health()
+    ok = cls(mlp_gpu.path, device="emulated", require_device=True)
+    ok.check_health()
+    assert ok.health()["device"] == "emulated"
+    ok.model.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        ok.check_health()
+
+
+def test_cli_errors(tmp_path, capsys):
+    assert tserve.main([str(tmp_path / "missing.so")]) == 1
+    assert "no such file" in capsys.readouterr().err
+    junk = tmp_path / "junk.so"
+    junk.write_text("x")
+    assert tserve.main([str(junk)]) == 1
+    assert "cannot load the model" in capsys.readouterr().err

@@ -14,7 +14,8 @@
 # (test/models), fuses ResNet-18, MobileNetV2 and the Transformer encoder
 # layer and checks their kernel counts, installs the build and builds
 # examples/deploy against the installed CMake package (test/install), runs
-# the tandem Python package's tests (python/tests/run.sh), and fuzzes the ONNX importer for FUZZ_SECONDS (default 60).
+# the tandem Python package's tests (python/tests/run.sh), and fuzzes the
+# ONNX importer for FUZZ_SECONDS (default 60).
 # Ends with one line "tests: N passed, M failed" summing everything.
 set -euo pipefail
 

@@ -32,7 +32,7 @@ from starlette.responses import JSONResponse
 from .errors import TandemError
 from .model import ModelInfo, inspect, load
 
-__all__ = ["TandemDeployment", "deployment", "run", "main"]
+__all__ = ["TandemDeployment", "deployment", "package_dir", "run", "main"]
 
 DEFAULT_BATCH_WAIT_S = 0.005
 
@@ -119,6 +119,8 @@ class TandemDeployment:
             "batches": self.batches,
             "rows": self.rows,
             "pid": os.getpid(),
+            "model_path": self.info.path,
+            "package": package_dir(),
         }
 
     # --- requests -----------------------------------------------------
@@ -211,6 +213,12 @@ class TandemDeployment:
                              "replica": self.replica})
 
 
+def package_dir() -> str:
+    """The directory of this tandem package (with its runtime library when
+    installed): what runtime_env py_modules ships to a cluster's nodes."""
+    return os.path.dirname(os.path.abspath(__file__))
+
+
 def _actor_options(info: ModelInfo, num_cpus: Optional[float],
                    num_gpus: Optional[float]) -> Dict[str, Any]:
     """CPUs for a CPU-only artifact, a GPU (and a CPU for the host side)
@@ -249,7 +257,10 @@ def deployment(artifact: Union[str, os.PathLike, Any], *, replicas: int = 1,
     require_device: the health check fails when GPU partitions fell back
         to the CPU.
     ship: carry the artifact's bytes in the deployment, so that replicas on
-        nodes that cannot read the path still load it.
+        nodes that cannot read the path still load it (each writes them to
+        a temporary file). The tandem package must be importable there too:
+        installed, or shipped with ray.init(runtime_env={"py_modules":
+        [tandem.serve.package_dir()]}) as run(ship=True) does.
     name: the deployment's name (default: tandem-<model name>).
     """
     path = os.path.abspath(os.fspath(artifact))
@@ -283,20 +294,33 @@ def run(artifact: Union[str, os.PathLike, Any], *, host: str = "127.0.0.1",
         port: int = 8000, address: Optional[str] = None,
         route_prefix: str = "/", app_name: str = "tandem",
         ray_cpus: Optional[float] = None, blocking: bool = False,
-        **options: Any):
+        ship: bool = False, **options: Any):
     """Starts Ray (a local instance with RAY_CPUS CPUs, or connects to the
     cluster at ADDRESS), Serve's HTTP proxy on HOST:PORT, and the
     deployment of ARTIFACT (tandem.serve.deployment(**options)); returns
-    the DeploymentHandle. With blocking=True, serves until interrupted."""
+    the DeploymentHandle. With blocking=True, serves until interrupted.
+
+    ship: for nodes that have neither the tandem package nor the model
+    file: the package (with its runtime library) goes to every worker as
+    the job's runtime_env py_modules, and the model's bytes travel with the
+    deployment. Needs Ray started here (not already initialized)."""
     import ray
     if not ray.is_initialized():
+        kwargs: Dict[str, Any] = {}
+        if ship:
+            kwargs["runtime_env"] = {"py_modules": [package_dir()]}
         if address:
-            ray.init(address=address)
+            ray.init(address=address, **kwargs)
         else:
-            ray.init(include_dashboard=False, num_cpus=ray_cpus)
+            ray.init(include_dashboard=False, num_cpus=ray_cpus, **kwargs)
+    elif ship:
+        raise TandemError("tandem.serve.run(ship=True) starts Ray itself; "
+                          "with Ray already initialized, pass runtime_env="
+                          "{'py_modules': [tandem.serve.package_dir()]} to "
+                          "ray.init and use deployment(ship=True)")
     serve.start(http_options={"host": host, "port": port})
-    handle = serve.run(deployment(artifact, **options), name=app_name,
-                       route_prefix=route_prefix)
+    handle = serve.run(deployment(artifact, ship=ship, **options),
+                       name=app_name, route_prefix=route_prefix)
     if blocking:
         try:
             while True:
@@ -339,8 +363,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--require-device", action="store_true",
                    help="fail the health check on a CPU fallback")
     p.add_argument("--ship", action="store_true",
-                   help="carry the model's bytes in the deployment (for "
-                   "clusters whose nodes cannot read the path)")
+                   help="send the tandem package (runtime_env py_modules) "
+                   "and the model's bytes to the replicas, for clusters "
+                   "whose nodes have neither")
     p.add_argument("--ray-cpus", type=float, default=None,
                    help="CPUs of the local Ray instance (default: all)")
     args = p.parse_args(argv)

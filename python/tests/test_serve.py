@@ -64,8 +64,23 @@ def _get(url, timeout=30):
 
 @pytest.fixture(scope="module")
 def cluster():
-    ray.init(include_dashboard=False, num_cpus=2,
-             object_store_memory=100 * 1024 * 1024, log_to_driver=False)
+    """A local Ray instance whose workers get the tandem package the way a
+    cluster's nodes would: shipped as the job's py_modules, not through
+    this process's PYTHONPATH (removed from the environment Ray starts
+    with). Run from the source tree, the package has no runtime of its own,
+    so its location goes along in TANDEM_RUNTIME_LIBRARY."""
+    env = dict(os.environ)
+    os.environ.pop("PYTHONPATH", None)
+    if not os.path.isfile(os.path.join(tserve.package_dir(), "_lib",
+                                       "libtandem_runtime.so")):
+        os.environ["TANDEM_RUNTIME_LIBRARY"] = tandem.runtime_library()
+    try:
+        ray.init(include_dashboard=False, num_cpus=2,
+                 object_store_memory=100 * 1024 * 1024, log_to_driver=False,
+                 runtime_env={"py_modules": [tserve.package_dir()]})
+    finally:
+        os.environ.clear()
+        os.environ.update(env)
     assert [n["NodeManagerAddress"] for n in ray.nodes()] == ["127.0.0.1"]
     port = _free_port()
     serve.start(http_options={"host": "127.0.0.1", "port": port})
@@ -76,8 +91,10 @@ def cluster():
 
 @pytest.fixture(scope="module")
 def mlp_app(cluster, mlp):
+    # ship: the replicas load the model from bytes sent with the
+    # deployment, not from this path.
     app = tserve.deployment(mlp.artifact, replicas=2, num_cpus=0.5,
-                            batch_wait_timeout_s=0.02,
+                            batch_wait_timeout_s=0.02, ship=True,
                             health_check_period_s=1)
     serve.run(app, name=APP, route_prefix="/mlp")
     return cluster + "/mlp"
@@ -118,6 +135,10 @@ def test_burst_matches_onnxruntime(mlp_app, mlp):
         assert h["device"] == "cpu" and h["fallback_reason"] is None
         assert h["healthy"] and h["batch_size"] == 4
         assert h["max_batch_size"] == 4
+        # The package came as py_modules, the model as bytes.
+        assert "runtime_resources" in h["package"]
+        assert h["model_path"] != mlp.path
+        assert h["package"] != tserve.package_dir()
     # Serve batched the requests: fewer model runs than rows, none over 4.
     total_rows = sum(h["rows"] for h in by_replica.values())
     total_batches = sum(h["batches"] for h in by_replica.values())

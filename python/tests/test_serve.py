@@ -62,6 +62,44 @@ def _get(url, timeout=30):
         return json.loads(r.read())
 
 
+def test_cli_serves(mlp):
+    """`python -m tandem.serve model.so --replicas 1 --port P` starts a
+    local Ray instance and serves; Ctrl-C stops it. (First in this file:
+    it runs before the module's own Ray instance starts.)"""
+    import signal
+    import subprocess
+    import sys
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tandem.serve", mlp.path, "--replicas", "1",
+         "--port", str(port), "--ray-cpus", "1", "--num-cpus", "0.5"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = ""
+        deadline = time.time() + 120
+        while time.time() < deadline and proc.poll() is None:
+            line = proc.stdout.readline()
+            if line.startswith("tandem.serve:"):
+                break
+        assert line.startswith("tandem.serve: mlp (cpu) on "
+                               "http://127.0.0.1:%d/, 1 replica" % port), line
+        x = np.linspace(-1, 1, 16, dtype=np.float32)
+        status, body = _post("http://127.0.0.1:%d/" % port,
+                             {"inputs": {"x": x.tolist()}})
+        assert status == 200
+        ref = onnx_models.reference(mlp.proto, {"x": np.stack([x] * 4)})
+        np.testing.assert_allclose(np.array(body["outputs"]["y"],
+                                            np.float32), ref["y"][0],
+                                   rtol=RTOL, atol=ATOL)
+        assert _get("http://127.0.0.1:%d/" % port)["device"] == "cpu"
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 @pytest.fixture(scope="module")
 def cluster():
     """A local Ray instance whose workers get the tandem package the way a

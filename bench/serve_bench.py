@@ -21,6 +21,7 @@ import concurrent.futures
 import json
 import os
 import platform
+import shutil
 import socket
 import sys
 import tempfile
@@ -186,6 +187,7 @@ def main():
     finally:
         serve.shutdown()
         ray.shutdown()
+        shutil.rmtree(work, ignore_errors=True)
 
     load = os.getloadavg()
     print("# tandem.serve throughput, %s" % time.strftime("%Y-%m-%d %H:%M"))

@@ -137,7 +137,8 @@ def _candidates():
     here = os.path.dirname(os.path.abspath(__file__))
     found = [os.path.join(here, "_lib", _LIBRARY_NAME)]
     try:
-        from . import _build_config  # written by setup.py at install time
+        # Written by setup.py at install time; absent in the source tree.
+        from . import _build_config  # type: ignore[attr-defined]
         found.append(os.path.join(_build_config.BUILD_DIR, "lib",
                                   _LIBRARY_NAME))
     except ImportError:
@@ -183,6 +184,7 @@ def library() -> ctypes.CDLL:
 def library_path() -> str:
     """The file the runtime was loaded from (loads it if needed)."""
     library()
+    assert _lib_path is not None
     return _lib_path
 
 

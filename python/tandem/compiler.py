@@ -29,7 +29,7 @@ def find_tandemc() -> str:
     here = os.path.dirname(os.path.abspath(__file__))
     candidates = []
     try:
-        from . import _build_config  # written by setup.py at install time
+        from . import _build_config  # type: ignore[attr-defined]
         candidates.append(os.path.join(_build_config.BUILD_DIR, "bin",
                                        "tandemc"))
     except ImportError:

@@ -33,16 +33,18 @@ def _bfloat16() -> np.dtype:
         return np.dtype(np.uint16)
 
 
-_NUMPY_DTYPES = {"f32": np.dtype(np.float32), "f16": np.dtype(np.float16),
-                 "i64": np.dtype(np.int64), "i32": np.dtype(np.int32),
-                 "bool": np.dtype(np.bool_)}
+_NUMPY_DTYPES: Dict[str, np.dtype] = {
+    "f32": np.dtype(np.float32), "f16": np.dtype(np.float16),
+    "i64": np.dtype(np.int64), "i32": np.dtype(np.int32),
+    "bool": np.dtype(np.bool_)}
 
 
 def _numpy_dtype(name: str) -> Optional[np.dtype]:
     """The NumPy dtype of a runtime dtype name; None for an unknown one."""
     if name == "bf16":
         return _bfloat16()
-    return _NUMPY_DTYPES.get(name)
+    found: Optional[np.dtype] = _NUMPY_DTYPES.get(name)
+    return found
 
 
 def _dtype_label(dtype: np.dtype) -> str:
@@ -384,7 +386,7 @@ class Model:
             st = _capi.ModelStats()
             _capi.take_status(self._lib.tandem_model_stats(
                 self._handle, ctypes.byref(st), 1 if reset else 0))
-        return {n: int(getattr(st, n)) for n, _ in st._fields_}
+        return {f[0]: int(getattr(st, f[0])) for f in st._fields_}
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else self.device

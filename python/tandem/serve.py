@@ -19,6 +19,7 @@ Needs `ray[serve]` (not a dependency of the base package).
 import argparse
 import asyncio
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -30,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from .errors import TandemError
-from .model import ModelInfo, inspect, load
+from .model import BoundRun, ModelInfo, inspect, load
 
 __all__ = ["TandemDeployment", "deployment", "package_dir", "run", "main"]
 
@@ -61,6 +62,8 @@ class TandemDeployment:
             path = os.path.join(self._dir, os.path.basename(file_name))
             with open(path, "wb") as f:
                 f.write(model_bytes)
+        if path is None:
+            raise ValueError("TandemDeployment needs a path or model_bytes")
         self.info: ModelInfo = inspect(path)
         self.model = load(path, threads=threads, device=device,
                           log_fallback=False)
@@ -70,8 +73,10 @@ class TandemDeployment:
             size = max(1, min(max_batch_size, self.batch))
         else:
             size = self.batch or 1
-        self._infer_batch.set_max_batch_size(size)
-        self._infer_batch.set_batch_wait_timeout_s(batch_wait_timeout_s)
+        # Attributes @serve.batch adds to the method.
+        batched: Any = self._infer_batch
+        batched.set_max_batch_size(size)
+        batched.set_batch_wait_timeout_s(batch_wait_timeout_s)
         self.max_batch_size = size
         try:
             self.replica = serve.get_replica_context().replica_id.unique_id
@@ -79,13 +84,17 @@ class TandemDeployment:
             self.replica = "local"
         # The batched path reuses one set of full-batch buffers (batches
         # run one at a time: max_concurrent_batches is 1).
-        self._bound = None
+        self._bound: Optional[BoundRun] = None
         if self.batch is not None:
             ins = [np.zeros(s.shape, s.dtype) for s in self.info.inputs]
             self._bound = self.model.bind(ins)
         self.requests = 0
         self.batches = 0
         self.rows = 0
+        if model_bytes is not None:
+            # Loaded (dlopen keeps the mapping): the copy can go, so that a
+            # replica that is killed leaves nothing behind.
+            shutil.rmtree(self._dir, ignore_errors=True)
 
     # --- health -------------------------------------------------------
 
@@ -168,6 +177,7 @@ class TandemDeployment:
         the rest with zeros, runs once, copies each row out."""
         n = len(samples)
         bound = self._bound
+        assert bound is not None  # only batched models come here
         for spec, buf in zip(self.info.inputs, bound.inputs):
             for i, sample in enumerate(samples):
                 buf[i] = sample[spec.name]
@@ -282,18 +292,20 @@ def deployment(artifact: Union[str, os.PathLike, Any], *, replicas: int = 1,
         threads=threads, device=device, max_batch_size=max_batch_size,
         batch_wait_timeout_s=batch_wait_timeout_s,
         require_device=require_device)
+    target: Optional[str] = path
     if ship:
         with open(path, "rb") as f:
             kwargs["model_bytes"] = f.read()
         kwargs["file_name"] = os.path.basename(path)
-        path = None
-    return TandemDeployment.options(**options).bind(path, **kwargs)
+        target = None
+    dep: Any = TandemDeployment  # a serve.Deployment once decorated
+    return dep.options(**options).bind(target, **kwargs)
 
 
 def run(artifact: Union[str, os.PathLike, Any], *, host: str = "127.0.0.1",
         port: int = 8000, address: Optional[str] = None,
         route_prefix: str = "/", app_name: str = "tandem",
-        ray_cpus: Optional[float] = None, blocking: bool = False,
+        ray_cpus: Optional[int] = None, blocking: bool = False,
         ship: bool = False, **options: Any):
     """Starts Ray (a local instance with RAY_CPUS CPUs, or connects to the
     cluster at ADDRESS), Serve's HTTP proxy on HOST:PORT, and the
@@ -366,7 +378,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                    help="send the tandem package (runtime_env py_modules) "
                    "and the model's bytes to the replicas, for clusters "
                    "whose nodes have neither")
-    p.add_argument("--ray-cpus", type=float, default=None,
+    p.add_argument("--ray-cpus", type=int, default=None,
                    help="CPUs of the local Ray instance (default: all)")
     args = p.parse_args(argv)
     if not os.path.isfile(args.model):

@@ -1,6 +1,7 @@
 """tandem.compile: paths and ModelProtos, options passed to tandemc, and
 CompileError carrying tandemc's diagnostics."""
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -30,6 +31,7 @@ def test_from_path_and_proto(tmp_path):
         np.testing.assert_allclose(m(x, y)[1], ref["prod"], rtol=RTOL,
                                    atol=ATOL)
     assert os.fspath(b) == b.path
+    shutil.rmtree(os.path.dirname(b.path))
 
 
 def test_input_shapes(tmp_path):

@@ -198,7 +198,7 @@ add_counts "$rc" "$out"
 # The tandem Python package (python/): pip-installed into a scratch
 # directory, then its pytest tests against onnxruntime, bad inputs, threads,
 # run_async, and Ray Serve on a local loopback-only Ray instance (2
-# replicas, a bounded burst, a killed replica replaced); about 30 s.
+# replicas, a bounded burst, killed replicas replaced); about 40 s.
 echo "=== [python] pip install ./python + pytest python/tests"
 rc=0
 out=$(bash python/tests/run.sh build build/python-tests 2>&1) || rc=$?

@@ -119,7 +119,7 @@ class ModelInfo:
     its device images."""
 
     def __init__(self, path: str, name: Optional[str] = None) -> None:
-        lib = _capi.library()  # first: the model resolves symbols against it
+        _capi.library()  # first: the model resolves its symbols against it
         self.path = os.path.abspath(path)
         if not os.path.isfile(self.path):
             raise InvalidArgumentError("%s: no such file" % path)
@@ -130,7 +130,6 @@ class ModelInfo:
             raise InvalidArgumentError(
                 "%s: cannot load the model as a shared library: %s" %
                 (path, e)) from None
-        del lib
         if name is None:
             try:
                 ptr = ctypes.c_void_p.in_dll(self._so,
@@ -269,10 +268,10 @@ def _as_out(value: Any, spec: TensorSpec, what: str) -> np.ndarray:
 
 class _Job:
     """One prepared run: converted inputs, outputs, and the C arrays."""
-    __slots__ = ("inputs", "outputs", "in_ptrs", "out_ptrs", "result")
+    __slots__ = ("inputs", "outputs", "in_ptrs", "out_ptrs")
 
-    def __init__(self, inputs, outputs, result):
-        self.inputs, self.outputs, self.result = inputs, outputs, result
+    def __init__(self, inputs, outputs):
+        self.inputs, self.outputs = inputs, outputs
         self.in_ptrs = (ctypes.c_void_p * max(len(inputs), 1))(
             *[a.ctypes.data for a in inputs])
         self.out_ptrs = (ctypes.c_void_p * max(len(outputs), 1))(
@@ -435,12 +434,11 @@ class Model:
         return [_as_array(v, s, self._what("input", i, s))
                 for i, (v, s) in enumerate(zip(values, specs))]
 
-    def _outs(self, out: Any) -> Tuple[List[np.ndarray], bool]:
-        """The output arrays (out= buffers, or fresh ones) and whether
-        out= was given."""
+    def _outs(self, out: Any) -> List[np.ndarray]:
+        """The output arrays: the out= buffers, fresh ones for the rest."""
         specs = self.info.outputs
         if out is None:
-            return [np.empty(s.shape, s.dtype) for s in specs], False
+            return [np.empty(s.shape, s.dtype) for s in specs]
         if isinstance(out, Mapping):
             unknown = set(out) - {s.name for s in specs}
             if unknown:
@@ -456,7 +454,7 @@ class Model:
                                           self._what("output", i, s)))
                 else:
                     arrays.append(np.empty(s.shape, s.dtype))
-            return arrays, True
+            return arrays
         if not isinstance(out, (list, tuple)):
             out = [out]
         if len(out) != len(specs):
@@ -465,7 +463,7 @@ class Model:
                     self.info.name, len(specs),
                     "" if len(specs) == 1 else "s", len(out)))
         return [_as_out(o, s, self._what("output", i, s))
-                for i, (o, s) in enumerate(zip(out, specs))], True
+                for i, (o, s) in enumerate(zip(out, specs))]
 
     def _tensors(self, specs, arrays):
         ts = (_capi.Tensor * max(len(arrays), 1))()
@@ -498,7 +496,7 @@ class Model:
         array, a sequence, or a dict by name), which are written and
         returned."""
         ins = self._feeds(args, kwargs)
-        outs, _ = self._outs(out)
+        outs = self._outs(out)
         self._run_sync(ins, outs)
         return self._pack(outs, False)
 
@@ -510,7 +508,7 @@ class Model:
             ins = self._feeds((), feeds)
         else:
             ins = self._feeds(tuple(feeds), {})
-        outs, _ = self._outs(out)
+        outs = self._outs(out)
         self._run_sync(ins, outs)
         return self._pack(outs, True)
 
@@ -523,8 +521,8 @@ class Model:
         inputs are kept alive (and must not be modified) until the future
         is done."""
         ins = self._feeds(args, kwargs)
-        outs, _ = self._outs(out)
-        job = _Job(ins, outs, None)
+        outs = self._outs(out)
+        job = _Job(ins, outs)
         future: concurrent.futures.Future = concurrent.futures.Future()
         future.set_running_or_notify_cancel()
         ticket = ctypes.c_void_p()
@@ -580,8 +578,8 @@ class Model:
             ins = self._feeds((), inputs)
         else:
             ins = self._feeds(tuple(inputs), {})
-        outs, _ = self._outs(out)
-        return BoundRun(self, _Job(ins, outs, None))
+        outs = self._outs(out)
+        return BoundRun(self, _Job(ins, outs))
 
     def close(self) -> None:
         """Waits for runs in flight, then frees the instance. Idempotent."""

@@ -15,6 +15,7 @@
 #include "dialects/Tandem/IR/TandemOps.h"
 #include "passes/Analysis/DotGraph.h"
 #include "passes/Passes.h"
+#include "passes/Placement/DeviceModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -380,6 +381,28 @@ static LogicalResult writeHeader(const ModelSignature &signature,
   });
 }
 
+/// The CUDA architectures to compile GPU kernels for: each GPU target's own
+/// (in target order), then the extra --cuda-arch ones, without repeats.
+static FailureOr<std::vector<std::string>>
+kernelArchs(const CompilerOptions &options, Location fileLoc) {
+  std::string error;
+  std::optional<TargetConfig> config =
+      parseTargets(llvm::join(options.targets, ","), "generic", error);
+  if (!config)
+    return emitError(fileLoc) << "--target: " << error, failure();
+  std::vector<std::string> archs;
+  auto add = [&](const std::string &arch) {
+    if (!arch.empty() && !llvm::is_contained(archs, arch))
+      archs.push_back(arch);
+  };
+  for (const DeviceModel &device : config->devices)
+    if (device.isGpu())
+      add(device.arch);
+  for (const std::string &arch : options.cudaArchs)
+    add(arch);
+  return archs;
+}
+
 /// Compiles the kernels of `module` and writes the PTX of each arch to
 /// `path`, each preceded by a comment line naming the arch.
 static LogicalResult writePTX(ModuleOp module, const CompilerOptions &options,
@@ -389,7 +412,10 @@ static LogicalResult writePTX(ModuleOp module, const CompilerOptions &options,
            << "--emit=ptx: the model has no GPU partition (compile with "
               "--target=cpu,gpu:... and place ops on the GPU)";
   GPUCodegenOptions gpuOptions;
-  gpuOptions.archs = options.cudaArchs;
+  FailureOr<std::vector<std::string>> archs = kernelArchs(options, fileLoc);
+  if (failed(archs))
+    return failure();
+  gpuOptions.archs = *archs;
   gpuOptions.useToolkit = false; // PTX only
   FailureOr<std::vector<DeviceImage>> images =
       compileGPUKernels(module, gpuOptions);
@@ -495,7 +521,10 @@ static LogicalResult compileModel(
     if (phase == Phase::Lowered && gpuPartitions && codegen) {
       auto kernelStart = Clock::now();
       GPUCodegenOptions gpuOptions;
-      gpuOptions.archs = options.cudaArchs;
+      FailureOr<std::vector<std::string>> archs = kernelArchs(options, fileLoc);
+      if (failed(archs))
+        return failure();
+      gpuOptions.archs = *archs;
       FailureOr<std::vector<DeviceImage>> images =
           compileGPUKernels(*module, gpuOptions);
       if (failed(images))

@@ -142,8 +142,9 @@ int main(int argc, char **argv) {
                  "target triple for cross-compilation (default: the host's)");
   std::string cudaArchs;
   app.add_option("--cuda-arch", cudaArchs,
-                 "CUDA architectures of the GPU kernels, comma-separated "
-                 "(default sm_90), e.g. sm_80,sm_90");
+                 "extra CUDA architectures of the GPU kernels besides the "
+                 "GPU targets' own (gpu:a100 is sm_80, gpu:h100 sm_90), "
+                 "comma-separated, e.g. sm_80,sm_90");
   std::string gpuTwins = "linalg";
   app.add_option("--gpu-twins", gpuTwins,
                  "testing: what the CPU twins of GPU kernels run: linalg (the "

@@ -15,6 +15,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::tandem;
 
@@ -102,7 +104,34 @@ LogicalResult checkRank(std::optional<Location> loc, StringRef opName,
 // Shared inference entry points and traits
 //===----------------------------------------------------------------------===//
 
+LogicalResult mlir::tandem::detail::verifyShapeSizes(Operation *op) {
+  auto check = [&](Type type, StringRef kind, unsigned index) -> LogicalResult {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasRank())
+      return success();
+    Type element = shaped.getElementType();
+    int64_t bits =
+        element.isIntOrFloat() ? int64_t(element.getIntOrFloatBitWidth()) : 64;
+    if (shape::sizeInBytesFits(shaped.getShape(),
+                               std::max<int64_t>(1, (bits + 7) / 8)))
+      return success();
+    return op->emitOpError()
+           << kind << " #" << index << " has type " << type
+           << ", whose size in bytes overflows int64 (at most "
+           << std::numeric_limits<int64_t>::max() << " bytes)";
+  };
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check(type, "operand", i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(type, "result", i)))
+      return failure();
+  return success();
+}
+
 LogicalResult mlir::tandem::detail::verifyStaticShapes(Operation *op) {
+  if (failed(verifyShapeSizes(op)))
+    return failure();
   auto check = [&](Type type, StringRef kind, unsigned index) -> LogicalResult {
     auto shaped = dyn_cast<ShapedType>(type);
     if (!shaped || !shaped.hasRank() || shaped.hasStaticShape())
@@ -196,11 +225,17 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
   ArrayRef<int64_t> target = adaptor.getShape();
   if (failed(checkAtLeast(loc, name, "shape", target, 0)))
     return failure();
-  if (shape::numElements(target) != input.getNumElements())
+  // numElements is -1 when the product overflows int64.
+  int64_t from = shape::numElements(input.getShape());
+  int64_t to = shape::numElements(target);
+  if (to < 0)
     return ShapeError(loc, name)
-           << "cannot reshape " << input << " (" << input.getNumElements()
-           << " elements) to " << fmt(target) << " ("
-           << shape::numElements(target) << " elements)";
+           << "'shape' " << fmt(target) << " has more than "
+           << std::numeric_limits<int64_t>::max() << " elements";
+  if (to != from)
+    return ShapeError(loc, name)
+           << "cannot reshape " << input << " (" << from << " elements) to "
+           << fmt(target) << " (" << to << " elements)";
   types.push_back(RankedTensorType::get(target, input.getElementType()));
   return success();
 }

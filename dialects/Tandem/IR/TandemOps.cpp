@@ -292,7 +292,11 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
                << ") differs from input #0 (" << first << ") in dimension " << d
                << ", which is not the concatenation axis " << axis;
     }
-    result[axis] += type.getDimSize(axis);
+    if (__builtin_add_overflow(result[axis], type.getDimSize(axis),
+                               &result[axis]))
+      return ShapeError(loc, name)
+             << "the concatenated dimension " << axis
+             << " overflows int64 at input #" << i + 1 << " (" << type << ")";
   }
   types.push_back(RankedTensorType::get(result, first.getElementType()));
   return success();
@@ -351,9 +355,15 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *,
       return ShapeError(loc, name)
              << "reflect padding of dimension " << d << " by (" << low[d]
              << ", " << high[d] << ") must be smaller than its size " << dim;
-    if (adaptor.getMode() == PadMode::Edge && dim == 0 && low[d] + high[d] > 0)
+    int64_t padded;
+    if (__builtin_add_overflow(dim, low[d], &padded) ||
+        __builtin_add_overflow(padded, high[d], &padded))
+      return ShapeError(loc, name)
+             << "padding dimension " << d << " (" << dim << ") by (" << low[d]
+             << ", " << high[d] << ") overflows int64";
+    if (adaptor.getMode() == PadMode::Edge && dim == 0 && padded > 0)
       return ShapeError(loc, name) << "edge padding of empty dimension " << d;
-    result.push_back(dim + low[d] + high[d]);
+    result.push_back(padded);
   }
   types.push_back(RankedTensorType::get(result, input.getElementType()));
   return success();
@@ -438,7 +448,8 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
     return ShapeError(loc, name) << "'groups' must be positive, got " << groups;
   int64_t n = input.getDimSize(0), c = input.getDimSize(1);
   int64_t o = filter.getDimSize(0), cPerGroup = filter.getDimSize(1);
-  if (cPerGroup * groups != c)
+  int64_t channels;
+  if (__builtin_mul_overflow(cPerGroup, groups, &channels) || channels != c)
     return ShapeError(loc, name)
            << "input channels (" << c << ") must equal filter channels ("
            << cPerGroup << ") times groups (" << groups << "); input " << input

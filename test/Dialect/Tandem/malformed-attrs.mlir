@@ -98,3 +98,30 @@ func.func @conv_dilation_overflow(%x: tensor<1x1x8x8xf32>, %w: tensor<1x1x3x3xf3
   %0 = tandem.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 9223372036854775807, 1>} : (tensor<1x1x8x8xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x6x6xf32>
   return
 }
+
+// -----
+
+// Channel arithmetic that overflows int64 is a mismatch, not a wrap.
+func.func @conv_groups_overflow(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x3x3xf32>) {
+  // expected-error @+1 {{input channels (2) must equal filter channels (2) times groups (9223372036854775807)}}
+  %0 = tandem.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 9223372036854775807 : i64} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x6x6xf32>
+  return
+}
+
+// -----
+
+// Padding that overflows int64.
+func.func @pad_overflow(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{padding dimension 0 (2) by (9223372036854775807, 0) overflows int64}}
+  %0 = tandem.pad %x {pads_low = array<i64: 9223372036854775807, 0>, pads_high = array<i64: 0, 0>} : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// A concatenation whose length overflows int64 (each input alone fits).
+func.func @concat_overflow(%x: tensor<4611686018427387904xi1>) {
+  // expected-error @+1 {{the concatenated dimension 0 overflows int64 at input #1 ('tensor<4611686018427387904xi1>')}}
+  %0 = tandem.concat %x, %x {axis = 0 : i64} : (tensor<4611686018427387904xi1>, tensor<4611686018427387904xi1>) -> tensor<4xi1>
+  return
+}

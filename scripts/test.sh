@@ -14,8 +14,8 @@
 # (test/models), fuses ResNet-18, MobileNetV2 and the Transformer encoder
 # layer and checks their kernel counts, installs the build and builds
 # examples/deploy against the installed CMake package (test/install), runs
-# the tandem Python package's tests (python/tests/run.sh), and fuzzes the
-# ONNX importer for FUZZ_SECONDS (default 60).
+# the tandem Python package's tests (python/tests/run.sh), and runs the
+# libFuzzer targets of scripts/fuzz.sh on a FUZZ_SECONDS budget (default 60).
 # Ends with one line "tests: N passed, M failed" summing everything.
 set -euo pipefail
 
@@ -205,8 +205,9 @@ out=$(bash python/tests/run.sh build build/python-tests 2>&1) || rc=$?
 echo "$out"
 add_counts "$rc" "$out"
 
-# The ONNX importer's libFuzzer target, for a bounded time.
-echo "=== [fuzz] tandem-onnx-import-fuzzer, ${FUZZ_SECONDS:-60} s"
+# The libFuzzer targets (ONNX importer, .npy reader, .mlir parse + verify,
+# model descriptors), each for its share of the budget (scripts/fuzz.sh).
+echo "=== [fuzz] onnx-import, npy, mlir-parse, model-descriptor fuzzers, ${FUZZ_SECONDS:-60} s budget"
 rc=0
 out=$(bash scripts/fuzz.sh "${FUZZ_SECONDS:-60}" 2>&1) || rc=$?
 # The whole report when it fails, the statistics when it passes.

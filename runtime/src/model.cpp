@@ -30,7 +30,11 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <unordered_set>
 #include <vector>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using tandem::sched::Slot;
 
@@ -73,6 +77,42 @@ struct tandem_model_s {
 };
 
 namespace {
+
+/// The instances tandem_model_create made and tandem_model_destroy has not
+/// freed yet. Every function that takes a model looks it up first, so that a
+/// destroyed (or never created) handle gives an error instead of a read of
+/// freed memory. A handle whose address a later instance reuses cannot be
+/// told apart: that misuse stays undefined, as documented.
+struct LiveModels {
+  std::mutex mutex;
+  std::unordered_set<const tandem_model_s *> set;
+};
+
+LiveModels &liveModels() {
+  static LiveModels *live = new LiveModels; // never destroyed: no exit race
+  return *live;
+}
+
+bool isLive(const tandem_model_s *model) {
+  LiveModels &live = liveModels();
+  std::lock_guard<std::mutex> lock(live.mutex);
+  return live.set.count(model) != 0;
+}
+
+/// The error of a function given `model`: NULL, or a handle that is not a
+/// live instance. NULL when the model is live.
+tandem_status_t checkLive(const char *function, const tandem_model_s *model) {
+  if (!model)
+    return tandem_status_make(TANDEM_INVALID_ARGUMENT, "%s: model is NULL",
+                              function);
+  if (!isLive(model))
+    return tandem_status_make(
+        TANDEM_INVALID_ARGUMENT,
+        "%s: model %p is not a live instance (destroyed, or not made by "
+        "tandem_model_create)",
+        function, static_cast<const void *>(model));
+  return nullptr;
+}
 
 /// The raw value of a dtype field. Descriptors and tensors come from other
 /// code and may hold values outside the enum, which C++ must not load as
@@ -124,6 +164,10 @@ tandem_status_t validateTensorDescs(const tandem_model_desc_t *desc,
                               desc->name, count, kind, kind);
   for (int32_t i = 0; i < count; ++i) {
     const tandem_tensor_desc_t &tensor = tensors[i];
+    if (!tensor.name)
+      return tandem_status_make(TANDEM_INVALID_ARGUMENT,
+                                "model '%s': %s %d has a NULL name", desc->name,
+                                kind, i);
     uint32_t dtype = rawDtype(tensor.dtype);
     if (!validDtype(dtype))
       return tandem_status_make(TANDEM_INVALID_ARGUMENT,
@@ -235,6 +279,55 @@ tandem_status_t checkTensor(const char *kind, int32_t index,
                               "%s %d ('%s'): data is NULL", kind, index,
                               nameOf(expected));
   return nullptr;
+}
+
+/// Checks that bool input `index` holds only 0 and 1 bytes: generated code
+/// may read a bool as its lowest bit or as "non-zero", so other bytes would
+/// give inconsistent results.
+tandem_status_t checkBoolBytes(int32_t index, const tandem_tensor_desc_t &desc,
+                               const tandem_tensor_t &got) {
+  int64_t count = tandem_tensor_desc_num_elements(&desc);
+  const auto *bytes = static_cast<const unsigned char *>(got.data);
+  for (int64_t i = 0; i < count; ++i)
+    if (bytes[i] > 1)
+      return tandem_status_make(TANDEM_INVALID_ARGUMENT,
+                                "input %d ('%s'): bool element %" PRId64
+                                " holds byte %u; bool elements must be 0 or 1",
+                                index, nameOf(desc), i,
+                                static_cast<unsigned>(bytes[i]));
+  return nullptr;
+}
+
+/// Checks, before a run starts, that the trace file can be written at
+/// destruction: `path` is an existing writable regular file, or names a new
+/// file in a writable directory. On failure sets `why`.
+bool traceWritable(const std::string &path, std::string &why) {
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0) {
+    if (S_ISDIR(info.st_mode)) {
+      why = "it is a directory";
+      return false;
+    }
+    if (access(path.c_str(), W_OK) != 0) {
+      why = std::strerror(errno);
+      return false;
+    }
+    return true;
+  }
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "."
+                    : slash == 0               ? "/"
+                                               : path.substr(0, slash);
+  if (stat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+    why = "its directory '" + dir + "' does not exist";
+    return false;
+  }
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    why =
+        "its directory '" + dir + "' is not writable: " + std::strerror(errno);
+    return false;
+  }
+  return true;
 }
 
 /// Takes slot 0 for a synchronous run, or says why not.
@@ -353,6 +446,12 @@ tandem_status_t tandem_model_create(const tandem_model_desc_t *desc,
         TANDEM_INVALID_ARGUMENT,
         "model '%s': intra_op_threads must be >= 0 (0: physical cores), got %d",
         desc->name, options->intra_op_threads);
+  if (options->device && !*options->device)
+    return tandem_status_make(
+        TANDEM_INVALID_ARGUMENT,
+        "model '%s': device is the empty string (expected auto, cpu, "
+        "emulated, cuda or cuda:N; NULL means $TANDEM_DEVICE, else auto)",
+        desc->name);
   if (options->pipeline_depth < 0 || options->pipeline_depth > 64)
     return tandem_status_make(
         TANDEM_INVALID_ARGUMENT,
@@ -377,6 +476,19 @@ tandem_status_t tandem_model_create(const tandem_model_desc_t *desc,
                               desc->name, options->arena_bytes);
   }
 
+  const char *tracePath = options->trace_path;
+  bool traceFromEnv = !tracePath || !*tracePath;
+  if (traceFromEnv)
+    tracePath = std::getenv("TANDEM_TRACE");
+  if (tracePath && *tracePath) {
+    std::string why;
+    if (!traceWritable(tracePath, why))
+      return tandem_status_make(
+          TANDEM_INVALID_ARGUMENT,
+          "model '%s': cannot write the trace '%s'%s: %s", desc->name,
+          tracePath, traceFromEnv ? " (from $TANDEM_TRACE)" : "", why.c_str());
+  }
+
   auto *model = new (std::nothrow) tandem_model_s;
   if (!model)
     return tandem_status_make(TANDEM_OUT_OF_MEMORY,
@@ -384,9 +496,13 @@ tandem_status_t tandem_model_create(const tandem_model_desc_t *desc,
                               desc->name);
   model->desc = desc;
   try {
-    const char *tracePath = options->trace_path;
-    if (!tracePath || !*tracePath)
-      tracePath = std::getenv("TANDEM_TRACE");
+    // Registered first, so that the failure paths' tandem_model_destroy
+    // finds it.
+    {
+      LiveModels &live = liveModels();
+      std::lock_guard<std::mutex> lock(live.mutex);
+      live.set.insert(model);
+    }
     if (tracePath && *tracePath)
       model->trace = std::make_unique<tandem::sched::Trace>(tracePath);
     if (deviceProgram(desc)) {
@@ -423,7 +539,10 @@ tandem_status_t tandem_model_create(const tandem_model_desc_t *desc,
     model->slotBusy.assign(static_cast<size_t>(depth), false);
     model->jobs.resize(static_cast<size_t>(depth));
   } catch (const std::bad_alloc &) {
-    tandem_model_destroy(model);
+    if (isLive(model))
+      tandem_model_destroy(model);
+    else
+      delete model; // the registry could not take it
     return tandem_status_make(TANDEM_OUT_OF_MEMORY,
                               "model '%s': out of host memory", desc->name);
   }
@@ -435,6 +554,18 @@ tandem_status_t tandem_model_create(const tandem_model_desc_t *desc,
 void tandem_model_destroy(tandem_model_t *model) {
   if (!model)
     return;
+  {
+    LiveModels &live = liveModels();
+    std::lock_guard<std::mutex> lock(live.mutex);
+    if (!live.set.erase(model)) {
+      // Never read a handle that is not live: it may be freed memory.
+      std::fprintf(stderr,
+                   "tandem: tandem_model_destroy: %p is not a live model "
+                   "instance (destroyed twice?); ignored\n",
+                   static_cast<void *>(model));
+      return;
+    }
+  }
   {
     std::lock_guard<std::mutex> lock(model->mutex);
     model->stopping = true;
@@ -458,26 +589,28 @@ void tandem_model_destroy(tandem_model_t *model) {
 
 const tandem_model_desc_t *
 tandem_model_descriptor(const tandem_model_t *model) {
-  return model ? model->desc : nullptr;
+  return model && isLive(model) ? model->desc : nullptr;
 }
 
 const char *tandem_model_device_name(const tandem_model_t *model) {
-  if (!model)
+  if (!model || !isLive(model))
     return "";
   return model->program ? model->program->deviceName.c_str() : "cpu";
 }
 
 const char *tandem_model_fallback_reason(const tandem_model_t *model) {
-  if (!model || !model->program || model->program->device)
+  if (!model || !isLive(model) || !model->program || model->program->device)
     return nullptr;
   return model->program->fallbackReason.c_str();
 }
 
 tandem_status_t tandem_model_stats(tandem_model_t *model,
                                    tandem_model_stats_t *stats, int32_t reset) {
-  if (!model || !stats)
+  if (!stats)
     return tandem_status_make(TANDEM_INVALID_ARGUMENT,
-                              "tandem_model_stats: model or stats is NULL");
+                              "tandem_model_stats: stats is NULL");
+  if (tandem_status_t status = checkLive("tandem_model_stats", model))
+    return status;
   tandem::sched::Stats &s = model->stats;
   std::atomic<uint64_t> *counters[] = {
       &s.runs,          &s.kernelLaunches, &s.capturedLaunches,
@@ -505,9 +638,8 @@ tandem_status_t tandem_model_stats(tandem_model_t *model,
 tandem_status_t tandem_model_run(tandem_model_t *model,
                                  const void *const *inputs,
                                  void *const *outputs) {
-  if (!model)
-    return tandem_status_make(TANDEM_INVALID_ARGUMENT,
-                              "tandem_model_run: model is NULL");
+  if (tandem_status_t status = checkLive("tandem_model_run", model))
+    return status;
   if (tandem_status_t status = checkBuffers(model, inputs, outputs))
     return status;
   return runSync(model, inputs, outputs);
@@ -521,9 +653,8 @@ tandem_status_t tandem_model_run_async(tandem_model_t *model,
     return tandem_status_make(TANDEM_INVALID_ARGUMENT,
                               "tandem_model_run_async: ticket is NULL");
   *ticket = nullptr;
-  if (!model)
-    return tandem_status_make(TANDEM_INVALID_ARGUMENT,
-                              "tandem_model_run_async: model is NULL");
+  if (tandem_status_t status = checkLive("tandem_model_run_async", model))
+    return status;
   if (tandem_status_t status = checkBuffers(model, inputs, outputs))
     return status;
   const tandem_model_desc_t *desc = model->desc;
@@ -583,9 +714,8 @@ tandem_status_t tandem_model_run_checked(tandem_model_t *model,
                                          int32_t num_inputs,
                                          const tandem_tensor_t *outputs,
                                          int32_t num_outputs) {
-  if (!model)
-    return tandem_status_make(TANDEM_INVALID_ARGUMENT,
-                              "tandem_model_run_checked: model is NULL");
+  if (tandem_status_t status = checkLive("tandem_model_run_checked", model))
+    return status;
   const tandem_model_desc_t *desc = model->desc;
   if (num_inputs != desc->num_inputs)
     return tandem_status_make(TANDEM_INVALID_ARGUMENT,
@@ -603,6 +733,11 @@ tandem_status_t tandem_model_run_checked(tandem_model_t *model,
     if (tandem_status_t status =
             checkTensor("input", i, desc->inputs[i], inputs[i]))
       return status;
+  for (int32_t i = 0; i < num_inputs; ++i)
+    if (rawDtype(desc->inputs[i].dtype) == TANDEM_BOOL)
+      if (tandem_status_t status =
+              checkBoolBytes(i, desc->inputs[i], inputs[i]))
+        return status;
   for (int32_t i = 0; i < num_outputs; ++i)
     if (tandem_status_t status =
             checkTensor("output", i, desc->outputs[i], outputs[i]))

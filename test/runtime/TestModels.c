@@ -1,6 +1,6 @@
 /*===- TestModels.c - Hand-written model fixtures for runtime tests ------===*
  *
- * TEST FIXTURE, not compiler output: three small models written by hand in
+ * TEST FIXTURE, not compiler output: small models written by hand in
  * the shape the code generator will emit (a constant descriptor named
  * <name>_descriptor plus an entry function), so the runtime and tandem-run
  * can be tested without the compiler.
@@ -9,6 +9,8 @@
  *   test_scale y = 2 * x + 1 on f32[4096], parallel_for with grain 64, arena
  *   test_cast  (i32[4] n, f16[4] h) -> (i64[4] twice, bool[4] positive,
  *              f32[4] widened)
+ *   test_bool  bool[4] flags -> i32[] count (of true flags)
+ *   test_names f32[1] x -> outputs 'a b', 'a_b', 'a/b' (x, x+1, x+2)
  *
  * Built into the runtime unit tests, and as test_models.so exporting
  * tandem_default_model (= test_add) for tandem-run's lit tests. Defining
@@ -176,6 +178,68 @@ EXPORT const tandem_model_desc_t test_cast_descriptor = {
     0,
     0,
     testCastEntry};
+
+/*--- test_bool: a bool input --------------------------------------------*/
+
+/* count = the number of true flags, read as the low bit (as generated code
+ * may read an i1), so a byte other than 0 or 1 would be read
+ * inconsistently; the checked run path rejects such bytes. */
+static int32_t testBoolEntry(const tandem_exec_ctx_t *ctx,
+                             const void *const *inputs, void *const *outputs) {
+  (void)ctx;
+  const uint8_t *flags = (const uint8_t *)inputs[0];
+  int32_t *count = (int32_t *)outputs[0];
+  *count = 0;
+  for (int i = 0; i < 4; ++i)
+    *count += flags[i] & 1;
+  return 0;
+}
+
+static const tandem_tensor_desc_t kBoolInputs[] = {
+    {"flags", TANDEM_BOOL, 1, kShape4}};
+static const tandem_tensor_desc_t kBoolOutputs[] = {
+    {"count", TANDEM_I32, 0, NULL}};
+
+EXPORT const tandem_model_desc_t test_bool_descriptor = {
+    TANDEM_TEST_ABI_VERSION,
+    "test_bool",
+    1,
+    1,
+    kBoolInputs,
+    kBoolOutputs,
+    0,
+    0,
+    testBoolEntry};
+
+/*--- test_names: outputs whose names clean up to one file name ----------*/
+
+static int32_t testNamesEntry(const tandem_exec_ctx_t *ctx,
+                              const void *const *inputs, void *const *outputs) {
+  (void)ctx;
+  const float *x = (const float *)inputs[0];
+  for (int i = 0; i < 3; ++i)
+    ((float *)outputs[i])[0] = x[0] + (float)i;
+  return 0;
+}
+
+static const int64_t kShape1[] = {1};
+static const tandem_tensor_desc_t kNamesInputs[] = {
+    {"x", TANDEM_F32, 1, kShape1}};
+static const tandem_tensor_desc_t kNamesOutputs[] = {
+    {"a b", TANDEM_F32, 1, kShape1},
+    {"a_b", TANDEM_F32, 1, kShape1},
+    {"a/b", TANDEM_F32, 1, kShape1}};
+
+EXPORT const tandem_model_desc_t test_names_descriptor = {
+    TANDEM_TEST_ABI_VERSION,
+    "test_names",
+    1,
+    3,
+    kNamesInputs,
+    kNamesOutputs,
+    0,
+    0,
+    testNamesEntry};
 
 /* What the compiler exports from a shared library. */
 EXPORT const tandem_model_desc_t *const tandem_default_model =

@@ -1,6 +1,9 @@
-//===- ShapeInferenceTest.cpp - shape arithmetic helpers ------------------===//
+//===- ShapeInferenceTest.cpp - shape arithmetic and .mlir text checks ----===//
 
 #include "dialects/Tandem/IR/ShapeInference.h"
+#include "dialects/Tandem/IR/MlirSourceCheck.h"
+
+#include <limits>
 
 #include "gtest/gtest.h"
 
@@ -78,6 +81,53 @@ TEST(Elements, CountsElements) {
   EXPECT_EQ(shape::numElements({}), 1);
   EXPECT_EQ(shape::numElements({2, 3, 4}), 24);
   EXPECT_EQ(shape::numElements({2, 0}), 0);
+}
+
+} // namespace
+
+namespace {
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+TEST(NumElements, OverflowAndDynamicGiveMinusOne) {
+  EXPECT_EQ(shape::numElements({}), 1);
+  EXPECT_EQ(shape::numElements({2, 3, 4}), 24);
+  EXPECT_EQ(shape::numElements({kMax, 2}), -1);
+  EXPECT_EQ(shape::numElements({3037000500, 3037000500}), -1);
+  EXPECT_EQ(shape::numElements({kMax, 0}), 0);
+  EXPECT_EQ(shape::numElements({2, -1}), -1);
+}
+
+TEST(SizeInBytes, FitsInt64) {
+  EXPECT_TRUE(shape::sizeInBytesFits({2, 3}, 4));
+  EXPECT_TRUE(shape::sizeInBytesFits({kMax}, 1));
+  EXPECT_FALSE(shape::sizeInBytesFits({kMax}, 2));
+  EXPECT_FALSE(shape::sizeInBytesFits({kMax / 4 + 1}, 4));
+  EXPECT_TRUE(shape::sizeInBytesFits({kMax / 4}, 4));
+}
+
+TEST(WindowOutputSize, OverflowDoesNotWrap) {
+  EXPECT_LE(shape::windowOutputSize(8, 3, 1, kMax, kMax, 1), 0);
+  EXPECT_LE(shape::windowOutputSize(8, kMax, 1, 0, 0, kMax), 0);
+  EXPECT_LE(shape::windowOutputSize(kMax, 1, 1, 1, 0, 1), 0);
+}
+
+TEST(MlirSourceCheck, FindsIndexArraysOnly) {
+  auto spot = findParserCrash("%0 = tandem.reshape %x {shape = array<index>}");
+  ASSERT_TRUE(spot);
+  EXPECT_EQ(spot->offset, 32u);
+  EXPECT_EQ(spot->message,
+            "dense arrays of 'index' are not supported: use an integer "
+            "element type, e.g. array<i64: ...>");
+  EXPECT_TRUE(findParserCrash("{a = array < index : 1, 2>}"));
+  EXPECT_TRUE(findParserCrash("{a = array<index:1>}"));
+  EXPECT_FALSE(findParserCrash("{a = array<i64: 1, 2>, b = array<i8>}"));
+  EXPECT_FALSE(findParserCrash("{a = array<indexed>}"));
+  EXPECT_FALSE(findParserCrash("// array<index> in a comment\n"));
+  EXPECT_FALSE(findParserCrash("{s = \"array<index> \\\" array<index>\"}"));
+  EXPECT_FALSE(findParserCrash("{a = myarray<index>}"));
+  EXPECT_FALSE(findParserCrash("array"));
+  EXPECT_FALSE(findParserCrash("array <"));
 }
 
 } // namespace

@@ -19,6 +19,14 @@ using namespace tandem;
 
 namespace {
 
+/// The signal InterruptGuard's handler caught.
+volatile sig_atomic_t gInterrupt = 0;
+
+void recordInterrupt(int signal) { gInterrupt = signal; }
+
+const int kInterruptSignals[] = {SIGINT, SIGTERM, SIGHUP};
+struct sigaction gPrevious[3];
+
 bool endsWith(const std::string &text, const std::string &suffix) {
   return text.size() >= suffix.size() &&
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -63,6 +71,22 @@ bool checkGiven(const std::string &given, const std::string &from,
 }
 
 } // namespace
+
+InterruptGuard::InterruptGuard() {
+  struct sigaction action = {};
+  action.sa_handler = recordInterrupt;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0; // no SA_RESTART: waitpid returns EINTR
+  for (int i = 0; i < 3; ++i)
+    sigaction(kInterruptSignals[i], &action, &gPrevious[i]);
+}
+
+InterruptGuard::~InterruptGuard() {
+  for (int i = 0; i < 3; ++i)
+    sigaction(kInterruptSignals[i], &gPrevious[i], nullptr);
+}
+
+int tandem::pendingInterrupt() { return gInterrupt; }
 
 bool tandem::isSourceModel(const std::string &path) {
   return endsWith(path, ".onnx") || endsWith(path, ".mlir");
@@ -136,6 +160,11 @@ bool tandem::compileToShared(const std::string &tandemc,
     cargv.push_back(arg.data());
   cargv.push_back(nullptr);
 
+  if (gInterrupt) {
+    error = std::string("interrupted by SIG") + sigabbrev_np(gInterrupt) +
+            " before compiling the model";
+    return false;
+  }
   pid_t pid;
   int spawnError = posix_spawn(&pid, tandemc.c_str(), nullptr, nullptr,
                                cargv.data(), environ);
@@ -144,11 +173,25 @@ bool tandem::compileToShared(const std::string &tandemc,
     return false;
   }
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
+  bool stopped = false;
+  for (;;) {
+    // A signal between the check and waitpid is seen at the next EINTR or
+    // when tandemc exits; the check after the loop catches the latter.
+    if (gInterrupt && !stopped) {
+      kill(pid, SIGTERM);
+      stopped = true;
+    }
+    if (waitpid(pid, &status, 0) >= 0)
+      break;
     if (errno != EINTR) {
       error = "cannot wait for " + tandemc + ": " + std::strerror(errno);
       return false;
     }
+  }
+  if (gInterrupt) {
+    error = std::string("interrupted by SIG") + sigabbrev_np(gInterrupt) +
+            " while compiling the model";
+    return false;
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
     return true;

@@ -42,7 +42,26 @@ private:
   std::string dirPath;
 };
 
+/// Catches SIGINT, SIGTERM and SIGHUP while it lives (a compile and the
+/// temporary directory it writes): a signal then only records itself (see
+/// pendingInterrupt), compileToShared stops tandemc and fails, and the
+/// caller removes its temporary files before dying of the signal. The
+/// previous handlers come back when it is destroyed. One at a time.
+class InterruptGuard {
+public:
+  InterruptGuard();
+  InterruptGuard(const InterruptGuard &) = delete;
+  InterruptGuard &operator=(const InterruptGuard &) = delete;
+  ~InterruptGuard();
+};
+
+/// The signal an InterruptGuard caught (0: none). The caller re-raises it
+/// once its temporary files are gone.
+int pendingInterrupt();
+
 /// Runs `tandemc MODEL --emit=shared -o OUTPUT ARGS...` and waits for it.
+/// If an InterruptGuard catches a signal meanwhile, sends tandemc SIGTERM,
+/// waits for it to exit and fails with "interrupted by SIGINT".
 /// tandemc's diagnostics go straight to this process's stderr. Returns false
 /// with `error` set if it cannot be started, exits non-zero or dies.
 bool compileToShared(const std::string &tandemc, const std::string &model,

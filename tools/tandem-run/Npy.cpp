@@ -5,9 +5,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
-#include <iterator>
 #include <limits>
+#include <new>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace tandem {
 
@@ -222,24 +225,78 @@ bool parseNpy(const std::string &name, const std::vector<unsigned char> &bytes,
     return fail("expected " + std::to_string(dataBytes) +
                 " bytes of data for the shape, found " +
                 std::to_string(available));
+  if (array.dtype == TANDEM_BOOL)
+    for (size_t i = dataStart; i < bytes.size(); ++i)
+      if (bytes[i] > 1)
+        return fail("bool element " + std::to_string(i - dataStart) +
+                    " holds byte " + std::to_string(bytes[i]) +
+                    "; bool elements must be 0 or 1");
   array.shape = std::move(shape);
   array.data.assign(bytes.begin() + dataStart, bytes.end());
   return true;
 }
 
-bool readNpy(const std::string &path, NpyArray &array, std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = path + ": cannot open: " + std::strerror(errno);
+bool readNpy(const std::string &path, NpyArray &array, std::string &error,
+             uint64_t maxBytes) {
+  auto fail = [&](const std::string &message) {
+    error = path + ": " + message;
     return false;
+  };
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; the file type is
+  // checked before anything is read.
+  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return fail(std::string("cannot open: ") + std::strerror(errno));
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { close(fd); }
+  } closer{fd};
+  struct stat info;
+  if (fstat(fd, &info) != 0)
+    return fail(std::string("cannot stat: ") + std::strerror(errno));
+  if (S_ISDIR(info.st_mode))
+    return fail("is a directory, not a .npy file");
+  if (!S_ISREG(info.st_mode))
+    return fail("not a regular file (a device, FIFO or socket); .npy inputs "
+                "must be regular files");
+  uint64_t size = uint64_t(info.st_size);
+  if (size > maxBytes)
+    return fail("file is " + std::to_string(size) + " bytes, more than the " +
+                std::to_string(maxBytes) + " bytes expected");
+  std::vector<unsigned char> bytes;
+  try {
+    bytes.resize(size_t(size));
+  } catch (const std::bad_alloc &) {
+    return fail("out of memory reading " + std::to_string(size) + " bytes");
   }
-  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)),
-                                   std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    error = path + ": read error";
-    return false;
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t got = read(fd, bytes.data() + done, bytes.size() - done);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN))
+      continue;
+    if (got < 0)
+      return fail(std::string("read error: ") + std::strerror(errno));
+    if (got == 0)
+      return fail("file shrank while being read");
+    done += size_t(got);
   }
   return parseNpy(path, bytes, array, error);
+}
+
+uint64_t npyMaxFileBytes(tandem_dtype_t dtype,
+                         const std::vector<int64_t> &shape) {
+  // Any header NumPy writes is far below 64 KiB (plus the 12-byte prefix);
+  // allow that much on top of the data. Saturates instead of overflowing.
+  const uint64_t slack = 65536 + 12;
+  const uint64_t limit = std::numeric_limits<uint64_t>::max() - slack;
+  uint64_t bytes = tandem_dtype_size(dtype);
+  for (int64_t extent : shape) {
+    uint64_t e = uint64_t(extent < 0 ? 0 : extent);
+    if (e && bytes > limit / e)
+      return std::numeric_limits<uint64_t>::max();
+    bytes *= e;
+  }
+  return bytes + slack;
 }
 
 bool writeNpy(const std::string &path, const NpyArray &array,

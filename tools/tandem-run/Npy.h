@@ -3,8 +3,8 @@
 // Reads and writes NumPy .npy files (format versions 1.0, 2.0 and 3.0) of
 // the element types the Tandem runtime knows: little-endian '<f4', '<f2',
 // '<i8', '<i4' and '|b1', in C order. Fortran-order, big-endian, object and
-// other arrays are rejected with an error that names the file. Standard
-// C++ only; no LLVM.
+// other arrays are rejected with an error that names the file, as are bool
+// arrays whose bytes are not 0 or 1. Standard C++ and POSIX only; no LLVM.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,11 +29,26 @@ struct NpyArray {
   int64_t numElements() const;
 };
 
-/// Reads `path` into `array`. On failure returns false and sets `error` to a
-/// message that starts with the path ("x.npy: not a .npy file (bad magic)").
-bool readNpy(const std::string &path, NpyArray &array, std::string &error);
+/// Default of readNpy's size limit: 64 GiB.
+constexpr uint64_t kNpyDefaultMaxBytes = uint64_t(64) << 30;
+
+/// Reads `path` into `array`. Only regular files are read: a directory, a
+/// device (/dev/zero), a FIFO or a socket is an error, found before any
+/// read (a FIFO is opened without waiting for a writer), as is a file larger
+/// than `maxBytes`. Bool arrays must hold only 0 and 1 bytes. On failure
+/// returns false and sets `error` to a message that starts with the path
+/// ("x.npy: not a .npy file (bad magic)"); never throws.
+bool readNpy(const std::string &path, NpyArray &array, std::string &error,
+             uint64_t maxBytes = kNpyDefaultMaxBytes);
+
+/// The largest .npy file that can hold an array of `dtype` and `shape`: its
+/// data plus room for any header, a readNpy limit for a file whose shape
+/// is known.
+uint64_t npyMaxFileBytes(tandem_dtype_t dtype,
+                         const std::vector<int64_t> &shape);
 
 /// Parses a whole .npy file already in memory; `name` prefixes errors.
+/// Memory-safe for any bytes (fuzzed by test/fuzz/NpyFuzzer.cpp).
 bool parseNpy(const std::string &name, const std::vector<unsigned char> &bytes,
               NpyArray &array, std::string &error);
 

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -41,6 +42,10 @@
 using namespace tandem;
 
 namespace {
+
+/// Upper bounds of --threads and of --bench / --warmup.
+constexpr int kMaxThreads = 4096;
+constexpr int kMaxRuns = 100000000;
 
 /// Command-line options.
 struct RunOptions {
@@ -59,6 +64,7 @@ struct RunOptions {
   int threads = 0;
   // GPU partitions: where they run, and a Chrome trace.
   std::string device;
+  bool deviceGiven = false; // --device "" is an error, not "unset"
   std::string trace;
   // Compiling .onnx / .mlir models.
   std::string tandemc;
@@ -155,6 +161,9 @@ bool compileAndLoad(const RunOptions &options, LoadedModel &model,
   std::string tandemc;
   if (!findTandemc(options.tandemc, tandemc, error))
     return false;
+  // Declared before the directory: a SIGINT / SIGTERM while it exists stops
+  // tandemc and is deferred until the directory is removed.
+  InterruptGuard interrupts;
   TempDir dir;
   if (!dir.create(error))
     return false;
@@ -360,7 +369,7 @@ int compareOutput(const RunOptions &options, const std::string &file,
                   const tandem_tensor_desc_t &desc, const NpyArray &got) {
   NpyArray ref;
   std::string error;
-  if (!readNpy(file, ref, error)) {
+  if (!readNpy(file, ref, error, npyMaxFileBytes(got.dtype, got.shape))) {
     failFile(file, error);
     return 2;
   }
@@ -375,16 +384,20 @@ int compareOutput(const RunOptions &options, const std::string &file,
   int64_t count = got.numElements();
   for (int64_t i = 0; i < count; ++i) {
     double a = elementAt(got, i), b = elementAt(ref, i);
-    bool bothNan = std::isnan(a) && std::isnan(b);
-    double abs = bothNan ? 0 : std::fabs(a - b);
+    // NaN where the reference has NaN, and the same infinity where it has
+    // an infinity, match (numpy.allclose with equal_nan=True).
+    if ((std::isnan(a) && std::isnan(b)) || a == b)
+      continue;
+    double abs = std::fabs(a - b);
     if (std::isnan(abs))
-      abs = INFINITY;
-    if (a == b)
-      abs = 0; // equal infinities
+      abs = INFINITY; // NaN against a number, or opposite infinities
     maxAbs = std::max(maxAbs, abs);
-    if (b != 0 && !std::isnan(b))
+    if (b != 0 && std::isfinite(b))
       maxRel = std::max(maxRel, abs / std::fabs(b));
-    if (!(abs <= options.atol + options.rtol * std::fabs(b))) {
+    // An infinity matches only the same infinity (handled above), however
+    // loose the tolerance.
+    bool infinite = std::isinf(a) || std::isinf(b);
+    if (infinite || !(abs <= options.atol + options.rtol * std::fabs(b))) {
       if (first < 0)
         first = i;
       ++mismatches;
@@ -405,8 +418,10 @@ int compareOutput(const RunOptions &options, const std::string &file,
   return 1;
 }
 
-std::string outputFileName(const std::string &dir, const std::string &name,
-                           int index) {
+/// The file stem of output `index` named `name`: its characters outside
+/// [A-Za-z0-9_.-] become '_'; an empty name or one starting with '.' gets
+/// the prefix "output<index>".
+std::string outputStem(const std::string &name, int index) {
   std::string clean;
   for (char c : name)
     clean += (isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ||
@@ -415,7 +430,36 @@ std::string outputFileName(const std::string &dir, const std::string &name,
                  : '_';
   if (clean.empty() || clean[0] == '.')
     clean = "output" + std::to_string(index) + clean;
-  return dir + "/" + clean + ".npy";
+  return clean;
+}
+
+/// The --output-dir files of every output: DIR/<stem>.npy, where a stem
+/// already taken by an earlier output (two names that clean up alike, such
+/// as 'a b' and 'a_b') gets the first free suffix _1, _2, ...; each such
+/// renaming is reported on stderr, so that no output silently overwrites
+/// another.
+std::vector<std::string> outputDirFiles(const std::string &dir,
+                                        const tandem_model_desc_t &desc) {
+  std::vector<std::string> files, stems;
+  auto taken = [&](const std::string &stem) {
+    return std::find(stems.begin(), stems.end(), stem) != stems.end();
+  };
+  for (int32_t i = 0; i < desc.num_outputs; ++i) {
+    std::string base = outputStem(desc.outputs[i].name, i), stem = base;
+    for (int suffix = 1; taken(stem); ++suffix)
+      stem = base + "_" + std::to_string(suffix);
+    if (stem != base) {
+      size_t owner =
+          size_t(std::find(stems.begin(), stems.end(), base) - stems.begin());
+      std::cerr << "tandem-run: note: output " << i << " ('"
+                << desc.outputs[i].name << "') is written as " << stem
+                << ".npy: " << base << ".npy is output " << owner << " ('"
+                << desc.outputs[owner].name << "')\n";
+    }
+    stems.push_back(stem);
+    files.push_back(dir + "/" + stem + ".npy");
+  }
+  return files;
 }
 
 void printSummary(const tandem_tensor_desc_t &desc, const NpyArray &array) {
@@ -438,7 +482,7 @@ int run(const RunOptions &options) {
   tandem_model_options_t modelOptions;
   tandem_model_options_init(&modelOptions);
   modelOptions.intra_op_threads = options.threads;
-  if (!options.device.empty())
+  if (options.deviceGiven)
     modelOptions.device = options.device.c_str();
   if (!options.trace.empty())
     modelOptions.trace_path = options.trace.c_str();
@@ -477,7 +521,9 @@ int run(const RunOptions &options) {
     }
     for (int32_t i = 0; i < desc->num_inputs; ++i) {
       const std::string &file = options.inputs[size_t(i)];
-      if (!readNpy(file, inputs[size_t(i)], error) ||
+      uint64_t limit =
+          npyMaxFileBytes(desc->inputs[i].dtype, shapeOf(desc->inputs[i]));
+      if (!readNpy(file, inputs[size_t(i)], error, limit) ||
           !checkInput(file, i, desc->inputs[i], inputs[size_t(i)], error))
         return failFile(file, error);
     }
@@ -552,12 +598,15 @@ int run(const RunOptions &options) {
   }
 
   // Write outputs.
+  std::vector<std::string> dirFiles;
+  if (options.outputs.empty() && !options.outputDir.empty())
+    dirFiles = outputDirFiles(options.outputDir, *desc);
   for (int32_t i = 0; i < desc->num_outputs; ++i) {
     std::string file;
     if (!options.outputs.empty())
       file = options.outputs[size_t(i)];
-    else if (!options.outputDir.empty())
-      file = outputFileName(options.outputDir, desc->outputs[i].name, i);
+    else if (!dirFiles.empty())
+      file = dirFiles[size_t(i)];
     else
       continue;
     if (!writeNpy(file, outputs[size_t(i)], error))
@@ -617,25 +666,30 @@ int main(int argc, char **argv) {
                      "reference .npy files, one per output; exit 1 on a "
                      "mismatch")
           ->take_all();
+  // Every number has a range: a value outside it (or one that does not fit
+  // the option's type, such as --threads 99999999999) is a usage error,
+  // exit 1.
   app.add_option("--rtol", options.rtol, "relative tolerance of --compare")
       ->needs(compare)
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0.0, 1e300));
   app.add_option("--atol", options.atol, "absolute tolerance of --compare")
       ->needs(compare)
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0.0, 1e300));
   auto *bench = app.add_option("--bench", options.bench,
                                "time N runs; print min / median / p90 in ms")
-                    ->check(CLI::PositiveNumber);
+                    ->check(CLI::Range(1, kMaxRuns));
   app.add_option("--warmup", options.warmup,
                  "untimed runs before --bench (default 3)")
       ->needs(bench)
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, kMaxRuns));
   app.add_option("--threads", options.threads,
-                 "intra-op threads (0: physical cores, 1: no pool)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--device", options.device,
-                 "where GPU partitions run: auto, cpu, emulated, cuda, "
-                 "cuda:N (default: $TANDEM_DEVICE, else auto)");
+                 "intra-op threads (0: physical cores, 1: no pool; at most " +
+                     std::to_string(kMaxThreads) + ")")
+      ->check(CLI::Range(0, kMaxThreads));
+  auto *device =
+      app.add_option("--device", options.device,
+                     "where GPU partitions run: auto, cpu, emulated, cuda, "
+                     "cuda:N (default: $TANDEM_DEVICE, else auto)");
   app.add_option("--trace", options.trace,
                  "write a Chrome/Perfetto trace of the runs to FILE "
                  "(default: $TANDEM_TRACE)");
@@ -650,7 +704,17 @@ int main(int argc, char **argv) {
                  "(repeatable; write --compile-arg=--input-shape "
                  "--compile-arg=x=1x3x8x8)")
       ->allow_extra_args(false);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success &e) {
+    return app.exit(e); // --help, --version
+  } catch (const CLI::ParseError &e) {
+    app.exit(e); // prints the message and the usage hint
+    return 1;
+  }
+  options.deviceGiven = device->count() > 0;
+  if (options.trace.empty() && app.count("--trace"))
+    return fail("--trace", "the trace path is empty");
   if (!options.outputDir.empty()) {
     struct stat info;
     if (stat(options.outputDir.c_str(), &info) != 0 &&
@@ -658,5 +722,19 @@ int main(int argc, char **argv) {
       return fail(options.outputDir, std::string("cannot create directory: ") +
                                          std::strerror(errno));
   }
-  return run(options);
+  int rc;
+  try {
+    rc = run(options);
+  } catch (const std::bad_alloc &) {
+    rc = fail("tandem-run", "out of memory");
+  } catch (const std::exception &e) {
+    rc = fail("tandem-run", std::string("internal error: ") + e.what());
+  }
+  // A SIGINT / SIGTERM that arrived while a model was compiled: the
+  // temporary files are gone, so die of it now as the shell expects.
+  if (int signal = pendingInterrupt()) {
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+  }
+  return rc;
 }

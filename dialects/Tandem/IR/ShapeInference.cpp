@@ -69,15 +69,32 @@ Shape shape::permute(llvm::ArrayRef<int64_t> shape,
 int64_t shape::numElements(llvm::ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
+    if (d < 0 || __builtin_mul_overflow(n, d, &n))
+      return -1;
   return n;
+}
+
+bool shape::sizeInBytesFits(llvm::ArrayRef<int64_t> shape,
+                            int64_t elementBytes) {
+  int64_t bytes = elementBytes;
+  for (int64_t d : shape)
+    if (d >= 0 && __builtin_mul_overflow(bytes, d, &bytes))
+      return false;
+  return true;
 }
 
 int64_t shape::windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
                                 int64_t padBegin, int64_t padEnd,
                                 int64_t dilation, bool ceilMode) {
-  int64_t effectiveKernel = dilation * (kernel - 1) + 1;
-  int64_t span = in + padBegin + padEnd - effectiveKernel;
+  // Attributes come from users: arithmetic that overflows means the window
+  // cannot fit, never a wrapped size.
+  int64_t effectiveKernel, span;
+  if (__builtin_mul_overflow(dilation, kernel - 1, &effectiveKernel) ||
+      __builtin_add_overflow(effectiveKernel, 1, &effectiveKernel) ||
+      __builtin_add_overflow(in, padBegin, &span) ||
+      __builtin_add_overflow(span, padEnd, &span) ||
+      __builtin_sub_overflow(span, effectiveKernel, &span))
+    return -1;
   if (span < 0)
     return 0;
   int64_t out = span / stride + 1;

@@ -37,14 +37,21 @@ bool isIdentityPermutation(llvm::ArrayRef<int64_t> perm);
 /// Applies `perm` to `shape`: result[i] = shape[perm[i]].
 Shape permute(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> perm);
 
-/// Product of the dims; 1 for a scalar.
+/// Product of the dims; 1 for a scalar; -1 when a dim is negative (dynamic)
+/// or the product overflows int64_t.
 int64_t numElements(llvm::ArrayRef<int64_t> shape);
+
+/// True when a tensor of `shape` with `elementBytes`-byte elements has a
+/// size in bytes that fits int64_t (negative, i.e. dynamic, dims are
+/// skipped).
+bool sizeInBytesFits(llvm::ArrayRef<int64_t> shape, int64_t elementBytes);
 
 /// Output size of a convolution window along one dimension:
 /// (in + padBegin + padEnd - dilation * (kernel - 1) - 1) / stride + 1,
 /// rounded down, or up with `ceilMode` (dropping a last window that would
 /// start in the end padding, as ONNX and PyTorch do). Returns a value <= 0
-/// when the window does not fit. Arguments must be positive (pads >= 0).
+/// when the window does not fit, or when the arithmetic overflows int64_t.
+/// Arguments must be positive (pads >= 0).
 int64_t windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
                          int64_t padBegin, int64_t padEnd, int64_t dilation,
                          bool ceilMode = false);

@@ -15,6 +15,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::tandem;
 
@@ -102,7 +104,34 @@ LogicalResult checkRank(std::optional<Location> loc, StringRef opName,
 // Shared inference entry points and traits
 //===----------------------------------------------------------------------===//
 
+LogicalResult mlir::tandem::detail::verifyShapeSizes(Operation *op) {
+  auto check = [&](Type type, StringRef kind, unsigned index) -> LogicalResult {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasRank())
+      return success();
+    Type element = shaped.getElementType();
+    int64_t bits =
+        element.isIntOrFloat() ? int64_t(element.getIntOrFloatBitWidth()) : 64;
+    if (shape::sizeInBytesFits(shaped.getShape(),
+                               std::max<int64_t>(1, (bits + 7) / 8)))
+      return success();
+    return op->emitOpError()
+           << kind << " #" << index << " has type " << type
+           << ", whose size in bytes overflows int64 (at most "
+           << std::numeric_limits<int64_t>::max() << " bytes)";
+  };
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check(type, "operand", i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(type, "result", i)))
+      return failure();
+  return success();
+}
+
 LogicalResult mlir::tandem::detail::verifyStaticShapes(Operation *op) {
+  if (failed(verifyShapeSizes(op)))
+    return failure();
   auto check = [&](Type type, StringRef kind, unsigned index) -> LogicalResult {
     auto shaped = dyn_cast<ShapedType>(type);
     if (!shaped || !shaped.hasRank() || shaped.hasStaticShape())
@@ -196,11 +225,17 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
   ArrayRef<int64_t> target = adaptor.getShape();
   if (failed(checkAtLeast(loc, name, "shape", target, 0)))
     return failure();
-  if (shape::numElements(target) != input.getNumElements())
+  // numElements is -1 when the product overflows int64.
+  int64_t from = shape::numElements(input.getShape());
+  int64_t to = shape::numElements(target);
+  if (to < 0)
     return ShapeError(loc, name)
-           << "cannot reshape " << input << " (" << input.getNumElements()
-           << " elements) to " << fmt(target) << " ("
-           << shape::numElements(target) << " elements)";
+           << "'shape' " << fmt(target) << " has more than "
+           << std::numeric_limits<int64_t>::max() << " elements";
+  if (to != from)
+    return ShapeError(loc, name)
+           << "cannot reshape " << input << " (" << from << " elements) to "
+           << fmt(target) << " (" << to << " elements)";
   types.push_back(RankedTensorType::get(target, input.getElementType()));
   return success();
 }
@@ -257,7 +292,11 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
                << ") differs from input #0 (" << first << ") in dimension " << d
                << ", which is not the concatenation axis " << axis;
     }
-    result[axis] += type.getDimSize(axis);
+    if (__builtin_add_overflow(result[axis], type.getDimSize(axis),
+                               &result[axis]))
+      return ShapeError(loc, name)
+             << "the concatenated dimension " << axis
+             << " overflows int64 at input #" << i + 1 << " (" << type << ")";
   }
   types.push_back(RankedTensorType::get(result, first.getElementType()));
   return success();
@@ -316,9 +355,15 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *,
       return ShapeError(loc, name)
              << "reflect padding of dimension " << d << " by (" << low[d]
              << ", " << high[d] << ") must be smaller than its size " << dim;
-    if (adaptor.getMode() == PadMode::Edge && dim == 0 && low[d] + high[d] > 0)
+    int64_t padded;
+    if (__builtin_add_overflow(dim, low[d], &padded) ||
+        __builtin_add_overflow(padded, high[d], &padded))
+      return ShapeError(loc, name)
+             << "padding dimension " << d << " (" << dim << ") by (" << low[d]
+             << ", " << high[d] << ") overflows int64";
+    if (adaptor.getMode() == PadMode::Edge && dim == 0 && padded > 0)
       return ShapeError(loc, name) << "edge padding of empty dimension " << d;
-    result.push_back(dim + low[d] + high[d]);
+    result.push_back(padded);
   }
   types.push_back(RankedTensorType::get(result, input.getElementType()));
   return success();
@@ -403,7 +448,8 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
     return ShapeError(loc, name) << "'groups' must be positive, got " << groups;
   int64_t n = input.getDimSize(0), c = input.getDimSize(1);
   int64_t o = filter.getDimSize(0), cPerGroup = filter.getDimSize(1);
-  if (cPerGroup * groups != c)
+  int64_t channels;
+  if (__builtin_mul_overflow(cPerGroup, groups, &channels) || channels != c)
     return ShapeError(loc, name)
            << "input channels (" << c << ") must equal filter channels ("
            << cPerGroup << ") times groups (" << groups << "); input " << input

@@ -12,8 +12,15 @@
 
 namespace mlir::tandem {
 namespace detail {
-/// Fails with a diagnostic when an operand or result has a dynamic dim.
+/// Fails with a diagnostic when an operand or result has a dynamic dim, or a
+/// static shape whose size in bytes overflows int64 (verifyShapeSizes).
 LogicalResult verifyStaticShapes(Operation *op);
+
+/// Fails with a diagnostic when an operand or result is a shaped type whose
+/// size in bytes overflows int64 (e.g. tensor<9223372036854775807x2xf32>):
+/// element counts and byte sizes are products of the dims everywhere
+/// later, so such types must not get past the verifier.
+LogicalResult verifyShapeSizes(Operation *op);
 } // namespace detail
 
 namespace OpTrait {
@@ -26,6 +33,17 @@ class StaticShapes
 public:
   static LogicalResult verifyTrait(Operation *op) {
     return detail::verifyStaticShapes(op);
+  }
+};
+
+/// Rejects shaped operands and results whose size in bytes overflows int64
+/// (for ops that allow dynamic dims, such as tandem_exec's).
+template <typename ConcreteType>
+class ShapeSizesFit
+    : public mlir::OpTrait::TraitBase<ConcreteType, ShapeSizesFit> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return detail::verifyShapeSizes(op);
   }
 };
 

@@ -48,6 +48,8 @@ bool mlir::tandem::exec::isDeviceMemRef(Type type) {
 }
 
 int64_t mlir::tandem::exec::memRefBytes(MemRefType type) {
+  if (!type.getElementType().isIntOrFloat())
+    return -1; // index, complex, vector...: no bit width to ask for
   int64_t bits = type.getElementType().getIntOrFloatBitWidth();
   return type.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
 }

@@ -25,7 +25,8 @@ namespace mlir::tandem::exec {
 bool isDeviceMemRef(Type type);
 
 /// Bytes of a statically shaped memref of int or float elements (i1 takes a
-/// byte).
+/// byte); -1 for other element types (index, complex, ...). Ops verify that
+/// the result fits int64 (the ShapeSizesFit trait).
 int64_t memRefBytes(MemRefType type);
 
 } // namespace mlir::tandem::exec

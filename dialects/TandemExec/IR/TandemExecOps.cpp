@@ -49,14 +49,32 @@ LogicalResult TransferOp::verify() {
   return checkElements(*this, source);
 }
 
+/// Checks an arena offset: non-negative, and the buffer's end
+/// (offset + bytes) within int64.
+static LogicalResult checkOffset(Operation *op, IntegerAttr offset,
+                                 MemRefType type) {
+  if (!offset)
+    return success();
+  int64_t value = offset.getInt(), end;
+  if (value < 0)
+    return op->emitOpError() << "has a negative offset " << value;
+  if (memRefBytes(type) < 0)
+    return success(); // not int or float elements: checked elsewhere
+  if (__builtin_add_overflow(value, memRefBytes(type), &end))
+    return op->emitOpError()
+           << "has offset " << value << ", whose end (plus "
+           << memRefBytes(type) << " bytes of " << type << ") overflows int64";
+  return success();
+}
+
 LogicalResult AllocOp::verify() {
   if (!isDeviceMemRef(getBuffer().getType()))
     return emitOpError()
            << "must produce a memref in a GPU's memory space, got "
            << getBuffer().getType();
-  if (getOffsetAttr() && getOffsetAttr().getInt() < 0)
-    return emitOpError() << "has a negative offset "
-                         << getOffsetAttr().getInt();
+  if (failed(checkOffset(*this, getOffsetAttr(),
+                         cast<MemRefType>(getBuffer().getType()))))
+    return failure();
   return checkElements(*this, getBuffer().getType());
 }
 
@@ -76,9 +94,9 @@ LogicalResult WeightOp::verifySymbolUses(SymbolTableCollection &symbols) {
   if (!sameData(global.getType(), getBuffer().getType()))
     return emitOpError() << "has type " << getBuffer().getType() << " but '@"
                          << getGlobal() << "' is " << global.getType();
-  if (getOffsetAttr() && getOffsetAttr().getInt() < 0)
-    return emitOpError() << "has a negative offset "
-                         << getOffsetAttr().getInt();
+  if (failed(checkOffset(*this, getOffsetAttr(),
+                         cast<MemRefType>(getBuffer().getType()))))
+    return failure();
   return success();
 }
 
@@ -232,7 +250,17 @@ static LogicalResult checkGemmOperand(GemmOp op, StringRef what, Value value,
     return op.emitOpError()
            << "operand " << what << " has a negative batch stride " << stride;
   int64_t batch = static_cast<int64_t>(op.getBatch());
-  int64_t needed = (batch - 1) * stride + (rows - 1) * ld + cols;
+  // The attributes are the user's: an extent that overflows int64 must not
+  // wrap into a small one.
+  int64_t batchSpan, rowSpan, needed;
+  if (__builtin_mul_overflow(batch - 1, stride, &batchSpan) ||
+      __builtin_mul_overflow(rows - 1, ld, &rowSpan) ||
+      __builtin_add_overflow(batchSpan, rowSpan, &needed) ||
+      __builtin_add_overflow(needed, cols, &needed))
+    return op.emitOpError()
+           << "operand " << what << " spans more than int64 elements (batch "
+           << batch << ", stride " << stride << ", " << rows
+           << " rows, leading dimension " << ld << ")";
   if (needed > type.getNumElements())
     return op.emitOpError()
            << "operand " << what << " needs " << needed << " elements but "

@@ -7,6 +7,8 @@
 #ifndef TANDEM_DIALECTS_TANDEMEXEC_IR_TANDEMEXECOPS_H
 #define TANDEM_DIALECTS_TANDEMEXEC_IR_TANDEMEXECOPS_H
 
+#include "dialects/Tandem/IR/TandemTraits.h"
+
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"

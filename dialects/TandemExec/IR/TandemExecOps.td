@@ -14,8 +14,15 @@ include "dialects/Tandem/IR/TandemAttrs.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
+/// Rejects memref operands and results whose size in bytes overflows int64
+/// before any op verifier multiplies their dims.
+def TandemExec_ShapeSizesFit : NativeOpTrait<"ShapeSizesFit"> {
+  let cppNamespace = "::mlir::tandem::OpTrait";
+}
+
 class TandemExec_Op<string mnemonic, list<Trait> traits = []>
-    : Op<TandemExec_Dialect, mnemonic, traits>;
+    : Op<TandemExec_Dialect, mnemonic,
+         !listconcat([TandemExec_ShapeSizesFit], traits)>;
 
 /// The device arena: buffer ops write it (so that CSE never merges two
 /// buffers and bufferisation's deallocation sees known effects, not an

@@ -111,7 +111,8 @@ TANDEM_API const char *tandem_dtype_name(tandem_dtype_t dtype);
 
 /** A statically shaped dense row-major tensor in a model's signature. All
  *  pointers refer to storage owned by the descriptor (constant data of the
- *  compiled model). */
+ *  compiled model). `name` must not be NULL (tandem_model_create rejects a
+ *  NULL name); it may be any NUL-terminated string. */
 typedef struct {
   const char *name;
   tandem_dtype_t dtype;
@@ -423,8 +424,9 @@ typedef struct {
   uint64_t arena_bytes;     /* size of `arena`; >= descriptor's arena_bytes */
   /* Where a device program's GPU partitions run: "auto", "cpu",
    * "emulated", "cuda" or "cuda:N". NULL: $TANDEM_DEVICE, else "auto".
-   * A non-NULL value wins over the environment. Ignored by CPU-only
-   * models. */
+   * A non-NULL value wins over the environment. The empty string is
+   * rejected (TANDEM_INVALID_ARGUMENT) for every model; other values are
+   * ignored by CPU-only models. */
   const char *device;
   /* CUDA Graphs for GPU partitions: 1 on, 0 off, -1 (default):
    * $TANDEM_CUDA_GRAPHS ("0" turns them off), else on. */
@@ -437,8 +439,11 @@ typedef struct {
   /* 1 (default): one line on stderr when a model with a device program
    * falls back to the CPU ($TANDEM_QUIET=1 also silences it); 0: silent. */
   int32_t log_fallback;
-  /* Chrome/Perfetto trace written at tandem_model_destroy; NULL:
-   * $TANDEM_TRACE, else no trace. Copied at creation. */
+  /* Chrome/Perfetto trace written at tandem_model_destroy; NULL or "":
+   * $TANDEM_TRACE, else no trace. Copied at creation, which fails with
+   * TANDEM_INVALID_ARGUMENT when the file could not be written (a
+   * directory, a missing or read-only directory, a read-only file). A write
+   * that still fails at destruction is reported on stderr. */
   const char *trace_path;
 } tandem_model_options_t;
 
@@ -447,13 +452,27 @@ typedef struct {
  *  logged, trace from the environment); NULL is a no-op. */
 TANDEM_API void tandem_model_options_init(tandem_model_options_t *options);
 
-/** An instance of a model: its descriptor, thread pool and arena. */
+/** An instance of a model: its descriptor, thread pool and arena.
+ *
+ *  Handle lifetime (every function below that takes a model): a handle is
+ *  live from a successful tandem_model_create until tandem_model_destroy.
+ *  NULL gives TANDEM_INVALID_ARGUMENT (NULL, "" or a no-op for functions
+ *  without a status). A handle that is not live (destroyed, or never made
+ *  by tandem_model_create) is detected while no later instance occupies
+ *  the same address: the runtime keeps a set of live instances and checks
+ *  it on entry, so such a call gives TANDEM_INVALID_ARGUMENT ("model 0x...
+ *  is not a live instance") without reading the handle. Once the address
+ *  has been reused by a new instance, the stale handle names that instance:
+ *  using a handle after destroy is a caller error that the runtime cannot
+ *  always detect. */
 typedef struct tandem_model_s tandem_model_t;
 
 /** Validates `desc` (non-NULL, abi_version TANDEM_ABI_VERSION or
- *  TANDEM_ABI_VERSION_CPU_ONLY, an entry, well-formed tensor descriptions, a
- *  consistent device program) and `options` (NULL = defaults; a caller arena
- *  must be 64-byte aligned and at least desc->arena_bytes), then creates an
+ *  TANDEM_ABI_VERSION_CPU_ONLY, a name, an entry, well-formed tensor
+ *  descriptions: non-NULL names, known dtypes, rank >= 0, extents >= 0 whose
+ *  product fits int64_t; a consistent device program) and `options` (NULL =
+ *  defaults; a caller arena must be 64-byte aligned and at least
+ *  desc->arena_bytes; device not ""; a writable trace path), then creates an
  *  instance: a thread pool of options->intra_op_threads ways (none for 1)
  *  and pipeline_depth run slots, each with a host arena of
  *  desc->arena_bytes (slot 0 uses the caller's arena if given), allocated
@@ -473,8 +492,11 @@ TANDEM_API tandem_status_t tandem_model_create(
 
 /** Waits for the device, frees the instance, its pool, its arenas and
  *  device resources, and writes its trace if it has one; NULL is a no-op.
+ *  A handle that is not live (a second destroy, while its address has not
+ *  been reused) is not touched: one line on stderr, and nothing freed twice.
  *  Every ticket of tandem_model_run_async must have been waited for. Must
- *  not overlap a run of the same instance. */
+ *  not overlap a run or any other call on the same instance; the handle is
+ *  invalid afterwards. */
 TANDEM_API void tandem_model_destroy(tandem_model_t *model);
 
 /** The descriptor the instance was created from (NULL for NULL); owned by
@@ -484,9 +506,12 @@ tandem_model_descriptor(const tandem_model_t *model);
 
 /** Unchecked fast path: runs the model on dense row-major buffers that must
  *  match the descriptor (inputs[i] / outputs[i] in descriptor order; the
- *  caller owns them; outputs are fully written on success). A NULL model,
- *  NULL array (with a non-zero count) or NULL buffer (other than that of
- *  an empty tensor, with a zero-size dim, which may be NULL) gives
+ *  caller owns them; outputs are fully written on success). The caller
+ *  guarantees each buffer's size and, for bool inputs, that every byte is
+ *  0 or 1: other bytes give unspecified (possibly inconsistent) results;
+ *  tandem_model_run_checked validates them. A NULL or non-live model, NULL
+ *  array (with a non-zero count) or NULL buffer (other than that of an
+ *  empty tensor, with a zero-size dim, which may be NULL) gives
  *  TANDEM_INVALID_ARGUMENT; an entry failure (or a failed kernel, copy or
  *  launch of its device program) gives TANDEM_INTERNAL.
  *  Thread-safety: one run per instance at a time. A run that starts while
@@ -507,10 +532,13 @@ typedef struct {
 } tandem_tensor_t;
 
 /** Checked path: like tandem_model_run, after checking the counts and each
- *  tensor's data pointer, dtype, rank and shape against the descriptor.
+ *  tensor's data pointer, dtype, rank and shape against the descriptor, and
+ *  that every byte of a bool input is 0 or 1 (a scan of the bool inputs).
  *  A mismatch returns TANDEM_INVALID_ARGUMENT with a message naming the input
  *  or output and giving expected vs got (e.g. "input 0 ('x'): expected
- *  f32[2,3], got f32[3,2]"). Same thread-safety as tandem_model_run. */
+ *  f32[2,3], got f32[3,2]"; "input 0 ('m'): bool element 2 holds byte 7;
+ *  bool elements must be 0 or 1"), and nothing runs. Same thread-safety as
+ *  tandem_model_run. */
 TANDEM_API tandem_status_t tandem_model_run_checked(
     tandem_model_t *model, const tandem_tensor_t *inputs, int32_t num_inputs,
     const tandem_tensor_t *outputs, int32_t num_outputs);
@@ -544,7 +572,8 @@ typedef struct {
 } tandem_model_stats_t;
 
 /** Copies the instance's counters into *stats; with reset != 0 then zeroes
- *  them. Call it while no run is in flight for exact numbers. */
+ *  them. Call it while no run is in flight for exact numbers. A NULL stats
+ *  or a NULL or non-live model gives TANDEM_INVALID_ARGUMENT. */
 TANDEM_API tandem_status_t tandem_model_stats(tandem_model_t *model,
                                               tandem_model_stats_t *stats,
                                               int32_t reset);
@@ -573,7 +602,8 @@ TANDEM_API tandem_status_t tandem_model_run_async(tandem_model_t *model,
 /** Waits until the run of `ticket` has finished (outputs written), frees the
  *  ticket and returns the run's status (as tandem_model_run would have).
  *  NULL gives TANDEM_INVALID_ARGUMENT. Tickets may be waited in any order,
- *  from any thread, but each once. */
+ *  from any thread, but each exactly once: the ticket is freed here, so a
+ *  second wait is a use after free (undefined; not detected). */
 TANDEM_API tandem_status_t tandem_model_wait(tandem_run_t *ticket);
 
 /*===------------------------------------------------------------------===*

@@ -66,3 +66,35 @@ save("widened.npy", h.astype(np.float32))
 x = np.linspace(-1, 1, 4096, dtype=np.float32)
 save("x.npy", x)
 save("y.npy", 2 * x + 1)
+
+# test_bool: bool[4] flags. NumPy only writes 0 and 1; a hand-patched file
+# holds a 2, which tandem-run's reader refuses.
+flags = np.array([True, False, True, True])
+save("flags.npy", flags)
+with open(os.path.join(out, "flags.npy"), "rb") as f:
+    raw = bytearray(f.read())
+raw[-2] = 2  # element 2
+with open(os.path.join(out, "flags_bad.npy"), "wb") as f:
+    f.write(raw)
+
+# test_names: f32[1] x.
+save("one.npy", np.array([1.0], np.float32))
+
+# NaN and infinities through test_add (b is 0.5 everywhere): a reference with
+# NaN and the same infinities at the same places matches; one with NaN
+# elsewhere or an infinity of the other sign does not.
+with np.errstate(invalid="ignore"):
+    special = np.array([[np.nan, np.inf, -np.inf], [1, 2, 3]], np.float32)
+    save("special.npy", special)
+    save("special_sum.npy", special + b)
+    moved = special + b
+    moved[0, 0], moved[1, 0] = 1.5, np.nan
+    save("special_moved.npy", moved)
+    flipped = special + b
+    flipped[0, 1] = -np.inf
+    save("special_flipped.npy", flipped)
+
+# A valid f32[2,3] file with 100000 bytes of junk after it: more than any
+# header could take, so it is refused by size before it is read.
+with open(os.path.join(out, "oversized.npy"), "wb") as f:
+    f.write(open(os.path.join(out, "a.npy"), "rb").read() + b"\0" * 100000)

@@ -10,6 +10,7 @@
 #include "codegen/HostSchedule/Passes.h"
 #include "compiler/Driver/OutputFiles.h"
 #include "compiler/InitAll.h"
+#include "dialects/Tandem/IR/MlirSourceCheck.h"
 #include "dialects/Tandem/IR/TandemAttrs.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
 #include "dialects/Tandem/IR/TandemOps.h"
@@ -434,6 +435,35 @@ static LogicalResult writePTX(ModuleOp module, const CompilerOptions &options,
       });
 }
 
+/// The model functions of hand-written IR have signatures no tandem op
+/// checked: a tensor whose byte size overflows would crash code generation.
+static LogicalResult checkSignatureSizes(ModuleOp module) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    auto check = [&](Type type) {
+      auto tensor = dyn_cast<ShapedType>(type);
+      if (!tensor || !tensor.hasStaticShape() ||
+          !tensor.getElementType().isIntOrFloat())
+        return success();
+      int64_t bytes = (tensor.getElementTypeBitWidth() + 7) / 8;
+      for (int64_t d : tensor.getShape())
+        if (d != 0 && bytes > INT64_MAX / d)
+          return func.emitError() << "signature type " << type
+                                  << " has more bytes than int64 counts",
+                 failure();
+        else
+          bytes *= d;
+      return success();
+    };
+    for (Type type : func.getFunctionType().getInputs())
+      if (failed(check(type)))
+        return failure();
+    for (Type type : func.getFunctionType().getResults())
+      if (failed(check(type)))
+        return failure();
+  }
+  return success();
+}
+
 /// compile() once every output path names its temporary.
 static LogicalResult compileModel(
     MLIRContext &context, const CompilerOptions &options,
@@ -481,14 +511,28 @@ static LogicalResult compileModel(
   if (options.verbose)
     log << "tandemc: importing " << path << "\n";
   if (path.ends_with(".mlir")) {
+    if (std::string why = checkRegularFile(path); !why.empty())
+      return emitError(fileLoc) << "cannot read file: " << why;
     std::string message;
     auto file = openInputFile(path, &message);
     if (!file)
       return emitError(fileLoc) << "cannot read file: " << message;
     auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+    // Text that MLIR's parser would crash on is an ordinary error.
+    std::optional<ParserCrashSpot> crash = findParserCrash(file->getBuffer());
+    const char *crashAt =
+        crash ? file->getBufferStart() + crash->offset : nullptr;
     sourceMgr->AddNewSourceBuffer(std::move(file), llvm::SMLoc());
     SourceMgrDiagnosticHandler handler(*sourceMgr, &context);
+    if (crash) {
+      sourceMgr->PrintMessage(llvm::errs(),
+                              llvm::SMLoc::getFromPointer(crashAt),
+                              llvm::SourceMgr::DK_Error, crash->message);
+      return failure();
+    }
     module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+    if (module && failed(checkSignatureSizes(*module)))
+      return failure();
   } else {
     OnnxImportOptions importOptions = options.import;
     importOptions.functionName = options.name;

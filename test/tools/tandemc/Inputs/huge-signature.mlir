@@ -1,0 +1,3 @@
+func.func @model(%x: tensor<9223372036854775807x2xf32>) -> tensor<9223372036854775807x2xf32> {
+  return %x : tensor<9223372036854775807x2xf32>
+}

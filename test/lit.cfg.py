@@ -13,9 +13,11 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tandem_obj_root, "test")
+# test/fuzz/regressions holds fuzzer inputs (some .mlir), replayed by
+# scripts/fuzz.sh, not lit tests.
 config.excludes = [
     "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "unit", "runtime",
-    "Inputs"]
+    "Inputs", "regressions"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tandem_src_root", config.tandem_src_root))

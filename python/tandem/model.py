@@ -210,6 +210,16 @@ def inspect(path: Union[str, os.PathLike], *,
     return ModelInfo(os.fspath(path), name)
 
 
+def _from_dlpack(value: Any, what: str) -> np.ndarray:
+    """VALUE, a DLPack producer, as a NumPy array sharing its memory."""
+    try:
+        return np.from_dlpack(value)
+    except (BufferError, TypeError, RuntimeError, ValueError) as e:
+        raise InvalidArgumentError(
+            "%s: cannot import the DLPack tensor (%s): %s" %
+            (what, type(value).__name__, e)) from None
+
+
 def _as_array(value: Any, spec: TensorSpec, what: str) -> np.ndarray:
     """VALUE as a C-contiguous NumPy array of SPEC's dtype and shape.
     NumPy arrays and DLPack producers (zero-copy when C-contiguous) keep
@@ -217,12 +227,7 @@ def _as_array(value: Any, spec: TensorSpec, what: str) -> np.ndarray:
     if isinstance(value, np.ndarray):
         arr = value
     elif hasattr(value, "__dlpack__"):
-        try:
-            arr = np.from_dlpack(value)
-        except (BufferError, TypeError, RuntimeError, ValueError) as e:
-            raise InvalidArgumentError(
-                "%s: cannot import the DLPack tensor (%s): %s" %
-                (what, type(value).__name__, e)) from None
+        arr = _from_dlpack(value, what)
     else:
         if spec.dtype is None:
             raise InvalidArgumentError("%s: %s needs a NumPy array of that "
@@ -247,12 +252,7 @@ def _as_out(value: Any, spec: TensorSpec, what: str) -> np.ndarray:
     if isinstance(value, np.ndarray):
         arr = value
     elif hasattr(value, "__dlpack__"):
-        try:
-            arr = np.from_dlpack(value)
-        except (BufferError, TypeError, RuntimeError, ValueError) as e:
-            raise InvalidArgumentError(
-                "%s: cannot import the DLPack tensor: %s" % (what, e)) \
-                from None
+        arr = _from_dlpack(value, what)
     else:
         raise InvalidArgumentError("%s: out= needs arrays, got %s" %
                                    (what, type(value).__name__))

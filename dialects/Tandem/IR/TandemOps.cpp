@@ -104,6 +104,20 @@ LogicalResult checkRank(std::optional<Location> loc, StringRef opName,
 // Shared inference entry points and traits
 //===----------------------------------------------------------------------===//
 
+/// Runs `check(type, "operand" or "result", index)` on every operand type,
+/// then every result type, of `op`; stops at the first failure.
+static LogicalResult
+checkEachType(Operation *op,
+              function_ref<LogicalResult(Type, StringRef, unsigned)> check) {
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check(type, "operand", i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(type, "result", i)))
+      return failure();
+  return success();
+}
+
 LogicalResult mlir::tandem::detail::verifyShapeSizes(Operation *op) {
   auto check = [&](Type type, StringRef kind, unsigned index) -> LogicalResult {
     auto shaped = dyn_cast<ShapedType>(type);
@@ -120,13 +134,7 @@ LogicalResult mlir::tandem::detail::verifyShapeSizes(Operation *op) {
            << ", whose size in bytes overflows int64 (at most "
            << std::numeric_limits<int64_t>::max() << " bytes)";
   };
-  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
-    if (failed(check(type, "operand", i)))
-      return failure();
-  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
-    if (failed(check(type, "result", i)))
-      return failure();
-  return success();
+  return checkEachType(op, check);
 }
 
 LogicalResult mlir::tandem::detail::verifyStaticShapes(Operation *op) {
@@ -142,13 +150,7 @@ LogicalResult mlir::tandem::detail::verifyStaticShapes(Operation *op) {
            << "; bind dynamic dims to static sizes (e.g. tandemc "
               "--input-shape)";
   };
-  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
-    if (failed(check(type, "operand", i)))
-      return failure();
-  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
-    if (failed(check(type, "result", i)))
-      return failure();
-  return success();
+  return checkEachType(op, check);
 }
 
 LogicalResult mlir::tandem::inferBroadcastResultType(

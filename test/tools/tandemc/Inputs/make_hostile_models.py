@@ -13,23 +13,10 @@ import os
 import sys
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-
-def model(nodes, inputs, outputs, inits=(), opset=17, name="g"):
-    graph = helper.make_graph(nodes, name, inputs, outputs, list(inits))
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    m.ir_version = 8
-    return m
-
-
-def tensor(name, shape, dtype=TensorProto.FLOAT):
-    return helper.make_tensor_value_info(name, dtype, shape)
-
-
-def ints(name, values):
-    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+# The same model, tensor and ints helpers as the other lit models.
+from make_models import ints, model, tensor
 
 
 def relu(x="x", y="y", name="relu"):

@@ -183,13 +183,22 @@ def dynamic_dims():
 
 
 def unsupported_ops():
+    """Ops that stay unsupported (data-dependent shapes, another domain);
+    NonZero twice, so the error lists it once with both nodes."""
     return model(
         [helper.make_node("Relu", ["x"], ["a"], name="ok"),
-         helper.make_node("LSTM", ["a"], ["b"], name="rnn"),
-         helper.make_node("TopK", ["b", "k"], ["c", "ci"], name="topk"),
+         helper.make_node("NonZero", ["a"], ["b"], name="nz1"),
+         helper.make_node("NonZero", ["a"], ["b2"], name="nz2"),
+         helper.make_node("Unique", ["b"], ["c"], name="uniq"),
          helper.make_node("Inverse", ["c"], ["y"], name="inv",
                           domain="com.microsoft")],
-        [tensor("x", [2, 2])], [tensor("y", [2, 2])], [ints("k", [1])])
+        [tensor("x", [2, 2])], [tensor("y", [2, 2])])
+
+
+def unsupported_op():
+    """One unsupported node, unnamed."""
+    return model([helper.make_node("NonZero", ["x"], ["y"])],
+                 [tensor("x", [2, 2])], [tensor("y", [2, 4], TensorProto.INT64)])
 
 
 def missing_initializer():
@@ -241,6 +250,7 @@ MODELS = {
     "opset18_reduce": opset18_reduce,
     "dynamic_dims": dynamic_dims,
     "unsupported_ops": unsupported_ops,
+    "unsupported_op": unsupported_op,
     "missing_initializer": missing_initializer,
     "inconsistent_shapes": inconsistent_shapes,
     "absurd_sizes": absurd_sizes,

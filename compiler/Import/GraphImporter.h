@@ -46,8 +46,28 @@ using ConverterMap = llvm::StringMap<OpConverter>;
 std::string onnxTypeName(int32_t onnxType);
 
 void registerElementwiseConverters(ConverterMap &map);
+/// Activations built from elementwise tandem ops (LeakyRelu, PRelu, Elu,
+/// Selu, Celu, Softplus, Softsign, Mish, ThresholdedRelu, Shrink).
+void registerActivationConverters(ConverterMap &map);
+/// Trigonometric and rounding functions, Sign, Mod, IsNaN/IsInf, logical and
+/// bitwise ops, BitShift, Mean, CastLike and Size.
+void registerMathConverters(ConverterMap &map);
 void registerNNConverters(ConverterMap &map);
 void registerShapeConverters(ConverterMap &map);
+
+/// Evaluates `fn` elementwise over known operands with NumPy broadcasting;
+/// std::nullopt when the shapes do not broadcast or `fn` declines.
+std::optional<KnownInts>
+foldKnown(ArrayRef<const KnownInts *> operands, Type resultType,
+          function_ref<std::optional<int64_t>(ArrayRef<int64_t>)> fn);
+
+/// Fails with a diagnostic when inputs `i` and `j` have different element
+/// types.
+LogicalResult checkSameElementType(GraphImporter &im, unsigned i, unsigned j);
+
+/// Converts input 0 to `target` (ONNX Cast and CastLike); known integers stay
+/// known.
+LogicalResult convertCastTo(GraphImporter &im, Type target);
 
 class GraphImporter {
 public:

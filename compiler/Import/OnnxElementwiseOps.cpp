@@ -17,10 +17,9 @@ using namespace mlir;
 using namespace mlir::tandem;
 using namespace mlir::tandem::onnx_import;
 
-/// Evaluates `fn` elementwise over known operands with NumPy broadcasting.
-static std::optional<KnownInts>
-foldKnown(ArrayRef<const KnownInts *> operands, Type resultType,
-          function_ref<std::optional<int64_t>(ArrayRef<int64_t>)> fn) {
+std::optional<KnownInts> mlir::tandem::onnx_import::foldKnown(
+    ArrayRef<const KnownInts *> operands, Type resultType,
+    function_ref<std::optional<int64_t>(ArrayRef<int64_t>)> fn) {
   shape::Shape outShape;
   for (const KnownInts *k : operands) {
     std::optional<shape::Shape> next = shape::broadcast(outShape, k->shape);
@@ -51,9 +50,9 @@ foldKnown(ArrayRef<const KnownInts *> operands, Type resultType,
   return result;
 }
 
-/// Checks that inputs `i` and `j` have the same element type.
-static LogicalResult checkSameElementType(GraphImporter &im, unsigned i,
-                                          unsigned j) {
+LogicalResult mlir::tandem::onnx_import::checkSameElementType(GraphImporter &im,
+                                                              unsigned i,
+                                                              unsigned j) {
   RankedTensorType a = im.inputType(i), b = im.inputType(j);
   if (a && b && a.getElementType() != b.getElementType())
     return im.error() << "inputs #" << i << " (" << a << ") and #" << j << " ("
@@ -289,6 +288,11 @@ static LogicalResult convertCast(GraphImporter &im) {
     return im.error() << "cast to unsupported element type "
                       << onnxTypeName(to),
            failure();
+  return convertCastTo(im, target);
+}
+
+LogicalResult mlir::tandem::onnx_import::convertCastTo(GraphImporter &im,
+                                                       Type target) {
   if (const KnownInts *k = im.knownInput(0))
     if (target.isInteger()) {
       KnownInts r = *k;
@@ -397,4 +401,6 @@ void mlir::tandem::onnx_import::registerElementwiseConverters(
   map["Dropout"] = convertPassThrough;
   map["Cast"] = convertCast;
   map["Softmax"] = convertSoftmax;
+  registerActivationConverters(map);
+  registerMathConverters(map);
 }

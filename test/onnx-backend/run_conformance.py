@@ -7,7 +7,11 @@ must import (`tandemc --emit=mlir --compile-to=import`), or be listed in
 unsupported.txt with the reason. Numeric comparison against the tests'
 expected outputs joins once CPU execution exists.
 
-usage: run_conformance.py --tandemc BIN [--write-docs FILE] [--filter REGEX]
+usage: run_conformance.py --tandemc BIN [--work DIR] [--write-docs FILE]
+                          [--filter REGEX]
+
+The imported IR goes to DIR/<test>.mlir (a fresh temporary folder, removed
+afterwards, when --work is not given).
 
 Prints one line "onnx-backend: N passed, M failed, K unsupported ..." and
 exits non-zero on any failure: an in-scope test that does not import and is
@@ -17,8 +21,10 @@ import argparse
 import concurrent.futures
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import onnx
 
@@ -54,11 +60,11 @@ def scope(model_path, supported):
     return in_scope, ops, opset
 
 
-def run_one(tandemc, model_path):
+def run_one(tandemc, model_path, out_path):
     try:
         proc = subprocess.run(
             [tandemc, model_path, "--emit=mlir", "--compile-to=import",
-             "-o", os.devnull],
+             "-o", out_path],
             capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
         return False, "timed out after 120 s"
@@ -75,6 +81,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tandemc", required=True)
     parser.add_argument("--write-docs")
+    parser.add_argument("--work", help="folder for the imported IR")
     parser.add_argument("--filter", default="")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args()
@@ -98,8 +105,14 @@ def main():
         else:
             out_of_scope += 1
 
+    work = args.work or tempfile.mkdtemp(prefix="tandem-conformance-")
+    os.makedirs(work, exist_ok=True)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(lambda t: run_one(args.tandemc, t[1]), tests))
+        results = list(pool.map(
+            lambda t: run_one(args.tandemc, t[1],
+                              os.path.join(work, t[0] + ".mlir")), tests))
+    if not args.work:
+        shutil.rmtree(work, ignore_errors=True)
 
     rows, passed, failed, listed = [], 0, 0, 0
     for (name, _, ops, opset), (ok, message) in zip(tests, results):

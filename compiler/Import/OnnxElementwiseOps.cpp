@@ -69,6 +69,27 @@ template <typename OpT> static LogicalResult convertUnary(GraphImporter &im) {
   return success();
 }
 
+/// Neg and Abs; a known integer operand folds (wrapping as the lowering
+/// does: -INT_MIN is INT_MIN), so `Neg(Constant)` stays known for shape
+/// arithmetic.
+template <typename OpT, bool IsNeg>
+static LogicalResult convertNegOrAbs(GraphImporter &im) {
+  const KnownInts *k = im.knownInput(0);
+  if (k && k->elementType.isInteger() && !k->elementType.isInteger(1)) {
+    unsigned width = k->elementType.getIntOrFloatBitWidth();
+    KnownInts r = *k;
+    for (int64_t &v : r.values) {
+      if (!IsNeg && v >= 0)
+        continue;
+      llvm::APInt bits(64, static_cast<uint64_t>(v), /*isSigned=*/true);
+      v = (-bits.trunc(width)).getSExtValue();
+    }
+    im.setKnownOutput(0, std::move(r));
+    return success();
+  }
+  return convertUnary<OpT>(im);
+}
+
 /// Binary arithmetic; integer shape arithmetic on known values folds.
 template <typename OpT>
 static LogicalResult
@@ -390,8 +411,8 @@ void mlir::tandem::onnx_import::registerElementwiseConverters(
   map["Log"] = convertUnary<LogOp>;
   map["Sqrt"] = convertUnary<SqrtOp>;
   map["Erf"] = convertUnary<ErfOp>;
-  map["Neg"] = convertUnary<NegOp>;
-  map["Abs"] = convertUnary<AbsOp>;
+  map["Neg"] = convertNegOrAbs<NegOp, /*IsNeg=*/true>;
+  map["Abs"] = convertNegOrAbs<AbsOp, /*IsNeg=*/false>;
   map["Reciprocal"] = convertReciprocal;
   map["Clip"] = convertClip;
   map["HardSigmoid"] = convertHardSigmoid;

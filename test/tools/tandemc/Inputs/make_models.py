@@ -231,8 +231,8 @@ def math_ops():
 def int_ops():
     """The integer and bool ops: Bitwise{And,Or,Xor,Not}, BitShift both
     ways, Mod with fmod 0 and 1, Sign and Abs on int32, And/Or/Xor/Not on
-    bools, CastLike, Size; and a constant Mod/BitShift/Not subgraph on int64
-    initializers that the importer folds (a mask's arithmetic)."""
+    bools, CastLike, Size; and a constant Mod/BitShift/Not/Neg subgraph on
+    int64 initializers that the importer folds (a mask's arithmetic)."""
     i32 = TensorProto.INT32
     nodes = [
         helper.make_node("BitwiseAnd", ["a", "b"], ["band"], name="band"),
@@ -256,7 +256,8 @@ def int_ops():
         helper.make_node("BitShift", ["k1", "c3"], ["k2"], name="kshl",
                          direction="LEFT"),
         helper.make_node("BitwiseNot", ["k2"], ["k3"], name="knot"),
-        helper.make_node("Add", ["size", "k3"], ["sum"], name="ksum"),
+        helper.make_node("Neg", ["k3"], ["k4"], name="kneg"),
+        helper.make_node("Add", ["size", "k4"], ["sum"], name="ksum"),
     ]
     b = TensorProto.BOOL
     return model(

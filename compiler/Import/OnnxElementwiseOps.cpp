@@ -111,12 +111,16 @@ convertBinary(GraphImporter &im,
 }
 
 /// Pow allows an exponent of another type (e.g. float ** int64): it is
-/// converted to the base's element type.
+/// converted to the base's element type, which must be a float.
 static LogicalResult convertPow(GraphImporter &im) {
   FailureOr<Value> base = im.input(0), exponent = im.input(1);
   if (failed(base) || failed(exponent))
     return failure();
   Type elem = cast<RankedTensorType>(base->getType()).getElementType();
+  if (!isa<FloatType>(elem))
+    return im.error() << "an integer base (" << base->getType()
+                      << ") is not supported; Pow needs a float base",
+           failure();
   Value e = *exponent;
   if (cast<RankedTensorType>(e.getType()).getElementType() != elem)
     e = im.create<CastOp>(e, elem);

@@ -341,6 +341,7 @@ MODELS = {
     "bad_celu": bad_op("Celu", 1, {"alpha": 0.0}),
     "bad_sin_int": bad_op("Sin", 1, {}, TensorProto.INT32),
     "bad_not_float": bad_op("Not", 1, {}),
+    "bad_pow_int": bad_op("Pow", 2, {}, TensorProto.INT32),
     "missing_initializer": missing_initializer,
     "inconsistent_shapes": inconsistent_shapes,
     "absurd_sizes": absurd_sizes,

@@ -10,6 +10,9 @@ negative values, integers and halves, values near the exp/log overflow
 bounds, and the largest floats; a binary op gets every pair of them. Integer
 inputs include the type's extremes, bools every combination.
 
+Each op also runs (on the CPU) at every other opset in 13..22 where its
+schema version differs, so every op version Tandem accepts is compared.
+
 A float output matches when NaN positions agree, infinities agree in
 position and sign, and the finite values agree to rtol 1e-5 / atol 1e-6
 (libm against onnxruntime's vectorised math; both are within a few ulp of
@@ -165,6 +168,7 @@ case("cast_f16", "Cast", unary_float, {"to": TensorProto.FLOAT16},
      out=TensorProto.FLOAT16)
 case("cast_bool", "Cast", unary_float, {"to": TensorProto.BOOL},
      out=TensorProto.BOOL)
+case("size", "Size", unary_float, out=TensorProto.INT64)
 case("castlike_f16", "CastLike",
      float_and(np.zeros(1, np.float16)), out=TensorProto.FLOAT16)
 
@@ -213,6 +217,33 @@ for op in ["And", "Or", "Xor", "Equal"]:
     case(op.lower(), op, binary_bool, out=TensorProto.BOOL)
 case("cast_bool_f32", "Cast", unary_bool, {"to": TensorProto.FLOAT},
      out=TensorProto.FLOAT)
+
+
+def opset_variants():
+    """The first case of each op again at every other opset in 13..22 where
+    the op's schema version differs (the version in effect at 13 and each
+    later since_version), so every op version Tandem accepts runs once."""
+    variants, seen = [], set()
+    for name, op, attrs, inputs, out, opset, consts in CASES:
+        if op in seen:
+            continue
+        seen.add(op)
+        versions = {}
+        for o in range(13, 23):
+            try:
+                v = onnx.defs.get_schema(op, o).since_version
+            except onnx.defs.SchemaError:
+                continue
+            versions.setdefault(v, o)
+        try:
+            base = onnx.defs.get_schema(op, opset).since_version
+        except onnx.defs.SchemaError:
+            base = None
+        for v, o in sorted(versions.items()):
+            if v != base:
+                variants.append(("%s@%d" % (name, o), op, attrs, inputs, out,
+                                 o, consts))
+    return variants
 
 
 def build_model(op, attrs, inputs, out, opset, consts, unsigned=False):
@@ -353,7 +384,10 @@ def main():
     for m in modes:
         if m not in ("cpu", "gpu"):
             parser.error("unknown mode '%s'" % m)
-    jobs = [(mode,) + c for mode in modes for c in CASES
+    # The other opset versions run on the CPU only: the GPU path does not
+    # depend on the opset.
+    jobs = [(mode,) + c for mode in modes
+            for c in CASES + (opset_variants() if mode == "cpu" else [])
             if not args.filter or re.search(args.filter, c[0])]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(lambda j: run_case(args, *j), jobs))

@@ -37,6 +37,16 @@ def TandemLowerToLinalg : Pass<"tandem-lower-to-linalg", "::mlir::ModuleOp"> {
     stay; `tandem.device` attributes are not carried over. An op that cannot
     be lowered gets an error and the pass fails.
 
+    A `tandem.gather` clamps every index into its axis, so no read leaves
+    the table. Constant indices out of range are an error at the node; other
+    indices are checked at run time outside GPU partitions: one reduction
+    finds an out-of-range index and `tandem_report_index_error` makes the
+    run fail with the node's name and the index.
+
+    A function that returns one value twice (two graph outputs of one
+    tensor) returns a `linalg.copy` of it the second time, so that every
+    result gets a buffer of its own in destination-passing style.
+
     Before:
 
     ```mlir
@@ -68,7 +78,8 @@ def TandemLowerToLinalg : Pass<"tandem-lower-to-linalg", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
-    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+    "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
   ];
 }
 
@@ -94,6 +105,32 @@ def TandemLowerMemRefCopies : Pass<"tandem-lower-memref-copies"> {
     ```
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def TandemFlattenEmptyArguments
+    : Pass<"tandem-flatten-empty-arguments", "::mlir::func::FuncOp"> {
+  let summary = "gives empty multi-dimensional memref arguments of public functions a 1-D type";
+  let description = [{
+    LLVM's bare-pointer calling convention of the model function rejects a
+    memref with a zero-size dim and a non-canonical row-major stride (such as
+    `memref<2x0xf32>`), which would leave the function unlowered. Each such
+    argument of a public function becomes `memref<0xT>`; its uses, if any,
+    see a `memref.expand_shape` back to the old type. The pointer is
+    never dereferenced: the buffer holds no element.
+
+    Before:
+
+    ```mlir
+    func.func @model(%x: memref<2x0xf32>, %y: memref<2xf32>)
+    ```
+
+    After:
+
+    ```mlir
+    func.func @model(%x: memref<0xf32>, %y: memref<2xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
 def TandemNarrowPadFills : Pass<"tandem-narrow-pad-fills"> {

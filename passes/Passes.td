@@ -65,6 +65,36 @@ def TandemFoldBatchNorm : Pass<"tandem-fold-batch-norm"> {
   let dependentDialects = ["::mlir::tandem::TandemDialect"];
 }
 
+def TandemFoldEmptyTensors : Pass<"tandem-fold-empty-tensors"> {
+  let summary = "replaces computations on tensors with a zero-size dim by constants";
+  let description = [{
+    ONNX allows empty tensors (a zero-size dim). No kernel runs on one:
+
+    * an op whose results are all empty becomes empty `tandem.constant`s;
+    * an op with an empty operand whose result is not empty computes a
+      value that does not depend on data: `matmul` over K = 0 gives 0,
+      `reduce_sum` 0, `reduce_mean` NaN, `reduce_max` -inf (the lowest
+      value for integers), and `concat` drops its empty operands;
+    * any other op with an empty operand and a non-empty result is an error
+      at its node.
+
+    Before:
+
+    ```mlir
+    %0 = tandem.matmul %a, %b : (tensor<2x0xf32>, tensor<0x3xf32>) -> tensor<2x3xf32>
+    %1 = tandem.add %x, %y : (tensor<0x3xf32>, tensor<3xf32>) -> tensor<0x3xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %0 = tandem.constant dense<0.0> : tensor<2x3xf32>
+    %1 = tandem.constant dense<> : tensor<0x3xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tandem::TandemDialect"];
+}
+
 def TandemNormalizeBias : Pass<"tandem-normalize-bias"> {
   let summary = "rewrites Gemm, MatMul+Add and Conv+Add into one bias form";
   let description = [{

@@ -13,6 +13,9 @@ void mlir::tandem::buildOptimizeGraphPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createTandemFoldBatchNorm());
   pm.addPass(createTandemNormalizeBias());
+  // Empty tensors last: the rewrites above turn gemms into matmuls, which
+  // fold over K = 0.
+  pm.addPass(createTandemFoldEmptyTensors());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -21,6 +24,6 @@ void mlir::tandem::registerTandemPipelines() {
   PassPipelineRegistration<>(
       "tandem-optimize-graph",
       "graph optimisation: folding, BatchNorm folding, bias normalisation, "
-      "CSE and DCE",
+      "empty tensors, CSE and DCE",
       buildOptimizeGraphPipeline);
 }

@@ -13,8 +13,9 @@
 # also rewrites docs/onnx-conformance.md, imports the torch-exported models
 # (test/models), fuses ResNet-18, MobileNetV2 and the Transformer encoder
 # layer and checks their kernel counts, installs the build and builds
-# examples/deploy against the installed CMake package (test/install), and
-# fuzzes the ONNX importer for FUZZ_SECONDS (default 60).
+# examples/deploy against the installed CMake package (test/install), runs
+# the tandem Python package's tests (python/tests/run.sh), and fuzzes the
+# ONNX importer for FUZZ_SECONDS (default 60).
 # Ends with one line "tests: N passed, M failed" summing everything.
 set -euo pipefail
 
@@ -203,6 +204,16 @@ add_counts "$rc" "$out"
 echo "=== [install] cmake --install + examples/deploy via find_package(Tandem)"
 rc=0
 out=$(bash test/install/run.sh build build/install-test 2>&1) || rc=$?
+echo "$out"
+add_counts "$rc" "$out"
+
+# The tandem Python package (python/): pip-installed into a scratch
+# directory, then its pytest tests against onnxruntime, bad inputs, threads,
+# run_async, and Ray Serve on a local loopback-only Ray instance (2
+# replicas, a bounded burst, killed replicas replaced); about 40 s.
+echo "=== [python] pip install ./python + pytest python/tests"
+rc=0
+out=$(bash python/tests/run.sh build build/python-tests 2>&1) || rc=$?
 echo "$out"
 add_counts "$rc" "$out"
 

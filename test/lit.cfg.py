@@ -64,11 +64,17 @@ if os.path.exists(mlir_runner) and os.path.exists(
 
 # The torch-exported model zoo (build/models, made by
 # test/models/generate_torch_models.py) is optional.
+# Each present model adds the feature `model-NAME`, so a test names (in
+# REQUIRES) exactly the models it reads: a partly filled build/models (after
+# bench/run.sh, say) makes such a test unsupported, never failed.
 models_dir = os.path.join(config.tandem_obj_root, "models")
-if os.path.isdir(models_dir) and any(
-        f.endswith(".onnx") for f in os.listdir(models_dir)):
+present = [f[:-len(".onnx")] for f in os.listdir(models_dir)
+           if f.endswith(".onnx")] if os.path.isdir(models_dir) else []
+if present:
     config.available_features.add("torch-models")
     config.substitutions.append(("%models", models_dir))
+for name in present:
+    config.available_features.add("model-" + name)
 
 # GPU tests that assemble PTX need the CUDA toolkit, not a GPU.
 if config.tandem_ptxas and not config.tandem_ptxas.endswith("-NOTFOUND"):

@@ -10,11 +10,11 @@ Add a runtime by subclassing Runtime and adding it to RUNTIMES. XLA (jax)
 and IREE run in a worker process each (peer_worker.py), pinned to the
 thread count's CPUs.
 """
-import ctypes
 import json
 import os
 import re
 import subprocess
+import sys
 import time
 
 import numpy as np
@@ -106,115 +106,69 @@ class Runtime:
 #===--- Tandem -----------------------------------------------------------===#
 
 
-class _TensorDesc(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int),
-                ("rank", ctypes.c_int32),
-                ("shape", ctypes.POINTER(ctypes.c_int64))]
-
-
-class _ModelDesc(ctypes.Structure):
-    _fields_ = [("abi_version", ctypes.c_uint32), ("name", ctypes.c_char_p),
-                ("num_inputs", ctypes.c_int32),
-                ("num_outputs", ctypes.c_int32),
-                ("inputs", ctypes.POINTER(_TensorDesc)),
-                ("outputs", ctypes.POINTER(_TensorDesc)),
-                ("arena_bytes", ctypes.c_uint64),
-                ("weight_bytes", ctypes.c_uint64),
-                ("entry", ctypes.c_void_p)]
-    # ABI 2 appends `device_program` (NULL for CPU-only models); ABI 1
-    # descriptors end at `entry`, so the field is not read here.
-
-
-class _ModelOptions(ctypes.Structure):
-    _fields_ = [("intra_op_threads", ctypes.c_int32),
-                ("arena", ctypes.c_void_p),
-                ("arena_bytes", ctypes.c_uint64),
-                ("device", ctypes.c_char_p),
-                ("cuda_graphs", ctypes.c_int32),
-                ("pipeline_depth", ctypes.c_int32),
-                ("log_fallback", ctypes.c_int32),
-                ("trace_path", ctypes.c_char_p)]
-
-
-_TANDEM_F32 = 0
+def _tandem_package(ctx):
+    """The tandem Python package of this checkout (python/), running models
+    with the runtime library of ctx.build (which may be another checkout's
+    build directory)."""
+    lib = os.path.join(ctx.build, "lib", "libtandem_runtime.so")
+    if not os.path.exists(lib):
+        raise BenchError("%s is missing: build the target "
+                         "tandem_runtime_shared" % lib)
+    os.environ.setdefault("TANDEM_RUNTIME_LIBRARY", lib)
+    pkg = os.path.join(ctx.root, "python")
+    if pkg not in sys.path:
+        sys.path.insert(0, pkg)
+    import tandem
+    loaded = tandem.runtime_library()
+    if os.path.realpath(loaded) != os.path.realpath(lib):
+        raise BenchError("the tandem package runs %s, not %s (unset "
+                         "TANDEM_RUNTIME_LIBRARY?)" % (loaded, lib))
+    return tandem
 
 
 class TandemSession(Session):
+    """A tandem.Model on fixed buffers (Model.bind): each timed call is one
+    tandem_model_run through ctypes, as `tandem-run --bench` times it."""
+
     def __init__(self, runtime, ctx, so_path, threads, inputs):
-        self.runtime, self.ctx, self.so_path = runtime, ctx, so_path
-        self.threads, self.inputs = threads, inputs
-        rt = runtime.library(ctx)
-        self.rt = rt
-        # The model's undefined tandem_* symbols resolve against the
-        # runtime, loaded RTLD_GLOBAL first.
-        self.lib = ctypes.CDLL(so_path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+        tandem = _tandem_package(ctx)
+        self.so_path, self.threads, self.inputs = so_path, threads, inputs
+        self.model = None
         try:
-            desc_ptr = ctypes.c_void_p.in_dll(self.lib, "tandem_default_model")
-        except ValueError:
-            raise BenchError("%s: no tandem_default_model symbol" % so_path)
-        desc = ctypes.cast(desc_ptr, ctypes.POINTER(_ModelDesc)).contents
-        current, cpu_only = runtime.abi_versions(ctx)
-        if desc.abi_version not in (current, cpu_only):
-            raise BenchError(
-                "%s: ABI version %d, but runtime.h says %d (or %d for "
-                "CPU-only models); the harness's ctypes view of the ABI "
-                "(bench/harness/runtimes.py) must be updated" %
-                (so_path, desc.abi_version, current, cpu_only))
-        self.desc = desc
-        if desc.num_inputs != len(inputs):
-            raise BenchError("%s: %d inputs, the harness made %d" %
-                             (so_path, desc.num_inputs, len(inputs)))
-        self.in_arrays = []
-        for i, (name, array) in enumerate(inputs):
-            d = desc.inputs[i]
-            shape = tuple(d.shape[j] for j in range(d.rank))
-            if d.dtype != _TANDEM_F32 or shape != array.shape:
-                raise BenchError("%s: input %d ('%s') is %s of dtype %d, the "
-                                 "harness made %s" % (so_path, i,
-                                                      d.name.decode(), shape,
-                                                      d.dtype, array.shape))
-            self.in_arrays.append(np.ascontiguousarray(array))
-        self.out_arrays = []
-        for i in range(desc.num_outputs):
-            d = desc.outputs[i]
-            if d.dtype != _TANDEM_F32:
-                raise BenchError("%s: output %d is not f32" % (so_path, i))
-            shape = tuple(d.shape[j] for j in range(d.rank))
-            # Touch the pages now, not in the first timed run.
-            self.out_arrays.append(np.zeros(shape, np.float32))
-        self.in_ptrs = (ctypes.c_void_p * len(self.in_arrays))(
-            *[a.ctypes.data for a in self.in_arrays])
-        self.out_ptrs = (ctypes.c_void_p * len(self.out_arrays))(
-            *[a.ctypes.data for a in self.out_arrays])
-        options = _ModelOptions()
-        rt.tandem_model_options_init(ctypes.byref(options))
-        options.intra_op_threads = threads
-        model = ctypes.c_void_p()
-        status = rt.tandem_model_create(ctypes.byref(desc),
-                                        ctypes.byref(options),
-                                        ctypes.byref(model))
-        self._check(status, "tandem_model_create")
+            model = tandem.load(so_path, threads=threads)
+        except tandem.TandemError as e:
+            raise BenchError("%s: %s" % (so_path, e))
         self.model = model
+        if len(model.inputs) != len(inputs):
+            raise BenchError("%s: %d inputs, the harness made %d" %
+                             (so_path, len(model.inputs), len(inputs)))
+        arrays = []
+        for i, ((name, array), spec) in enumerate(zip(inputs, model.inputs)):
+            if spec.dtype_name != "f32" or spec.shape != array.shape:
+                raise BenchError("%s: input %d ('%s') is %s[%s], the harness "
+                                 "made %s" % (so_path, i, spec.name,
+                                              spec.dtype_name, spec.shape,
+                                              array.shape))
+            arrays.append(np.ascontiguousarray(array, np.float32))
+        for i, spec in enumerate(model.outputs):
+            if spec.dtype_name != "f32":
+                raise BenchError("%s: output %d is not f32" % (so_path, i))
+        # Touch the output pages now, not in the first timed run.
+        outs = [np.zeros(s.shape, np.float32) for s in model.outputs]
+        try:
+            self.bound = model.bind(arrays, out=outs)
+        except tandem.TandemError as e:
+            raise BenchError("%s: %s" % (so_path, e))
         self.ran = False
 
-    def _check(self, status, what):
-        if status:
-            message = self.rt.tandem_status_message(status).decode()
-            self.rt.tandem_status_free(status)
-            raise BenchError("%s: %s failed: %s" % (self.so_path, what,
-                                                    message))
-
     def run(self, runs, warmup):
-        run = self.rt.tandem_model_run
-        model, ins, outs = self.model, self.in_ptrs, self.out_ptrs
+        run = self.bound
         times = []
         self.ran = True
         for i in range(warmup + runs):
             start = time.perf_counter_ns()
-            status = run(model, ins, outs)
+            run()
             elapsed = _ms_since(start)
-            if status:
-                self._check(status, "tandem_model_run")
             if i >= warmup:
                 times.append(elapsed)
         return times
@@ -224,64 +178,22 @@ class TandemSession(Session):
         timed); runs once if it has not run yet."""
         if not self.ran:
             self.run(1, 0)
-        return [a.copy() for a in self.out_arrays]
+        return [a.copy() for a in self.bound.outputs]
 
     def close(self):
-        if getattr(self, "model", None):
-            self.rt.tandem_model_destroy(self.model)
+        if self.model is not None:
+            self.model.close()
             self.model = None
 
 
 class Tandem(Runtime):
     name = "tandem"
 
-    def __init__(self):
-        self._rt = None
-        self._abi = None
-
-    def abi_versions(self, ctx):
-        """(TANDEM_ABI_VERSION, TANDEM_ABI_VERSION_CPU_ONLY) of runtime.h."""
-        if self._abi is None:
-            header = os.path.join(ctx.root, "runtime", "include", "tandem",
-                                  "runtime.h")
-            with open(header) as f:
-                text = f.read()
-            found = []
-            for name in ("TANDEM_ABI_VERSION", "TANDEM_ABI_VERSION_CPU_ONLY"):
-                m = re.search(r"#define\s+%s\s+(\d+)" % name, text)
-                if not m:
-                    raise BenchError("no %s in %s" % (name, header))
-                found.append(int(m.group(1)))
-            self._abi = tuple(found)
-        return self._abi
-
-    def library(self, ctx):
-        if self._rt is None:
-            path = os.path.join(ctx.build, "lib", "libtandem_runtime.so")
-            if not os.path.exists(path):
-                raise BenchError("%s is missing: build the target "
-                                 "tandem_runtime_shared" % path)
-            rt = ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
-            vp = ctypes.c_void_p
-            rt.tandem_model_options_init.argtypes = [vp]
-            rt.tandem_model_options_init.restype = None
-            rt.tandem_model_create.argtypes = [vp, vp, vp]
-            rt.tandem_model_create.restype = vp
-            rt.tandem_model_run.argtypes = [vp, vp, vp]
-            rt.tandem_model_run.restype = vp
-            rt.tandem_model_destroy.argtypes = [vp]
-            rt.tandem_model_destroy.restype = None
-            rt.tandem_status_message.argtypes = [vp]
-            rt.tandem_status_message.restype = ctypes.c_char_p
-            rt.tandem_status_free.argtypes = [vp]
-            rt.tandem_status_free.restype = None
-            self._rt = rt
-        return self._rt
-
     def describe(self, ctx):
         return ("tandem: %s, `tandemc --emit=shared --cpu=native`, "
                 "timed in-process through the runtime C API "
-                "(`tandem_model_run` via ctypes, the call `tandem-run "
+                "(`tandem_model_run` via the tandem Python package, "
+                "Model.bind on fixed buffers; the call `tandem-run "
                 "--bench` times)" % self.provenance(ctx))
 
     def provenance(self, ctx):
@@ -343,12 +255,9 @@ class Tandem(Runtime):
                 st.update(json.load(f))
         except (OSError, ValueError):
             pass
-        self.library(ctx)
-        lib = ctypes.CDLL(so, mode=os.RTLD_NOW | os.RTLD_LOCAL)
-        desc_ptr = ctypes.c_void_p.in_dll(lib, "tandem_default_model")
-        desc = ctypes.cast(desc_ptr, ctypes.POINTER(_ModelDesc)).contents
-        st["arena_bytes"] = desc.arena_bytes
-        st["weight_bytes"] = desc.weight_bytes
+        info = _tandem_package(ctx).inspect(so)
+        st["arena_bytes"] = info.arena_bytes
+        st["weight_bytes"] = info.weight_bytes
         return st
 
     def open(self, ctx, model, threads, inputs):

@@ -14,12 +14,32 @@ static std::string macroName(llvm::StringRef name) {
   return out;
 }
 
+/// `text` (an ONNX tensor name, which may hold any bytes) as it may appear in
+/// a C comment: printable ASCII stays, every other byte becomes \xNN, a
+/// backslash doubles, and "*/" becomes "*\/", so no name can end the comment
+/// or put code in the header.
+static std::string commentText(llvm::StringRef text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    unsigned char c = text[i];
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '*' && i + 1 < text.size() && text[i + 1] == '/')
+      out += "*\\";
+    else if (c >= 0x20 && c < 0x7f)
+      out += static_cast<char>(c);
+    else
+      out += "\\x" + llvm::utohexstr(c, /*LowerCase=*/true, /*Width=*/2);
+  }
+  return out;
+}
+
 static void emitTensorConstants(llvm::raw_ostream &os, llvm::StringRef prefix,
                                 llvm::StringRef kind, unsigned index,
                                 const TensorSignature &tensor) {
   std::string base = (prefix + "_" + kind + llvm::Twine(index)).str();
-  os << "/* " << kind << " " << index << ": '" << tensor.name << "', "
-     << dtypeName(tensor.dtype) << "[";
+  os << "/* " << kind << " " << index << ": '" << commentText(tensor.name)
+     << "', " << dtypeName(tensor.dtype) << "[";
   llvm::interleave(tensor.shape, os, ", ");
   os << "] */\n";
   os << "#define " << base << "_RANK " << tensor.shape.size() << "\n";

@@ -37,6 +37,8 @@ LogicalResult mlir::tandem::buildCPULowerToLLVMPipeline(OpPassManager &pm) {
       // runtime's tandem_sched_* functions (no-op without one).
       "tandem-lower-host-schedule,"
       "tandem-narrow-pad-fills,tandem-lower-memref-copies,"
+      // Empty arguments get a type the bare-pointer convention accepts.
+      "func.func(tandem-flatten-empty-arguments),"
       "convert-linalg-to-parallel-loops,"
       "tandem-outline-parallel-loops,lower-affine,convert-scf-to-cf,"
       // Only tanh and rsqrt are expanded (into exp and sqrt): every other

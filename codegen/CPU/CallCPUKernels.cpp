@@ -12,6 +12,7 @@
 
 #include "codegen/LinalgPayloads.h"
 #include "codegen/Passes.h"
+#include "codegen/RuntimeCalls.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -306,6 +307,15 @@ struct CallCPUKernelsPass
         return signalPassFailure();
       }
     }
+
+    // Index-error reports get the exec context of the function they are in.
+    module.walk([&](func::CallOp call) {
+      if (call.getCallee() != tandem::kReportIndexError ||
+          call.getNumOperands() == 0)
+        return;
+      OpBuilder b(call);
+      call->setOperand(0, execContext(b, call));
+    });
 
     SmallVector<std::pair<linalg::LinalgOp, GemmDims>> work;
     SmallVector<linalg::Conv2DNchwFchwOp> convs;

@@ -14,6 +14,9 @@
 #include "dialects/Tandem/IR/TandemOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tandem {
@@ -33,8 +36,10 @@ void mlir::tandem::populateTandemToLinalgPatterns(RewritePatternSet &patterns) {
 
 void mlir::tandem::configureTandemToLinalgTarget(ConversionTarget &target,
                                                  bool allowFusions) {
+  // scf and llvm: the run-time index checks of gathers.
   target.addLegalDialect<arith::ArithDialect, func::FuncDialect,
-                         linalg::LinalgDialect, math::MathDialect,
+                         linalg::LinalgDialect, LLVM::LLVMDialect,
+                         math::MathDialect, scf::SCFDialect,
                          tensor::TensorDialect>();
   target.addIllegalDialect<TandemDialect>();
   target.addLegalOp<TransferOp>();
@@ -77,6 +82,28 @@ LogicalResult lowerAndInlineFusion(FusionOp fusion,
   return success();
 }
 
+/// Makes the results of every return in `module` distinct values: a value
+/// returned again is returned as a copy, since each model output is written
+/// into a caller buffer of its own.
+void copyRepeatedResults(ModuleOp module) {
+  module.walk([](func::ReturnOp ret) {
+    OpBuilder b(ret);
+    for (OpOperand &operand : ret->getOpOperands()) {
+      Value value = operand.get();
+      auto type = dyn_cast<RankedTensorType>(value.getType());
+      bool repeated = llvm::any_of(
+          ret->getOpOperands().take_front(operand.getOperandNumber()),
+          [&](OpOperand &earlier) { return earlier.get() == value; });
+      if (!repeated || !type || !type.hasStaticShape())
+        continue;
+      Value empty = tensor::EmptyOp::create(b, ret.getLoc(), type.getShape(),
+                                            type.getElementType());
+      operand.set(
+          linalg::CopyOp::create(b, ret.getLoc(), value, empty).getResult(0));
+    }
+  });
+}
+
 struct LowerToLinalgPass
     : mlir::tandem::impl::TandemLowerToLinalgBase<LowerToLinalgPass> {
   void runOnOperation() override {
@@ -98,7 +125,8 @@ struct LowerToLinalgPass
     configureTandemToLinalgTarget(finalTarget, /*allowFusions=*/false);
     if (failed(applyPartialConversion(getOperation(), finalTarget, patterns,
                                       conversionConfig())))
-      signalPassFailure();
+      return signalPassFailure();
+    copyRepeatedResults(getOperation());
   }
 };
 

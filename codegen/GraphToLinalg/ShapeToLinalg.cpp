@@ -7,11 +7,18 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/GPU/GPUFunctions.h"
 #include "codegen/GraphToLinalg/LoweringUtils.h"
+#include "codegen/RuntimeCalls.h"
 #include "dialects/Tandem/IR/TandemOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
 using namespace mlir::tandem;
@@ -179,6 +186,109 @@ struct PadToTensor : OpConversionPattern<PadOp> {
   }
 };
 
+/// The name of `op`'s model node (its NameLoc), or its op name.
+std::string nodeNameOf(Operation *op) {
+  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
+    return name.getName().str();
+  return op->getName().getStringRef().str();
+}
+
+/// Checks the indices of a gather from an axis of `axisSize`: constant ones
+/// at compile time (an error at the node), others at run time outside GPU
+/// partitions, where one reduction over the indices finds an out-of-range
+/// one and reports it with tandem_report_index_error (the run then fails
+/// with the node's name). In GPU partitions the gather's clamp alone keeps
+/// reads inside the table.
+LogicalResult checkGatherIndices(GatherOp op, OpBuilder &b, Value indices,
+                                 int64_t axisSize) {
+  DenseIntElementsAttr constant;
+  if (matchPattern(indices, m_Constant(&constant)) ||
+      matchPattern(op.getIndices(), m_Constant(&constant))) {
+    for (const APInt &value : constant.getValues<APInt>()) {
+      int64_t index = value.getSExtValue();
+      if (index < -axisSize || index >= axisSize)
+        return op.emitError()
+               << "gather index " << index << " is out of range for axis "
+               << op.getAxis() << " of size " << axisSize
+               << " (valid: " << -axisSize << " to " << axisSize - 1 << ")";
+    }
+    return success();
+  }
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (!func || isGPUPartition(func))
+    return success();
+
+  Location loc = op.getLoc();
+  auto indicesType = cast<RankedTensorType>(indices.getType());
+  Type i1 = b.getI1Type(), i64 = b.getI64Type();
+  // (any index bad, one bad index) over every index.
+  Value anyInit =
+      linalg::FillOp::create(
+          b, loc, ValueRange{arith::ConstantIntOp::create(b, loc, i1, 0)},
+          ValueRange{tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, i1)})
+          .getResult(0);
+  Value badInit =
+      linalg::FillOp::create(
+          b, loc, ValueRange{arith::ConstantIntOp::create(b, loc, i64, 0)},
+          ValueRange{tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, i64)})
+          .getResult(0);
+  int64_t rank = indicesType.getRank();
+  AffineMap all = b.getMultiDimIdentityMap(rank);
+  AffineMap scalar = AffineMap::get(rank, 0, {}, b.getContext());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::reduction);
+  auto check = linalg::GenericOp::create(
+      b, loc, TypeRange{anyInit.getType(), badInit.getType()}, indices,
+      ValueRange{anyInit, badInit}, ArrayRef<AffineMap>{all, scalar, scalar},
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value index = args[0];
+        if (index.getType() != i64)
+          index = arith::ExtSIOp::create(nb, nloc, i64, index);
+        Value low = arith::CmpIOp::create(
+            nb, nloc, arith::CmpIPredicate::slt, index,
+            arith::ConstantIntOp::create(nb, nloc, i64, -axisSize));
+        Value high = arith::CmpIOp::create(
+            nb, nloc, arith::CmpIPredicate::sge, index,
+            arith::ConstantIntOp::create(nb, nloc, i64, axisSize));
+        Value bad = arith::OrIOp::create(nb, nloc, low, high);
+        Value any = arith::OrIOp::create(nb, nloc, args[1], bad);
+        Value which = arith::SelectOp::create(nb, nloc, bad, index, args[2]);
+        linalg::YieldOp::create(nb, nloc, ValueRange{any, which});
+      });
+  Value any = tensor::ExtractOp::create(b, loc, check.getResult(0), {});
+  Value bad = tensor::ExtractOp::create(b, loc, check.getResult(1), {});
+  auto module = op->getParentOfType<ModuleOp>();
+  auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+  if (!module.lookupSymbol<func::FuncOp>(kReportIndexError)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    func::FuncOp::create(b, loc, kReportIndexError,
+                         b.getFunctionType({ptr, ptr, i64, i64}, {}))
+        .setPrivate();
+  }
+  std::string node = nodeNameOf(op);
+  auto ifOp = scf::IfOp::create(b, loc, any, /*withElseRegion=*/false);
+  OpBuilder then = ifOp.getThenBodyBuilder();
+  // The node's name as a constant C string (NUL-terminated); the exec
+  // context is filled in by tandem-call-cpu-kernels, which gives every
+  // public function one.
+  std::string symbol;
+  for (unsigned n = 0;; ++n) {
+    symbol = "__tandem_index_check_" + std::to_string(n);
+    if (!SymbolTable::lookupSymbolIn(module, symbol))
+      break;
+  }
+  Value name = LLVM::createGlobalString(
+      loc, then, symbol, StringRef(node.c_str(), node.size() + 1),
+      LLVM::Linkage::Internal);
+  Value ctx = LLVM::ZeroOp::create(then, loc, ptr);
+  func::CallOp::create(
+      then, loc, kReportIndexError, TypeRange{},
+      ValueRange{ctx, name, bad,
+                 arith::ConstantIntOp::create(then, loc, i64, axisSize)});
+  return success();
+}
+
 struct GatherToGeneric : OpConversionPattern<GatherOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -201,10 +311,16 @@ struct GatherToGeneric : OpConversionPattern<GatherOp> {
       indexExprs.push_back(rewriter.getAffineDimExpr(axis + j));
     AffineMap maps[] = {
         AffineMap::get(type.getRank(), 0, indexExprs, getContext())};
+    // Indices known now are checked now; others at run time, before the
+    // gather reads with them.
+    if (failed(checkGatherIndices(op, rewriter, indices, axisSize)))
+      return failure();
     Value result = buildElementwiseWithMaps(
         rewriter, loc, type, indices, maps,
         [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
-          // Negative indices count from the end of `axis`.
+          // Negative indices count from the end of `axis`. The index is
+          // clamped into the axis: an out-of-range one (reported as the
+          // run's error on the CPU) never reads outside the table.
           Value idx =
               arith::IndexCastOp::create(b, nloc, b.getIndexType(), args[0]);
           Value zero = arith::ConstantIndexOp::create(b, nloc, 0);
@@ -213,6 +329,10 @@ struct GatherToGeneric : OpConversionPattern<GatherOp> {
           Value wrapped = arith::AddIOp::create(
               b, nloc, idx, arith::ConstantIndexOp::create(b, nloc, axisSize));
           idx = arith::SelectOp::create(b, nloc, isNeg, wrapped, idx);
+          idx = arith::MaxSIOp::create(b, nloc, idx, zero);
+          idx = arith::MinSIOp::create(
+              b, nloc, idx,
+              arith::ConstantIndexOp::create(b, nloc, axisSize - 1));
           SmallVector<Value> dataIndices;
           for (int64_t j = 0; j < axis; ++j)
             dataIndices.push_back(linalg::IndexOp::create(b, nloc, j));

@@ -8,12 +8,14 @@
 #include "codegen/CPU/CPUPipeline.h"
 #include "codegen/GPU/GPUPipeline.h"
 #include "codegen/HostSchedule/Passes.h"
+#include "compiler/Driver/OutputFiles.h"
 #include "compiler/InitAll.h"
 #include "dialects/Tandem/IR/TandemAttrs.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
 #include "dialects/Tandem/IR/TandemOps.h"
 #include "passes/Analysis/DotGraph.h"
 #include "passes/Passes.h"
+#include "passes/Placement/DeviceModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -289,6 +291,39 @@ std::string mlir::tandem::validateFusionOptions(const FusionOptions &options) {
   return "";
 }
 
+std::string mlir::tandem::validateModelName(llvm::StringRef name) {
+  if (name.empty())
+    return "is empty; it must be a C identifier, e.g. resnet50";
+  if (name.size() > 128)
+    return "is longer than 128 characters";
+  // A leading '_' is reserved in C.
+  if (!llvm::isAlpha(name.front()))
+    return "must start with a letter (it prefixes the C symbols of the "
+           "model)";
+  for (char c : name)
+    if (!llvm::isAlnum(c) && c != '_')
+      return "must be a C identifier (letters, digits and '_'), e.g. "
+             "resnet50";
+  std::string lower = name.lower();
+  if (lower == "tandem" || llvm::StringRef(lower).starts_with("tandem_"))
+    return "collides with the runtime's names (tandem_*, TANDEM_*)";
+  // C keywords, the program's entry point, and the C library functions that
+  // generated code calls: a model of that name would clash with them.
+  static constexpr llvm::StringLiteral kReserved[] = {
+      "auto",      "break",    "case",     "char",    "const",   "continue",
+      "default",   "do",       "double",   "else",    "enum",    "extern",
+      "float",     "for",      "goto",     "if",      "inline",  "int",
+      "long",      "register", "restrict", "return",  "short",   "signed",
+      "sizeof",    "static",   "struct",   "switch",  "typedef", "union",
+      "unsigned",  "void",     "volatile", "while",   "bool",    "true",
+      "false",     "class",    "delete",   "new",     "this",    "template",
+      "namespace", "operator", "main",     "malloc",  "free",    "calloc",
+      "realloc",   "memcpy",   "memset",   "memmove", "abort",   "exit"};
+  if (llvm::is_contained(kReserved, name))
+    return "is a C keyword or a C library name; choose another";
+  return "";
+}
+
 /// Peak resident set size of this process, in MiB.
 static double peakRssMiB() {
   struct rusage usage;
@@ -346,6 +381,28 @@ static LogicalResult writeHeader(const ModelSignature &signature,
   });
 }
 
+/// The CUDA architectures to compile GPU kernels for: each GPU target's own
+/// (in target order), then the extra --cuda-arch ones, without repeats.
+static FailureOr<std::vector<std::string>>
+kernelArchs(const CompilerOptions &options, Location fileLoc) {
+  std::string error;
+  std::optional<TargetConfig> config =
+      parseTargets(llvm::join(options.targets, ","), "generic", error);
+  if (!config)
+    return emitError(fileLoc) << "--target: " << error, failure();
+  std::vector<std::string> archs;
+  auto add = [&](const std::string &arch) {
+    if (!arch.empty() && !llvm::is_contained(archs, arch))
+      archs.push_back(arch);
+  };
+  for (const DeviceModel &device : config->devices)
+    if (device.isGpu())
+      add(device.arch);
+  for (const std::string &arch : options.cudaArchs)
+    add(arch);
+  return archs;
+}
+
 /// Compiles the kernels of `module` and writes the PTX of each arch to
 /// `path`, each preceded by a comment line naming the arch.
 static LogicalResult writePTX(ModuleOp module, const CompilerOptions &options,
@@ -355,7 +412,10 @@ static LogicalResult writePTX(ModuleOp module, const CompilerOptions &options,
            << "--emit=ptx: the model has no GPU partition (compile with "
               "--target=cpu,gpu:... and place ops on the GPU)";
   GPUCodegenOptions gpuOptions;
-  gpuOptions.archs = options.cudaArchs;
+  FailureOr<std::vector<std::string>> archs = kernelArchs(options, fileLoc);
+  if (failed(archs))
+    return failure();
+  gpuOptions.archs = *archs;
   gpuOptions.useToolkit = false; // PTX only
   FailureOr<std::vector<DeviceImage>> images =
       compileGPUKernels(module, gpuOptions);
@@ -374,7 +434,8 @@ static LogicalResult writePTX(ModuleOp module, const CompilerOptions &options,
       });
 }
 
-LogicalResult mlir::tandem::compile(
+/// compile() once every output path names its temporary.
+static LogicalResult compileModel(
     MLIRContext &context, const CompilerOptions &options,
     llvm::raw_ostream &log,
     llvm::function_ref<LogicalResult(PassManager &)> configurePassManager) {
@@ -460,7 +521,10 @@ LogicalResult mlir::tandem::compile(
     if (phase == Phase::Lowered && gpuPartitions && codegen) {
       auto kernelStart = Clock::now();
       GPUCodegenOptions gpuOptions;
-      gpuOptions.archs = options.cudaArchs;
+      FailureOr<std::vector<std::string>> archs = kernelArchs(options, fileLoc);
+      if (failed(archs))
+        return failure();
+      gpuOptions.archs = *archs;
       FailureOr<std::vector<DeviceImage>> images =
           compileGPUKernels(*module, gpuOptions);
       if (failed(images))
@@ -540,16 +604,49 @@ LogicalResult mlir::tandem::compile(
                          })))
       return failure();
     report("emit", start);
-    // An object comes with its header.
-    if (options.emit == EmitKind::Obj && options.outputPath != "-") {
-      std::string header = headerPathFor(options);
-      if (failed(writeHeader(*signature, header, fileLoc)))
-        return failure();
-      if (options.verbose)
-        log << "tandemc: wrote " << header << "\n";
-    }
+    // An object comes with its header (compile() has set its path).
+    if (options.emit == EmitKind::Obj && options.outputPath != "-" &&
+        failed(writeHeader(*signature, options.headerPath, fileLoc)))
+      return failure();
   }
-  if (options.verbose)
+  return success();
+}
+
+LogicalResult mlir::tandem::compile(
+    MLIRContext &context, const CompilerOptions &options,
+    llvm::raw_ostream &log,
+    llvm::function_ref<LogicalResult(PassManager &)> configurePassManager) {
+  Location fileLoc = FileLineColLoc::get(&context, options.inputPath, 0, 0);
+  if (std::string problem = validateModelName(options.name); !problem.empty())
+    return emitError(fileLoc) << "--name '" << options.name << "' " << problem;
+  // Every output goes to a temporary beside it and is renamed into place
+  // only when everything has succeeded (OutputFiles.h).
+  OutputFiles outputs(fileLoc, {options.inputPath, options.deviceConfig});
+  CompilerOptions redirected = options;
+  auto redirect = [&](std::string &path, StringRef what) {
+    FailureOr<std::string> temporary = outputs.add(path, what);
+    if (failed(temporary))
+      return failure();
+    path = *temporary;
+    return success();
+  };
+  bool header = options.emit == EmitKind::Obj && options.outputPath != "-";
+  if (header)
+    redirected.headerPath = headerPathFor(options);
+  if (failed(redirect(redirected.outputPath, "-o")) ||
+      (header && failed(redirect(redirected.headerPath, "--header"))) ||
+      failed(redirect(redirected.dotGraph, "--dot-graph")) ||
+      failed(redirect(redirected.memoryReport, "--memory-report")) ||
+      failed(redirect(redirected.placementReport, "--placement-report")) ||
+      failed(redirect(redirected.fusion.report, "--fusion-report")))
+    return failure();
+  if (failed(compileModel(context, redirected, log, configurePassManager)) ||
+      failed(outputs.commit()))
+    return failure();
+  if (options.verbose) {
     log << "tandemc: wrote " << options.outputPath << "\n";
+    if (header)
+      log << "tandemc: wrote " << headerPathFor(options) << "\n";
+  }
   return success();
 }

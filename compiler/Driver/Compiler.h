@@ -89,9 +89,10 @@ struct CompilerOptions {
   std::string cpu = "x86-64";
   std::string cpuFeatures;
   std::string triple;
-  /// CUDA architectures of the GPU kernels ("sm_80", "sm_90", ...): one
-  /// PTX (and, with the CUDA toolkit, cubin) per arch.
-  std::vector<std::string> cudaArchs = {"sm_90"};
+  /// Extra CUDA architectures of the GPU kernels ("sm_80", "sm_90", ...),
+  /// besides those of the GPU targets (gpu:a100 is sm_80, gpu:h100 sm_90):
+  /// one PTX (and, with the CUDA toolkit, cubin) per arch.
+  std::vector<std::string> cudaArchs;
   /// Testing: the CPU twins of GPU kernels run the kernels' GPU mapping
   /// (every block and thread in host loops, shuffles and shared memory
   /// emulated) instead of the linalg op, so that runs on the emulated device
@@ -114,6 +115,12 @@ struct CompilerOptions {
   /// Print what the driver does to `log`.
   bool verbose = false;
 };
+
+/// Checks a model name (--name): it prefixes every C symbol and macro of the
+/// artifact, so it must be a C identifier that starts with a letter and
+/// collides with no keyword, runtime name (tandem_*) or C library function.
+/// Returns why it is not usable ("must be a C identifier ..."), or "".
+std::string validateModelName(llvm::StringRef name);
 
 /// Parses "1x3x224x224" into dims; std::nullopt if malformed.
 std::optional<std::vector<int64_t>> parseShape(llvm::StringRef text);

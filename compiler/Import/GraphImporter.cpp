@@ -8,6 +8,8 @@
 
 #include "compiler/Import/GraphImporter.h"
 
+#include "compiler/Import/ModelChecks.h"
+
 #include "dialects/Tandem/IR/ShapeInference.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,6 +20,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -29,8 +32,10 @@ using namespace mlir::tandem::onnx_import;
 
 /// Tensors with more elements than this are not tracked as known integers.
 static constexpr int64_t kMaxKnownElements = 4096;
-/// No tensor in an imported graph may have more elements than this (2^40).
-static constexpr int64_t kMaxTensorElements = int64_t(1) << 40;
+/// No tensor in an imported graph may hold more bytes than this (64 GiB):
+/// far past any model that runs, and small enough that sizes never overflow
+/// and a 200-byte model cannot ask for terabytes.
+static constexpr int64_t kMaxTensorBytes = int64_t(1) << 36;
 /// Dims, pads and sizes read from the model must lie within +-2^31.
 static constexpr int64_t kMaxDimValue = int64_t(1) << 31;
 
@@ -136,13 +141,15 @@ GraphImporter::tensorBytes(const onnx::TensorProto &tensor, Type type,
                                   << " is stored externally but names no "
                                      "'location'",
              failure();
-    SmallString<256> full(llvm::sys::path::parent_path(path));
-    llvm::sys::path::append(full, location);
-    auto buffer = llvm::MemoryBuffer::getFile(full, /*IsText=*/false,
+    FailureOr<std::string> full =
+        resolveExternalData(path, location, what, fileLoc());
+    if (failed(full))
+      return failure();
+    auto buffer = llvm::MemoryBuffer::getFile(*full, /*IsText=*/false,
                                               /*RequiresNullTerminator=*/false);
     if (!buffer)
       return emitError(fileLoc())
-                 << what << ": cannot read external data file '" << full
+                 << what << ": cannot read external data file '" << *full
                  << "': " << buffer.getError().message(),
              failure();
     int64_t fileSize = (*buffer)->getBufferSize();
@@ -151,7 +158,7 @@ GraphImporter::tensorBytes(const onnx::TensorProto &tensor, Type type,
     if (offset > fileSize || length > fileSize - offset)
       return emitError(fileLoc())
                  << what << ": external data range [" << offset << ", "
-                 << offset + length << ") lies outside '" << full << "' ("
+                 << offset + length << ") lies outside '" << *full << "' ("
                  << fileSize << " bytes)",
              failure();
     if (length != expected)
@@ -397,15 +404,31 @@ FailureOr<std::vector<int64_t>> GraphImporter::constantDims(unsigned i,
   return values;
 }
 
+/// Why a tensor of `type` is too large to import, or "" when it is not.
+static std::string tensorSizeProblem(RankedTensorType type) {
+  std::optional<int64_t> count = checkedElementCount(type.getShape());
+  int64_t width = storageBytes(type.getElementType());
+  if (count && *count <= kMaxTensorBytes / width)
+    return "";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (count)
+    os << "holds " << *count << " elements ("
+       << llvm::format("%.3g", double(*count) * width) << " bytes), ";
+  else
+    os << "has more elements than int64 counts, ";
+  os << "over the limit of 64 GiB per tensor";
+  return text;
+}
+
 LogicalResult GraphImporter::checkResultSize(StringRef opName, Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
     return success();
-  std::optional<int64_t> count = checkedElementCount(tensor.getShape());
-  if (count && *count <= kMaxTensorElements)
+  std::string problem = tensorSizeProblem(tensor);
+  if (problem.empty())
     return success();
-  return error() << "'" << opName << "' result " << type
-                 << " has too many elements (limit 2^40)",
+  return error() << "'" << opName << "' result " << type << " " << problem,
          failure();
 }
 
@@ -508,6 +531,10 @@ LogicalResult GraphImporter::importInitializers() {
     std::string what = "initializer '" + init.name() + "'";
     if (init.name().empty())
       return emitError(fileLoc()) << "an initializer has no name", failure();
+    // A name declared twice keeps its last declaration (checkTensorNames
+    // warned), whichever map the earlier one went to.
+    known.erase(init.name());
+    values.erase(init.name());
     if (std::optional<KnownInts> k = knownFromTensor(init)) {
       known[init.name()] = std::move(*k);
       continue;
@@ -622,7 +649,12 @@ LogicalResult GraphImporter::importInputs(func::FuncOp &func) {
       fail() << "shape overflows or has negative dims";
       continue;
     }
-    inputTypes.push_back(RankedTensorType::get(dims, elem));
+    auto inputType = RankedTensorType::get(dims, elem);
+    if (std::string problem = tensorSizeProblem(inputType); !problem.empty()) {
+      fail() << inputType << " " << problem;
+      continue;
+    }
+    inputTypes.push_back(inputType);
     inputNames.push_back(info.name());
   }
   for (const auto &[name, dims] : options.inputShapes)
@@ -697,7 +729,12 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   b.setInsertionPointToStart(module->getBody());
 
   ConverterMap converters = allConverters();
-  if (failed(checkSupported(converters)))
+  // Names and attribute types first: the other checks and every converter
+  // rely on one definition per name and on attributes of their schema's
+  // type.
+  if (failed(checkTensorNames(model.graph(), fileLoc())) ||
+      failed(checkAttributeTypes(model.graph(), opsetVersion, fileLoc())) ||
+      failed(checkSupported(converters)))
     return nullptr;
 
   func::FuncOp func;

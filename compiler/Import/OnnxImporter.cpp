@@ -10,12 +10,24 @@
 #include "compiler/Import/GraphImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <limits>
 
 using namespace mlir;
 using namespace mlir::tandem;
+
+std::string mlir::tandem::checkRegularFile(llvm::StringRef path) {
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(path, status))
+    return ec.message();
+  if (status.type() == llvm::sys::fs::file_type::directory_file)
+    return "it is a directory";
+  if (status.type() != llvm::sys::fs::file_type::regular_file)
+    return "not a regular file (a device, FIFO or socket)";
+  return "";
+}
 
 OwningOpRef<ModuleOp>
 mlir::tandem::importOnnxBuffer(MLIRContext &context, llvm::StringRef bytes,
@@ -71,11 +83,15 @@ mlir::tandem::importOnnxBuffer(MLIRContext &context, llvm::StringRef bytes,
 OwningOpRef<ModuleOp>
 mlir::tandem::importOnnxFile(MLIRContext &context, llvm::StringRef path,
                              const OnnxImportOptions &options) {
+  Location loc = FileLineColLoc::get(&context, path, 0, 0);
+  // A device, FIFO or folder would hang the read or fail obscurely.
+  if (std::string why = checkRegularFile(path); !why.empty())
+    return emitError(loc) << "cannot read file: " << why, nullptr;
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer)
-    return emitError(FileLineColLoc::get(&context, path, 0, 0))
-               << "cannot read file: " << buffer.getError().message(),
+    return emitError(loc) << "cannot read file: "
+                          << buffer.getError().message(),
            nullptr;
   return importOnnxBuffer(context, (*buffer)->getBuffer(), path, options);
 }

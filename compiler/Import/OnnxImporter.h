@@ -52,6 +52,10 @@ OwningOpRef<ModuleOp> importOnnxBuffer(MLIRContext &context,
                                        llvm::StringRef path,
                                        const OnnxImportOptions &options);
 
+/// Why `path` cannot be read as an input file (it does not exist, is a
+/// directory, a device, a FIFO or a socket); empty when it is a regular file.
+std::string checkRegularFile(llvm::StringRef path);
+
 /// The default-domain ONNX op types the importer converts, sorted.
 std::vector<std::string> supportedOnnxOps();
 

@@ -539,6 +539,17 @@ static LogicalResult convertGather(GraphImporter &im) {
     im.setKnownOutput(0, std::move(r));
     return success();
   }
+  // Indices known now must lie in the axis; run-time ones are checked when
+  // the model runs (docs/ErrorHandling.md).
+  if (indices) {
+    int64_t dim = type.getDimSize(*axis);
+    for (int64_t idx : indices->values)
+      if (idx < -dim || idx >= dim)
+        return im.error() << "index " << idx << " is out of range for dim "
+                          << *axis << " of size " << dim << " (valid: " << -dim
+                          << " to " << dim - 1 << ")",
+               failure();
+  }
   FailureOr<Value> x = im.input(0), idx = im.input(1);
   if (failed(x) || failed(idx))
     return failure();

@@ -175,6 +175,7 @@ tandem_status_t runOnSlot(tandem_model_t *model, Slot *slot,
                           const void *const *inputs, void *const *outputs) {
   const tandem_model_desc_t *desc = model->desc;
   tandem_internal_take_kernel_error(); // forget a previous caller's
+  tandem_internal_take_input_error();
   uint64_t start = model->trace ? tandem::sched::nowNs() : 0;
   tandem::sched::beginRun(slot);
   int32_t code = desc->entry(&slot->ctx, inputs, outputs);
@@ -184,6 +185,12 @@ tandem_status_t runOnSlot(tandem_model_t *model, Slot *slot,
         tandem::sched::trackId(slot->index, tandem::sched::kHostTrack), "run",
         "run", start, tandem::sched::nowNs());
   model->stats.runs++;
+  if (std::string inputError = tandem_internal_take_input_error();
+      !inputError.empty()) {
+    tandem_internal_take_kernel_error();
+    return tandem_status_make(TANDEM_INVALID_ARGUMENT, "model '%s': %s",
+                              desc->name, inputError.c_str());
+  }
   if (const char *kernelError = tandem_internal_take_kernel_error())
     return tandem_status_make(TANDEM_INTERNAL, "model '%s': %s", desc->name,
                               kernelError);
@@ -222,7 +229,8 @@ tandem_status_t checkTensor(const char *kind, int32_t index,
                               "%s %d ('%s'): expected %s, got %s", kind, index,
                               nameOf(expected), want.c_str(), have.c_str());
   }
-  if (!got.data)
+  // An empty tensor (a zero-size dim) has no bytes to point at.
+  if (!got.data && tandem_tensor_desc_num_elements(&expected) != 0)
     return tandem_status_make(TANDEM_INVALID_ARGUMENT,
                               "%s %d ('%s'): data is NULL", kind, index,
                               nameOf(expected));
@@ -295,13 +303,14 @@ tandem_status_t checkBuffers(const tandem_model_t *model,
     return tandem_status_make(TANDEM_INVALID_ARGUMENT,
                               "model '%s': outputs array is NULL (%d expected)",
                               desc->name, desc->num_outputs);
+  // Empty tensors (a zero-size dim) may be NULL: nothing reads them.
   for (int32_t i = 0; i < desc->num_inputs; ++i)
-    if (!inputs[i])
+    if (!inputs[i] && tandem_tensor_desc_num_elements(&desc->inputs[i]) != 0)
       return tandem_status_make(TANDEM_INVALID_ARGUMENT,
                                 "model '%s': input %d ('%s') is NULL",
                                 desc->name, i, nameOf(desc->inputs[i]));
   for (int32_t i = 0; i < desc->num_outputs; ++i)
-    if (!outputs[i])
+    if (!outputs[i] && tandem_tensor_desc_num_elements(&desc->outputs[i]) != 0)
       return tandem_status_make(TANDEM_INVALID_ARGUMENT,
                                 "model '%s': output %d ('%s') is NULL",
                                 desc->name, i, nameOf(desc->outputs[i]));

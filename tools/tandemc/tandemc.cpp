@@ -15,12 +15,18 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
+
+#include <cstring>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::tandem;
@@ -65,8 +71,23 @@ static LogicalResult printDiagnostic(Diagnostic &diag) {
   return success();
 }
 
+/// Running out of memory ends the compilation with a message and status 1;
+/// the interrupt handlers remove every temporary output (OutputFiles.h).
+/// Nothing here may allocate.
+static void outOfMemory(void *, const char *reason, bool) {
+  static const char message[] =
+      "tandemc: error: out of memory; the compilation was stopped and no "
+      "output was written (";
+  (void)!::write(2, message, sizeof(message) - 1);
+  (void)!::write(2, reason, strlen(reason));
+  (void)!::write(2, ")\n", 2);
+  llvm::sys::RunInterruptHandlers();
+  ::_exit(1);
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  llvm::install_bad_alloc_error_handler(outOfMemory);
 
   CLI::App app{"tandemc: compile an ONNX model (or tandem MLIR) ahead of time",
                "tandemc"};
@@ -121,8 +142,9 @@ int main(int argc, char **argv) {
                  "target triple for cross-compilation (default: the host's)");
   std::string cudaArchs;
   app.add_option("--cuda-arch", cudaArchs,
-                 "CUDA architectures of the GPU kernels, comma-separated "
-                 "(default sm_90), e.g. sm_80,sm_90");
+                 "extra CUDA architectures of the GPU kernels besides the "
+                 "GPU targets' own (gpu:a100 is sm_80, gpu:h100 sm_90), "
+                 "comma-separated, e.g. sm_80,sm_90");
   std::string gpuTwins = "linalg";
   app.add_option("--gpu-twins", gpuTwins,
                  "testing: what the CPU twins of GPU kernels run: linalg (the "
@@ -253,8 +275,16 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
   ScopedDiagnosticHandler handler(&context, printDiagnostic);
 
-  auto configure = [](PassManager &pm) {
-    return applyPassManagerCLOptions(pm);
+  // --mlir-timing: one report over every phase's pass manager, printed when
+  // `timing` goes out of scope.
+  DefaultTimingManager timing;
+  applyDefaultTimingManagerCLOptions(timing);
+  TimingScope rootTiming = timing.getRootScope();
+  auto configure = [&](PassManager &pm) {
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    pm.enableTiming(rootTiming);
+    return success();
   };
   if (failed(compile(context, options, llvm::outs(), configure)))
     return 1;

@@ -202,6 +202,19 @@ typedef struct {
  * Kernels called by generated code
  *===------------------------------------------------------------------===*/
 
+/** Called by generated code when an index that a model reads at run time
+ *  (a Gather's indices) lies outside the axis it indexes: `index` is one such
+ *  index, `size` the axis' size (valid indices are -size to size-1), and
+ *  `node` the op's ONNX node name (a constant string of the model). The
+ *  generated code clamps every index into its axis, so no read leaves the
+ *  tensor; the run then returns TANDEM_INVALID_ARGUMENT with a message
+ *  naming the node and the index instead of a result. Only the first report
+ *  of a run counts. Called on the thread that runs the entry; `ctx` may be
+ *  NULL. */
+TANDEM_API void tandem_report_index_error(const tandem_exec_ctx_t *ctx,
+                                          const char *node, int64_t index,
+                                          int64_t size);
+
 /** tandem_sgemm_f32 flag: add the product to C instead of overwriting it. */
 #define TANDEM_SGEMM_ACCUMULATE 1
 /** tandem_sgemm_f32 flags: A (or B) holds the same values at the same
@@ -472,7 +485,8 @@ tandem_model_descriptor(const tandem_model_t *model);
 /** Unchecked fast path: runs the model on dense row-major buffers that must
  *  match the descriptor (inputs[i] / outputs[i] in descriptor order; the
  *  caller owns them; outputs are fully written on success). A NULL model,
- *  NULL array (with a non-zero count) or NULL buffer gives
+ *  NULL array (with a non-zero count) or NULL buffer (other than that of
+ *  an empty tensor, with a zero-size dim, which may be NULL) gives
  *  TANDEM_INVALID_ARGUMENT; an entry failure (or a failed kernel, copy or
  *  launch of its device program) gives TANDEM_INTERNAL.
  *  Thread-safety: one run per instance at a time. A run that starts while

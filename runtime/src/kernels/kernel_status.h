@@ -12,6 +12,7 @@
 #define TANDEM_RUNTIME_KERNELS_KERNEL_STATUS_H
 
 #include <atomic>
+#include <string>
 
 /// A failure seen by any thread working on one kernel call.
 struct tandem_internal_kernel_failure {
@@ -30,5 +31,9 @@ void tandem_internal_kernel_report(tandem_internal_kernel_failure *failure);
 /// Returns and clears this thread's first unreported kernel failure, or
 /// nullptr.
 const char *tandem_internal_take_kernel_error();
+
+/// Returns and clears this thread's first unreported error in the run's
+/// inputs (an index out of range, from tandem_report_index_error), or "".
+std::string tandem_internal_take_input_error();
 
 #endif // TANDEM_RUNTIME_KERNELS_KERNEL_STATUS_H

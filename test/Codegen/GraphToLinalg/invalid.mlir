@@ -31,3 +31,14 @@ func.func @fusion_body_failure(%d: tensor<0x3xf32>, %i: tensor<2xi64>) -> tensor
   }
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// Constant gather indices out of range are an error at the node.
+func.func @gather_out_of_range(%d: tensor<6x5xf32>) -> tensor<2x5xf32> {
+  %i = tandem.constant dense<[0, 6]> : tensor<2xi64>
+  // expected-error @+2 {{gather index 6 is out of range for axis 0 of size 6 (valid: -6 to 5)}}
+  // expected-error @+1 {{failed to legalize operation 'tandem.gather'}}
+  %0 = tandem.gather %d, %i {axis = 0 : i64} : (tensor<6x5xf32>, tensor<2xi64>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}

@@ -131,11 +131,26 @@ func.func @pad_edge(%a: tensor<5xi64>) -> tensor<8xi64> {
 
 // -----
 
-// gather reads the indices through the map of their dims, wraps negative
-// ones, and extracts from the data.
+// gather first checks its run-time indices: one reduction finds an
+// out-of-range one (any, which) and reports it with the node's name; then it
+// reads the indices through the map of their dims, wraps negative ones,
+// clamps them into the axis (so no read leaves the table) and extracts.
+// CHECK-DAG: #[[ALL:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[SCALAR:.+]] = affine_map<(d0, d1) -> ()>
 // CHECK-DAG: #[[IDX:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: llvm.mlir.global internal constant @__tandem_index_check_0("embed\00")
+// CHECK-DAG: func.func private @tandem_report_index_error(!llvm.ptr, !llvm.ptr, i64, i64)
 // CHECK-LABEL: func.func @gather
 // CHECK-SAME: (%[[D:.+]]: tensor<6x5xf32>, %[[I:.+]]: tensor<2x3xi64>)
+// CHECK: %[[CHECK:.+]]:2 = linalg.generic {indexing_maps = [#[[ALL]], #[[SCALAR]], #[[SCALAR]]], iterator_types = ["reduction", "reduction"]}
+// CHECK-SAME: ins(%[[I]] : tensor<2x3xi64>)
+// CHECK: arith.cmpi slt, %{{.+}}, %c-6_i64
+// CHECK: arith.cmpi sge, %{{.+}}, %c6_i64
+// CHECK: %[[ANY:.+]] = tensor.extract %[[CHECK]]#0[] : tensor<i1>
+// CHECK: %[[BAD:.+]] = tensor.extract %[[CHECK]]#1[] : tensor<i64>
+// CHECK: scf.if %[[ANY]] {
+// CHECK: %[[NAME:.+]] = llvm.getelementptr %{{.+}}[0, 0]
+// CHECK: func.call @tandem_report_index_error(%{{.+}}, %[[NAME]], %[[BAD]], %c6_i64)
 // CHECK: linalg.generic {indexing_maps = [#[[IDX]], #{{.+}}]
 // CHECK-SAME: ins(%[[I]] : tensor<2x3xi64>)
 // CHECK: ^bb0(%[[V:.+]]: i64, %{{.+}}: f32):
@@ -143,11 +158,26 @@ func.func @pad_edge(%a: tensor<5xi64>) -> tensor<8xi64> {
 // CHECK: %[[NEG:.+]] = arith.cmpi slt, %[[IX]], %c0
 // CHECK: %[[WRAP:.+]] = arith.addi %[[IX]], %c6
 // CHECK: %[[SEL:.+]] = arith.select %[[NEG]], %[[WRAP]], %[[IX]]
+// CHECK: %[[LO:.+]] = arith.maxsi %[[SEL]], %c0
+// CHECK: %[[HI:.+]] = arith.minsi %[[LO]], %c5
 // CHECK: %[[J:.+]] = linalg.index 2 : index
-// CHECK: tensor.extract %[[D]][%[[SEL]], %[[J]]] : tensor<6x5xf32>
+// CHECK: tensor.extract %[[D]][%[[HI]], %[[J]]] : tensor<6x5xf32>
 func.func @gather(%d: tensor<6x5xf32>, %i: tensor<2x3xi64>) -> tensor<2x3x5xf32> {
-  %0 = tandem.gather %d, %i {axis = 0 : i64} : (tensor<6x5xf32>, tensor<2x3xi64>) -> tensor<2x3x5xf32>
+  %0 = tandem.gather %d, %i {axis = 0 : i64} : (tensor<6x5xf32>, tensor<2x3xi64>) -> tensor<2x3x5xf32> loc("embed")
   return %0 : tensor<2x3x5xf32>
+}
+
+// -----
+
+// Constant indices in range need no run-time check.
+// CHECK-LABEL: func.func @gather_constant
+// CHECK-NOT: tandem_report_index_error
+// CHECK: linalg.generic
+// CHECK-NOT: scf.if
+func.func @gather_constant(%d: tensor<6x5xf32>) -> tensor<2x5xf32> {
+  %i = tandem.constant dense<[0, -6]> : tensor<2xi64>
+  %0 = tandem.gather %d, %i {axis = 0 : i64} : (tensor<6x5xf32>, tensor<2xi64>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
 }
 
 // -----

@@ -41,8 +41,18 @@ Value unaryScalar(SigmoidOp, OpBuilder &b, Location loc, Value x) {
   return arith::DivFOp::create(b, loc, one,
                                arith::AddFOp::create(b, loc, one, e));
 }
+/// `MathOp` on `x`, computed in f32 for narrower floats: libm and libdevice
+/// have no f16 or bf16 forms of the trigonometric and hyperbolic functions,
+/// and tanh's expansion evaluated in f16 is 0 for |x| below 5e-4.
+template <typename MathOp> Value inF32(OpBuilder &b, Location loc, Value x) {
+  Type type = x.getType();
+  if (type.isF32() || type.isF64())
+    return MathOp::create(b, loc, x);
+  Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+  return arith::TruncFOp::create(b, loc, type, MathOp::create(b, loc, wide));
+}
 Value unaryScalar(TanhOp, OpBuilder &b, Location loc, Value x) {
-  return math::TanhOp::create(b, loc, x);
+  return inF32<math::TanhOp>(b, loc, x);
 }
 Value unaryScalar(ExpOp, OpBuilder &b, Location loc, Value x) {
   return math::ExpOp::create(b, loc, x);
@@ -71,15 +81,6 @@ Value unaryScalar(AbsOp, OpBuilder &b, Location loc, Value x) {
   return math::AbsIOp::create(b, loc, x);
 }
 
-/// `MathOp` on `x`, computed in f32 for narrower floats: libm and libdevice
-/// have no f16 or bf16 forms of the trigonometric and hyperbolic functions.
-template <typename MathOp> Value inF32(OpBuilder &b, Location loc, Value x) {
-  Type type = x.getType();
-  if (type.isF32() || type.isF64())
-    return MathOp::create(b, loc, x);
-  Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
-  return arith::TruncFOp::create(b, loc, type, MathOp::create(b, loc, wide));
-}
 Value unaryScalar(SinOp, OpBuilder &b, Location loc, Value x) {
   return inF32<math::SinOp>(b, loc, x);
 }

@@ -65,6 +65,12 @@ foldKnown(ArrayRef<const KnownInts *> operands, Type resultType,
 /// types.
 LogicalResult checkSameElementType(GraphImporter &im, unsigned i, unsigned j);
 
+/// `fn(x)`, computed in f32 when `x` is f16 or bf16 (cast in, and the
+/// result cast back), as onnxruntime's kernels compute narrow floats: a
+/// decomposition evaluated in f16 rounds every intermediate (exp(x) - 1 is 0
+/// for tiny x).
+Value computeInF32(GraphImporter &im, Value x, function_ref<Value(Value)> fn);
+
 /// Converts input 0 to `target` (ONNX Cast and CastLike); known integers stay
 /// known.
 LogicalResult convertCastTo(GraphImporter &im, Type target);

@@ -31,14 +31,17 @@ Type elementTypeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getElementType();
 }
 
-/// Builds `y = f(im, x)` for a float input `x` and binds output 0.
+/// Builds `y = f(im, x)` for a float input `x` (in f32 for f16 and bf16)
+/// and binds output 0.
 LogicalResult
 convertFloatActivation(GraphImporter &im,
                        function_ref<Value(GraphImporter &, Value, Type)> f) {
   FailureOr<Value> x = floatInput(im);
   if (failed(x))
     return failure();
-  im.setOutput(0, f(im, *x, elementTypeOf(*x)));
+  im.setOutput(0, computeInF32(im, *x, [&](Value wide) {
+                 return f(im, wide, elementTypeOf(wide));
+               }));
   return success();
 }
 
@@ -191,6 +194,15 @@ LogicalResult convertShrink(GraphImporter &im) {
 }
 
 } // namespace
+
+Value mlir::tandem::onnx_import::computeInF32(GraphImporter &im, Value x,
+                                              function_ref<Value(Value)> fn) {
+  Type type = elementTypeOf(x);
+  if (!type.isF16() && !type.isBF16())
+    return fn(x);
+  Value y = fn(im.create<CastOp>(x, im.builder().getF32Type()));
+  return y ? Value(im.create<CastOp>(y, type)) : y;
+}
 
 void mlir::tandem::onnx_import::registerActivationConverters(
     ConverterMap &map) {

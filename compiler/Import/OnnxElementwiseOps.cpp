@@ -241,11 +241,16 @@ static LogicalResult convertHardSigmoid(GraphImporter &im) {
   FailureOr<Value> x = im.input(0);
   if (failed(x))
     return failure();
-  FailureOr<Value> y = hardSigmoid(im, *x, im.attrFloat("alpha", 0.2f),
-                                   im.attrFloat("beta", 0.5f));
-  if (failed(y))
+  bool ok = true;
+  Value y = computeInF32(im, *x, [&](Value wide) -> Value {
+    FailureOr<Value> r = hardSigmoid(im, wide, im.attrFloat("alpha", 0.2f),
+                                     im.attrFloat("beta", 0.5f));
+    ok = succeeded(r);
+    return ok ? *r : Value();
+  });
+  if (!ok)
     return failure();
-  im.setOutput(0, *y);
+  im.setOutput(0, y);
   return success();
 }
 
@@ -253,10 +258,15 @@ static LogicalResult convertHardSwish(GraphImporter &im) {
   FailureOr<Value> x = im.input(0);
   if (failed(x))
     return failure();
-  FailureOr<Value> gate = hardSigmoid(im, *x, 1.0 / 6.0, 0.5);
-  if (failed(gate))
+  bool ok = true;
+  Value y = computeInF32(im, *x, [&](Value wide) -> Value {
+    FailureOr<Value> gate = hardSigmoid(im, wide, 1.0 / 6.0, 0.5);
+    ok = succeeded(gate);
+    return ok ? Value(im.create<MulOp>(wide, *gate)) : Value();
+  });
+  if (!ok)
     return failure();
-  im.setOutput(0, im.create<MulOp>(*x, *gate));
+  im.setOutput(0, y);
   return success();
 }
 

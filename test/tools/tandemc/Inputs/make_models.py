@@ -273,7 +273,8 @@ def int_ops():
 
 
 def bad_op(op, inputs, attrs, dtype=TensorProto.FLOAT, opset=18):
-    """One `op` node named 'bad' with inputs of `dtype`, for an error."""
+    """One `op` node named 'bad' with inputs of `dtype` (an error case, or
+    one op of an unusual type)."""
     names = ["x%d" % i for i in range(inputs)]
     return lambda: model(
         [helper.make_node(op, names, ["y"], name="bad", **attrs)],
@@ -342,6 +343,7 @@ MODELS = {
     "bad_sin_int": bad_op("Sin", 1, {}, TensorProto.INT32),
     "bad_not_float": bad_op("Not", 1, {}),
     "bad_pow_int": bad_op("Pow", 2, {}, TensorProto.INT32),
+    "elu_f16": bad_op("Elu", 1, {}, TensorProto.FLOAT16),
     "missing_initializer": missing_initializer,
     "inconsistent_shapes": inconsistent_shapes,
     "absurd_sizes": absurd_sizes,

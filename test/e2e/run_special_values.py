@@ -66,6 +66,34 @@ ONNX_TYPES = {np.dtype(np.float32): TensorProto.FLOAT,
 UNSIGNED = {np.dtype(np.int32): np.uint32, np.dtype(np.int64): np.uint64}
 
 
+# f16 specials: the float ones rounded to f16 (beyond 65504 they become
+# inf, below 6e-8 zero) and f16's own extremes and denormals.
+with np.errstate(over="ignore"):
+    HALF_FROM_FLOAT = FLOAT_SPECIALS.astype(np.float16)
+HALF_SPECIALS = np.concatenate([
+    HALF_FROM_FLOAT,
+    np.array([65504.0, -65504.0, 6e-8, -6e-8, 6.1e-5, 1e-4, 11.0, -11.0,
+              0.99951, 1.0009], np.float16)])
+
+
+def unary_half():
+    return [HALF_SPECIALS.copy()]
+
+
+def unary_half_no_nan():
+    """onnxruntime's f16 Sign gives 0 for NaN where its f32 Sign (and
+    Tandem's, in both types) gives NaN: f16 Sign is compared without NaN."""
+    return [HALF_SPECIALS[~np.isnan(HALF_SPECIALS)].copy()]
+
+
+def unary_half_no_exp_overflow():
+    """onnxruntime's f16 Softplus is log(exp(x) + 1) in f16: inf once exp(x)
+    overflows (x > 11.09), where Softplus(89.5) is 89.5 (Tandem's answer):
+    compared without finite inputs above 11.1."""
+    x = HALF_SPECIALS
+    return [x[~((x > 11.1) & np.isfinite(x))].copy()]
+
+
 def unary_float():
     return [FLOAT_SPECIALS.copy()]
 
@@ -143,6 +171,19 @@ for op in ["Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Erf", "Neg",
            "Round", "Sign", "Softplus", "Softsign", "Mish", "Identity",
            "Dropout"]:
     case(op.lower(), op, unary_float)
+# The same in f16 (onnxruntime computes them in f32 and rounds; Tandem's
+# trigonometric functions do too): Celu and IsInf have no f16 kernel in
+# onnxruntime's CPU provider.
+for op in ["Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Erf", "Neg",
+           "Abs", "Reciprocal", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan",
+           "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Floor", "Ceil",
+           "Round", "Sign", "Softplus", "Softsign", "Mish", "LeakyRelu",
+           "Elu", "Selu", "ThresholdedRelu", "Shrink", "HardSigmoid",
+           "HardSwish"]:
+    case(op.lower() + "_f16", op,
+         {"Sign": unary_half_no_nan,
+          "Softplus": unary_half_no_exp_overflow}.get(op, unary_half))
+case("isnan_f16", "IsNaN", unary_half, out=TensorProto.BOOL)
 case("leaky_relu", "LeakyRelu", unary_float, {"alpha": 0.1})
 case("elu", "Elu", unary_float, {"alpha": 0.7})
 case("selu", "Selu", unary_float)
@@ -302,7 +343,9 @@ def compare(got, want):
     inf = np.isinf(g) | np.isinf(w)
     finite = ~(nan_g | nan_w | inf)
     bad = (nan_g != nan_w) | (inf & ~(nan_g | nan_w) & (g != w))
-    bad |= finite & (np.abs(g - w) > 1e-6 + 1e-5 * np.abs(w))
+    # f16: one f16 ulp (2^-10 relative, 2^-24 absolute at the denormals).
+    atol, rtol = (6e-8, 1e-3) if want.dtype == np.float16 else (1e-6, 1e-5)
+    bad |= finite & (np.abs(g - w) > atol + rtol * np.abs(w))
     idx = np.flatnonzero(bad)
     if idx.size:
         return "%d of %d differ, first at %d: %r, expected %r" % (

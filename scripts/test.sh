@@ -112,6 +112,18 @@ out=$(.venv/bin/python test/onnx-backend/run_numeric.py \
 printf '%s\n' "$out" | tail -n 20
 add_counts "$rc" "$out"
 
+# Special values: every elementwise op as a one-op model over +-0, +-inf,
+# NaN, denormals, negative and huge inputs (integer extremes, every bool
+# pair), on the CPU and placed on the GPU (emulated, mapped twins), against
+# onnxruntime; NaN positions must agree (~40 s).
+echo "=== [special-values] elementwise ops on special values vs onnxruntime"
+rc=0
+out=$(.venv/bin/python test/e2e/run_special_values.py \
+  --tandemc build/bin/tandemc --tandem-run build/bin/tandem-run \
+  --work build/special-values) || rc=$?
+printf '%s\n' "$out" | tail -n 20
+add_counts "$rc" "$out"
+
 # Integration: torchvision, Transformer, BERT-style and MLP models exported
 # with torch (random weights) must import to static tandem IR.
 echo "=== [torch-models] export ($MODEL_SET set) + import"

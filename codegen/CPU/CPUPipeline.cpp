@@ -41,7 +41,11 @@ LogicalResult mlir::tandem::buildCPULowerToLLVMPipeline(OpPassManager &pm) {
       "func.func(tandem-flatten-empty-arguments),"
       "convert-linalg-to-parallel-loops,"
       "tandem-outline-parallel-loops,lower-affine,convert-scf-to-cf,"
-      "expand-strided-metadata,lower-affine,math-expand-ops,"
+      // Only tanh and rsqrt are expanded (into exp and sqrt): every other
+      // math op has an LLVM intrinsic or a libm function with C semantics,
+      // where the expansions are not exact (powf as exp(y * log(x)) is NaN
+      // for a negative base and for 0^0; asinh, sinh, ... lose precision).
+      "expand-strided-metadata,lower-affine,math-expand-ops{ops=tanh,rsqrt},"
       // exp, erf and tanh inline as polynomials LLVM vectorises.
       "tandem-approximate-math,"
       "finalize-memref-to-llvm,convert-arith-to-llvm,"

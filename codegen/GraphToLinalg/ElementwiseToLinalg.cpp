@@ -1,8 +1,10 @@
 //===- ElementwiseToLinalg.cpp - elementwise tandem ops to linalg ---------===//
 //
 // Unary and binary elementwise ops (binary ones broadcast like NumPy through
-// their indexing maps), cmp, where, cast, clip, gelu, bias_add and inference
-// batch_norm. Each becomes one linalg.generic with all loops parallel.
+// their indexing maps: arithmetic, remainders, bitwise ops and shifts), the
+// trigonometric and rounding functions, cmp, where, cast, clip, gelu,
+// bias_add and inference batch_norm. Each becomes one linalg.generic with all
+// loops parallel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,8 +41,18 @@ Value unaryScalar(SigmoidOp, OpBuilder &b, Location loc, Value x) {
   return arith::DivFOp::create(b, loc, one,
                                arith::AddFOp::create(b, loc, one, e));
 }
+/// `MathOp` on `x`, computed in f32 for narrower floats: libm and libdevice
+/// have no f16 or bf16 forms of the trigonometric and hyperbolic functions,
+/// and tanh's expansion evaluated in f16 is 0 for |x| below 5e-4.
+template <typename MathOp> Value inF32(OpBuilder &b, Location loc, Value x) {
+  Type type = x.getType();
+  if (type.isF32() || type.isF64())
+    return MathOp::create(b, loc, x);
+  Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+  return arith::TruncFOp::create(b, loc, type, MathOp::create(b, loc, wide));
+}
 Value unaryScalar(TanhOp, OpBuilder &b, Location loc, Value x) {
-  return math::TanhOp::create(b, loc, x);
+  return inF32<math::TanhOp>(b, loc, x);
 }
 Value unaryScalar(ExpOp, OpBuilder &b, Location loc, Value x) {
   return math::ExpOp::create(b, loc, x);
@@ -67,6 +79,49 @@ Value unaryScalar(AbsOp, OpBuilder &b, Location loc, Value x) {
   if (isFloat(x))
     return math::AbsFOp::create(b, loc, x);
   return math::AbsIOp::create(b, loc, x);
+}
+
+Value unaryScalar(SinOp, OpBuilder &b, Location loc, Value x) {
+  return inF32<math::SinOp>(b, loc, x);
+}
+Value unaryScalar(CosOp, OpBuilder &b, Location loc, Value x) {
+  return inF32<math::CosOp>(b, loc, x);
+}
+Value unaryScalar(TanOp, OpBuilder &b, Location loc, Value x) {
+  return inF32<math::TanOp>(b, loc, x);
+}
+Value unaryScalar(AsinOp, OpBuilder &b, Location loc, Value x) {
+  return inF32<math::AsinOp>(b, loc, x);
+}
+Value unaryScalar(AcosOp, OpBuilder &b, Location loc, Value x) {
+  return inF32<math::AcosOp>(b, loc, x);
+}
+Value unaryScalar(AtanOp, OpBuilder &b, Location loc, Value x) {
+  return inF32<math::AtanOp>(b, loc, x);
+}
+Value unaryScalar(SinhOp, OpBuilder &b, Location loc, Value x) {
+  return inF32<math::SinhOp>(b, loc, x);
+}
+Value unaryScalar(CoshOp, OpBuilder &b, Location loc, Value x) {
+  return inF32<math::CoshOp>(b, loc, x);
+}
+Value unaryScalar(AsinhOp, OpBuilder &b, Location loc, Value x) {
+  return inF32<math::AsinhOp>(b, loc, x);
+}
+Value unaryScalar(AcoshOp, OpBuilder &b, Location loc, Value x) {
+  return inF32<math::AcoshOp>(b, loc, x);
+}
+Value unaryScalar(AtanhOp, OpBuilder &b, Location loc, Value x) {
+  return inF32<math::AtanhOp>(b, loc, x);
+}
+Value unaryScalar(FloorOp, OpBuilder &b, Location loc, Value x) {
+  return math::FloorOp::create(b, loc, x);
+}
+Value unaryScalar(CeilOp, OpBuilder &b, Location loc, Value x) {
+  return math::CeilOp::create(b, loc, x);
+}
+Value unaryScalar(RoundOp, OpBuilder &b, Location loc, Value x) {
+  return math::RoundEvenOp::create(b, loc, x);
 }
 
 /// Lowers a unary op whose scalar form is `unaryScalar(OpTy, ...)`.
@@ -187,6 +242,63 @@ Value binaryScalar(DivOp, OpBuilder &b, Location loc, Value l, Value r) {
 }
 Value binaryScalar(PowOp, OpBuilder &b, Location loc, Value l, Value r) {
   return math::PowFOp::create(b, loc, l, r);
+}
+/// Integer remainders divide by 1 where the divisor is 0 or -1 (the result
+/// is then 0), so that no division traps; `fmod = false` moves a non-zero
+/// remainder to the divisor's sign.
+Value binaryScalar(ModOp op, OpBuilder &b, Location loc, Value l, Value r) {
+  if (isFloat(l))
+    return arith::RemFOp::create(b, loc, l, r);
+  Type t = l.getType();
+  Value zero = scalarConstant(b, loc, t, 0), one = scalarConstant(b, loc, t, 1);
+  Value isZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r, zero);
+  Value isMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r,
+                                           scalarConstant(b, loc, t, -1));
+  Value divisor = arith::SelectOp::create(
+      b, loc, arith::OrIOp::create(b, loc, isZero, isMinusOne), one, r);
+  Value rem = arith::RemSIOp::create(b, loc, l, divisor);
+  if (op.getFmod())
+    return rem;
+  Value remNegative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem, zero);
+  Value divisorNegative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, divisor, zero);
+  Value remNonZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rem, zero);
+  Value signsDiffer =
+      arith::XOrIOp::create(b, loc, remNegative, divisorNegative);
+  Value adjust = arith::AndIOp::create(b, loc, remNonZero, signsDiffer);
+  return arith::SelectOp::create(
+      b, loc, adjust, arith::AddIOp::create(b, loc, rem, divisor), rem);
+}
+Value binaryScalar(AndOp, OpBuilder &b, Location loc, Value l, Value r) {
+  return arith::AndIOp::create(b, loc, l, r);
+}
+Value binaryScalar(OrOp, OpBuilder &b, Location loc, Value l, Value r) {
+  return arith::OrIOp::create(b, loc, l, r);
+}
+Value binaryScalar(XorOp, OpBuilder &b, Location loc, Value l, Value r) {
+  return arith::XOrIOp::create(b, loc, l, r);
+}
+/// A logical shift; an amount outside [0, bit width) (compared unsigned)
+/// gives 0 instead of LLVM's poison.
+template <typename ShiftOp>
+Value logicalShift(OpBuilder &b, Location loc, Value l, Value r) {
+  Type t = l.getType();
+  Value zero = scalarConstant(b, loc, t, 0);
+  Value inRange = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult, r,
+      scalarConstant(b, loc, t, t.getIntOrFloatBitWidth()));
+  Value amount = arith::SelectOp::create(b, loc, inRange, r, zero);
+  return arith::SelectOp::create(b, loc, inRange,
+                                 ShiftOp::create(b, loc, l, amount), zero);
+}
+Value binaryScalar(ShiftLeftOp, OpBuilder &b, Location loc, Value l, Value r) {
+  return logicalShift<arith::ShLIOp>(b, loc, l, r);
+}
+Value binaryScalar(ShiftRightOp, OpBuilder &b, Location loc, Value l, Value r) {
+  return logicalShift<arith::ShRUIOp>(b, loc, l, r);
 }
 Value binaryScalar(MaxOp, OpBuilder &b, Location loc, Value l, Value r) {
   return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, l, r);
@@ -379,10 +491,18 @@ void mlir::tandem::linalg_lowering::populateElementwiseToLinalgPatterns(
            UnaryToGeneric<SqrtOp>, UnaryToGeneric<RsqrtOp>,
            UnaryToGeneric<ErfOp>, UnaryToGeneric<NegOp>, UnaryToGeneric<AbsOp>>(
           ctx);
-  patterns.add<BinaryToGeneric<AddOp>, BinaryToGeneric<SubOp>,
-               BinaryToGeneric<MulOp>, BinaryToGeneric<DivOp>,
-               BinaryToGeneric<PowOp>, BinaryToGeneric<MaxOp>,
-               BinaryToGeneric<MinOp>>(ctx);
+  patterns.add<
+      UnaryToGeneric<SinOp>, UnaryToGeneric<CosOp>, UnaryToGeneric<TanOp>,
+      UnaryToGeneric<AsinOp>, UnaryToGeneric<AcosOp>, UnaryToGeneric<AtanOp>,
+      UnaryToGeneric<SinhOp>, UnaryToGeneric<CoshOp>, UnaryToGeneric<AsinhOp>,
+      UnaryToGeneric<AcoshOp>, UnaryToGeneric<AtanhOp>, UnaryToGeneric<FloorOp>,
+      UnaryToGeneric<CeilOp>, UnaryToGeneric<RoundOp>>(ctx);
+  patterns.add<
+      BinaryToGeneric<AddOp>, BinaryToGeneric<SubOp>, BinaryToGeneric<MulOp>,
+      BinaryToGeneric<DivOp>, BinaryToGeneric<PowOp>, BinaryToGeneric<MaxOp>,
+      BinaryToGeneric<MinOp>, BinaryToGeneric<ModOp>, BinaryToGeneric<AndOp>,
+      BinaryToGeneric<OrOp>, BinaryToGeneric<XorOp>,
+      BinaryToGeneric<ShiftLeftOp>, BinaryToGeneric<ShiftRightOp>>(ctx);
   patterns.add<GeluToGeneric, ClipToGeneric, CmpToGeneric, WhereToGeneric,
                CastToGeneric, BiasAddToGeneric, BatchNormToGeneric>(ctx);
 }

@@ -678,22 +678,33 @@ LogicalResult GraphImporter::importInputs(func::FuncOp &func) {
 }
 
 LogicalResult GraphImporter::checkSupported(const ConverterMap &converters) {
-  // Collect every unsupported op before failing, so users see them all.
-  SmallVector<std::string> problems;
+  // Collect every unsupported op before failing, so users see them all: each
+  // op type once, in order of first use, with the names of its nodes.
+  SmallVector<std::pair<std::string, SmallVector<std::string>>> byType;
+  llvm::StringMap<size_t> typeIndex;
+  size_t nodes = 0;
   for (const onnx::NodeProto &n : model.graph().node()) {
     bool defaultDomain = n.domain().empty() || n.domain() == "ai.onnx";
     if (defaultDomain && converters.count(n.op_type()))
       continue;
-    std::string name = n.name().empty() ? "<unnamed>" : n.name();
-    problems.push_back("'" + name + "' (" +
-                       (defaultDomain ? "" : n.domain() + ".") + n.op_type() +
-                       ")");
+    std::string type = (defaultDomain ? "" : n.domain() + ".") + n.op_type();
+    auto [it, inserted] = typeIndex.try_emplace(type, byType.size());
+    if (inserted)
+      byType.push_back({type, {}});
+    byType[it->second].second.push_back(
+        n.name().empty() ? "<unnamed>" : "'" + n.name() + "'");
+    ++nodes;
   }
-  if (problems.empty())
+  if (byType.empty())
     return success();
+  SmallVector<std::string> entries;
+  for (auto &[type, names] : byType)
+    entries.push_back(type + " (" + llvm::join(names, ", ") + ")");
   InFlightDiagnostic diag = emitError(fileLoc());
-  diag << problems.size() << " node" << (problems.size() == 1 ? "" : "s")
-       << " use unsupported ops: " << llvm::join(problems, ", ");
+  diag << nodes << (nodes == 1 ? " node uses " : " nodes use ") << byType.size()
+       << (byType.size() == 1 ? " unsupported op type: "
+                              : " unsupported op types: ")
+       << llvm::join(entries, ", ");
   return failure();
 }
 

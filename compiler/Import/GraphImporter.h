@@ -46,8 +46,34 @@ using ConverterMap = llvm::StringMap<OpConverter>;
 std::string onnxTypeName(int32_t onnxType);
 
 void registerElementwiseConverters(ConverterMap &map);
+/// Activations built from elementwise tandem ops (LeakyRelu, PRelu, Elu,
+/// Selu, Celu, Softplus, Softsign, Mish, ThresholdedRelu, Shrink).
+void registerActivationConverters(ConverterMap &map);
+/// Trigonometric and rounding functions, Sign, Mod, IsNaN/IsInf, logical and
+/// bitwise ops, BitShift, Mean, CastLike and Size.
+void registerMathConverters(ConverterMap &map);
 void registerNNConverters(ConverterMap &map);
 void registerShapeConverters(ConverterMap &map);
+
+/// Evaluates `fn` elementwise over known operands with NumPy broadcasting;
+/// std::nullopt when the shapes do not broadcast or `fn` declines.
+std::optional<KnownInts>
+foldKnown(ArrayRef<const KnownInts *> operands, Type resultType,
+          function_ref<std::optional<int64_t>(ArrayRef<int64_t>)> fn);
+
+/// Fails with a diagnostic when inputs `i` and `j` have different element
+/// types.
+LogicalResult checkSameElementType(GraphImporter &im, unsigned i, unsigned j);
+
+/// `fn(x)`, computed in f32 when `x` is f16 or bf16 (cast in, and the
+/// result cast back), as onnxruntime's kernels compute narrow floats: a
+/// decomposition evaluated in f16 rounds every intermediate (exp(x) - 1 is 0
+/// for tiny x).
+Value computeInF32(GraphImporter &im, Value x, function_ref<Value(Value)> fn);
+
+/// Converts input 0 to `target` (ONNX Cast and CastLike); known integers stay
+/// known.
+LogicalResult convertCastTo(GraphImporter &im, Type target);
 
 class GraphImporter {
 public:

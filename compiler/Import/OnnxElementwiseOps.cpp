@@ -17,10 +17,9 @@ using namespace mlir;
 using namespace mlir::tandem;
 using namespace mlir::tandem::onnx_import;
 
-/// Evaluates `fn` elementwise over known operands with NumPy broadcasting.
-static std::optional<KnownInts>
-foldKnown(ArrayRef<const KnownInts *> operands, Type resultType,
-          function_ref<std::optional<int64_t>(ArrayRef<int64_t>)> fn) {
+std::optional<KnownInts> mlir::tandem::onnx_import::foldKnown(
+    ArrayRef<const KnownInts *> operands, Type resultType,
+    function_ref<std::optional<int64_t>(ArrayRef<int64_t>)> fn) {
   shape::Shape outShape;
   for (const KnownInts *k : operands) {
     std::optional<shape::Shape> next = shape::broadcast(outShape, k->shape);
@@ -51,9 +50,9 @@ foldKnown(ArrayRef<const KnownInts *> operands, Type resultType,
   return result;
 }
 
-/// Checks that inputs `i` and `j` have the same element type.
-static LogicalResult checkSameElementType(GraphImporter &im, unsigned i,
-                                          unsigned j) {
+LogicalResult mlir::tandem::onnx_import::checkSameElementType(GraphImporter &im,
+                                                              unsigned i,
+                                                              unsigned j) {
   RankedTensorType a = im.inputType(i), b = im.inputType(j);
   if (a && b && a.getElementType() != b.getElementType())
     return im.error() << "inputs #" << i << " (" << a << ") and #" << j << " ("
@@ -68,6 +67,27 @@ template <typename OpT> static LogicalResult convertUnary(GraphImporter &im) {
     return failure();
   im.setOutput(0, im.create<OpT>(*x));
   return success();
+}
+
+/// Neg and Abs; a known integer operand folds (wrapping as the lowering
+/// does: -INT_MIN is INT_MIN), so `Neg(Constant)` stays known for shape
+/// arithmetic.
+template <typename OpT, bool IsNeg>
+static LogicalResult convertNegOrAbs(GraphImporter &im) {
+  const KnownInts *k = im.knownInput(0);
+  if (k && k->elementType.isInteger() && !k->elementType.isInteger(1)) {
+    unsigned width = k->elementType.getIntOrFloatBitWidth();
+    KnownInts r = *k;
+    for (int64_t &v : r.values) {
+      if (!IsNeg && v >= 0)
+        continue;
+      llvm::APInt bits(64, static_cast<uint64_t>(v), /*isSigned=*/true);
+      v = (-bits.trunc(width)).getSExtValue();
+    }
+    im.setKnownOutput(0, std::move(r));
+    return success();
+  }
+  return convertUnary<OpT>(im);
 }
 
 /// Binary arithmetic; integer shape arithmetic on known values folds.
@@ -91,12 +111,16 @@ convertBinary(GraphImporter &im,
 }
 
 /// Pow allows an exponent of another type (e.g. float ** int64): it is
-/// converted to the base's element type.
+/// converted to the base's element type, which must be a float.
 static LogicalResult convertPow(GraphImporter &im) {
   FailureOr<Value> base = im.input(0), exponent = im.input(1);
   if (failed(base) || failed(exponent))
     return failure();
   Type elem = cast<RankedTensorType>(base->getType()).getElementType();
+  if (!isa<FloatType>(elem))
+    return im.error() << "an integer base (" << base->getType()
+                      << ") is not supported; Pow needs a float base",
+           failure();
   Value e = *exponent;
   if (cast<RankedTensorType>(e.getType()).getElementType() != elem)
     e = im.create<CastOp>(e, elem);
@@ -217,11 +241,16 @@ static LogicalResult convertHardSigmoid(GraphImporter &im) {
   FailureOr<Value> x = im.input(0);
   if (failed(x))
     return failure();
-  FailureOr<Value> y = hardSigmoid(im, *x, im.attrFloat("alpha", 0.2f),
-                                   im.attrFloat("beta", 0.5f));
-  if (failed(y))
+  bool ok = true;
+  Value y = computeInF32(im, *x, [&](Value wide) -> Value {
+    FailureOr<Value> r = hardSigmoid(im, wide, im.attrFloat("alpha", 0.2f),
+                                     im.attrFloat("beta", 0.5f));
+    ok = succeeded(r);
+    return ok ? *r : Value();
+  });
+  if (!ok)
     return failure();
-  im.setOutput(0, *y);
+  im.setOutput(0, y);
   return success();
 }
 
@@ -229,10 +258,15 @@ static LogicalResult convertHardSwish(GraphImporter &im) {
   FailureOr<Value> x = im.input(0);
   if (failed(x))
     return failure();
-  FailureOr<Value> gate = hardSigmoid(im, *x, 1.0 / 6.0, 0.5);
-  if (failed(gate))
+  bool ok = true;
+  Value y = computeInF32(im, *x, [&](Value wide) -> Value {
+    FailureOr<Value> gate = hardSigmoid(im, wide, 1.0 / 6.0, 0.5);
+    ok = succeeded(gate);
+    return ok ? Value(im.create<MulOp>(wide, *gate)) : Value();
+  });
+  if (!ok)
     return failure();
-  im.setOutput(0, im.create<MulOp>(*x, *gate));
+  im.setOutput(0, y);
   return success();
 }
 
@@ -289,6 +323,11 @@ static LogicalResult convertCast(GraphImporter &im) {
     return im.error() << "cast to unsupported element type "
                       << onnxTypeName(to),
            failure();
+  return convertCastTo(im, target);
+}
+
+LogicalResult mlir::tandem::onnx_import::convertCastTo(GraphImporter &im,
+                                                       Type target) {
   if (const KnownInts *k = im.knownInput(0))
     if (target.isInteger()) {
       KnownInts r = *k;
@@ -386,8 +425,8 @@ void mlir::tandem::onnx_import::registerElementwiseConverters(
   map["Log"] = convertUnary<LogOp>;
   map["Sqrt"] = convertUnary<SqrtOp>;
   map["Erf"] = convertUnary<ErfOp>;
-  map["Neg"] = convertUnary<NegOp>;
-  map["Abs"] = convertUnary<AbsOp>;
+  map["Neg"] = convertNegOrAbs<NegOp, /*IsNeg=*/true>;
+  map["Abs"] = convertNegOrAbs<AbsOp, /*IsNeg=*/false>;
   map["Reciprocal"] = convertReciprocal;
   map["Clip"] = convertClip;
   map["HardSigmoid"] = convertHardSigmoid;
@@ -397,4 +436,6 @@ void mlir::tandem::onnx_import::registerElementwiseConverters(
   map["Dropout"] = convertPassThrough;
   map["Cast"] = convertCast;
   map["Softmax"] = convertSoftmax;
+  registerActivationConverters(map);
+  registerMathConverters(map);
 }

@@ -29,7 +29,10 @@ int64_t mlir::tandem::tensorBytes(Type type) {
 /// polynomial evaluations of a dozen or so operations.
 static double elementwiseFlops(Operation *op) {
   return TypeSwitch<Operation *, double>(op)
-      .Case<ExpOp, LogOp, TanhOp, ErfOp, PowOp>([](auto) { return 12.0; })
+      .Case<ExpOp, LogOp, TanhOp, ErfOp, PowOp, SinOp, CosOp, TanOp, AsinOp,
+            AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp>(
+          [](auto) { return 12.0; })
+      .Case<ModOp>([](auto) { return 4.0; })
       .Case<SigmoidOp>([](auto) { return 14.0; })
       .Case<GeluOp>([](auto) { return 18.0; })
       .Case<SqrtOp, RsqrtOp, DivOp>([](auto) { return 4.0; })

@@ -33,7 +33,8 @@ FusionRole mlir::tandem::getFusionRole(Operation *op) {
 
 bool mlir::tandem::isTranscendental(Operation *op) {
   return isa<ExpOp, LogOp, TanhOp, ErfOp, PowOp, SqrtOp, RsqrtOp, SigmoidOp,
-             GeluOp>(op);
+             GeluOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp,
+             CoshOp, AsinhOp, AcoshOp, AtanhOp>(op);
 }
 
 bool mlir::tandem::isInlinableConstant(Operation *op,

@@ -349,6 +349,124 @@ OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
   return foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0);
 }
 
+namespace {
+/// pow(x, 2) -> x * x and pow(x, 3) -> x * x * x, as onnxruntime evaluates
+/// them (and a vectorisable multiply instead of a libm call).
+struct PowOfSmallIntegerToMul : OpRewritePattern<PowOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PowOp op,
+                                PatternRewriter &rewriter) const override {
+    Attribute exponent;
+    if (op.getLhs().getType() != op.getType() ||
+        !matchPattern(op.getRhs(), m_Constant(&exponent)))
+      return rewriter.notifyMatchFailure(op, "not a constant exponent");
+    bool square = isSplatOf(exponent, 2.0), cube = isSplatOf(exponent, 3.0);
+    if (!square && !cube)
+      return rewriter.notifyMatchFailure(op, "exponent is not 2 or 3");
+    Value x = op.getLhs();
+    Value result = MulOp::create(rewriter, op.getLoc(), x, x);
+    if (cube)
+      result = MulOp::create(rewriter, op.getLoc(), result, x);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+} // namespace
+
+void PowOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<PowOfSmallIntegerToMul>(context);
+}
+
+/// Folds integer remainders of small constants (float ones are left to run
+/// time). Matches the lowering: a remainder by zero is 0.
+OpFoldResult ModOp::fold(FoldAdaptor adaptor) {
+  bool truncated = getFmod();
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         {{}, [&](ArrayRef<APInt> a) -> std::optional<APInt> {
+                            const APInt &x = a[0], &y = a[1];
+                            if (y.isZero() || y.isAllOnes())
+                              return APInt::getZero(x.getBitWidth());
+                            APInt r = x.srem(y);
+                            if (!truncated && !r.isZero() &&
+                                r.isNegative() != y.isNegative())
+                              r += y;
+                            return r;
+                          }});
+}
+
+OpFoldResult AndOp::fold(FoldAdaptor adaptor) {
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         {{}, [](ArrayRef<APInt> a) -> std::optional<APInt> {
+                            return a[0] & a[1];
+                          }});
+}
+
+OpFoldResult OrOp::fold(FoldAdaptor adaptor) {
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         {{}, [](ArrayRef<APInt> a) -> std::optional<APInt> {
+                            return a[0] | a[1];
+                          }});
+}
+
+OpFoldResult XorOp::fold(FoldAdaptor adaptor) {
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         {{}, [](ArrayRef<APInt> a) -> std::optional<APInt> {
+                            return a[0] ^ a[1];
+                          }});
+}
+
+/// A shift by an amount outside [0, bit width) gives 0, as in the lowering.
+static std::optional<APInt> shiftBits(const APInt &x, const APInt &amount,
+                                      bool left) {
+  if (amount.uge(x.getBitWidth()))
+    return APInt::getZero(x.getBitWidth());
+  unsigned n = amount.getZExtValue();
+  return left ? x.shl(n) : x.lshr(n);
+}
+
+OpFoldResult ShiftLeftOp::fold(FoldAdaptor adaptor) {
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         {{}, [](ArrayRef<APInt> a) {
+                            return shiftBits(a[0], a[1], /*left=*/true);
+                          }});
+}
+
+OpFoldResult ShiftRightOp::fold(FoldAdaptor adaptor) {
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         {{}, [](ArrayRef<APInt> a) {
+                            return shiftBits(a[0], a[1], /*left=*/false);
+                          }});
+}
+
+OpFoldResult FloorOp::fold(FoldAdaptor adaptor) {
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         {[](ArrayRef<APFloat> a) {
+                            return mapAsDouble(
+                                a[0], [](double x) { return std::floor(x); });
+                          },
+                          {}});
+}
+
+OpFoldResult CeilOp::fold(FoldAdaptor adaptor) {
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         {[](ArrayRef<APFloat> a) {
+                            return mapAsDouble(
+                                a[0], [](double x) { return std::ceil(x); });
+                          },
+                          {}});
+}
+
+OpFoldResult RoundOp::fold(FoldAdaptor adaptor) {
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
+                            APFloat r = a[0];
+                            r.roundToIntegral(APFloat::rmNearestTiesToEven);
+                            return r;
+                          },
+                          {}});
+}
+
 /// Folds max and min: `op(x, x)` is x, and small constants evaluate.
 /// NaN propagates, as in ONNX Max/Min.
 template <typename OpT>

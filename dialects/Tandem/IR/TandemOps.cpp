@@ -592,6 +592,14 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
       onTrue.getElementType(), types);
 }
 
+LogicalResult ModOp::verify() {
+  Type element = getType().getElementType();
+  if (isa<FloatType>(element) && !getFmod())
+    return emitOpError() << "requires 'fmod' = true for float elements ("
+                         << element << "), as ONNX Mod does";
+  return success();
+}
+
 LogicalResult ClipOp::verify() {
   std::optional<APFloat> min = getMin(), max = getMax();
   if (min && max && max->compare(*min) == APFloat::cmpLessThan)

@@ -40,6 +40,7 @@ def Tandem_NumericTensor : RankedTensorOf<[F32, F16, BF16, I64, I32]>;
 def Tandem_AnyTensor : RankedTensorOf<[F32, F16, BF16, I64, I32, I1]>;
 def Tandem_IndexTensor : RankedTensorOf<[I64, I32]>;
 def Tandem_BoolTensor : RankedTensorOf<[I1]>;
+def Tandem_IntOrBoolTensor : RankedTensorOf<[I64, I32, I1]>;
 
 def Tandem_ElementType : TypeAttrOf<AnyTypeOf<[F32, F16, BF16, I64, I32, I1]>>;
 
@@ -483,12 +484,20 @@ def Tandem_DivOp : Tandem_BinaryElementwiseOp<"div", Tandem_NumericTensor> {
 def Tandem_PowOp : Tandem_BinaryElementwiseOp<"pow", Tandem_FloatTensor> {
   let summary = "elementwise power with broadcasting";
   let description = [{
+    C `pow` semantics, as onnxruntime computes ONNX `Pow`: a negative base
+    with an integer-valued exponent is defined (`(-2)^3 = -8`,
+    `(-2)^-1 = -0.5`), `x^0 = 1` for every `x` (NaN included),
+    `0^-1 = inf`, and a negative base with a non-integer exponent is NaN.
+    Canonicalisation turns a constant exponent of 2 or 3 into
+    multiplications (onnxruntime does the same).
+
     Example:
 
     ```mlir
     %2 = tandem.pow %0, %1 : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
     ```
   }];
+  let hasCanonicalizer = 1;
 }
 
 def Tandem_MaxOp : Tandem_BinaryElementwiseOp<"max", Tandem_NumericTensor,
@@ -514,6 +523,58 @@ def Tandem_MinOp : Tandem_BinaryElementwiseOp<"min", Tandem_NumericTensor,
     ```
   }];
 }
+
+def Tandem_ModOp : Tandem_BinaryElementwiseOp<"mod", Tandem_NumericTensor> {
+  let summary = "elementwise remainder with broadcasting";
+  let description = [{
+    ONNX `Mod`. With `fmod = true` the remainder takes the sign of the
+    dividend, as C `fmod` (floats) or `%` (integers) do; with `fmod = false`
+    (integers only, as ONNX requires) it takes the sign of the divisor, as
+    Python's `%` does. An integer remainder by zero is 0 (ONNX leaves it
+    undefined; this never traps).
+
+    Example:
+
+    ```mlir
+    %2 = tandem.mod %0, %1 : (tensor<2x3xi64>, tensor<i64>) -> tensor<2x3xi64>
+    %3 = tandem.mod %a, %b {fmod = true}
+        : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_NumericTensor:$lhs, Tandem_NumericTensor:$rhs,
+                       DefaultValuedAttr<BoolAttr, "false">:$fmod);
+  let hasVerifier = 1;
+}
+
+class Tandem_DocBitwiseOp<string mnemonic, string what, list<Trait> traits = []>
+    : Tandem_BinaryElementwiseOp<mnemonic, Tandem_IntOrBoolTensor, traits> {
+  let summary = "elementwise " # what # " with broadcasting";
+  let description = "Bitwise " # what # " of integers; on `i1` it is the " #
+    "logical " # what # " (ONNX `" # !toupper(!substr(mnemonic, 0, 1)) #
+    !substr(mnemonic, 1) # "` and `Bitwise" #
+    !toupper(!substr(mnemonic, 0, 1)) # !substr(mnemonic, 1) # "`; `Not` " #
+    "and `BitwiseNot` are `xor` with all ones).\n\nExample:\n\n```mlir\n" #
+    "%2 = tandem." # mnemonic #
+    " %0, %1 : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>\n```";
+}
+
+def Tandem_AndOp : Tandem_DocBitwiseOp<"and", "and", [Commutative]>;
+def Tandem_OrOp : Tandem_DocBitwiseOp<"or", "or", [Commutative]>;
+def Tandem_XorOp : Tandem_DocBitwiseOp<"xor", "xor", [Commutative]>;
+
+class Tandem_ShiftOp<string mnemonic, string direction>
+    : Tandem_BinaryElementwiseOp<mnemonic, Tandem_IndexTensor> {
+  let summary = "elementwise logical shift " # direction # " with broadcasting";
+  let description = "Shifts the bits of each `lhs` element " # direction #
+    " by the `rhs` element, filling with zeros (ONNX `BitShift` with " #
+    "`direction = \"" # !toupper(direction) # "\"`, defined on unsigned " #
+    "integers: the bits are shifted as unsigned). A shift amount outside " #
+    "`[0, bit width)` gives 0.\n\nExample:\n\n```mlir\n%2 = tandem." #
+    mnemonic # " %0, %1 : (tensor<4xi32>, tensor<i32>) -> tensor<4xi32>\n```";
+}
+
+def Tandem_ShiftLeftOp : Tandem_ShiftOp<"shift_left", "left">;
+def Tandem_ShiftRightOp : Tandem_ShiftOp<"shift_right", "right">;
 
 def Tandem_CmpOp : Tandem_InferredOp<"cmp",
     [Pure, Tandem_Elementwise, Tandem_Broadcasting,
@@ -591,6 +652,40 @@ def Tandem_NegOp : Tandem_DocUnaryOp<"neg", Tandem_NumericTensor, "-x"> {
   let hasFolder = 1;
 }
 def Tandem_AbsOp : Tandem_DocUnaryOp<"abs", Tandem_NumericTensor, "|x|"> {
+  let hasFolder = 1;
+}
+
+def Tandem_SinOp : Tandem_DocUnaryOp<"sin", Tandem_FloatTensor, "sin(x)">;
+def Tandem_CosOp : Tandem_DocUnaryOp<"cos", Tandem_FloatTensor, "cos(x)">;
+def Tandem_TanOp : Tandem_DocUnaryOp<"tan", Tandem_FloatTensor, "tan(x)">;
+def Tandem_AsinOp : Tandem_DocUnaryOp<"asin", Tandem_FloatTensor, "asin(x)">;
+def Tandem_AcosOp : Tandem_DocUnaryOp<"acos", Tandem_FloatTensor, "acos(x)">;
+def Tandem_AtanOp : Tandem_DocUnaryOp<"atan", Tandem_FloatTensor, "atan(x)">;
+def Tandem_SinhOp : Tandem_DocUnaryOp<"sinh", Tandem_FloatTensor, "sinh(x)">;
+def Tandem_CoshOp : Tandem_DocUnaryOp<"cosh", Tandem_FloatTensor, "cosh(x)">;
+def Tandem_AsinhOp : Tandem_DocUnaryOp<"asinh", Tandem_FloatTensor,
+                                       "asinh(x)">;
+def Tandem_AcoshOp : Tandem_DocUnaryOp<"acosh", Tandem_FloatTensor,
+                                       "acosh(x)">;
+def Tandem_AtanhOp : Tandem_DocUnaryOp<"atanh", Tandem_FloatTensor,
+                                       "atanh(x)">;
+def Tandem_FloorOp : Tandem_DocUnaryOp<"floor", Tandem_FloatTensor,
+                                       "floor(x)"> { let hasFolder = 1; }
+def Tandem_CeilOp : Tandem_DocUnaryOp<"ceil", Tandem_FloatTensor, "ceil(x)"> {
+  let hasFolder = 1;
+}
+def Tandem_RoundOp : Tandem_UnaryElementwiseOp<"round", Tandem_FloatTensor> {
+  let summary = "rounds to the nearest integer, halves to even";
+  let description = [{
+    ONNX `Round`: `round(2.5) = 2`, `round(-1.5) = -2`, `round(0.4) = 0`.
+    Infinities, NaN and signed zeros are returned unchanged.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.round %0 : tensor<2x3xf32>
+    ```
+  }];
   let hasFolder = 1;
 }
 

@@ -190,3 +190,121 @@ func.func @batch_norm(%x: tensor<1x8x4x4xf32>, %s: tensor<8xf32>, %b: tensor<8xf
   %0 = tandem.batch_norm %x, %s, %b, %m, %v {epsilon = 1.0e-05 : f32} : (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
   return %0 : tensor<1x8x4x4xf32>
 }
+
+// -----
+
+// The trigonometric, hyperbolic and rounding ops map to math ops; round is
+// half to even.
+// CHECK-LABEL: func.func @math_unary
+// CHECK: math.sin
+// CHECK: math.acosh
+// CHECK: math.floor
+// CHECK: math.ceil
+// CHECK: math.roundeven
+// CHECK-NOT: tandem.
+func.func @math_unary(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %0 = tandem.sin %a : tensor<4xf32>
+  %1 = tandem.acosh %a : tensor<4xf32>
+  %2 = tandem.floor %a : tensor<4xf32>
+  %3 = tandem.ceil %a : tensor<4xf32>
+  %4 = tandem.round %a : tensor<4xf32>
+  return %0, %1, %2, %3, %4 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// f16 trigonometric functions and tanh compute in f32 (libm and libdevice
+// have no f16 forms; tanh's expansion in f16 is 0 for tiny x); rounding
+// stays f16.
+// CHECK-LABEL: func.func @math_unary_f16
+// CHECK: %[[W:.+]] = arith.extf %{{.+}} : f16 to f32
+// CHECK: %[[S:.+]] = math.tan %[[W]] : f32
+// CHECK: arith.truncf %[[S]] : f32 to f16
+// CHECK: math.floor %{{.+}} : f16
+// CHECK: %[[TW:.+]] = arith.extf %{{.+}} : f16 to f32
+// CHECK: %[[T:.+]] = math.tanh %[[TW]] : f32
+// CHECK: arith.truncf %[[T]] : f32 to f16
+func.func @math_unary_f16(%a: tensor<4xf16>) -> (tensor<4xf16>, tensor<4xf16>, tensor<4xf16>) {
+  %0 = tandem.tan %a : tensor<4xf16>
+  %1 = tandem.floor %a : tensor<4xf16>
+  %2 = tandem.tanh %a : tensor<4xf16>
+  return %0, %1, %2 : tensor<4xf16>, tensor<4xf16>, tensor<4xf16>
+}
+
+// -----
+
+// A float remainder with fmod is frem (C fmod).
+// CHECK-LABEL: func.func @mod_float
+// CHECK: arith.remf %{{.+}}, %{{.+}} : f32
+func.func @mod_float(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tandem.mod %a, %b {fmod = true} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// An integer remainder divides by 1 where the divisor is 0 or -1 (no trap),
+// and the floored form moves a remainder whose sign differs from the
+// divisor's by adding the divisor.
+// CHECK-LABEL: func.func @mod_int_floored
+// CHECK: ^bb0(%[[L:.+]]: i64, %[[R:.+]]: i64, %{{.+}}: i64):
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant 0 : i64
+// CHECK-DAG: %[[ONE:.+]] = arith.constant 1 : i64
+// CHECK: %[[Z:.+]] = arith.cmpi eq, %[[R]], %[[ZERO]]
+// CHECK: %[[M1:.+]] = arith.constant -1 : i64
+// CHECK: %[[N:.+]] = arith.cmpi eq, %[[R]], %[[M1]]
+// CHECK: %[[BAD:.+]] = arith.ori %[[Z]], %[[N]]
+// CHECK: %[[D:.+]] = arith.select %[[BAD]], %[[ONE]], %[[R]]
+// CHECK: %[[REM:.+]] = arith.remsi %[[L]], %[[D]]
+// CHECK: %[[FIX:.+]] = arith.addi %[[REM]], %[[D]]
+// CHECK: %[[Y:.+]] = arith.select %{{.+}}, %[[FIX]], %[[REM]]
+// CHECK: linalg.yield %[[Y]]
+func.func @mod_int_floored(%a: tensor<4xi64>, %b: tensor<4xi64>) -> tensor<4xi64> {
+  %0 = tandem.mod %a, %b : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+// With fmod the integer remainder is remsi as is.
+// CHECK-LABEL: func.func @mod_int_truncated
+// CHECK: %[[REM:.+]] = arith.remsi
+// CHECK-NOT: arith.addi
+// CHECK: linalg.yield %[[REM]]
+func.func @mod_int_truncated(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = tandem.mod %a, %b {fmod = true} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// and/or/xor are the bitwise arith ops, on bools as on integers.
+// CHECK-LABEL: func.func @bitwise
+// CHECK: arith.andi %{{.+}}, %{{.+}} : i1
+// CHECK: arith.ori %{{.+}}, %{{.+}} : i32
+// CHECK: arith.xori %{{.+}}, %{{.+}} : i64
+func.func @bitwise(%a: tensor<4xi1>, %b: tensor<4xi32>, %c: tensor<4xi64>) -> (tensor<4xi1>, tensor<4xi32>, tensor<4xi64>) {
+  %0 = tandem.and %a, %a : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  %1 = tandem.or %b, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %2 = tandem.xor %c, %c : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  return %0, %1, %2 : tensor<4xi1>, tensor<4xi32>, tensor<4xi64>
+}
+
+// -----
+
+// Shifts are logical; an amount outside [0, 32) (unsigned) gives 0 rather
+// than poison.
+// CHECK-LABEL: func.func @shifts
+// CHECK: ^bb0(%[[L:.+]]: i32, %[[R:.+]]: i32, %{{.+}}: i32):
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant 0 : i32
+// CHECK-DAG: %[[W:.+]] = arith.constant 32 : i32
+// CHECK: %[[OK:.+]] = arith.cmpi ult, %[[R]], %[[W]]
+// CHECK: %[[AMT:.+]] = arith.select %[[OK]], %[[R]], %[[ZERO]]
+// CHECK: %[[S:.+]] = arith.shli %[[L]], %[[AMT]]
+// CHECK: arith.select %[[OK]], %[[S]], %[[ZERO]]
+// CHECK: arith.shrui
+func.func @shifts(%a: tensor<4xi32>, %b: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
+  %0 = tandem.shift_left %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %1 = tandem.shift_right %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0, %1 : tensor<4xi32>, tensor<4xi32>
+}

@@ -229,3 +229,54 @@ func.func @cast_bool_constant() -> tensor<2xi64> {
   %1 = tandem.cast %0 {to = i64} : tensor<2xi1> -> tensor<2xi64>
   return %1 : tensor<2xi64>
 }
+
+// -----
+
+// pow with a constant exponent of 2 or 3 becomes multiplications, as
+// onnxruntime computes it; other exponents keep the pow (C pow semantics).
+// CHECK-LABEL: func.func @pow_small_integer_exponents
+// CHECK-SAME: (%[[X:.+]]: tensor<4xf32>)
+// CHECK: %[[SQ:.+]] = tandem.mul %[[X]], %[[X]]
+// CHECK: %[[SQ2:.+]] = tandem.mul %[[X]], %[[X]]
+// CHECK: %[[CUBE:.+]] = tandem.mul %[[SQ2]], %[[X]]
+// CHECK: %[[HALF:.+]] = tandem.pow %[[X]], %{{.+}}
+// CHECK: return %[[SQ]], %[[CUBE]], %[[HALF]]
+func.func @pow_small_integer_exponents(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %two = tandem.constant dense<2.0> : tensor<f32>
+  %three = tandem.constant dense<3.0> : tensor<f32>
+  %half = tandem.constant dense<0.5> : tensor<f32>
+  %0 = tandem.pow %x, %two : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %1 = tandem.pow %x, %three : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %2 = tandem.pow %x, %half : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Integer remainders, bitwise ops and shifts of constants fold (a remainder
+// by zero is 0, a shift by the bit width or more is 0); the floored
+// remainder takes the divisor's sign.
+// CHECK-LABEL: func.func @fold_integer_bit_ops
+// CHECK-DAG: tandem.constant dense<[-2, 1, 0, 1]> : tensor<4xi32>
+// CHECK-DAG: tandem.constant dense<[1, 1, 0, 1]> : tensor<4xi32>
+// CHECK-DAG: tandem.constant dense<[4, 16, 2, 0]> : tensor<4xi32>
+// CHECK-DAG: tandem.constant dense<[5, 3, 0, 0]> : tensor<4xi32>
+// CHECK-DAG: tandem.constant dense<[false, true]> : tensor<2xi1>
+// CHECK-NOT: tandem.mod
+// CHECK-NOT: tandem.and
+// CHECK-NOT: tandem.shift
+// CHECK-NOT: tandem.xor
+func.func @fold_integer_bit_ops() -> (tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<2xi1>) {
+  %a = tandem.constant dense<[7, 7, 5, 1]> : tensor<4xi32>
+  %b = tandem.constant dense<[-3, 3, 0, 32]> : tensor<4xi32>
+  %m = tandem.mod %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %f = tandem.mod %a, %b {fmod = true} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %two = tandem.constant dense<[1, 3, 0, 32]> : tensor<4xi32>
+  %one = tandem.constant dense<[2, 2, 2, 2]> : tensor<4xi32>
+  %s = tandem.shift_left %one, %two : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %n = tandem.and %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %t = tandem.constant dense<[true, false]> : tensor<2xi1>
+  %u = tandem.constant dense<true> : tensor<i1>
+  %x = tandem.xor %t, %u : (tensor<2xi1>, tensor<i1>) -> tensor<2xi1>
+  return %m, %f, %s, %n, %x : tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<2xi1>
+}

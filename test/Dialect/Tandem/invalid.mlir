@@ -661,3 +661,39 @@ func.func @launch_dims_wrong_arity(%x: memref<4xf32>) {
   func.call @kernel_fn(%x) {tandem.launch_dims = array<i64: 1, 1, 1, 32>} : (memref<4xf32>) -> ()
   return
 }
+
+// -----
+
+// ONNX defines the floored remainder (fmod = false) on integers only.
+func.func @mod_float_floored(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'tandem.mod' op requires 'fmod' = true for float elements ('f32'), as ONNX Mod does}}
+  %0 = tandem.mod %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// Bitwise ops take integers and bools, not floats.
+func.func @and_float(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'tandem.and' op operand #0 must be ranked tensor of 64-bit signless integer or 32-bit signless integer or 1-bit signless integer values}}
+  %0 = tandem.and %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// Shifts take integers only (no bools).
+func.func @shift_bool(%b: tensor<4xi1>) {
+  // expected-error @+1 {{'tandem.shift_left' op operand #0 must be ranked tensor of 64-bit signless integer or 32-bit signless integer values}}
+  %0 = tandem.shift_left %b, %b : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+// The trigonometric functions are float only.
+func.func @sin_int(%i: tensor<4xi32>) {
+  // expected-error @+1 {{'tandem.sin' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  %0 = tandem.sin %i : tensor<4xi32>
+  return
+}

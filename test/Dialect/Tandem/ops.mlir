@@ -123,6 +123,59 @@ func.func @unary(%x: tensor<2x3xf32>, %h: tensor<4xf16>, %i: tensor<4xi64>) {
   return
 }
 
+// CHECK-LABEL: func.func @math_unary
+func.func @math_unary(%x: tensor<2x3xf32>, %h: tensor<4xf16>) {
+  // CHECK: tandem.sin %{{.*}} : tensor<2x3xf32>
+  %0 = tandem.sin %x : tensor<2x3xf32>
+  // CHECK: tandem.cos %{{.*}} : tensor<4xf16>
+  %1 = tandem.cos %h : tensor<4xf16>
+  // CHECK: tandem.tan %{{.*}} : tensor<2x3xf32>
+  %2 = tandem.tan %x : tensor<2x3xf32>
+  // CHECK: tandem.asin %{{.*}} : tensor<2x3xf32>
+  %3 = tandem.asin %x : tensor<2x3xf32>
+  // CHECK: tandem.acos %{{.*}} : tensor<2x3xf32>
+  %4 = tandem.acos %x : tensor<2x3xf32>
+  // CHECK: tandem.atan %{{.*}} : tensor<2x3xf32>
+  %5 = tandem.atan %x : tensor<2x3xf32>
+  // CHECK: tandem.sinh %{{.*}} : tensor<2x3xf32>
+  %6 = tandem.sinh %x : tensor<2x3xf32>
+  // CHECK: tandem.cosh %{{.*}} : tensor<2x3xf32>
+  %7 = tandem.cosh %x : tensor<2x3xf32>
+  // CHECK: tandem.asinh %{{.*}} : tensor<2x3xf32>
+  %8 = tandem.asinh %x : tensor<2x3xf32>
+  // CHECK: tandem.acosh %{{.*}} : tensor<2x3xf32>
+  %9 = tandem.acosh %x : tensor<2x3xf32>
+  // CHECK: tandem.atanh %{{.*}} : tensor<2x3xf32>
+  %10 = tandem.atanh %x : tensor<2x3xf32>
+  // CHECK: tandem.floor %{{.*}} : tensor<2x3xf32>
+  %11 = tandem.floor %x : tensor<2x3xf32>
+  // CHECK: tandem.ceil %{{.*}} : tensor<4xf16>
+  %12 = tandem.ceil %h : tensor<4xf16>
+  // CHECK: tandem.round %{{.*}} : tensor<2x3xf32>
+  %13 = tandem.round %x : tensor<2x3xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @remainder_bitwise_shift
+func.func @remainder_bitwise_shift(%x: tensor<2x3xf32>, %i: tensor<4xi32>,
+                                   %l: tensor<i64>, %b: tensor<4xi1>) {
+  // CHECK: tandem.mod %{{.*}}, %{{.*}} {fmod = true} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %0 = tandem.mod %x, %x {fmod = true} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: tandem.mod %{{.*}}, %{{.*}} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %1 = tandem.mod %i, %i : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  // CHECK: tandem.and %{{.*}}, %{{.*}} : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  %2 = tandem.and %b, %b : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  // CHECK: tandem.or %{{.*}}, %{{.*}} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %3 = tandem.or %i, %i : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  // CHECK: tandem.xor %{{.*}}, %{{.*}} : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  %4 = tandem.xor %b, %b : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  // CHECK: tandem.shift_left %{{.*}}, %{{.*}} : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  %5 = tandem.shift_left %l, %l : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  // CHECK: tandem.shift_right %{{.*}}, %{{.*}} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %6 = tandem.shift_right %i, %i : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return
+}
+
 // CHECK-LABEL: func.func @pool_and_norm
 func.func @pool_and_norm(%x: tensor<1x8x9x9xf32>, %p: tensor<8xf32>,
                          %t: tensor<2x4x16xf32>, %s: tensor<16xf32>) {

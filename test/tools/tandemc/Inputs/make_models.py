@@ -183,13 +183,103 @@ def dynamic_dims():
 
 
 def unsupported_ops():
+    """Ops that stay unsupported (data-dependent shapes, another domain);
+    NonZero twice, so the error lists it once with both nodes."""
     return model(
         [helper.make_node("Relu", ["x"], ["a"], name="ok"),
-         helper.make_node("LSTM", ["a"], ["b"], name="rnn"),
-         helper.make_node("TopK", ["b", "k"], ["c", "ci"], name="topk"),
+         helper.make_node("NonZero", ["a"], ["b"], name="nz1"),
+         helper.make_node("NonZero", ["a"], ["b2"], name="nz2"),
+         helper.make_node("Unique", ["b"], ["c"], name="uniq"),
          helper.make_node("Inverse", ["c"], ["y"], name="inv",
                           domain="com.microsoft")],
-        [tensor("x", [2, 2])], [tensor("y", [2, 2])], [ints("k", [1])])
+        [tensor("x", [2, 2])], [tensor("y", [2, 2])])
+
+
+def unsupported_op():
+    """One unsupported node, unnamed."""
+    return model([helper.make_node("NonZero", ["x"], ["y"])],
+                 [tensor("x", [2, 2])], [tensor("y", [2, 4], TensorProto.INT64)])
+
+
+def math_ops():
+    """Every float elementwise op that the GPU runs, each from the same
+    inputs and each its own output: the trigonometric, hyperbolic and
+    rounding functions, the activations, Pow, Mod, Sign and the NaN/Inf
+    tests with logical ops on their results."""
+    unary = ["Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
+             "Asinh", "Acosh", "Atanh", "Floor", "Ceil", "Round", "Sign",
+             "LeakyRelu", "Elu", "Selu", "Celu", "Softplus", "Softsign",
+             "Mish", "ThresholdedRelu", "Shrink", "Exp", "Tanh", "Erf"]
+    nodes = [helper.make_node(op, ["x"], [op.lower()], name=op.lower())
+             for op in unary]
+    nodes += [helper.make_node("Pow", ["x", "e"], ["pow"], name="pow"),
+              helper.make_node("Mod", ["x", "e"], ["mod"], name="mod", fmod=1),
+              helper.make_node("PRelu", ["x", "e"], ["prelu"], name="prelu"),
+              helper.make_node("Mean", ["x", "e"], ["mean"], name="mean"),
+              helper.make_node("IsNaN", ["x"], ["nan"], name="isnan"),
+              helper.make_node("IsInf", ["x"], ["inf"], name="isinf"),
+              helper.make_node("Or", ["nan", "inf"], ["special"], name="or"),
+              helper.make_node("Not", ["special"], ["finite"], name="not"),
+              helper.make_node("Xor", ["nan", "finite"], ["xor"], name="xor")]
+    floats = [o.lower() for o in unary] + ["pow", "mod", "prelu", "mean"]
+    outputs = [tensor(o, [64]) for o in floats]
+    outputs += [tensor(o, [64], TensorProto.BOOL) for o in ("special", "xor")]
+    return model(nodes, [tensor("x", [64]), tensor("e", [64])], outputs,
+                 opset=18)
+
+
+def int_ops():
+    """The integer and bool ops: Bitwise{And,Or,Xor,Not}, BitShift both
+    ways, Mod with fmod 0 and 1, Sign and Abs on int32, And/Or/Xor/Not on
+    bools, CastLike, Size; and a constant Mod/BitShift/Not/Neg subgraph on
+    int64 initializers that the importer folds (a mask's arithmetic)."""
+    i32 = TensorProto.INT32
+    nodes = [
+        helper.make_node("BitwiseAnd", ["a", "b"], ["band"], name="band"),
+        helper.make_node("BitwiseOr", ["a", "b"], ["bor"], name="bor"),
+        helper.make_node("BitwiseXor", ["a", "b"], ["bxor"], name="bxor"),
+        helper.make_node("BitwiseNot", ["a"], ["bnot"], name="bnot"),
+        helper.make_node("BitShift", ["a", "b"], ["shl"], name="shl",
+                         direction="LEFT"),
+        helper.make_node("BitShift", ["a", "b"], ["shr"], name="shr",
+                         direction="RIGHT"),
+        helper.make_node("Mod", ["a", "b"], ["mod"], name="mod"),
+        helper.make_node("Mod", ["a", "b"], ["fmod"], name="fmod", fmod=1),
+        helper.make_node("Sign", ["a"], ["sign"], name="sign"),
+        helper.make_node("And", ["p", "q"], ["and"], name="and"),
+        helper.make_node("Or", ["p", "q"], ["or"], name="or"),
+        helper.make_node("Xor", ["p", "q"], ["xor"], name="xor"),
+        helper.make_node("Not", ["p"], ["not"], name="not"),
+        helper.make_node("CastLike", ["a", "x"], ["like"], name="like"),
+        helper.make_node("Size", ["a"], ["size"], name="size"),
+        helper.make_node("Mod", ["c7", "c3"], ["k1"], name="kmod"),
+        helper.make_node("BitShift", ["k1", "c3"], ["k2"], name="kshl",
+                         direction="LEFT"),
+        helper.make_node("BitwiseNot", ["k2"], ["k3"], name="knot"),
+        helper.make_node("Neg", ["k3"], ["k4"], name="kneg"),
+        helper.make_node("Add", ["size", "k4"], ["sum"], name="ksum"),
+    ]
+    b = TensorProto.BOOL
+    return model(
+        nodes,
+        [tensor("a", [8], i32), tensor("b", [8], i32), tensor("p", [8], b),
+         tensor("q", [8], b), tensor("x", [1])],
+        [tensor(n, [8], i32) for n in
+         ("band", "bor", "bxor", "bnot", "shl", "shr", "mod", "fmod",
+          "sign")] +
+        [tensor(n, [8], b) for n in ("and", "or", "xor", "not")] +
+        [tensor("like", [8]), tensor("sum", [2], TensorProto.INT64)],
+        [ints("c7", [7, -7]), ints("c3", [3])], opset=18)
+
+
+def bad_op(op, inputs, attrs, dtype=TensorProto.FLOAT, opset=18):
+    """One `op` node named 'bad' with inputs of `dtype` (an error case, or
+    one op of an unusual type)."""
+    names = ["x%d" % i for i in range(inputs)]
+    return lambda: model(
+        [helper.make_node(op, names, ["y"], name="bad", **attrs)],
+        [tensor(n, [4], dtype) for n in names], [tensor("y", [4], dtype)],
+        opset=opset)
 
 
 def missing_initializer():
@@ -241,6 +331,19 @@ MODELS = {
     "opset18_reduce": opset18_reduce,
     "dynamic_dims": dynamic_dims,
     "unsupported_ops": unsupported_ops,
+    "unsupported_op": unsupported_op,
+    "math_ops": math_ops,
+    "int_ops": int_ops,
+    "bad_mod_float": bad_op("Mod", 2, {}),
+    "bad_mod_attr": bad_op("Mod", 2, {"fmod": 2}, TensorProto.INT32),
+    "bad_shift": bad_op("BitShift", 2, {"direction": "UP"},
+                        TensorProto.INT32),
+    "bad_shift_float": bad_op("BitShift", 2, {"direction": "LEFT"}),
+    "bad_celu": bad_op("Celu", 1, {"alpha": 0.0}),
+    "bad_sin_int": bad_op("Sin", 1, {}, TensorProto.INT32),
+    "bad_not_float": bad_op("Not", 1, {}),
+    "bad_pow_int": bad_op("Pow", 2, {}, TensorProto.INT32),
+    "elu_f16": bad_op("Elu", 1, {}, TensorProto.FLOAT16),
     "missing_initializer": missing_initializer,
     "inconsistent_shapes": inconsistent_shapes,
     "absurd_sizes": absurd_sizes,

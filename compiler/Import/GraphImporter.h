@@ -37,6 +37,11 @@ struct KnownInts {
 
 class GraphImporter;
 
+/// Folds the current node's inputs into one value with the binary op `OpT`
+/// (Sum, Max, Min, Mean's sum): input 0, then OpT(acc, input i) for each
+/// further input, whose element type must match input 0's. Defined below.
+template <typename OpT> FailureOr<Value> chainInputs(GraphImporter &im);
+
 /// Converts the current node of `importer`. Returns failure after emitting a
 /// diagnostic.
 using OpConverter = std::function<LogicalResult(GraphImporter &importer)>;
@@ -230,6 +235,21 @@ private:
   /// Tensors known at import time.
   llvm::StringMap<KnownInts> known;
 };
+
+template <typename OpT> FailureOr<Value> chainInputs(GraphImporter &im) {
+  FailureOr<Value> acc = im.input(0);
+  if (failed(acc))
+    return failure();
+  for (unsigned i = 1; i < im.numInputs(); ++i) {
+    if (failed(checkSameElementType(im, 0, i)))
+      return failure();
+    FailureOr<Value> next = im.input(i);
+    if (failed(next))
+      return failure();
+    acc = Value(im.template create<OpT>(*acc, *next));
+  }
+  return acc;
+}
 
 } // namespace mlir::tandem::onnx_import
 

@@ -131,17 +131,9 @@ static LogicalResult convertPow(GraphImporter &im) {
 /// Variadic Max/Min/Sum as a chain of binary ops.
 template <typename OpT>
 static LogicalResult convertVariadic(GraphImporter &im) {
-  FailureOr<Value> acc = im.input(0);
+  FailureOr<Value> acc = chainInputs<OpT>(im);
   if (failed(acc))
     return failure();
-  for (unsigned i = 1; i < im.numInputs(); ++i) {
-    if (failed(checkSameElementType(im, 0, i)))
-      return failure();
-    FailureOr<Value> next = im.input(i);
-    if (failed(next))
-      return failure();
-    acc = Value(im.create<OpT>(*acc, *next));
-  }
   im.setOutput(0, *acc);
   return success();
 }

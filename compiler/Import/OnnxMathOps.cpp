@@ -282,17 +282,9 @@ LogicalResult convertIsInf(GraphImporter &im) {
 LogicalResult convertMean(GraphImporter &im) {
   if (failed(checkInputKind(im, 0, Accepts::Float)))
     return failure();
-  FailureOr<Value> acc = im.input(0);
+  FailureOr<Value> acc = chainInputs<AddOp>(im);
   if (failed(acc))
     return failure();
-  for (unsigned i = 1; i < im.numInputs(); ++i) {
-    if (failed(checkSameElementType(im, 0, i)))
-      return failure();
-    FailureOr<Value> next = im.input(i);
-    if (failed(next))
-      return failure();
-    acc = Value(im.create<AddOp>(*acc, *next));
-  }
   Value y = *acc;
   if (im.numInputs() > 1)
     y = im.create<DivOp>(y,

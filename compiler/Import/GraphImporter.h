@@ -236,6 +236,26 @@ private:
   llvm::StringMap<KnownInts> known;
 };
 
+/// Binds output 0 of the current two-input node: folded by `fold` when both
+/// inputs are known integers (and `fold` is given and folds), else
+/// OpT(input 0, input 1). Element types are the caller's to check.
+template <typename OpT>
+LogicalResult foldOrCreateBinary(
+    GraphImporter &im,
+    function_ref<std::optional<int64_t>(ArrayRef<int64_t>)> fold = nullptr) {
+  const KnownInts *a = im.knownInput(0), *b = im.knownInput(1);
+  if (fold && a && b)
+    if (std::optional<KnownInts> r = foldKnown({a, b}, a->elementType, fold)) {
+      im.setKnownOutput(0, std::move(*r));
+      return success();
+    }
+  FailureOr<Value> lhs = im.input(0), rhs = im.input(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  im.setOutput(0, im.template create<OpT>(*lhs, *rhs));
+  return success();
+}
+
 template <typename OpT> FailureOr<Value> chainInputs(GraphImporter &im) {
   FailureOr<Value> acc = im.input(0);
   if (failed(acc))

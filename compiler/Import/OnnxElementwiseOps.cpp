@@ -97,17 +97,9 @@ convertBinary(GraphImporter &im,
               std::optional<int64_t> (*fold)(ArrayRef<int64_t>) = nullptr) {
   if (failed(checkSameElementType(im, 0, 1)))
     return failure();
-  const KnownInts *a = im.knownInput(0), *b = im.knownInput(1);
-  if (fold && a && b)
-    if (std::optional<KnownInts> r = foldKnown({a, b}, a->elementType, fold)) {
-      im.setKnownOutput(0, std::move(*r));
-      return success();
-    }
-  FailureOr<Value> lhs = im.input(0), rhs = im.input(1);
-  if (failed(lhs) || failed(rhs))
-    return failure();
-  im.setOutput(0, im.create<OpT>(*lhs, *rhs));
-  return success();
+  if (!fold)
+    return foldOrCreateBinary<OpT>(im);
+  return foldOrCreateBinary<OpT>(im, fold);
 }
 
 /// Pow allows an exponent of another type (e.g. float ** int64): it is

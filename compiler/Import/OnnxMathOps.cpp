@@ -86,22 +86,10 @@ LogicalResult convertIntBinary(GraphImporter &im, Accepts kind,
       failed(checkInputKind(im, 1, kind)) ||
       failed(checkSameElementType(im, 0, 1)))
     return failure();
-  const KnownInts *a = im.knownInput(0), *b = im.knownInput(1);
-  if (a && b) {
-    unsigned width = a->elementType.getIntOrFloatBitWidth();
-    if (std::optional<KnownInts> r =
-            foldKnown({a, b}, a->elementType, [&](ArrayRef<int64_t> v) {
-              return fold(v[0], v[1], width);
-            })) {
-      im.setKnownOutput(0, std::move(*r));
-      return success();
-    }
-  }
-  FailureOr<Value> lhs = im.input(0), rhs = im.input(1);
-  if (failed(lhs) || failed(rhs))
-    return failure();
-  im.setOutput(0, im.create<OpT>(*lhs, *rhs));
-  return success();
+  const KnownInts *a = im.knownInput(0);
+  unsigned width = a ? a->elementType.getIntOrFloatBitWidth() : 0;
+  return foldOrCreateBinary<OpT>(
+      im, [&](ArrayRef<int64_t> v) { return fold(v[0], v[1], width); });
 }
 
 /// Sign-extends the low `width` bits of `v` (a known value of an iN tensor).

@@ -11,6 +11,7 @@
 #include "compiler/Driver/OutputFiles.h"
 #include "compiler/InitAll.h"
 #include "dialects/Tandem/IR/MlirSourceCheck.h"
+#include "dialects/Tandem/IR/ShapeInference.h"
 #include "dialects/Tandem/IR/TandemAttrs.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
 #include "dialects/Tandem/IR/TandemOps.h"
@@ -439,27 +440,18 @@ static LogicalResult writePTX(ModuleOp module, const CompilerOptions &options,
 /// checked: a tensor whose byte size overflows would crash code generation.
 static LogicalResult checkSignatureSizes(ModuleOp module) {
   for (auto func : module.getOps<func::FuncOp>()) {
-    auto check = [&](Type type) {
-      auto tensor = dyn_cast<ShapedType>(type);
-      if (!tensor || !tensor.hasStaticShape() ||
-          !tensor.getElementType().isIntOrFloat())
-        return success();
-      int64_t bytes = (tensor.getElementTypeBitWidth() + 7) / 8;
-      for (int64_t d : tensor.getShape())
-        if (d != 0 && bytes > INT64_MAX / d)
-          return func.emitError() << "signature type " << type
-                                  << " has more bytes than int64 counts",
-                 failure();
-        else
-          bytes *= d;
-      return success();
-    };
-    for (Type type : func.getFunctionType().getInputs())
-      if (failed(check(type)))
-        return failure();
-    for (Type type : func.getFunctionType().getResults())
-      if (failed(check(type)))
-        return failure();
+    FunctionType signature = func.getFunctionType();
+    for (Type type : llvm::concat<const Type>(signature.getInputs(),
+                                              signature.getResults())) {
+      auto shaped = dyn_cast<ShapedType>(type);
+      if (!shaped || !shaped.hasRank() ||
+          !shaped.getElementType().isIntOrFloat())
+        continue;
+      int64_t elementBytes = (shaped.getElementTypeBitWidth() + 7) / 8;
+      if (!shape::sizeInBytesFits(shaped.getShape(), elementBytes))
+        return func.emitError() << "signature type " << type
+                                << " has more bytes than int64 counts";
+    }
   }
   return success();
 }

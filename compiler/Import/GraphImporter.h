@@ -131,6 +131,12 @@ public:
   /// The values of input `i`, which must be known at import time; `what`
   /// names it in the diagnostic.
   FailureOr<std::vector<int64_t>> constantInts(unsigned i, StringRef what);
+  /// True when `name` is a graph input without an initializer: a value the
+  /// caller supplies at run time.
+  bool isGraphInput(StringRef name) const;
+  /// Appends to `diag` how to fix input `i` at compile time when it is a
+  /// graph input (--bind-input).
+  void addBindHint(InFlightDiagnostic &diag, unsigned i) const;
   /// A scalar float input known at import time (e.g. Clip's min/max).
   FailureOr<std::optional<double>> constantScalar(unsigned i, StringRef what);
 

@@ -8,6 +8,7 @@
 #include "compiler/Import/OnnxImporter.h"
 
 #include "compiler/Import/GraphImporter.h"
+#include "compiler/Import/InputBinding.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/FileSystem.h"
@@ -76,6 +77,8 @@ mlir::tandem::importOnnxBuffer(MLIRContext &context, llvm::StringRef bytes,
                              "onnx.version_converter",
            nullptr;
 
+  if (failed(onnx_import::bindInputs(model, options.boundInputs, loc)))
+    return nullptr;
   onnx_import::GraphImporter importer(context, model, path, options);
   return importer.run();
 }

@@ -316,6 +316,22 @@ def overflow_dims():
                  [tensor("x", [1])], [tensor("y", [1])], [w])
 
 
+def runtime_axes(out_dir):
+    """ReduceSum whose axes are a graph input (a runtime value), and the
+    TensorProto files --bind-input reads: the right value, a float tensor
+    and a 2-D one."""
+    m = model([helper.make_node("ReduceSum", ["x", "axes"], ["y"], name="sum")],
+              [tensor("x", [2, 3, 4]), tensor("axes", [1], TensorProto.INT64)],
+              [tensor("y", [2, 1, 4])])
+    open(os.path.join(out_dir, "runtime_axes.onnx"), "wb").write(
+        m.SerializeToString())
+    for name, value in [("axes", np.array([1], np.int64)),
+                        ("axes_f32", np.array([1], np.float32)),
+                        ("axes_2d", np.array([[1]], np.int64))]:
+        open(os.path.join(out_dir, name + ".pb"), "wb").write(
+            numpy_helper.from_array(value).SerializeToString())
+
+
 def opset(version):
     return lambda: model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
                          [tensor("x", [2])], [tensor("y", [2])], opset=version)
@@ -360,6 +376,8 @@ def main():
         path = os.path.join(out_dir, name + ".onnx")
         if name == "external_data":
             external_data(out_dir)
+        elif name == "runtime_axes":
+            runtime_axes(out_dir)
         elif name == "truncated":
             data = conv_block().SerializeToString()
             open(path, "wb").write(data[: len(data) // 2])

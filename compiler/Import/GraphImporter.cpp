@@ -387,11 +387,10 @@ FailureOr<std::vector<int64_t>> GraphImporter::constantInts(unsigned i,
   if (!hasInput(i))
     return error() << "input #" << i << " (" << what << ") is missing",
            failure();
-  InFlightDiagnostic diag = error()
-                            << "input #" << i << " (" << what << ") '"
-                            << node().input(i)
-                            << "' must be known at compile time (a constant "
-                               "or a foldable shape computation)";
+  InFlightDiagnostic diag =
+      error() << "input #" << i << " (" << what << ") '" << node().input(i)
+              << "' must be known at compile time (a constant "
+                 "or a foldable shape computation)";
   addBindHint(diag, i);
   return failure();
 }
@@ -407,10 +406,9 @@ bool GraphImporter::isGraphInput(StringRef name) const {
                       [&](const onnx::ValueInfoProto &info) {
                         return info.name() == name;
                       }) &&
-         llvm::none_of(model.graph().initializer(),
-                       [&](const onnx::TensorProto &t) {
-                         return t.name() == name;
-                       });
+         llvm::none_of(
+             model.graph().initializer(),
+             [&](const onnx::TensorProto &t) { return t.name() == name; });
 }
 
 FailureOr<std::vector<int64_t>> GraphImporter::constantDims(unsigned i,
@@ -733,6 +731,7 @@ static ConverterMap allConverters() {
   ConverterMap converters;
   registerElementwiseConverters(converters);
   registerNNConverters(converters);
+  registerComposedConverters(converters);
   registerShapeConverters(converters);
   return converters;
 }

@@ -58,6 +58,10 @@ void registerActivationConverters(ConverterMap &map);
 /// bitwise ops, BitShift, Mean, CastLike and Size.
 void registerMathConverters(ConverterMap &map);
 void registerNNConverters(ConverterMap &map);
+/// Ops decomposed into other tandem ops: LogSoftmax, the derived reductions,
+/// global max/Lp pools, the normalisations, Tile, DepthToSpace,
+/// SpaceToDepth, Trilu, OneHot, Range and EyeLike.
+void registerComposedConverters(ConverterMap &map);
 void registerShapeConverters(ConverterMap &map);
 
 /// Evaluates `fn` elementwise over known operands with NumPy broadcasting;
@@ -75,6 +79,21 @@ LogicalResult checkSameElementType(GraphImporter &im, unsigned i, unsigned j);
 /// decomposition evaluated in f16 rounds every intermediate (exp(x) - 1 is 0
 /// for tiny x).
 Value computeInF32(GraphImporter &im, Value x, function_ref<Value(Value)> fn);
+
+/// The axes an ONNX reduction node reduces over, sorted and unique.
+struct ReduceAxes {
+  SmallVector<int64_t> axes;
+  bool keepDims = true;
+  /// The node passes its input through (empty axes with
+  /// noop_with_empty_axes, or a rank-0 input).
+  bool noop = false;
+};
+
+/// Resolves the current reduction node's axes: an attribute before opset
+/// `axesInputOpset`, input 1 (known at compile time) from it; no axes means
+/// all of them unless noop_with_empty_axes is set.
+FailureOr<ReduceAxes> resolveReduceAxes(GraphImporter &im,
+                                        int64_t axesInputOpset);
 
 /// Converts input 0 to `target` (ONNX Cast and CastLike); known integers stay
 /// known.

@@ -58,16 +58,17 @@ LogicalResult mlir::tandem::onnx_import::bindInputs(
   for (const auto &[name, file] : bindings) {
     auto fail = [&]() -> InFlightDiagnostic {
       ok = false;
-      return emitError(fileLoc) << "--bind-input " << name << "=" << file
-                                << ": ";
+      return emitError(fileLoc)
+             << "--bind-input " << name << "=" << file << ": ";
     };
     const onnx::ValueInfoProto *info = nullptr;
     for (const onnx::ValueInfoProto &in : graph.input())
       if (in.name() == name)
         info = &in;
-    bool isInitializer = llvm::any_of(
-        graph.initializer(),
-        [&](const onnx::TensorProto &t) { return t.name() == name; });
+    bool isInitializer =
+        llvm::any_of(graph.initializer(), [&](const onnx::TensorProto &t) {
+          return t.name() == name;
+        });
     if (!info || isInitializer) {
       fail() << (info ? "the input already has a value (an initializer)"
                       : "the model has no graph input of that name");

@@ -9,6 +9,7 @@
 
 #include "compiler/Import/GraphImporter.h"
 #include "compiler/Import/InputBinding.h"
+#include "compiler/Import/OpsetConversion.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/FileSystem.h"
@@ -69,13 +70,14 @@ mlir::tandem::importOnnxBuffer(MLIRContext &context, llvm::StringRef bytes,
     return emitError(loc) << "the model imports no default-domain (ai.onnx) "
                              "opset",
            nullptr;
-  if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset)
+  if (opset > kMaxOnnxOpset)
     return emitError(loc) << "opset " << opset
                           << " is not supported (supported: " << kMinOnnxOpset
-                          << " to " << kMaxOnnxOpset
-                          << "); convert the model with "
-                             "onnx.version_converter",
+                          << " to " << kMaxOnnxOpset << ")",
            nullptr;
+  if (opset < kMinOnnxOpset &&
+      failed(onnx_import::convertOpset(model, opset, kMinOnnxOpset, loc)))
+    return nullptr;
 
   if (failed(onnx_import::bindInputs(model, options.boundInputs, loc)))
     return nullptr;

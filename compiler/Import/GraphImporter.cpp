@@ -732,6 +732,7 @@ static ConverterMap allConverters() {
   registerElementwiseConverters(converters);
   registerNNConverters(converters);
   registerComposedConverters(converters);
+  registerResizeConverters(converters);
   registerShapeConverters(converters);
   return converters;
 }

@@ -62,6 +62,8 @@ void registerNNConverters(ConverterMap &map);
 /// global max/Lp pools, the normalisations, Tile, DepthToSpace,
 /// SpaceToDepth, Trilu, OneHot, Range and EyeLike.
 void registerComposedConverters(ConverterMap &map);
+/// Resize (every mode), as gathers with constant indices and weights.
+void registerResizeConverters(ConverterMap &map);
 void registerShapeConverters(ConverterMap &map);
 
 /// Evaluates `fn` elementwise over known operands with NumPy broadcasting;

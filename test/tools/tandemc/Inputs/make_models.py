@@ -388,6 +388,22 @@ COMPOSED = {
                           strides=[2])],
         [tensor("x", [1, 2, 9])], [tensor("y", [1, 4, 5])],
         [weight("w", 4, 2, 3)]),
+    "c_resize_nearest": one_node(
+        "Resize", [("x", [1, 1, 2, 2], F32)], ([1, 1, 4, 4], F32),
+        {"mode": "nearest"},
+        [numpy_helper.from_array(np.zeros(0, np.float32), "roi"),
+         numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "s")]),
+    "c_resize_linear": one_node(
+        "Resize", [("x", [1, 1, 2, 2], F32)], ([1, 1, 2, 4], F32),
+        {"mode": "linear", "coordinate_transformation_mode": "align_corners"},
+        [numpy_helper.from_array(np.zeros(0, np.float32), "roi"),
+         numpy_helper.from_array(np.array([1, 1, 1, 2], np.float32), "s")]),
+    "c_resize_both": one_node(
+        "Resize", [("x", [1, 1, 2, 2], F32)], ([1, 1, 4, 4], F32),
+        {"mode": "linear"},
+        [numpy_helper.from_array(np.zeros(0, np.float32), "roi"),
+         numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "s"),
+         ints("sizes", [1, 1, 4, 4])]),
     "c_lppool": one_node("LpPool", [("x", [1, 1, 4, 4], F32)],
                          ([1, 1, 2, 2], F32), {"kernel_shape": [2, 2],
                                                "strides": [2, 2]}),

@@ -113,6 +113,19 @@ Value root(GraphImporter &im, Value x, double p) {
 // Softmax family and derived reductions
 //===----------------------------------------------------------------------===//
 
+Value channelVector(GraphImporter &im, Value v, int64_t rank);
+Value castTo(GraphImporter &im, Value v, Type elem);
+
+/// log(softmax(x)) along `axis`.
+Value logSoftmax(GraphImporter &im, Value x, int64_t axis) {
+  SmallVector<int64_t> axes{axis};
+  Value shifted =
+      im.create<SubOp>(x, im.create<ReduceMaxOp>(x, axes, /*keepdims=*/true));
+  Value sum = im.create<ReduceSumOp>(im.create<ExpOp>(shifted), axes,
+                                     /*keepdims=*/true);
+  return im.create<SubOp>(shifted, im.create<LogOp>(sum));
+}
+
 /// log(softmax(x)) = (x - max) - log(sum(exp(x - max))), stable for large
 /// |x| (log of a softmax that underflowed would be -inf).
 LogicalResult convertLogSoftmax(GraphImporter &im) {
@@ -125,14 +138,138 @@ LogicalResult convertLogSoftmax(GraphImporter &im) {
     return failure();
   if (t->getRank() == 0)
     return im.error() << "expects an input of rank 1 or more", failure();
-  return bindFloat(im, [&](Value x) -> Value {
-    SmallVector<int64_t> axes{*axis};
-    Value shifted =
-        im.create<SubOp>(x, im.create<ReduceMaxOp>(x, axes, /*keepdims=*/true));
-    Value sum = im.create<ReduceSumOp>(im.create<ExpOp>(shifted), axes,
-                                       /*keepdims=*/true);
-    return im.create<SubOp>(shifted, im.create<LogOp>(sum));
+  return bindFloat(im, [&](Value x) { return logSoftmax(im, x, *axis); });
+}
+
+/// The negative log-likelihood of `logProb` (N x C x D1...) at the class
+/// indices `target` (N x D1...), weighted by `weight` (C, optional), with
+/// targets equal to `ignoreIndex` weighing 0, reduced by `reduction` (none,
+/// sum or mean: the weighted mean, sum(loss) / sum(weights)). The class is
+/// picked with a compare against a constant iota, so no index can read out
+/// of bounds: a target outside [0, C) picks nothing.
+Value negativeLogLikelihood(GraphImporter &im, Value logProb, Value target,
+                            Value weight, std::optional<int64_t> ignoreIndex,
+                            StringRef reduction) {
+  RankedTensorType t = typeOf(logProb), tt = typeOf(target);
+  Type elem = t.getElementType();
+  int64_t c = t.getDimSize(1), rank = t.getRank();
+  Type i64 = im.builder().getI64Type();
+  target = castTo(im, target, i64);
+  SmallVector<int64_t> unsq(tt.getShape());
+  unsq.insert(unsq.begin() + 1, 1);
+  SmallVector<int64_t> iotaShape(rank, 1);
+  iotaShape[1] = c;
+  KnownInts iota{iotaShape, {}, i64};
+  for (int64_t i = 0; i < c; ++i)
+    iota.values.push_back(i);
+  Value hit =
+      im.create<CmpOp>(CmpPredicate::EQ, im.create<ReshapeOp>(target, unsq),
+                       im.materialize(iota));
+  Value zero = im.scalarConstant(elem, 0.0);
+  SmallVector<int64_t> classAxis{1};
+  Value picked = im.create<ReduceSumOp>(im.create<WhereOp>(hit, logProb, zero),
+                                        classAxis, /*keepdims=*/false);
+  Value w;
+  if (weight) {
+    Value wb = channelVector(im, castTo(im, weight, elem), rank);
+    w = im.create<ReduceSumOp>(im.create<WhereOp>(hit, wb, zero), classAxis,
+                               false);
+  }
+  if (ignoreIndex) {
+    Value keep = im.create<CmpOp>(
+        CmpPredicate::NE, target,
+        im.scalarConstant(i64, static_cast<double>(*ignoreIndex)));
+    Value one = im.scalarConstant(elem, 1.0);
+    w = im.create<WhereOp>(keep, w ? w : one, zero);
+  }
+  Value loss = im.create<NegOp>(w ? im.create<MulOp>(picked, w) : picked);
+  if (reduction == "none")
+    return loss;
+  SmallVector<int64_t> all;
+  for (int64_t d = 0; d < tt.getRank(); ++d)
+    all.push_back(d);
+  Value total = im.create<ReduceSumOp>(loss, all, false);
+  if (reduction == "sum")
+    return total;
+  if (!w)
+    return im.create<ReduceMeanOp>(loss, all, false);
+  if (typeOf(w).getShape() != typeOf(loss).getShape())
+    w = im.create<BroadcastToOp>(w, typeOf(loss).getShape());
+  return im.create<DivOp>(total, im.create<ReduceSumOp>(w, all, false));
+}
+
+/// Checks the loss ops' shared operands and attributes.
+LogicalResult checkLoss(GraphImporter &im, Value input, Value target,
+                        Value weight, StringRef reduction) {
+  RankedTensorType t = typeOf(input), tt = typeOf(target);
+  if (t.getRank() < 2)
+    return im.error() << "expects an N x C x ... input, got " << t, failure();
+  SmallVector<int64_t> expected(t.getShape());
+  expected.erase(expected.begin() + 1);
+  if (tt.getShape() != ArrayRef<int64_t>(expected) ||
+      !isa<IntegerType>(tt.getElementType()))
+    return im.error() << "the target must be an integer tensor of shape N x "
+                         "D1 x ... matching the input "
+                      << t << ", got " << tt,
+           failure();
+  if (weight && typeOf(weight).getNumElements() != t.getDimSize(1))
+    return im.error() << "the weight must have one value per class ("
+                      << t.getDimSize(1) << ")",
+           failure();
+  if (reduction != "none" && reduction != "sum" && reduction != "mean")
+    return im.error() << "unknown reduction '" << reduction
+                      << "' (expected none, sum or mean)",
+           failure();
+  return success();
+}
+
+std::optional<int64_t> ignoreIndexAttr(GraphImporter &im) {
+  if (!im.attr("ignore_index"))
+    return std::nullopt;
+  return im.attrInt("ignore_index", 0);
+}
+
+LogicalResult convertNegativeLogLikelihoodLoss(GraphImporter &im) {
+  FailureOr<Value> input = floatInput(im), target = im.input(1);
+  FailureOr<Value> weight = im.optionalInput(2);
+  if (failed(input) || failed(target) || failed(weight))
+    return failure();
+  std::string reduction = im.attrString("reduction", "mean");
+  if (failed(checkLoss(im, *input, *target, *weight, reduction)))
+    return failure();
+  Value y = computeInF32(im, *input, [&](Value x) {
+    return negativeLogLikelihood(im, x, *target, *weight, ignoreIndexAttr(im),
+                                 reduction);
   });
+  if (!y)
+    return failure();
+  im.setOutput(0, y);
+  return success();
+}
+
+/// SoftmaxCrossEntropyLoss: the NLL of log_softmax(scores) over the class
+/// axis; output 1, when used, is that log_softmax.
+LogicalResult convertSoftmaxCrossEntropyLoss(GraphImporter &im) {
+  FailureOr<Value> scores = floatInput(im), labels = im.input(1);
+  FailureOr<Value> weight = im.optionalInput(2);
+  if (failed(scores) || failed(labels) || failed(weight))
+    return failure();
+  std::string reduction = im.attrString("reduction", "mean");
+  if (failed(checkLoss(im, *scores, *labels, *weight, reduction)))
+    return failure();
+  Value logProb;
+  Value y = computeInF32(im, *scores, [&](Value x) {
+    Value lp = logSoftmax(im, x, 1);
+    logProb = lp;
+    return negativeLogLikelihood(im, lp, *labels, *weight, ignoreIndexAttr(im),
+                                 reduction);
+  });
+  if (!y || !logProb)
+    return failure();
+  im.setOutput(0, y);
+  if (im.node().output_size() > 1 && !im.node().output(1).empty())
+    im.setOutput(1, castTo(im, logProb, elemOf(*scores)));
+  return success();
 }
 
 /// A reduction built as post(reduce_sum(pre(x))): ReduceL1, ReduceL2,
@@ -671,6 +808,8 @@ LogicalResult convertEyeLike(GraphImporter &im) {
 
 void mlir::tandem::onnx_import::registerComposedConverters(ConverterMap &map) {
   map["LogSoftmax"] = convertLogSoftmax;
+  map["NegativeLogLikelihoodLoss"] = convertNegativeLogLikelihoodLoss;
+  map["SoftmaxCrossEntropyLoss"] = convertSoftmaxCrossEntropyLoss;
   map["ReduceL1"] = [](GraphImporter &im) {
     return convertSumReduction(
         im, [&](Value x) -> Value { return im.create<AbsOp>(x); }, nullptr);

@@ -284,9 +284,48 @@ static LogicalResult convertGlobalAveragePool(GraphImporter &im) {
   return success();
 }
 
+/// LayerNormalization whose Mean or InvStdDev output is used: the
+/// statistics are computed as their own ops (in f32 for narrow floats, the
+/// stash type), shaped like the input with the normalised dims kept as 1.
+static LogicalResult convertLayerNormWithStats(GraphImporter &im, Value x,
+                                               Value scale, Value bias,
+                                               int64_t axis) {
+  auto t = cast<RankedTensorType>(x.getType());
+  Type elem = t.getElementType();
+  if (!isa<FloatType>(elem))
+    return im.error() << "expects a float input, got " << t, failure();
+  SmallVector<int64_t> axes;
+  for (int64_t d = axis; d < t.getRank(); ++d)
+    axes.push_back(d);
+  Type f32 = im.builder().getF32Type();
+  auto wide = [&](Value v) {
+    return cast<RankedTensorType>(v.getType()).getElementType() == f32
+               ? v
+               : Value(im.create<CastOp>(v, f32));
+  };
+  Value xf = wide(x);
+  Value mean = im.create<ReduceMeanOp>(xf, axes, true);
+  Value centered = im.create<SubOp>(xf, mean);
+  Value var =
+      im.create<ReduceMeanOp>(im.create<MulOp>(centered, centered), axes, true);
+  Value invStd = im.create<RsqrtOp>(im.create<AddOp>(
+      var, im.scalarConstant(f32, im.attrFloat("epsilon", 1e-5f))));
+  Value y = im.create<MulOp>(im.create<MulOp>(centered, invStd), wide(scale));
+  if (bias)
+    y = im.create<AddOp>(y, wide(bias));
+  if (elem != f32)
+    y = im.create<CastOp>(y, elem);
+  im.setOutput(0, y);
+  im.setOutput(1, mean);
+  im.setOutput(2, invStd);
+  return success();
+}
+
 static LogicalResult convertLayerNorm(GraphImporter &im) {
-  if (failed(im.checkUnusedOutputs(1)))
-    return failure();
+  auto used = [&](int i) {
+    return im.node().output_size() > i && !im.node().output(i).empty();
+  };
+  bool stats = used(1) || used(2);
   FailureOr<Value> x = im.input(0), scale = im.input(1);
   if (failed(x) || failed(scale))
     return failure();
@@ -312,6 +351,8 @@ static LogicalResult convertLayerNorm(GraphImporter &im) {
   };
   Value s = fit(*scale);
   Value b = *bias ? fit(*bias) : Value();
+  if (stats)
+    return convertLayerNormWithStats(im, *x, s, b, *axis);
   im.setOutput(0,
                im.create<LayerNormOp>(*x, s, b, *axis,
                                       APFloat(im.attrFloat("epsilon", 1e-5f))));

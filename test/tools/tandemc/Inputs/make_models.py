@@ -410,6 +410,12 @@ COMPOSED = {
     "c_nll_bad_target": one_node("NegativeLogLikelihoodLoss",
                                  [("x", [2, 3], F32), ("t", [3], I64)],
                                  ([], F32)),
+    "c_layernorm_stats": lambda: model(
+        [helper.make_node("LayerNormalization", ["x", "s"], ["y", "m", "r"],
+                          name="n", axis=1)],
+        [tensor("x", [2, 4])],
+        [tensor("y", [2, 4]), tensor("m", [2, 1]), tensor("r", [2, 1])],
+        [weight("s", 4)], opset=17),
     "c_lppool": one_node("LpPool", [("x", [1, 1, 4, 4], F32)],
                          ([1, 1, 2, 2], F32), {"kernel_shape": [2, 2],
                                                "strides": [2, 2]}),

@@ -460,6 +460,20 @@ FailureOr<std::optional<double>> GraphImporter::constantScalar(unsigned i,
     return std::optional<double>(static_cast<double>(k->values[0]));
   }
   Value v = values.lookup(node().input(i));
+  // Casts of a constant scalar (an integer size cast to float in a shape
+  // computation) keep its value where the cast is exact.
+  while (v && v.getDefiningOp<CastOp>()) {
+    Value src = v.getDefiningOp<CastOp>().getInput();
+    auto c = src.getDefiningOp<ConstantOp>();
+    auto dense = c ? dyn_cast<DenseIntElementsAttr>(c.getValue()) : nullptr;
+    if (dense && dense.getNumElements() == 1 &&
+        isa<FloatType>(getElementTypeOrSelf(v.getType()))) {
+      int64_t value = (*dense.getValues<APInt>().begin()).getSExtValue();
+      if (std::abs(value) <= (int64_t(1) << 24))
+        return std::optional<double>(static_cast<double>(value));
+    }
+    v = src;
+  }
   if (v)
     if (auto c = v.getDefiningOp<ConstantOp>())
       if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue()))

@@ -748,6 +748,7 @@ static ConverterMap allConverters() {
   registerComposedConverters(converters);
   registerResizeConverters(converters);
   registerEinsumConverters(converters);
+  registerRecurrentConverters(converters);
   registerShapeConverters(converters);
   return converters;
 }

@@ -436,6 +436,18 @@ COMPOSED = {
          helper.make_node("Max", ["s", "m"], ["t"]),
          helper.make_node("Reshape", ["x", "t"], ["y"])],
         [tensor("x", [2, 3])], [tensor("y", [2, 3])], [ints("m", [1, 3])]),
+    "c_gru": lambda: model(
+        [helper.make_node("GRU", ["x", "w", "r"], ["y", "yh"], name="n",
+                          hidden_size=4, direction="bidirectional")],
+        [tensor("x", [3, 2, 5])],
+        [tensor("y", [3, 2, 2, 4]), tensor("yh", [2, 2, 4])],
+        [weight("w", 2, 12, 5), weight("r", 2, 12, 4)]),
+    "c_lstm_varlen": lambda: model(
+        [helper.make_node("LSTM", ["x", "w", "r", "", "lens"], ["y"],
+                          name="n", hidden_size=4)],
+        [tensor("x", [3, 2, 5])], [tensor("y", [3, 1, 2, 4])],
+        [weight("w", 1, 16, 5), weight("r", 1, 16, 4),
+         numpy_helper.from_array(np.array([3, 2], np.int32), "lens")]),
     "c_lppool": one_node("LpPool", [("x", [1, 1, 4, 4], F32)],
                          ([1, 1, 2, 2], F32), {"kernel_shape": [2, 2],
                                                "strides": [2, 2]}),

@@ -3,7 +3,7 @@
 // constant (arith.constant, dense_resource kept), reshape (collapse/expand
 // shape), transpose (linalg.transpose), concat (insert_slice chain), slice
 // (strided extract_slice), pad (tensor.pad, or a gathering linalg.generic for
-// reflect/edge), gather and broadcast_to (linalg.generic).
+// reflect/edge), gather, gather_elements and broadcast_to (linalg.generic).
 //
 //===----------------------------------------------------------------------===//
 
@@ -199,18 +199,22 @@ std::string nodeNameOf(Operation *op) {
 /// one and reports it with tandem_report_index_error (the run then fails
 /// with the node's name). In GPU partitions the gather's clamp alone keeps
 /// reads inside the table.
-LogicalResult checkGatherIndices(GatherOp op, OpBuilder &b, Value indices,
+/// `op` is a gather or gather_elements with original indices `opIndices`
+/// (`indices` once converted) into `axis`.
+LogicalResult checkGatherIndices(Operation *op, Value opIndices, int64_t axis,
+                                 OpBuilder &b, Value indices,
                                  int64_t axisSize) {
   DenseIntElementsAttr constant;
   if (matchPattern(indices, m_Constant(&constant)) ||
-      matchPattern(op.getIndices(), m_Constant(&constant))) {
+      matchPattern(opIndices, m_Constant(&constant))) {
+    StringRef what = isa<GatherOp>(op) ? "gather" : "gather_elements";
     for (const APInt &value : constant.getValues<APInt>()) {
       int64_t index = value.getSExtValue();
       if (index < -axisSize || index >= axisSize)
-        return op.emitError()
-               << "gather index " << index << " is out of range for axis "
-               << op.getAxis() << " of size " << axisSize
-               << " (valid: " << -axisSize << " to " << axisSize - 1 << ")";
+        return op->emitError()
+               << what << " index " << index << " is out of range for axis "
+               << axis << " of size " << axisSize << " (valid: " << -axisSize
+               << " to " << axisSize - 1 << ")";
     }
     return success();
   }
@@ -218,7 +222,7 @@ LogicalResult checkGatherIndices(GatherOp op, OpBuilder &b, Value indices,
   if (!func || isGPUPartition(func))
     return success();
 
-  Location loc = op.getLoc();
+  Location loc = op->getLoc();
   auto indicesType = cast<RankedTensorType>(indices.getType());
   Type i1 = b.getI1Type(), i64 = b.getI64Type();
   // (any index bad, one bad index) over every index.
@@ -289,6 +293,24 @@ LogicalResult checkGatherIndices(GatherOp op, OpBuilder &b, Value indices,
   return success();
 }
 
+/// `index` (an integer) as an index into an axis of `axisSize`: negative
+/// ones count from the end, and the result is clamped into the axis, so an
+/// out-of-range index (reported as the run's error on the CPU) never reads
+/// outside the data.
+Value wrapAndClampIndex(OpBuilder &b, Location loc, Value index,
+                        int64_t axisSize) {
+  Value idx = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value isNeg =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx, zero);
+  Value wrapped = arith::AddIOp::create(
+      b, loc, idx, arith::ConstantIndexOp::create(b, loc, axisSize));
+  idx = arith::SelectOp::create(b, loc, isNeg, wrapped, idx);
+  idx = arith::MaxSIOp::create(b, loc, idx, zero);
+  return arith::MinSIOp::create(
+      b, loc, idx, arith::ConstantIndexOp::create(b, loc, axisSize - 1));
+}
+
 struct GatherToGeneric : OpConversionPattern<GatherOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -313,7 +335,8 @@ struct GatherToGeneric : OpConversionPattern<GatherOp> {
         AffineMap::get(type.getRank(), 0, indexExprs, getContext())};
     // Indices known now are checked now; others at run time, before the
     // gather reads with them.
-    if (failed(checkGatherIndices(op, rewriter, indices, axisSize)))
+    if (failed(checkGatherIndices(op, op.getIndices(), axis, rewriter, indices,
+                                  axisSize)))
       return failure();
     Value result = buildElementwiseWithMaps(
         rewriter, loc, type, indices, maps,
@@ -321,24 +344,47 @@ struct GatherToGeneric : OpConversionPattern<GatherOp> {
           // Negative indices count from the end of `axis`. The index is
           // clamped into the axis: an out-of-range one (reported as the
           // run's error on the CPU) never reads outside the table.
-          Value idx =
-              arith::IndexCastOp::create(b, nloc, b.getIndexType(), args[0]);
-          Value zero = arith::ConstantIndexOp::create(b, nloc, 0);
-          Value isNeg = arith::CmpIOp::create(
-              b, nloc, arith::CmpIPredicate::slt, idx, zero);
-          Value wrapped = arith::AddIOp::create(
-              b, nloc, idx, arith::ConstantIndexOp::create(b, nloc, axisSize));
-          idx = arith::SelectOp::create(b, nloc, isNeg, wrapped, idx);
-          idx = arith::MaxSIOp::create(b, nloc, idx, zero);
-          idx = arith::MinSIOp::create(
-              b, nloc, idx,
-              arith::ConstantIndexOp::create(b, nloc, axisSize - 1));
+          Value idx = wrapAndClampIndex(b, nloc, args[0], axisSize);
           SmallVector<Value> dataIndices;
           for (int64_t j = 0; j < axis; ++j)
             dataIndices.push_back(linalg::IndexOp::create(b, nloc, j));
           dataIndices.push_back(idx);
           for (int64_t j = axis + 1; j < dataType.getRank(); ++j)
             dataIndices.push_back(linalg::IndexOp::create(b, nloc, j - 1 + q));
+          return tensor::ExtractOp::create(b, nloc, data, dataIndices);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// gather_elements: one element per index, read at the index's own
+/// position with the axis coordinate replaced by the (wrapped, clamped)
+/// index; indices are checked like gather's.
+struct GatherElementsToGeneric : OpConversionPattern<GatherElementsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherElementsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    Value data = adaptor.getData(), indices = adaptor.getIndices();
+    auto dataType = cast<RankedTensorType>(data.getType());
+    int64_t axis = op.getAxis();
+    int64_t axisSize = dataType.getDimSize(axis);
+    if (axisSize == 0)
+      return op.emitOpError("gathers from empty axis ") << axis;
+    if (failed(checkGatherIndices(op, op.getIndices(), axis, rewriter, indices,
+                                  axisSize)))
+      return failure();
+    Value result = buildElementwise(
+        rewriter, loc, type, indices,
+        [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
+          SmallVector<Value> dataIndices;
+          for (int64_t j = 0; j < dataType.getRank(); ++j)
+            dataIndices.push_back(
+                j == axis ? wrapAndClampIndex(b, nloc, args[0], axisSize)
+                          : Value(linalg::IndexOp::create(b, nloc, j)));
           return tensor::ExtractOp::create(b, nloc, data, dataIndices);
         });
     rewriter.replaceOp(op, result);
@@ -366,5 +412,6 @@ void mlir::tandem::linalg_lowering::populateShapeToLinalgPatterns(
     RewritePatternSet &patterns) {
   patterns.add<ConstantToArith, ReshapeToTensor, TransposeToLinalg,
                ConcatToInsertSlices, SliceToExtractSlice, PadToTensor,
-               GatherToGeneric, BroadcastToGeneric>(patterns.getContext());
+               GatherToGeneric, GatherElementsToGeneric, BroadcastToGeneric>(
+      patterns.getContext());
 }

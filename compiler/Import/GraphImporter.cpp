@@ -713,6 +713,7 @@ static ConverterMap allConverters() {
   registerElementwiseConverters(converters);
   registerNNConverters(converters);
   registerShapeConverters(converters);
+  registerIndexConverters(converters);
   return converters;
 }
 

@@ -59,6 +59,8 @@ void registerActivationConverters(ConverterMap &map);
 void registerMathConverters(ConverterMap &map);
 void registerNNConverters(ConverterMap &map);
 void registerShapeConverters(ConverterMap &map);
+/// ArgMax, ArgMin, GatherElements and CumSum.
+void registerIndexConverters(ConverterMap &map);
 
 /// Evaluates `fn` elementwise over known operands with NumPy broadcasting;
 /// std::nullopt when the shapes do not broadcast or `fn` declines.

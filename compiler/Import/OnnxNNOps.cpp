@@ -233,8 +233,8 @@ static LogicalResult convertLayerNorm(GraphImporter &im) {
   return success();
 }
 
-/// ReduceSum/Mean/Max: axes moved from an attribute to an input in opset 13
-/// (ReduceSum) and 18 (the others).
+/// ReduceSum/Mean/Max/Min/Prod: axes moved from an attribute to an input in
+/// opset 13 (ReduceSum) and 18 (the others).
 template <typename ReduceOp>
 static LogicalResult convertReduce(GraphImporter &im, int64_t axesInputOpset) {
   FailureOr<Value> x = im.input(0);
@@ -296,5 +296,11 @@ void mlir::tandem::onnx_import::registerNNConverters(ConverterMap &map) {
   };
   map["ReduceMax"] = [](GraphImporter &im) {
     return convertReduce<ReduceMaxOp>(im, 18);
+  };
+  map["ReduceMin"] = [](GraphImporter &im) {
+    return convertReduce<ReduceMinOp>(im, 18);
+  };
+  map["ReduceProd"] = [](GraphImporter &im) {
+    return convertReduce<ReduceProdOp>(im, 18);
   };
 }

@@ -182,6 +182,30 @@ func.func @gather_constant(%d: tensor<6x5xf32>) -> tensor<2x5xf32> {
 
 // -----
 
+// gather_elements checks its run-time indices like gather, then reads, for
+// each index, the element at the index's own position with the axis
+// coordinate replaced by the wrapped and clamped index.
+// CHECK-DAG: llvm.mlir.global internal constant @__tandem_index_check_0("pick\00")
+// CHECK-LABEL: func.func @gather_elements
+// CHECK-SAME: (%[[D:.+]]: tensor<3x4xf32>, %[[I:.+]]: tensor<3x2xi64>)
+// CHECK: arith.cmpi slt, %{{.+}}, %c-4_i64
+// CHECK: arith.cmpi sge, %{{.+}}, %c4_i64
+// CHECK: scf.if
+// CHECK: func.call @tandem_report_index_error(%{{.+}}, %{{.+}}, %{{.+}}, %c4_i64)
+// CHECK: linalg.generic {{.+}} ins(%[[I]] : tensor<3x2xi64>)
+// CHECK: ^bb0(%[[V:.+]]: i64, %{{.+}}: f32):
+// CHECK: %[[ROW:.+]] = linalg.index 0 : index
+// CHECK: %[[IX:.+]] = arith.index_cast %[[V]] : i64 to index
+// CHECK: arith.maxsi
+// CHECK: %[[COL:.+]] = arith.minsi %{{.+}}, %c3 : index
+// CHECK: tensor.extract %[[D]][%[[ROW]], %[[COL]]] : tensor<3x4xf32>
+func.func @gather_elements(%d: tensor<3x4xf32>, %i: tensor<3x2xi64>) -> tensor<3x2xf32> {
+  %0 = tandem.gather_elements %d, %i {axis = 1 : i64} : (tensor<3x4xf32>, tensor<3x2xi64>) -> tensor<3x2xf32> loc("pick")
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
 // broadcast_to is a copying generic with a broadcast map.
 // CHECK-DAG: #[[IN:.+]] = affine_map<(d0, d1, d2) -> (d1, 0)>
 // CHECK-LABEL: func.func @broadcast_to

@@ -7,14 +7,15 @@ time, so these models cover the attribute combinations instead.
 
 usage: run_index_ops.py --tandemc BIN --tandem-run BIN --work DIR
                         [--gpu none|all] [--gpu-twins linalg|mapped]
-                        [--devices D,...] [NAME...]
+                        [--devices D,...] [--write-only] [NAME...]
 
 Each model is checked like run_e2e.py does (onnxruntime reference, rtol
 1e-4), on the CPU or, with --gpu all, with every op the GPU runs placed on
 it and run on the --devices. Values with ties (floor(2x)) and NaN (sqrt of
 negative inputs) check ArgMax/ArgMin's tie-breaking and NaN rule against
 onnxruntime's. Prints "PASS name" / "FAIL name: why" and
-"index-ops: N passed, M failed".
+"index-ops: N passed, M failed". With --write-only, only writes the models
+(DIR/NAME.onnx), for the import and ptxas tests.
 """
 import argparse
 import os
@@ -40,13 +41,14 @@ def ints(name, values, dtype=np.int64):
     return numpy_helper.from_array(np.array(values, dtype), name)
 
 
-def build(nodes, inputs, outputs, inits=(), opset=18):
+def build(nodes, inputs, outputs, inits=(), opset=18, check=True):
     graph = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
     model = helper.make_model(graph,
                               opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 8
-    model = onnx.shape_inference.infer_shapes(model, strict_mode=True)
-    onnx.checker.check_model(model)
+    if check:
+        model = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+        onnx.checker.check_model(model)
     return model
 
 
@@ -148,6 +150,38 @@ def cumsum():
                   ints("ax1_i32", [1], np.int32), ints("one", 1)], opset=14)
 
 
+def one_node(op, inputs, input_infos, inits=(), opset=18, **attrs):
+    """One `op` node named 'bad' (error cases for the import test)."""
+    return build([helper.make_node(op, inputs, ["y"], name="bad", **attrs)],
+                 input_infos, [vi("y", F)], inits, opset, check=False)
+
+
+# Written with --write-only for test/tools/tandemc/import-index-ops.test.
+IMPORT_MODELS = {
+    "cumsum_runtime_axis": lambda: one_node(
+        "CumSum", ["x", "axis"], [vi("x", F, [2, 3]), vi("axis", I64, [])],
+        opset=14),
+    "cumsum_two_axes": lambda: one_node(
+        "CumSum", ["x", "axis"], [vi("x", F, [2, 3])],
+        [ints("axis", [0, 1])], opset=14),
+    "argmax_bad_axis": lambda: one_node(
+        "ArgMax", ["x"], [vi("x", F, [2, 3])], opset=13, axis=2),
+    "reduce_prod_runtime_axes": lambda: one_node(
+        "ReduceProd", ["x", "axes"], [vi("x", F, [2, 3]),
+                                      vi("axes", I64, [1])]),
+    "gather_elements_too_large": lambda: one_node(
+        "GatherElements", ["x", "idx"], [vi("x", F, [2, 3]),
+                                         vi("idx", I64, [3, 3])],
+        opset=13, axis=1),
+    # A constant mask's running sum folds to position ids at import.
+    "cumsum_folds": lambda: build(
+        [helper.make_node("CumSum", ["mask", "axis"], ["ids"], exclusive=1)],
+        [vi("x", F, [1])], [vi("ids", I64)],
+        [ints("mask", [[1, 1, 0, 1], [0, 1, 1, 1]]), ints("axis", 1)],
+        opset=14),
+}
+
+
 MODELS = {"reduce_opset13": reduce_opset13, "reduce_opset18": reduce_opset18,
           "arg_reduce": arg_reduce, "gather_elements": gather_elements,
           "cumsum": cumsum}
@@ -162,11 +196,16 @@ def main():
     parser.add_argument("--gpu-twins", choices=["linalg", "mapped"],
                         default="linalg")
     parser.add_argument("--devices", default="")
+    parser.add_argument("--write-only", action="store_true")
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
     args.threads = [1]
     args.devices = [d for d in args.devices.split(",") if d] or [None]
     os.makedirs(args.work, exist_ok=True)
+    if args.write_only:
+        for name, make in IMPORT_MODELS.items():
+            if not args.names or name in args.names:
+                onnx.save(make(), os.path.join(args.work, name + ".onnx"))
     passed = failed = 0
     for name, make in MODELS.items():
         if args.names and name not in args.names:
@@ -174,6 +213,8 @@ def main():
         path = os.path.join(args.work, name + ".onnx")
         model = make()
         onnx.save(model, path)
+        if args.write_only:
+            continue
         try:
             problem = run_e2e.check(args, name, path, [])
         except Exception as e:  # a crash in the harness is a failure too
@@ -185,6 +226,8 @@ def main():
             passed += 1
             print("PASS %s" % name)
         sys.stdout.flush()
+    if args.write_only:
+        return 0
     print("index-ops: %d passed, %d failed" % (passed, failed))
     return 1 if failed or not passed else 0
 

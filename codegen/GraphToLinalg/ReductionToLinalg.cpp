@@ -2,7 +2,8 @@
 //
 // reduce_sum/mean/max/min/prod (a reducing linalg.generic, then
 // expand_shape for keepdims), arg_max/arg_min (a two-output (value, index)
-// reduction), cumsum (a masked reduction over the axis), global_avg_pool,
+// reduction), cumsum (a masked reduction over the axis), top_k (ranks, then
+// a pick of the first k), global_avg_pool,
 // max/avg pooling (tensor.pad plus linalg.pooling_nchw_max/sum, with
 // per-position divisors for avg pooling), numerically stable softmax and
 // layer_norm.
@@ -273,6 +274,121 @@ struct CumSumToGeneric : OpConversionPattern<CumSumOp> {
             .getResult(0);
     rewriter.replaceOp(
         op, castTensor(rewriter, loc, result, resultType.getElementType()));
+    return success();
+  }
+};
+
+/// top_k: (1) each element's rank, the number of elements before it in the
+/// order (better value first, NaN above every number, lower index first on
+/// ties): a masked count over the axis, O(n^2) per row; (2) for output j on
+/// the axis, the element of rank j: a masked pick over the axis with two
+/// outputs (value, index), O(k n). Every output element is independent.
+struct TopKToGeneric : OpConversionPattern<TopKOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TopKOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    auto valuesType = cast<RankedTensorType>(op.getValues().getType());
+    Type elem = accumulatorType(inType.getElementType());
+    Value input = castTensor(rewriter, loc, adaptor.getInput(), elem);
+    int64_t rank = inType.getRank();
+    int64_t axis = op.getAxis();
+    bool largest = op.getLargest();
+    MLIRContext *ctx = rewriter.getContext();
+    Type i64 = rewriter.getI64Type();
+    // Maps over (dims of a tensor..., extra): the tensor itself, and the
+    // tensor with its axis coordinate replaced by the extra dim.
+    SmallVector<AffineExpr> own, alongExtra;
+    for (int64_t d = 0; d < rank; ++d) {
+      own.push_back(getAffineDimExpr(d, ctx));
+      alongExtra.push_back(getAffineDimExpr(d == axis ? rank : d, ctx));
+    }
+    AffineMap ownMap = AffineMap::get(rank + 1, 0, own, ctx);
+    AffineMap extraMap = AffineMap::get(rank + 1, 0, alongExtra, ctx);
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+
+    auto ranksType = inType.clone(i64);
+    Value zeros = createFilled(rewriter, loc, ranksType,
+                               scalarConstant(rewriter, loc, i64, 0));
+    Value ranks =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{ranksType}, ValueRange{input, input},
+            ValueRange{zeros}, ArrayRef<AffineMap>{ownMap, extraMap, ownMap},
+            iterators,
+            [&](OpBuilder &b, Location nloc, ValueRange args) {
+              Value xi = args[0], xm = args[1];
+              Value i = linalg::IndexOp::create(b, nloc, axis);
+              Value m = linalg::IndexOp::create(b, nloc, rank);
+              Value earlier = arith::CmpIOp::create(
+                  b, nloc, arith::CmpIPredicate::ult, m, i);
+              Value before;
+              if (isFloat(elem)) {
+                using P = arith::CmpFPredicate;
+                Value nanM = arith::CmpFOp::create(b, nloc, P::UNO, xm, xm);
+                Value nanI = arith::CmpFOp::create(b, nloc, P::UNO, xi, xi);
+                Value t = arith::ConstantIntOp::create(b, nloc, 1, 1);
+                // NaN ranks above every number.
+                Value nanFirst =
+                    largest ? arith::AndIOp::create(
+                                  b, nloc, nanM,
+                                  arith::XOrIOp::create(b, nloc, nanI, t))
+                            : arith::AndIOp::create(
+                                  b, nloc, nanI,
+                                  arith::XOrIOp::create(b, nloc, nanM, t));
+                Value better = arith::CmpFOp::create(
+                    b, nloc, largest ? P::OGT : P::OLT, xm, xi);
+                Value equal = arith::OrIOp::create(
+                    b, nloc, arith::CmpFOp::create(b, nloc, P::OEQ, xm, xi),
+                    arith::AndIOp::create(b, nloc, nanM, nanI));
+                before = arith::OrIOp::create(
+                    b, nloc, arith::OrIOp::create(b, nloc, nanFirst, better),
+                    arith::AndIOp::create(b, nloc, equal, earlier));
+              } else {
+                using P = arith::CmpIPredicate;
+                Value better = arith::CmpIOp::create(
+                    b, nloc, largest ? P::sgt : P::slt, xm, xi);
+                Value equal = arith::CmpIOp::create(b, nloc, P::eq, xm, xi);
+                before = arith::OrIOp::create(
+                    b, nloc, better,
+                    arith::AndIOp::create(b, nloc, equal, earlier));
+              }
+              Value one = arith::ExtUIOp::create(b, nloc, i64, before);
+              linalg::YieldOp::create(
+                  b, nloc,
+                  ValueRange{arith::AddIOp::create(b, nloc, args[2], one)});
+            })
+            .getResult(0);
+
+    auto pickedType = valuesType.clone(elem);
+    auto indicesType = valuesType.clone(i64);
+    Value valueInit = createFilled(rewriter, loc, pickedType,
+                                   scalarConstant(rewriter, loc, elem, 0.0));
+    Value indexInit = createFilled(rewriter, loc, indicesType,
+                                   scalarConstant(rewriter, loc, i64, 0.0));
+    auto pick = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{pickedType, indicesType},
+        ValueRange{input, ranks}, ValueRange{valueInit, indexInit},
+        ArrayRef<AffineMap>{extraMap, extraMap, ownMap, ownMap}, iterators,
+        [&](OpBuilder &b, Location nloc, ValueRange args) {
+          Value j = arith::IndexCastOp::create(
+              b, nloc, i64, linalg::IndexOp::create(b, nloc, axis));
+          Value i = arith::IndexCastOp::create(
+              b, nloc, i64, linalg::IndexOp::create(b, nloc, rank));
+          Value match = arith::CmpIOp::create(b, nloc, arith::CmpIPredicate::eq,
+                                              args[1], j);
+          linalg::YieldOp::create(
+              b, nloc,
+              ValueRange{
+                  arith::SelectOp::create(b, nloc, match, args[0], args[2]),
+                  arith::SelectOp::create(b, nloc, match, i, args[3])});
+        });
+    rewriter.replaceOp(op, {castTensor(rewriter, loc, pick.getResult(0),
+                                       valuesType.getElementType()),
+                            pick.getResult(1)});
     return success();
   }
 };
@@ -577,7 +693,7 @@ void mlir::tandem::linalg_lowering::populateReductionToLinalgPatterns(
   patterns.add<ReduceToGeneric<ReduceSumOp>, ReduceToGeneric<ReduceMeanOp>,
                ReduceToGeneric<ReduceMaxOp>, ReduceToGeneric<ReduceMinOp>,
                ReduceToGeneric<ReduceProdOp>, ArgReduceToGeneric<ArgMaxOp>,
-               ArgReduceToGeneric<ArgMinOp>, CumSumToGeneric,
+               ArgReduceToGeneric<ArgMinOp>, CumSumToGeneric, TopKToGeneric,
                GlobalAvgPoolToGeneric, MaxPoolToLinalg, AvgPoolToLinalg,
                SoftmaxToLinalg, LayerNormToLinalg>(patterns.getContext());
 }

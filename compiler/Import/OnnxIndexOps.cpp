@@ -1,8 +1,8 @@
 //===- OnnxIndexOps.cpp - ONNX index and scan ops -> tandem ---------------===//
 //
-// ArgMax, ArgMin, GatherElements and CumSum. Integer inputs known at import
-// time (a mask's running sum that makes position ids) fold to known values
-// like the shape ops do.
+// ArgMax, ArgMin, GatherElements, CumSum and TopK. Integer inputs known at
+// import time (a mask's running sum that makes position ids) fold to known
+// values like the shape ops do.
 //
 //===----------------------------------------------------------------------===//
 
@@ -146,9 +146,44 @@ static LogicalResult convertCumSum(GraphImporter &im) {
   return success();
 }
 
+/// TopK (opset 11+): K is an input that must be known at compile time.
+static LogicalResult convertTopK(GraphImporter &im) {
+  FailureOr<RankedTensorType> typeOr = im.requiredInputType(0);
+  if (failed(typeOr))
+    return failure();
+  RankedTensorType type = *typeOr;
+  FailureOr<int64_t> axis =
+      im.normalizeAxis(im.attrInt("axis", -1), type.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  FailureOr<std::vector<int64_t>> kValues = im.constantInts(1, "K");
+  if (failed(kValues))
+    return failure();
+  if (kValues->size() != 1)
+    return im.error() << "input #1 (K) must hold one value, got "
+                      << kValues->size(),
+           failure();
+  int64_t k = kValues->front(), dim = type.getDimSize(*axis);
+  if (k < 0 || k > dim)
+    return im.error() << "K = " << k << " must lie in [0, " << dim
+                      << "], the size of axis " << *axis,
+           failure();
+  FailureOr<Value> x = im.input(0);
+  if (failed(x))
+    return failure();
+  Value values = im.create<TopKOp>(*x, k, *axis, im.attrInt("largest", 1) != 0,
+                                   im.attrInt("sorted", 1) != 0);
+  if (!values)
+    return failure();
+  im.setOutput(0, values);
+  im.setOutput(1, values.getDefiningOp()->getResult(1));
+  return success();
+}
+
 void mlir::tandem::onnx_import::registerIndexConverters(ConverterMap &map) {
   map["ArgMax"] = convertArgReduce<ArgMaxOp>;
   map["ArgMin"] = convertArgReduce<ArgMinOp>;
   map["GatherElements"] = convertGatherElements;
   map["CumSum"] = convertCumSum;
+  map["TopK"] = convertTopK;
 }

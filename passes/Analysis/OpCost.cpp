@@ -91,6 +91,13 @@ static double computeFlops(Operation *op) {
         double n = type.getDimSize(cumsum.getAxis());
         return 3.0 * n * tensorElements(type);
       })
+      .Case<TopKOp>([](TopKOp topk) {
+        // Ranks: about 8 operations per pair of elements in a row; the pick:
+        // 3 per element for each of the k outputs.
+        auto type = topk.getInput().getType();
+        double n = type.getDimSize(topk.getAxis());
+        return (8.0 * n + 3.0 * topk.getK()) * tensorElements(type);
+      })
       .Case<SoftmaxOp>([](SoftmaxOp s) {
         // max, subtract, exp, sum, divide.
         return 16.0 * tensorElements(s.getType());

@@ -28,7 +28,8 @@ FusionRole mlir::tandem::getFusionRole(Operation *op) {
     return FusionRole::Layout;
   // A cumsum reads each input element once per output element after (or
   // before) it on its axis: a fused producer would be recomputed each time.
-  if (isa<MaxPool2DOp, AvgPool2DOp, CumSumOp>(op))
+  // top_k likewise, when it ranks the elements of a row.
+  if (isa<MaxPool2DOp, AvgPool2DOp, CumSumOp, TopKOp>(op))
     return FusionRole::Window;
   return FusionRole::Barrier;
 }

@@ -21,10 +21,10 @@ std::optional<std::string> mlir::tandem::whyNotOnGpu(Operation *op) {
     return std::nullopt;
   // Integer tensors are shape data (or indices) that feed host-side
   // decisions; computing them on the GPU would only add transfers. The
-  // indices that arg_max/arg_min pick from float data are the exception:
-  // the work is the scan of the data.
+  // indices that arg_max/arg_min/top_k pick from float data are the
+  // exception: the work is the scan of the data.
   bool floatArgReduce =
-      isa<ArgMaxOp, ArgMinOp>(op) &&
+      isa<ArgMaxOp, ArgMinOp, TopKOp>(op) &&
       isa<FloatType>(
           cast<RankedTensorType>(op->getOperand(0).getType()).getElementType());
   for (Type type :

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""End to end on small models of the reduce, arg, gather and scan ops
-(ReduceMin, ReduceProd, ArgMax, ArgMin, GatherElements, CumSum) with their
-axes as attributes or constant inputs, as exports write them: the ONNX
+"""End to end on small models of the reduce, arg, gather, scan and top-k ops
+(ReduceMin, ReduceProd, ArgMax, ArgMin, GatherElements, CumSum, TopK) with
+their axes and K as attributes or constant inputs, as exports write them: the ONNX
 backend node tests feed those as graph inputs, which Tandem needs at compile
 time, so these models cover the attribute combinations instead.
 
@@ -150,6 +150,28 @@ def cumsum():
                   ints("ax1_i32", [1], np.int32), ints("one", 1)], opset=14)
 
 
+def top_k():
+    """TopK with a constant K: largest and smallest, every axis, ties
+    (floor(2x)), NaN (sqrt of negatives), K = 1 and K = the axis size,
+    integers."""
+    n = helper.make_node
+    nodes = [n("Mul", ["x", "two"], ["x2"]), n("Floor", ["x2"], ["ties"]),
+             n("Sqrt", ["x"], ["nans"])]
+    outputs = []
+    cases = [("x", "k3", 1, 1), ("x", "k1", 0, 0), ("ties", "k3", 2, 1),
+             ("ties", "k5", -1, 0), ("nans", "k3", 1, 1), ("nans", "k5", 2, 0),
+             ("i64", "k3", 1, 1), ("i64", "k5", 0, 0)]
+    for k, (src, kname, axis, largest) in enumerate(cases):
+        nodes.append(n("TopK", [src, kname], ["v%d" % k, "i%d" % k],
+                       axis=axis, largest=largest, sorted=1))
+        outputs += [vi("v%d" % k, I64 if src == "i64" else F),
+                    vi("i%d" % k, I64)]
+    return build(nodes, [vi("x", F, [4, 6, 5]), vi("i64", I64, [5, 7])],
+                 outputs,
+                 [numpy_helper.from_array(np.array(2.0, np.float32), "two"),
+                  ints("k1", [1]), ints("k3", [3]), ints("k5", [5])])
+
+
 def one_node(op, inputs, input_infos, inits=(), opset=18, **attrs):
     """One `op` node named 'bad' (error cases for the import test)."""
     return build([helper.make_node(op, inputs, ["y"], name="bad", **attrs)],
@@ -174,6 +196,10 @@ IMPORT_MODELS = {
                                          vi("idx", I64, [3, 3])],
         opset=13, axis=1),
     # A constant mask's running sum folds to position ids at import.
+    "top_k_runtime_k": lambda: one_node(
+        "TopK", ["x", "k"], [vi("x", F, [2, 3]), vi("k", I64, [1])]),
+    "top_k_too_large": lambda: one_node(
+        "TopK", ["x", "k"], [vi("x", F, [2, 3])], [ints("k", [4])]),
     "cumsum_folds": lambda: build(
         [helper.make_node("CumSum", ["mask", "axis"], ["ids"], exclusive=1)],
         [vi("x", F, [1])], [vi("ids", I64)],
@@ -184,7 +210,7 @@ IMPORT_MODELS = {
 
 MODELS = {"reduce_opset13": reduce_opset13, "reduce_opset18": reduce_opset18,
           "arg_reduce": arg_reduce, "gather_elements": gather_elements,
-          "cumsum": cumsum}
+          "cumsum": cumsum, "top_k": top_k}
 
 
 def main():

@@ -433,6 +433,29 @@ LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType input = rankedType(adaptor.getInput());
+  if (!input)
+    return ShapeError(loc, name) << "expects a ranked tensor operand";
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkAxis(loc, name, axis, input.getRank())))
+    return failure();
+  int64_t k = adaptor.getK(), dim = input.getDimSize(axis);
+  if (k < 0 || k > dim)
+    return ShapeError(loc, name)
+           << "k = " << k << " must lie in [0, " << dim
+           << "], the size of axis " << axis << " of " << input;
+  shape::Shape shape(input.getShape());
+  shape[axis] = k;
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  types.push_back(RankedTensorType::get(shape, IntegerType::get(ctx, 64)));
+  return success();
+}
+
 LogicalResult CumSumOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,

@@ -1016,6 +1016,37 @@ class Tandem_ArgReduceOp<string mnemonic, string what>
 def Tandem_ArgMaxOp : Tandem_ArgReduceOp<"arg_max", "largest">;
 def Tandem_ArgMinOp : Tandem_ArgReduceOp<"arg_min", "smallest">;
 
+def Tandem_TopKOp : Tandem_InferredOp<"top_k", [Pure]> {
+  let summary = "the k largest or smallest elements along an axis";
+  let description = [{
+    ONNX `TopK` with a constant `k`: `values` holds the `k` largest (or,
+    without `largest`, smallest) elements along `axis`, best first, and
+    `indices` (i64) their positions; both have the input's shape with `axis`
+    of size `k`. The order is onnxruntime's: NaN counts as larger than every
+    number, and equal values keep their input order (lower index first).
+    The result is always sorted, which `sorted = false` allows.
+
+    Lowered as a rank computation (for each element, the number of elements
+    before it in that order) and a pick of ranks `0..k-1`: O(n^2 + k n) work
+    per row of length n, all of it parallel and GPU-mappable; meant for the
+    sizes detection and sampling heads use, not for sorting long rows.
+
+    Example:
+
+    ```mlir
+    %v, %i = tandem.top_k %0 {axis = 1 : i64, k = 5 : i64}
+        : tensor<2x100xf32> -> tensor<2x5xf32>, tensor<2x5xi64>
+    ```
+  }];
+  let arguments = (ins Tandem_NumericTensor:$input, I64Attr:$k, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "true">:$largest,
+                       DefaultValuedAttr<BoolAttr, "true">:$sorted);
+  let results = (outs Tandem_NumericTensor:$values,
+                      RankedTensorOf<[I64]>:$indices);
+  let assemblyFormat =
+      "$input attr-dict `:` type($input) `->` type($values) `,` type($indices)";
+}
+
 def Tandem_CumSumOp : Tandem_InferredOp<"cumsum", [Pure]> {
   let summary = "running sum along an axis";
   let description = [{

@@ -278,3 +278,42 @@ func.func @cumsum_reverse_exclusive(%a: tensor<2x5xi64>) -> tensor<2x5xi64> {
   %0 = tandem.cumsum %a {axis = 1 : i64, exclusive = true, reverse = true} : tensor<2x5xi64> -> tensor<2x5xi64>
   return %0 : tensor<2x5xi64>
 }
+
+// -----
+
+// top_k: first each element's rank (how many elements come before it: a
+// better value, NaN above every number, or an equal one at a lower index),
+// a masked count over the axis; then for output j the element of rank j,
+// a two-output (value, index) pick over the axis.
+// CHECK-DAG: #[[OWN:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[ALONG:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @top_k
+// CHECK-SAME: (%[[X:.+]]: tensor<2x6xf32>)
+// CHECK: %[[RANKS:.+]] = linalg.generic {indexing_maps = [#[[OWN]], #[[ALONG]], #[[OWN]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[X]], %[[X]] : tensor<2x6xf32>, tensor<2x6xf32>) outs(%{{.+}} : tensor<2x6xi64>)
+// CHECK: arith.cmpf uno
+// CHECK: arith.cmpf ogt
+// CHECK: arith.cmpf oeq
+// CHECK: arith.extui %{{.+}} : i1 to i64
+// CHECK: %[[PICK:.+]]:2 = linalg.generic {indexing_maps = [#[[ALONG]], #[[ALONG]], #[[OWN]], #[[OWN]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[X]], %[[RANKS]] : tensor<2x6xf32>, tensor<2x6xi64>) outs(%{{.+}}, %{{.+}} : tensor<2x3xf32>, tensor<2x3xi64>)
+// CHECK: %[[J:.+]] = linalg.index 1 : index
+// CHECK: %[[MATCH:.+]] = arith.cmpi eq
+// CHECK: arith.select %[[MATCH]]
+// CHECK: return %[[PICK]]#0, %[[PICK]]#1
+func.func @top_k(%a: tensor<2x6xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>) {
+  %v, %i = tandem.top_k %a {axis = 1 : i64, k = 3 : i64} : tensor<2x6xf32> -> tensor<2x3xf32>, tensor<2x3xi64>
+  return %v, %i : tensor<2x3xf32>, tensor<2x3xi64>
+}
+
+// -----
+
+// The smallest integers: slt, and no NaN test.
+// CHECK-LABEL: func.func @top_k_smallest_int
+// CHECK-NOT: arith.cmpf
+// CHECK: arith.cmpi slt
+// CHECK: arith.cmpi eq
+func.func @top_k_smallest_int(%a: tensor<5x4xi32>) -> (tensor<2x4xi32>, tensor<2x4xi64>) {
+  %v, %i = tandem.top_k %a {axis = 0 : i64, k = 2 : i64, largest = false} : tensor<5x4xi32> -> tensor<2x4xi32>, tensor<2x4xi64>
+  return %v, %i : tensor<2x4xi32>, tensor<2x4xi64>
+}

@@ -751,3 +751,12 @@ func.func @cumsum_axis(%x: tensor<2x4xf32>) {
   %0 = tandem.cumsum %x {axis = -1 : i64} : tensor<2x4xf32> -> tensor<2x4xf32>
   return
 }
+
+// -----
+
+// top_k's k lies within the axis.
+func.func @top_k_too_large(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'tandem.top_k' op k = 5 must lie in [0, 4], the size of axis 1 of 'tensor<2x4xf32>'}}
+  %0:2 = tandem.top_k %x {axis = 1 : i64, k = 5 : i64} : tensor<2x4xf32> -> tensor<2x5xf32>, tensor<2x5xi64>
+  return
+}

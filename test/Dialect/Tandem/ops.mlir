@@ -271,6 +271,14 @@ func.func @index_ops(%x: tensor<4x10xf32>, %i: tensor<4x3xi64>, %m: tensor<2x8xi
   return %0, %1, %2, %3, %4, %5 : tensor<4xi64>, tensor<1x10xi64>, tensor<4x3xf32>, tensor<2x8xi64>, tensor<4x1xf32>, tensor<10xf32>
 }
 
+// top_k has two results, values and i64 indices.
+// CHECK-LABEL: func.func @top_k
+func.func @top_k(%x: tensor<4x10xf32>) -> (tensor<4x3xf32>, tensor<4x3xi64>) {
+  // CHECK: %{{.+}}, %{{.+}} = tandem.top_k %{{.+}} {axis = 1 : i64, k = 3 : i64, largest = false} : tensor<4x10xf32> -> tensor<4x3xf32>, tensor<4x3xi64>
+  %v, %i = tandem.top_k %x {axis = 1 : i64, k = 3 : i64, largest = false} : tensor<4x10xf32> -> tensor<4x3xf32>, tensor<4x3xi64>
+  return %v, %i : tensor<4x3xf32>, tensor<4x3xi64>
+}
+
 {-#
   dialect_resources: {
     builtin: {

@@ -827,6 +827,41 @@ def cumsum():
     return p, refs
 
 
+def top_k_ref(x, k, axis, largest):
+    """Values and indices, best first, ties by lower index (no NaN)."""
+    order = np.argsort(-x if largest else x, axis=axis, kind="stable")
+    idx = np.take(order, np.arange(k), axis=axis)
+    return np.take_along_axis(x, idx, axis), idx
+
+
+@case("reduction")
+def top_k():
+    p = Prog()
+    x = RNG.integers(-3, 4, size=(3, 6, 4)).astype(np.float32)
+    x += rand(3, 6, 4, lo=0, hi=1) * (RNG.random((3, 6, 4)) < 0.5)
+    xc = p.const(x)
+    xi = randint(5, 7, dtype=np.int32)
+    refs = []
+    for axis, k, largest in ((0, 2, True), (1, 4, False), (2, 4, True),
+                             (1, 1, True)):
+        v, i = top_k_ref(x, k, axis, largest)
+        r = p.fresh()
+        p.raw(f"{r}:2 = tandem.top_k {xc} {{axis = {axis} : i64, k = {k} : "
+              f"i64, largest = {str(largest).lower()}}} : {t(x.shape)} -> "
+              f"{t(v.shape)}, {t(v.shape, 'i64')}")
+        p.out(f"{r}#0", v.shape)
+        p.out(f"{r}#1", v.shape, "i64")
+        refs += [v, i]
+    v, i = top_k_ref(xi, 3, 1, False)
+    r = p.fresh()
+    p.raw(f"{r}:2 = tandem.top_k {p.const(xi)} {{axis = 1 : i64, k = 3 : i64,"
+          f" largest = false}} : {t(xi.shape, 'i32')} -> {t(v.shape, 'i32')}, "
+          f"{t(v.shape, 'i64')}")
+    p.out(f"{r}#0", v.shape, "i32")
+    p.out(f"{r}#1", v.shape, "i64")
+    return p, refs + [v, i]
+
+
 @case("reduction")
 def global_avg_pool():
     p = Prog()

@@ -59,7 +59,7 @@ void registerActivationConverters(ConverterMap &map);
 void registerMathConverters(ConverterMap &map);
 void registerNNConverters(ConverterMap &map);
 void registerShapeConverters(ConverterMap &map);
-/// ArgMax, ArgMin, GatherElements, CumSum and TopK.
+/// ArgMax, ArgMin, GatherElements, GatherND, CumSum and TopK.
 void registerIndexConverters(ConverterMap &map);
 
 /// Evaluates `fn` elementwise over known operands with NumPy broadcasting;

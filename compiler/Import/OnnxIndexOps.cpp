@@ -1,8 +1,8 @@
 //===- OnnxIndexOps.cpp - ONNX index and scan ops -> tandem ---------------===//
 //
-// ArgMax, ArgMin, GatherElements, CumSum and TopK. Integer inputs known at
-// import time (a mask's running sum that makes position ids) fold to known
-// values like the shape ops do.
+// ArgMax, ArgMin, GatherElements, GatherND, CumSum and TopK. Integer inputs
+// known at import time (a mask's running sum that makes position ids) fold to
+// known values like the shape ops do.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,6 +87,36 @@ static LogicalResult convertGatherElements(GraphImporter &im) {
     }
     im.setKnownOutput(0, std::move(r));
     return success();
+  }
+  im.setOutput(0, result);
+  return success();
+}
+
+/// GatherND (opset 12/13): batch_dims; constant indices out of range are an
+/// error at the node.
+static LogicalResult convertGatherND(GraphImporter &im) {
+  FailureOr<RankedTensorType> dataType = im.requiredInputType(0),
+                              indicesType = im.requiredInputType(1);
+  if (failed(dataType) || failed(indicesType))
+    return failure();
+  int64_t batch = im.attrInt("batch_dims", 0);
+  FailureOr<Value> x = im.input(0), idx = im.input(1);
+  if (failed(x) || failed(idx))
+    return failure();
+  Value result = im.create<GatherNDOp>(*x, *idx, batch);
+  if (!result)
+    return failure();
+  if (const KnownInts *indices = im.knownInput(1)) {
+    int64_t m = indices->shape.back();
+    for (auto [flat, idx] : llvm::enumerate(indices->values)) {
+      int64_t d = batch + static_cast<int64_t>(flat) % m;
+      int64_t dim = dataType->getDimSize(d);
+      if (idx < -dim || idx >= dim)
+        return im.error() << "index " << idx << " is out of range for dim " << d
+                          << " of size " << dim << " (valid: " << -dim << " to "
+                          << dim - 1 << ")",
+               failure();
+    }
   }
   im.setOutput(0, result);
   return success();
@@ -184,6 +214,7 @@ void mlir::tandem::onnx_import::registerIndexConverters(ConverterMap &map) {
   map["ArgMax"] = convertArgReduce<ArgMaxOp>;
   map["ArgMin"] = convertArgReduce<ArgMinOp>;
   map["GatherElements"] = convertGatherElements;
+  map["GatherND"] = convertGatherND;
   map["CumSum"] = convertCumSum;
   map["TopK"] = convertTopK;
 }

@@ -69,7 +69,7 @@ ReductionShape getReductionShape(Operation *op) {
 /// Bytes `user` reads of `value`: all of it, except for ops that only pick
 /// part of their input.
 double readBytes(Value value, Operation *user) {
-  if (isa<SliceOp, GatherOp, GatherElementsOp>(user))
+  if (isa<SliceOp, GatherOp, GatherElementsOp, GatherNDOp>(user))
     return tensorBytes(user->getResult(0).getType());
   return tensorBytes(value.getType());
 }

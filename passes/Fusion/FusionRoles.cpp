@@ -24,7 +24,7 @@ FusionRole mlir::tandem::getFusionRole(Operation *op) {
   if (op->hasTrait<tandem::OpTrait::Elementwise>() || isa<BatchNormOp>(op))
     return FusionRole::Elementwise;
   if (isa<ReshapeOp, TransposeOp, BroadcastToOp, CastOp, SliceOp, ConcatOp,
-          PadOp, GatherOp, GatherElementsOp>(op))
+          PadOp, GatherOp, GatherElementsOp, GatherNDOp>(op))
     return FusionRole::Layout;
   // A cumsum reads each input element once per output element after (or
   // before) it on its axis: a fused producer would be recomputed each time.

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """End to end on small models of the reduce, arg, gather, scan and top-k ops
-(ReduceMin, ReduceProd, ArgMax, ArgMin, GatherElements, CumSum, TopK) with
+(ReduceMin, ReduceProd, ArgMax, ArgMin, GatherElements, GatherND, CumSum,
+TopK) with
 their axes and K as attributes or constant inputs, as exports write them: the ONNX
 backend node tests feed those as graph inputs, which Tandem needs at compile
 time, so these models cover the attribute combinations instead.
@@ -124,6 +125,25 @@ def gather_elements():
         [ints("neg", [[-1, 0, -5], [4, -2, 1]])], opset=13)
 
 
+def gather_nd():
+    """GatherND: run-time index tuples of one and two indices, constant
+    negative ones, batch_dims 1 and 2, a slice per tuple and a fused
+    producer of the data."""
+    n = helper.make_node
+    return build([
+        n("GatherND", ["x", "rows"], ["slices"]),
+        n("Relu", ["x"], ["r"]),
+        n("GatherND", ["r", "pairs"], ["elements"]),
+        n("GatherND", ["b", "per_batch"], ["batched"], batch_dims=1),
+        n("GatherND", ["b", "tuples2"], ["batched2"], batch_dims=2),
+    ], [vi("x", F, [4, 5, 3]), vi("rows", I64, [2, 1]),
+        vi("b", F, [2, 5, 4]), vi("per_batch", I64, [2, 3, 1]),
+        vi("tuples2", I64, [2, 5, 1])],
+        [vi("slices", F), vi("elements", F), vi("batched", F),
+         vi("batched2", F)],
+        [ints("pairs", [[[0, -1], [3, 4]], [[-4, 0], [2, 2]]])], opset=13)
+
+
 def cumsum():
     """Every exclusive/reverse combination on both axes of a float input,
     and int64 position ids (CumSum of a mask, minus one) as exports build
@@ -196,6 +216,9 @@ IMPORT_MODELS = {
                                          vi("idx", I64, [3, 3])],
         opset=13, axis=1),
     # A constant mask's running sum folds to position ids at import.
+    "gather_nd_const_oob": lambda: one_node(
+        "GatherND", ["x", "idx"], [vi("x", F, [3, 4])],
+        [ints("idx", [[2, 3], [0, 4]])], opset=13),
     "top_k_runtime_k": lambda: one_node(
         "TopK", ["x", "k"], [vi("x", F, [2, 3]), vi("k", I64, [1])]),
     "top_k_too_large": lambda: one_node(
@@ -210,7 +233,7 @@ IMPORT_MODELS = {
 
 MODELS = {"reduce_opset13": reduce_opset13, "reduce_opset18": reduce_opset18,
           "arg_reduce": arg_reduce, "gather_elements": gather_elements,
-          "cumsum": cumsum, "top_k": top_k}
+          "gather_nd": gather_nd, "cumsum": cumsum, "top_k": top_k}
 
 
 def main():

@@ -456,6 +456,39 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx,
   return success();
 }
 
+LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType data = rankedType(adaptor.getData());
+  RankedTensorType indices = rankedType(adaptor.getIndices());
+  if (!data || !indices)
+    return ShapeError(loc, name) << "expects ranked tensor operands";
+  int64_t r = data.getRank(), q = indices.getRank();
+  int64_t b = adaptor.getBatchDims();
+  if (q < 1 || b < 0 || b >= std::min(r, q))
+    return ShapeError(loc, name)
+           << "batch_dims = " << b << " must lie in [0, " << std::min(r, q)
+           << ") for data " << data << " and indices " << indices;
+  int64_t m = indices.getDimSize(q - 1);
+  if (m < 1 || m > r - b)
+    return ShapeError(loc, name)
+           << "the last dim of indices " << indices << " (" << m
+           << ") must lie in [1, " << r - b << "] for data " << data
+           << " and batch_dims = " << b;
+  for (int64_t d = 0; d < b; ++d)
+    if (data.getDimSize(d) != indices.getDimSize(d))
+      return ShapeError(loc, name)
+             << "batch dim " << d << " differs: " << data.getDimSize(d)
+             << " in data " << data << ", " << indices.getDimSize(d)
+             << " in indices " << indices;
+  shape::Shape result(indices.getShape().drop_back());
+  llvm::append_range(result, data.getShape().drop_front(b + m));
+  types.push_back(RankedTensorType::get(result, data.getElementType()));
+  return success();
+}
+
 LogicalResult CumSumOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,

@@ -303,6 +303,30 @@ def Tandem_GatherElementsOp : Tandem_InferredOp<"gather_elements", [Pure]> {
       "$data `,` $indices attr-dict `:` functional-type(operands, results)";
 }
 
+def Tandem_GatherNDOp : Tandem_InferredOp<"gather_nd", [Pure]> {
+  let summary = "gathers slices by index tuples";
+  let description = [{
+    ONNX `GatherND`: the last dim of `indices` (size m) holds index tuples
+    into dims `batch_dims .. batch_dims + m - 1` of `data`; the first
+    `batch_dims` dims of both are batch dims and must be equal. The result
+    shape is `indices.shape[:-1] ++ data.shape[batch_dims + m:]`. Negative
+    indices count from the end of their dim; out-of-range ones are a
+    run-time error on the CPU and read a clamped element in GPU partitions.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.gather_nd %data, %ids {batch_dims = 1 : i64}
+        : (tensor<2x5x4xf32>, tensor<2x3x1xi64>) -> tensor<2x3x4xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_AnyTensor:$data, Tandem_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$batch_dims);
+  let results = (outs Tandem_AnyTensor:$output);
+  let assemblyFormat =
+      "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
 def Tandem_CastOp : Tandem_InferredOp<"cast", [Pure, SameOperandsAndResultShape]> {
   let summary = "converts the element type";
   let description = [{

@@ -53,3 +53,14 @@ func.func @gather_elements_out_of_range(%d: tensor<3x4xf32>) -> tensor<3x1xf32> 
   %0 = tandem.gather_elements %d, %i {axis = 1 : i64} : (tensor<3x4xf32>, tensor<3x1xi64>) -> tensor<3x1xf32>
   return %0 : tensor<3x1xf32>
 }
+
+// -----
+
+// Constant gather_nd indices are checked against the dim each one indexes.
+func.func @gather_nd_out_of_range(%d: tensor<3x4xf32>) -> tensor<2xf32> {
+  %i = tandem.constant dense<[[2, 3], [0, 4]]> : tensor<2x2xi64>
+  // expected-error @+2 {{gather_nd index 4 is out of range for axis 1 of size 4 (valid: -4 to 3)}}
+  // expected-error @+1 {{failed to legalize operation 'tandem.gather_nd'}}
+  %0 = tandem.gather_nd %d, %i : (tensor<3x4xf32>, tensor<2x2xi64>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

@@ -760,3 +760,30 @@ func.func @top_k_too_large(%x: tensor<2x4xf32>) {
   %0:2 = tandem.top_k %x {axis = 1 : i64, k = 5 : i64} : tensor<2x4xf32> -> tensor<2x5xf32>, tensor<2x5xi64>
   return
 }
+
+// -----
+
+// gather_nd's index tuples fit the data's rank after the batch dims.
+func.func @gather_nd_tuple_too_long(%x: tensor<2x4xf32>, %i: tensor<3x3xi64>) {
+  // expected-error @+1 {{'tandem.gather_nd' op the last dim of indices 'tensor<3x3xi64>' (3) must lie in [1, 2] for data 'tensor<2x4xf32>' and batch_dims = 0}}
+  %0 = tandem.gather_nd %x, %i : (tensor<2x4xf32>, tensor<3x3xi64>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+// gather_nd's batch dims agree.
+func.func @gather_nd_batch_mismatch(%x: tensor<2x4xf32>, %i: tensor<3x1xi64>) {
+  // expected-error @+1 {{'tandem.gather_nd' op batch dim 0 differs: 2 in data 'tensor<2x4xf32>', 3 in indices 'tensor<3x1xi64>'}}
+  %0 = tandem.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<2x4xf32>, tensor<3x1xi64>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+// gather_nd's batch_dims leave room for the index tuple.
+func.func @gather_nd_batch_dims(%x: tensor<2x4xf32>, %i: tensor<2x1xi64>) {
+  // expected-error @+1 {{'tandem.gather_nd' op batch_dims = 2 must lie in [0, 2) for data 'tensor<2x4xf32>' and indices 'tensor<2x1xi64>'}}
+  %0 = tandem.gather_nd %x, %i {batch_dims = 2 : i64} : (tensor<2x4xf32>, tensor<2x1xi64>) -> tensor<2xf32>
+  return
+}

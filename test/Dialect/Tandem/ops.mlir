@@ -271,6 +271,14 @@ func.func @index_ops(%x: tensor<4x10xf32>, %i: tensor<4x3xi64>, %m: tensor<2x8xi
   return %0, %1, %2, %3, %4, %5 : tensor<4xi64>, tensor<1x10xi64>, tensor<4x3xf32>, tensor<2x8xi64>, tensor<4x1xf32>, tensor<10xf32>
 }
 
+// gather_nd with batch dims.
+// CHECK-LABEL: func.func @gather_nd
+func.func @gather_nd(%x: tensor<2x5x4xf32>, %i: tensor<2x3x1xi64>) -> tensor<2x3x4xf32> {
+  // CHECK: tandem.gather_nd %{{.+}}, %{{.+}} {batch_dims = 1 : i64} : (tensor<2x5x4xf32>, tensor<2x3x1xi64>) -> tensor<2x3x4xf32>
+  %0 = tandem.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<2x5x4xf32>, tensor<2x3x1xi64>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
 // top_k has two results, values and i64 indices.
 // CHECK-LABEL: func.func @top_k
 func.func @top_k(%x: tensor<4x10xf32>) -> (tensor<4x3xf32>, tensor<4x3xi64>) {

@@ -710,6 +710,26 @@ def gather_elements():
     return p, refs
 
 
+@case("shape")
+def gather_nd():
+    p = Prog()
+    data = rand(4, 5, 3)
+    dc = p.const(data)
+    pairs = np.stack([RNG.integers(-4, 4, size=(2, 3)),
+                      RNG.integers(-5, 5, size=(2, 3))], -1).astype(np.int64)
+    v = p.op(f"tandem.gather_nd {dc}, {p.const(pairs)} : ({t(data.shape)}, "
+             f"{t(pairs.shape, 'i64')}) -> {t((2, 3, 3))}")
+    p.out(v, (2, 3, 3))
+    w = np.where(pairs < 0, pairs + np.array([4, 5]), pairs)
+    refs = [data[w[..., 0], w[..., 1]]]
+    rows = RNG.integers(0, 5, size=(4, 2, 1)).astype(np.int32)
+    v = p.op(f"tandem.gather_nd {dc}, {p.const(rows)} {{batch_dims = 1 : i64}}"
+             f" : ({t(data.shape)}, {t(rows.shape, 'i32')}) -> {t((4, 2, 3))}")
+    p.out(v, (4, 2, 3))
+    refs.append(np.stack([data[b][rows[b, :, 0]] for b in range(4)]))
+    return p, refs
+
+
 @case("reduction")
 def reduce_ops():
     p = Prog()

@@ -192,6 +192,15 @@ def gather_elements_runtime():
                  [tensor("y", [2, 3])])
 
 
+def gather_nd_runtime():
+    """GatherND whose index pairs (into dims of 3 and 4) arrive at run
+    time."""
+    return model([helper.make_node("GatherND", ["x", "ids"], ["y"],
+                                   name="pairs")],
+                 [tensor("x", [3, 4]), tensor("ids", [2, 2], TensorProto.INT64)],
+                 [tensor("y", [2])])
+
+
 def hostile_names():
     """Tensor names that would end a C comment, break a line or open a
     string in the generated header."""
@@ -222,6 +231,7 @@ MODELS = {
     "gather_runtime": gather_runtime,
     "gather_elements_const_oob": gather_elements_const_oob,
     "gather_elements_runtime": gather_elements_runtime,
+    "gather_nd_runtime": gather_nd_runtime,
 }
 
 

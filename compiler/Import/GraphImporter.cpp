@@ -387,10 +387,28 @@ FailureOr<std::vector<int64_t>> GraphImporter::constantInts(unsigned i,
   if (!hasInput(i))
     return error() << "input #" << i << " (" << what << ") is missing",
            failure();
-  return error() << "input #" << i << " (" << what << ") '" << node().input(i)
-                 << "' must be known at compile time (a constant or a "
-                    "foldable shape computation)",
-         failure();
+  InFlightDiagnostic diag =
+      error() << "input #" << i << " (" << what << ") '" << node().input(i)
+              << "' must be known at compile time (a constant "
+                 "or a foldable shape computation)";
+  addBindHint(diag, i);
+  return failure();
+}
+
+void GraphImporter::addBindHint(InFlightDiagnostic &diag, unsigned i) const {
+  if (hasInput(i) && isGraphInput(node().input(i)))
+    diag << "; it is a graph input: fix its value with --bind-input "
+         << node().input(i) << "=FILE.pb";
+}
+
+bool GraphImporter::isGraphInput(StringRef name) const {
+  return llvm::any_of(model.graph().input(),
+                      [&](const onnx::ValueInfoProto &info) {
+                        return info.name() == name;
+                      }) &&
+         llvm::none_of(
+             model.graph().initializer(),
+             [&](const onnx::TensorProto &t) { return t.name() == name; });
 }
 
 FailureOr<std::vector<int64_t>> GraphImporter::constantDims(unsigned i,
@@ -449,9 +467,10 @@ FailureOr<std::optional<double>> GraphImporter::constantScalar(unsigned i,
             isa<FloatType>(dense.getElementType()))
           return std::optional<double>(
               (*dense.getValues<APFloat>().begin()).convertToDouble());
-  return error() << "input #" << i << " (" << what
-                 << ") must be a constant scalar",
-         failure();
+  InFlightDiagnostic diag = error() << "input #" << i << " (" << what
+                                    << ") must be a constant scalar";
+  addBindHint(diag, i);
+  return failure();
 }
 
 const onnx::AttributeProto *GraphImporter::attr(StringRef name) const {
@@ -712,6 +731,8 @@ static ConverterMap allConverters() {
   ConverterMap converters;
   registerElementwiseConverters(converters);
   registerNNConverters(converters);
+  registerComposedConverters(converters);
+  registerResizeConverters(converters);
   registerShapeConverters(converters);
   registerIndexConverters(converters);
   return converters;

@@ -143,6 +143,172 @@ static LogicalResult convertConv(GraphImporter &im) {
   return success();
 }
 
+/// ConvTranspose as a convolution: the input with stride - 1 zeros inserted
+/// between its elements, padded by (k - 1) * d - pad on each side (cropped
+/// where that is negative, extended by output_padding at the end), convolved
+/// with stride 1 by the kernel flipped in space and with its channel axes
+/// swapped per group. Costs stride^2 times the FLOPs of a direct transposed
+/// convolution for stride > 1 (the inserted zeros are multiplied).
+static LogicalResult convertConvTranspose(GraphImporter &im) {
+  FailureOr<Value> x = im.input(0), w = im.input(1);
+  FailureOr<Value> bias = im.optionalInput(2);
+  if (failed(x) || failed(w) || failed(bias))
+    return failure();
+  auto xType = cast<RankedTensorType>(x->getType());
+  auto wType = cast<RankedTensorType>(w->getType());
+  int64_t spatial = xType.getRank() - 2;
+  if ((spatial != 1 && spatial != 2) || wType.getRank() != xType.getRank())
+    return im.error() << "only 1-D and 2-D transposed convolutions are "
+                         "supported, got input "
+                      << xType << " and weight " << wType,
+           failure();
+  int64_t group = im.attrInt("group", 1);
+  int64_t c = xType.getDimSize(1);
+  if (group <= 0 || c % group != 0 || wType.getDimSize(0) != c)
+    return im.error() << "the weight " << wType << " must have " << c
+                      << " input channels, divisible by group (" << group
+                      << ")",
+           failure();
+  auto ints = [&](StringRef name, int64_t count, int64_t dflt) {
+    return im.attrInts(name).value_or(std::vector<int64_t>(count, dflt));
+  };
+  std::vector<int64_t> kernel(wType.getShape().begin() + 2,
+                              wType.getShape().end());
+  std::vector<int64_t> strides = ints("strides", spatial, 1);
+  std::vector<int64_t> dilations = ints("dilations", spatial, 1);
+  std::vector<int64_t> outputPadding = ints("output_padding", spatial, 0);
+  auto size = static_cast<size_t>(spatial);
+  if (strides.size() != size || dilations.size() != size ||
+      outputPadding.size() != size)
+    return im.error() << "expects " << spatial
+                      << " spatial dims in strides, dilations and "
+                         "output_padding",
+           failure();
+  auto bounded = [](int64_t v, int64_t lo) {
+    return v >= lo && v <= (1 << 20);
+  };
+  for (int64_t d = 0; d < spatial; ++d)
+    if (!bounded(strides[d], 1) || !bounded(dilations[d], 1) ||
+        !bounded(outputPadding[d], 0))
+      return im.error() << "strides and dilations must lie in [1, 2^20] and "
+                           "output_padding in [0, 2^20]",
+             failure();
+  std::vector<int64_t> full(spatial), pads;
+  for (int64_t d = 0; d < spatial; ++d)
+    full[d] = strides[d] * (xType.getDimSize(2 + d) - 1) + outputPadding[d] +
+              (kernel[d] - 1) * dilations[d] + 1;
+  std::string autoPad = im.attrString("auto_pad", "NOTSET");
+  std::optional<std::vector<int64_t>> outputShape = im.attrInts("output_shape");
+  if (outputShape && outputShape->size() == size + 2)
+    outputShape->erase(outputShape->begin(), outputShape->begin() + 2);
+  if (outputShape && outputShape->size() != size)
+    return im.error() << "output_shape must have " << spatial << " entries",
+           failure();
+  if (im.attrInts("pads") && autoPad == "NOTSET") {
+    pads = *im.attrInts("pads");
+    if (pads.size() != 2 * size)
+      return im.error() << "pads must have " << 2 * spatial << " entries",
+             failure();
+  } else if (autoPad == "NOTSET" || autoPad == "VALID") {
+    pads.assign(2 * size, 0);
+    // With output_shape and no pads the result is cut (or zero-extended)
+    // at the end, as the ONNX reference computes it.
+    if (outputShape)
+      for (int64_t d = 0; d < spatial; ++d)
+        pads[spatial + d] = full[d] - (*outputShape)[d];
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    pads.assign(2 * size, 0);
+    for (int64_t d = 0; d < spatial; ++d) {
+      int64_t out = outputShape ? (*outputShape)[d]
+                                : xType.getDimSize(2 + d) * strides[d];
+      int64_t total = full[d] - out;
+      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      pads[d] = autoPad == "SAME_UPPER" ? half : total - half;
+      pads[spatial + d] = total - pads[d];
+    }
+  } else {
+    return im.error() << "unknown auto_pad '" << autoPad << "'", failure();
+  }
+  for (int64_t d = 0; d < spatial; ++d)
+    if (full[d] - pads[d] - pads[spatial + d] <= 0)
+      return im.error() << "the output would have no elements along spatial "
+                           "dim "
+                        << d,
+             failure();
+
+  // Lift 1-D to 2-D with a unit height.
+  bool oneD = spatial == 1;
+  auto lift = [&](std::vector<int64_t> &v, int64_t unit) {
+    if (oneD)
+      v.insert(v.begin(), unit);
+  };
+  lift(kernel, 1);
+  lift(strides, 1);
+  lift(dilations, 1);
+  lift(outputPadding, 0);
+  if (oneD)
+    pads = {0, pads[0], 0, pads[1]};
+  Value in = liftTo2D(im, *x), weight = liftTo2D(im, *w);
+  auto inType = cast<RankedTensorType>(in.getType());
+  int64_t n = inType.getDimSize(0), h = inType.getDimSize(2),
+          wd = inType.getDimSize(3);
+
+  // Insert stride - 1 zeros after every element: [N,C,H,1,W,1] padded to
+  // [N,C,H,sh,W,sw], viewed as [N,C,H*sh,W*sw].
+  if (strides[0] > 1 || strides[1] > 1) {
+    Value v = im.create<ReshapeOp>(in, ArrayRef<int64_t>{n, c, h, 1, wd, 1});
+    v = im.create<PadOp>(
+        v, ArrayRef<int64_t>{0, 0, 0, 0, 0, 0},
+        ArrayRef<int64_t>{0, 0, 0, strides[0] - 1, 0, strides[1] - 1},
+        PadMode::Constant, APFloat(0.0));
+    in = im.create<ReshapeOp>(
+        v, ArrayRef<int64_t>{n, c, h * strides[0], wd * strides[1]});
+  }
+  // Padding of the dilated input; the zero-inserted tensor already carries
+  // stride - 1 trailing zeros.
+  SmallVector<int64_t> lo(2), hi(2), cropLo(2, 0), cropHi(2, 0);
+  for (int64_t d = 0; d < 2; ++d) {
+    int64_t edge = (kernel[d] - 1) * dilations[d];
+    lo[d] = edge - pads[d];
+    hi[d] = edge - pads[2 + d] + outputPadding[d] - (strides[d] - 1);
+    if (lo[d] < 0)
+      cropLo[d] = -lo[d], lo[d] = 0;
+    if (hi[d] < 0)
+      cropHi[d] = -hi[d], hi[d] = 0;
+  }
+  if (llvm::any_of(cropLo, [](int64_t v) { return v; }) ||
+      llvm::any_of(cropHi, [](int64_t v) { return v; })) {
+    auto t = cast<RankedTensorType>(in.getType());
+    in = im.create<SliceOp>(in, ArrayRef<int64_t>{0, 0, cropLo[0], cropLo[1]},
+                            ArrayRef<int64_t>{t.getDimSize(0), t.getDimSize(1),
+                                              t.getDimSize(2) - cropHi[0],
+                                              t.getDimSize(3) - cropHi[1]},
+                            ArrayRef<int64_t>{1, 1, 1, 1});
+  }
+  // Weight [C, O/g, kh, kw] -> [O, C/g, kh, kw], flipped in space.
+  int64_t og = wType.getDimSize(1), kh = kernel[0], kw = kernel[1];
+  Value wt = im.create<ReshapeOp>(
+      weight, ArrayRef<int64_t>{group, c / group, og, kh, kw});
+  wt = im.create<TransposeOp>(wt, ArrayRef<int64_t>{0, 2, 1, 3, 4});
+  wt = im.create<ReshapeOp>(wt,
+                            ArrayRef<int64_t>{group * og, c / group, kh, kw});
+  Type i64 = im.builder().getI64Type();
+  for (int64_t axis : {2, 3}) {
+    int64_t k = axis == 2 ? kh : kw;
+    if (k == 1)
+      continue;
+    KnownInts reversed{{k}, {}, i64};
+    for (int64_t i = k - 1; i >= 0; --i)
+      reversed.values.push_back(i);
+    wt = im.create<GatherOp>(wt, im.materialize(reversed), axis);
+  }
+  Value y = im.create<Conv2DOp>(in, wt, *bias, ArrayRef<int64_t>{1, 1},
+                                ArrayRef<int64_t>{lo[0], lo[1], hi[0], hi[1]},
+                                dilations, group);
+  im.setOutput(0, dropTo1D(im, y, oneD));
+  return success();
+}
+
 static LogicalResult convertGemm(GraphImporter &im) {
   FailureOr<Value> a = im.input(0), b = im.input(1);
   if (failed(a) || failed(b))
@@ -428,6 +594,7 @@ static LogicalResult convertReduce(GraphImporter &im, int64_t axesInputOpset) {
 
 void mlir::tandem::onnx_import::registerNNConverters(ConverterMap &map) {
   map["Conv"] = convertConv;
+  map["ConvTranspose"] = convertConvTranspose;
   map["Gemm"] = convertGemm;
   map["MatMul"] = convertMatMul;
   map["BatchNormalization"] = convertBatchNorm;

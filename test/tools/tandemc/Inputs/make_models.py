@@ -416,6 +416,12 @@ COMPOSED = {
         [tensor("x", [2, 4])],
         [tensor("y", [2, 4]), tensor("m", [2, 1]), tensor("r", [2, 1])],
         [weight("s", 4)], opset=17),
+    "c_convtranspose": lambda: model(
+        [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="n",
+                          strides=[2, 2], pads=[1, 1, 1, 1],
+                          output_padding=[1, 1])],
+        [tensor("x", [1, 2, 3, 3])], [tensor("y", [1, 4, 6, 6])],
+        [weight("w", 2, 4, 3, 3)]),
     "c_lppool": one_node("LpPool", [("x", [1, 1, 4, 4], F32)],
                          ([1, 1, 2, 2], F32), {"kernel_shape": [2, 2],
                                                "strides": [2, 2]}),

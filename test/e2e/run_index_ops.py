@@ -216,6 +216,13 @@ IMPORT_MODELS = {
                                          vi("idx", I64, [3, 3])],
         opset=13, axis=1),
     # A constant mask's running sum folds to position ids at import.
+    # Bool ReduceMin/ReduceMax (opset 20): all/any.
+    "reduce_bool": lambda: build(
+        [helper.make_node("ReduceMin", ["b", "ax"], ["all"], keepdims=0),
+         helper.make_node("ReduceMax", ["b", "ax"], ["any"], keepdims=0)],
+        [vi("b", TensorProto.BOOL, [3, 4])],
+        [vi("all", TensorProto.BOOL), vi("any", TensorProto.BOOL)],
+        [ints("ax", [1])], opset=20),
     "gather_nd_const_oob": lambda: one_node(
         "GatherND", ["x", "idx"], [vi("x", F, [3, 4])],
         [ints("idx", [[2, 3], [0, 4]])], opset=13),

@@ -223,6 +223,18 @@ IMPORT_MODELS = {
         [vi("b", TensorProto.BOOL, [3, 4])],
         [vi("all", TensorProto.BOOL), vi("any", TensorProto.BOOL)],
         [ints("ax", [1])], opset=20),
+    # Shape -> ReduceProd -> Reshape (an element count), and ReduceMin/Max/
+    # Sum of known integers, fold at import.
+    "reduce_known": lambda: build(
+        [helper.make_node("Shape", ["x"], ["s"]),
+         helper.make_node("ReduceProd", ["s"], ["n"]),
+         helper.make_node("Reshape", ["x", "n"], ["flat"]),
+         helper.make_node("ReduceMin", ["c", "ax"], ["cmin"], keepdims=0),
+         helper.make_node("ReduceMax", ["c", "ax"], ["cmax"]),
+         helper.make_node("ReduceSum", ["c", "ax"], ["csum"], keepdims=0)],
+        [vi("x", F, [2, 3, 4])],
+        [vi("flat", F), vi("cmin", I64), vi("cmax", I64), vi("csum", I64)],
+        [ints("c", [[3, -1, 7], [2, 5, 0]]), ints("ax", [1])]),
     "gather_nd_const_oob": lambda: one_node(
         "GatherND", ["x", "idx"], [vi("x", F, [3, 4])],
         [ints("idx", [[2, 3], [0, 4]])], opset=13),

@@ -733,6 +733,7 @@ static ConverterMap allConverters() {
   registerNNConverters(converters);
   registerComposedConverters(converters);
   registerResizeConverters(converters);
+  registerEinsumConverters(converters);
   registerShapeConverters(converters);
   registerIndexConverters(converters);
   return converters;

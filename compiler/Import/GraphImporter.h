@@ -64,6 +64,8 @@ void registerNNConverters(ConverterMap &map);
 void registerComposedConverters(ConverterMap &map);
 /// Resize (every mode), as gathers with constant indices and weights.
 void registerResizeConverters(ConverterMap &map);
+/// Einsum, as diagonals, sums, transposes and batched matmuls.
+void registerEinsumConverters(ConverterMap &map);
 void registerShapeConverters(ConverterMap &map);
 /// ArgMax, ArgMin, GatherElements, GatherND, CumSum and TopK.
 void registerIndexConverters(ConverterMap &map);

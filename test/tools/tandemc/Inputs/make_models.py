@@ -428,6 +428,37 @@ COMPOSED = {
 }
 
 
+EINSUMS = {
+    "e_matmul": ("bij, bjk -> bik", [(5, 2, 3), (5, 3, 4)]),
+    "e_inner": ("i,i", [(5,), (5,)]),
+    "e_sum": ("ij->i", [(3, 4)]),
+    "e_transpose": ("ij->ji", [(3, 4)]),
+    "e_diagonal": ("...ii ->...i", [(3, 5, 5)]),
+    "e_bcast": ("...ij,...jk", [(2, 1, 3, 4), (5, 4, 2)]),
+    "e_attention": ("bhqd,bhkd->bhqk", [(1, 2, 3, 4), (1, 2, 5, 4)]),
+    "e_three": ("ab,bc,cd->ad", [(2, 3), (3, 4), (4, 5)]),
+    "e_outer": ("i,j->ij", [(3,), (4,)]),
+}
+
+
+def einsum_model(out_dir, name):
+    """An Einsum model and its inputs and numpy.einsum's result as .npy."""
+    equation, shapes = EINSUMS[name]
+    rng = np.random.default_rng(1)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    ref = np.einsum(equation.replace(" ", ""), *arrays).astype(np.float32)
+    names = ["x%d" % i for i in range(len(arrays))]
+    m = model([helper.make_node("Einsum", names, ["y"], name="n",
+                                equation=equation)],
+              [tensor(n, list(a.shape)) for n, a in zip(names, arrays)],
+              [tensor("y", list(ref.shape))], opset=18)
+    open(os.path.join(out_dir, name + ".onnx"), "wb").write(
+        m.SerializeToString())
+    for n, a in zip(names, arrays):
+        np.save(os.path.join(out_dir, "%s.%s.npy" % (name, n)), a)
+    np.save(os.path.join(out_dir, name + ".ref.npy"), np.array(ref, order="C"))
+
+
 def opset(version):
     return lambda: model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
                          [tensor("x", [2])], [tensor("y", [2])], opset=version)
@@ -477,6 +508,8 @@ def main():
             external_data(out_dir)
         elif name == "runtime_axes":
             runtime_axes(out_dir)
+        elif name in EINSUMS:
+            einsum_model(out_dir, name)
         elif name == "truncated":
             data = conv_block().SerializeToString()
             open(path, "wb").write(data[: len(data) // 2])

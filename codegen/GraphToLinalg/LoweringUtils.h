@@ -53,6 +53,9 @@ Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);
 /// The lowest value of `type`: -inf for floats, the signed minimum for ints.
 Value lowestValue(OpBuilder &b, Location loc, Type type);
 
+/// +inf for floats, the signed maximum for integers: the identity of min.
+Value highestValue(OpBuilder &b, Location loc, Type type);
+
 /// Converts scalar `value` to `to` with ONNX Cast semantics: float to int
 /// truncates toward zero, anything to i1 compares with zero, i1 widens as
 /// unsigned.

@@ -764,6 +764,7 @@ static ConverterMap allConverters() {
   registerRecurrentConverters(converters);
   registerControlFlowConverters(converters);
   registerShapeConverters(converters);
+  registerIndexConverters(converters);
   return converters;
 }
 

@@ -72,6 +72,8 @@ void registerRecurrentConverters(ConverterMap &map);
 /// with a known trip count and condition (unrolled).
 void registerControlFlowConverters(ConverterMap &map);
 void registerShapeConverters(ConverterMap &map);
+/// ArgMax, ArgMin, GatherElements, GatherND, CumSum and TopK.
+void registerIndexConverters(ConverterMap &map);
 
 /// Evaluates `fn` elementwise over known operands with NumPy broadcasting;
 /// std::nullopt when the shapes do not broadcast or `fn` declines.

@@ -8,6 +8,7 @@
 #include "codegen/CPU/CPUPipeline.h"
 #include "codegen/GPU/GPUPipeline.h"
 #include "codegen/HostSchedule/Passes.h"
+#include "codegen/Passes.h"
 #include "compiler/Driver/OutputFiles.h"
 #include "compiler/InitAll.h"
 #include "dialects/Tandem/IR/MlirSourceCheck.h"
@@ -19,11 +20,11 @@
 #include "passes/Passes.h"
 #include "passes/Placement/DeviceModel.h"
 
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
@@ -108,15 +109,15 @@ mlir::tandem::parseShape(llvm::StringRef text) {
   return dims;
 }
 
-LogicalResult mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
-                                               const CompilerOptions &options,
-                                               bool gpuPartitions) {
+void mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
+                                      const CompilerOptions &options,
+                                      bool gpuPartitions) {
   switch (phase) {
   case Phase::Import:
-    return success();
+    return;
   case Phase::Graph:
     buildOptimizeGraphPipeline(pm);
-    return success();
+    return;
   case Phase::Placed: {
     TandemPlaceOptions placement;
     placement.targets = llvm::join(options.targets, ",");
@@ -126,7 +127,7 @@ LogicalResult mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
     placement.softPlacement = options.softPlacement;
     placement.report = options.placementReport;
     pm.addPass(createTandemPlace(placement));
-    return success();
+    return;
   }
   case Phase::Fused: {
     TandemFuseOptions fusion;
@@ -136,35 +137,38 @@ LogicalResult mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
     fusion.disableFusionOf.assign(options.fusion.disableNodes.begin(),
                                   options.fusion.disableNodes.end());
     pm.addPass(createTandemFuse(fusion));
-    return success();
+    return;
   }
   case Phase::Partitioned:
     pm.addPass(createTandemPartition());
-    return success();
+    return;
   case Phase::Bufferized:
     // Graph ops to linalg on tensors, then buffers in destination-passing
     // style.
-    if (failed(parsePassPipeline("tandem-lower-to-linalg", pm)))
-      return failure();
-    if (!gpuPartitions)
-      return buildCPUBufferizePipeline(pm);
+    pm.addPass(createTandemLowerToLinalg());
+    if (!gpuPartitions) {
+      buildCPUBufferizePipeline(pm);
+      return;
+    }
     // GPU partitions stay functions of kernels; the model function becomes
     // the host schedule (streams, events, copies, launches) with device
     // buffers in a device arena and host buffers in the host arena.
-    if (failed(buildGPUBufferizePipeline(pm)))
-      return failure();
+    buildGPUBufferizePipeline(pm);
     buildHostSchedulePipeline(pm, options.gpuAllowTF32);
-    return parsePassPipeline("tandem-plan-memory,buffer-deallocation-pipeline",
-                             pm);
+    pm.addPass(createTandemPlanMemory());
+    bufferization::buildBufferDeallocationPipeline(pm);
+    return;
   case Phase::Lowered:
     // With GPU partitions this also lowers the host schedule to
     // tandem_sched_* calls and wraps the kernels' CPU twins.
-    if (gpuPartitions && options.gpuTwinsMapped &&
-        failed(parsePassPipeline(
-            "tandem-map-kernels-to-gpu{emulate-on-host=1 replace-kernels=1}",
-            pm)))
-      return failure();
-    return buildCPULowerToLLVMPipeline(pm);
+    if (gpuPartitions && options.gpuTwinsMapped) {
+      TandemMapKernelsToGPUOptions emulate;
+      emulate.emulateOnHost = true;
+      emulate.replaceKernels = true;
+      pm.addPass(createTandemMapKernelsToGPU(emulate));
+    }
+    buildCPULowerToLLVMPipeline(pm);
+    return;
   }
   llvm_unreachable("unknown phase");
 }
@@ -573,9 +577,7 @@ static LogicalResult compileModel(
     }
     start = Clock::now();
     PassManager pm(&context);
-    if (failed(buildPhasePipeline(pm, phase, options, gpuPartitions)))
-      return emitError(fileLoc)
-             << "phase '" << phaseName(phase) << "' is not yet supported";
+    buildPhasePipeline(pm, phase, options, gpuPartitions);
     if (configurePassManager && failed(configurePassManager(pm)))
       return failure();
     if (options.verbose)

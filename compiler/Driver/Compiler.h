@@ -128,9 +128,9 @@ std::optional<std::vector<int64_t>> parseShape(llvm::StringRef text);
 /// Adds the passes of `phase` (only that phase) to `pm`. With
 /// `gpuPartitions`, the bufferized phase keeps GPU partitions as functions
 /// and outlines their kernels (docs/GPU.md).
-LogicalResult buildPhasePipeline(OpPassManager &pm, Phase phase,
-                                 const CompilerOptions &options,
-                                 bool gpuPartitions = false);
+void buildPhasePipeline(OpPassManager &pm, Phase phase,
+                        const CompilerOptions &options,
+                        bool gpuPartitions = false);
 
 /// Runs the whole compilation. Diagnostics go to the context's handler and
 /// the -v / --time-phases report to `log`. On failure nothing is written.

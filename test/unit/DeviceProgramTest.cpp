@@ -13,12 +13,12 @@
 #include "codegen/HostSchedule/Passes.h"
 #include "compiler/InitAll.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
+#include "passes/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Program.h"
@@ -101,8 +101,8 @@ protected:
       return "";
     PassManager pm(&context);
     buildHostSchedulePipeline(pm);
-    EXPECT_TRUE(succeeded(parsePassPipeline("tandem-plan-memory", pm)));
-    EXPECT_TRUE(succeeded(buildCPULowerToLLVMPipeline(pm)));
+    pm.addPass(createTandemPlanMemory());
+    buildCPULowerToLLVMPipeline(pm);
     ModelSignature signature;
     signature.name = "m";
     signature.inputs = {{"x", AbiDType::F32, {4}}};

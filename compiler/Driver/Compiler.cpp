@@ -10,7 +10,6 @@
 #include "codegen/HostSchedule/Passes.h"
 #include "codegen/Passes.h"
 #include "compiler/Driver/OutputFiles.h"
-#include "compiler/InitAll.h"
 #include "dialects/Tandem/IR/MlirSourceCheck.h"
 #include "dialects/Tandem/IR/ShapeInference.h"
 #include "dialects/Tandem/IR/TandemAttrs.h"

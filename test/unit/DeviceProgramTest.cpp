@@ -11,7 +11,7 @@
 #include "codegen/Artifact/ObjectEmitter.h"
 #include "codegen/CPU/CPUPipeline.h"
 #include "codegen/HostSchedule/Passes.h"
-#include "compiler/InitAll.h"
+#include "compiler/CompilerDialects.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
 #include "passes/Passes.h"
 
@@ -79,13 +79,9 @@ func.func @m(%x: memref<4xf32>, %y: memref<4xf32>) {
 class DeviceProgramTest : public ::testing::Test {
 protected:
   DeviceProgramTest() {
-    static bool registered = [] {
-      registerAllTandemPasses();
-      return true;
-    }();
-    (void)registered;
+    // What tandemc registers: the pipelines below must run on it.
     DialectRegistry registry;
-    registerAllTandemDialects(registry);
+    registerCompilerDialects(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }

@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/GPU/GPUPipeline.h"
+#include "compiler/CompilerDialects.h"
 #include "compiler/Driver/Compiler.h"
-#include "compiler/InitAll.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -279,10 +279,11 @@ int main(int argc, char **argv) {
                                          &llvm::errs()))
     return 1;
 
+  // Only the dialects, interfaces and translations the pipelines use, all
+  // loaded up front (CompilerDialects.h); the pipelines are built from
+  // typed passes, so no pass is registered by name.
   DialectRegistry registry;
-  registerAllTandemDialects(registry);
-  // Code generation composes upstream and Tandem passes by name.
-  registerAllTandemPasses();
+  registerCompilerDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   ScopedDiagnosticHandler handler(&context, printDiagnostic);

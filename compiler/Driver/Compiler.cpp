@@ -285,8 +285,7 @@ std::string mlir::tandem::validateFusionOptions(const FusionOptions &options) {
   for (const std::string &kind : options.disableKinds)
     if (!symbolizeFusionKind(kind))
       return "unknown fusion kind '" + kind +
-             "' in --disable-fusion (expected loop, input, output or "
-             "multi_output)";
+             "' in --disable-fusion (expected " + fusionKindList() + ")";
   for (const std::string &pattern : options.disableNodes)
     if (llvm::Expected<llvm::GlobPattern> glob =
             llvm::GlobPattern::create(pattern);

@@ -45,7 +45,7 @@ llvm::StringRef emitKindName(EmitKind kind);
 struct FusionOptions {
   /// Where the JSON fusion report goes ("-" for stdout); empty for none.
   std::string report;
-  /// Fusion kinds not to form: loop, input, output, multi_output.
+  /// Fusion kinds not to form, by name (fusionKindList()).
   std::vector<std::string> disableKinds;
   /// Node-name globs (llvm::GlobPattern) whose ops are never fused.
   std::vector<std::string> disableNodes;

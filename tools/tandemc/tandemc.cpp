@@ -8,6 +8,7 @@
 
 #include "compiler/CompilerDialects.h"
 #include "compiler/Driver/Compiler.h"
+#include "passes/Passes.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -169,8 +170,8 @@ int main(int argc, char **argv) {
                  "write every fusion and every rejected fusion candidate "
                  "with its reason as JSON to a file ('-' for stdout)");
   app.add_option("--disable-fusion", options.fusion.disableKinds,
-                 "fusion kinds not to form: loop, input, output, "
-                 "multi_output (comma-separated)")
+                 "fusion kinds not to form: " + fusionKindList() +
+                     " (comma-separated)")
       ->delimiter(',')
       ->allow_extra_args(false);
   app.add_option("--disable-fusion-of", options.fusion.disableNodes,

@@ -272,6 +272,33 @@ LogicalResult convertSoftmaxCrossEntropyLoss(GraphImporter &im) {
   return success();
 }
 
+/// Hardmax: 1 at the first maximum along `axis`, 0 elsewhere (an arg_max
+/// compared with a constant iota).
+LogicalResult convertHardmax(GraphImporter &im) {
+  FailureOr<Value> x = floatInput(im);
+  if (failed(x))
+    return failure();
+  RankedTensorType t = typeOf(*x);
+  if (t.getRank() == 0)
+    return im.error() << "expects an input of rank 1 or more", failure();
+  FailureOr<int64_t> axis =
+      im.normalizeAxis(im.attrInt("axis", -1), t.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  Value index = im.create<ArgMaxOp>(*x, *axis, /*keepdims=*/true,
+                                    /*select_last_index=*/false);
+  SmallVector<int64_t> iotaShape(t.getRank(), 1);
+  iotaShape[*axis] = t.getDimSize(*axis);
+  KnownInts iota{iotaShape, {}, im.builder().getI64Type()};
+  for (int64_t i = 0; i < t.getDimSize(*axis); ++i)
+    iota.values.push_back(i);
+  Value hit = im.create<CmpOp>(CmpPredicate::EQ, index, im.materialize(iota));
+  Type elem = t.getElementType();
+  im.setOutput(0, im.create<WhereOp>(hit, im.scalarConstant(elem, 1.0),
+                                     im.scalarConstant(elem, 0.0)));
+  return success();
+}
+
 /// A reduction built as post(reduce_sum(pre(x))): ReduceL1, ReduceL2,
 /// ReduceSumSquare and ReduceLogSum (axes as an input from opset 18).
 LogicalResult convertSumReduction(GraphImporter &im,
@@ -918,6 +945,7 @@ LogicalResult convertWindow(GraphImporter &im, double a0, double a1,
 
 void mlir::tandem::onnx_import::registerComposedConverters(ConverterMap &map) {
   map["LogSoftmax"] = convertLogSoftmax;
+  map["Hardmax"] = convertHardmax;
   map["NegativeLogLikelihoodLoss"] = convertNegativeLogLikelihoodLoss;
   map["SoftmaxCrossEntropyLoss"] = convertSoftmaxCrossEntropyLoss;
   map["ReduceL1"] = [](GraphImporter &im) {

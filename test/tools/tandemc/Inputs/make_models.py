@@ -451,6 +451,8 @@ COMPOSED = {
     "c_if": lambda: control_flow("if"),
     "c_data_if": lambda: control_flow("data_if"),
     "c_loop": lambda: control_flow("loop"),
+    "c_hardmax": one_node("Hardmax", [("x", [2, 3], F32)], ([2, 3], F32),
+                          {"axis": 1}, opset=13),
     "c_lppool": one_node("LpPool", [("x", [1, 1, 4, 4], F32)],
                          ([1, 1, 2, 2], F32), {"kernel_shape": [2, 2],
                                                "strides": [2, 2]}),

@@ -941,6 +941,154 @@ LogicalResult convertWindow(GraphImporter &im, double a0, double a1,
   return success();
 }
 
+/// Writes `updates` (flattened) into `data` (flattened) at the known flat
+/// positions `targets` (one per update element, in order), combining with
+/// `reduction`. Each round handles the k-th update of every position: a
+/// select between the running result and op(result, gathered update), with
+/// constant masks and gather indices, so duplicates apply in order (the
+/// last write wins for "none", as onnxruntime does).
+LogicalResult scatterFlat(GraphImporter &im, Value data, Value updates,
+                          ArrayRef<int64_t> targets, StringRef reduction) {
+  RankedTensorType dt = typeOf(data);
+  int64_t size = dt.getNumElements();
+  if (size > (int64_t(1) << 24))
+    return im.error() << "scatter into " << size
+                      << " elements with constant indices is limited to "
+                         "2^24",
+           failure();
+  if (reduction != "none" && reduction != "add" && reduction != "mul" &&
+      reduction != "max" && reduction != "min")
+    return im.error() << "unknown reduction '" << reduction << "'", failure();
+  // rounds[k][i]: the update index of the k-th write to position i, or -1.
+  std::vector<std::vector<int64_t>> rounds;
+  std::vector<int64_t> seen(size, 0);
+  for (auto [u, t] : llvm::enumerate(targets)) {
+    int64_t k = seen[t]++;
+    if (static_cast<int64_t>(rounds.size()) <= k)
+      rounds.emplace_back(size, -1);
+    rounds[k][t] = static_cast<int64_t>(u);
+  }
+  Type i64 = im.builder().getI64Type(), i1 = im.builder().getI1Type();
+  Value flatData = im.create<ReshapeOp>(data, ArrayRef<int64_t>{size});
+  Value flatUpdates = im.create<ReshapeOp>(
+      updates, ArrayRef<int64_t>{typeOf(updates).getNumElements()});
+  Value result = flatData;
+  for (const std::vector<int64_t> &round : rounds) {
+    KnownInts source{{size}, {}, i64}, mask{{size}, {}, i1};
+    for (int64_t u : round) {
+      source.values.push_back(std::max<int64_t>(u, 0));
+      mask.values.push_back(u >= 0);
+    }
+    Value picked = im.create<GatherOp>(flatUpdates, im.materialize(source), 0);
+    Value combined = picked;
+    if (reduction == "add")
+      combined = im.create<AddOp>(result, picked);
+    else if (reduction == "mul")
+      combined = im.create<MulOp>(result, picked);
+    else if (reduction == "max")
+      combined = im.create<MaxOp>(result, picked);
+    else if (reduction == "min")
+      combined = im.create<MinOp>(result, picked);
+    result = im.create<WhereOp>(im.materialize(mask), combined, result);
+  }
+  im.setOutput(0, im.create<ReshapeOp>(result, dt.getShape()));
+  return success();
+}
+
+/// ScatterND with indices known at compile time.
+LogicalResult convertScatterND(GraphImporter &im) {
+  FailureOr<Value> data = im.input(0), updates = im.input(2);
+  FailureOr<std::vector<int64_t>> indices = im.constantInts(1, "indices");
+  FailureOr<RankedTensorType> it = im.requiredInputType(1);
+  if (failed(data) || failed(updates) || failed(indices) || failed(it))
+    return failure();
+  RankedTensorType dt = typeOf(*data);
+  int64_t k = it->getShape().empty() ? 0 : it->getShape().back();
+  if (it->getRank() < 1 || k < 1 || k > dt.getRank())
+    return im.error() << "indices " << *it << " must end in a dim of 1 to "
+                      << dt.getRank() << " coordinates",
+           failure();
+  int64_t slice = 1;
+  for (int64_t d = k; d < dt.getRank(); ++d)
+    slice *= dt.getDimSize(d);
+  SmallVector<int64_t> strides(dt.getRank(), 1);
+  for (int64_t d = dt.getRank() - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * dt.getDimSize(d + 1);
+  int64_t tuples = static_cast<int64_t>(indices->size()) / k;
+  if (typeOf(*updates).getNumElements() != tuples * slice)
+    return im.error() << "updates " << updates->getType() << " do not match "
+                      << tuples << " slices of " << slice << " elements",
+           failure();
+  std::vector<int64_t> targets;
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t base = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      int64_t v = (*indices)[t * k + j], n = dt.getDimSize(j);
+      if (v < 0)
+        v += n;
+      if (v < 0 || v >= n)
+        return im.error() << "index " << (*indices)[t * k + j]
+                          << " is out of range for dim " << j << " of size "
+                          << n,
+               failure();
+      base += v * strides[j];
+    }
+    for (int64_t e = 0; e < slice; ++e)
+      targets.push_back(base + e);
+  }
+  return scatterFlat(im, *data, *updates, targets,
+                     im.attrString("reduction", "none"));
+}
+
+/// ScatterElements (and the older Scatter) with indices known at compile
+/// time: update element p goes to p with its `axis` coordinate replaced.
+LogicalResult convertScatterElements(GraphImporter &im) {
+  FailureOr<Value> data = im.input(0), updates = im.input(2);
+  FailureOr<std::vector<int64_t>> indices = im.constantInts(1, "indices");
+  if (failed(data) || failed(updates) || failed(indices))
+    return failure();
+  RankedTensorType dt = typeOf(*data), ut = typeOf(*updates);
+  FailureOr<int64_t> axis =
+      im.normalizeAxis(im.attrInt("axis", 0), dt.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  if (ut.getRank() != dt.getRank() ||
+      static_cast<int64_t>(indices->size()) != ut.getNumElements())
+    return im.error() << "indices and updates " << ut
+                      << " must have one shape, of the data's rank",
+           failure();
+  SmallVector<int64_t> strides(dt.getRank(), 1);
+  for (int64_t d = dt.getRank() - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * dt.getDimSize(d + 1);
+  std::vector<int64_t> targets;
+  for (int64_t e = 0; e < ut.getNumElements(); ++e) {
+    int64_t rem = e, flat = 0;
+    for (int64_t d = ut.getRank() - 1; d >= 0; --d) {
+      int64_t c = rem % ut.getDimSize(d);
+      rem /= ut.getDimSize(d);
+      if (d == *axis) {
+        int64_t v = (*indices)[e], n = dt.getDimSize(d);
+        if (v < 0)
+          v += n;
+        if (v < 0 || v >= n)
+          return im.error()
+                     << "index " << (*indices)[e]
+                     << " is out of range for axis " << d << " of size " << n,
+                 failure();
+        c = v;
+      } else if (c >= dt.getDimSize(d)) {
+        return im.error() << "updates " << ut << " exceed the data " << dt
+                          << " along dim " << d,
+               failure();
+      }
+      flat += c * strides[d];
+    }
+    targets.push_back(flat);
+  }
+  return scatterFlat(im, *data, *updates, targets,
+                     im.attrString("reduction", "none"));
+}
+
 } // namespace
 
 void mlir::tandem::onnx_import::registerComposedConverters(ConverterMap &map) {
@@ -983,6 +1131,16 @@ void mlir::tandem::onnx_import::registerComposedConverters(ConverterMap &map) {
   map["EyeLike"] = convertEyeLike;
   map["CenterCropPad"] = convertCenterCropPad;
   map["Compress"] = convertCompress;
+  map["ScatterND"] = convertScatterND;
+  map["ScatterElements"] = convertScatterElements;
+  // Opset 10 models reach the importer converted (Scatter becomes
+  // ScatterElements); from opset 11 on Scatter no longer exists.
+  map["Scatter"] = [](GraphImporter &im) {
+    return im.error() << "Scatter was removed in opset 11 and is not an op "
+                         "of opset "
+                      << im.opset() << "; use ScatterElements",
+           failure();
+  };
   map["HannWindow"] = [](GraphImporter &im) {
     return convertWindow(im, 0.5, 0.5, 0.0);
   };

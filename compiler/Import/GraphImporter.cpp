@@ -710,6 +710,26 @@ LogicalResult GraphImporter::importInputs(func::FuncOp &func) {
   return success();
 }
 
+/// Why an op type is outside what a static-shape compiler can take, for the
+/// kinds that will stay so; empty for the others.
+static std::string whyUnsupported(StringRef type) {
+  static const char *dataShaped[] = {"NonZero", "Unique",
+                                     "NonMaxSuppression", "StringSplit"};
+  if (llvm::is_contained(dataShaped, type))
+    return "its output shape depends on the data; Tandem compiles static "
+           "shapes";
+  if (type.starts_with("Sequence") || type.starts_with("Optional") ||
+      type == "ConcatFromSequence" || type == "SplitToSequence")
+    return "sequence and optional values are not supported, only tensors";
+  if (type.starts_with("String") || type == "RegexFullMatch" ||
+      type == "TfIdfVectorizer")
+    return "string tensors are not supported";
+  if (type.starts_with("Random") || type == "Bernoulli" ||
+      type == "Multinomial")
+    return "random number generation is not supported";
+  return "";
+}
+
 LogicalResult GraphImporter::checkSupported(const ConverterMap &converters) {
   // Collect every unsupported op before failing, so users see them all: each
   // op type once, in order of first use, with the names of its nodes.
@@ -744,8 +764,11 @@ LogicalResult GraphImporter::checkSupported(const ConverterMap &converters) {
   if (byType.empty())
     return success();
   SmallVector<std::string> entries;
-  for (auto &[type, names] : byType)
-    entries.push_back(type + " (" + llvm::join(names, ", ") + ")");
+  for (auto &[type, names] : byType) {
+    std::string why = whyUnsupported(type);
+    entries.push_back(type + " (" + llvm::join(names, ", ") + ")" +
+                      (why.empty() ? "" : " [" + why + "]"));
+  }
   InFlightDiagnostic diag = emitError(fileLoc());
   diag << nodes << (nodes == 1 ? " node uses " : " nodes use ") << byType.size()
        << (byType.size() == 1 ? " unsupported op type: "

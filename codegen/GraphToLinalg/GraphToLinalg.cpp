@@ -127,6 +127,9 @@ struct LowerToLinalgPass
                                       conversionConfig())))
       return signalPassFailure();
     copyRepeatedResults(getOperation());
+    // The patterns chose the unsigned arith ops from the tandem types;
+    // arith, linalg and LLVM take signless integers only.
+    linalg_lowering::makeSignless(getOperation());
   }
 };
 

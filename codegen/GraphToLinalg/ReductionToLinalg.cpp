@@ -34,6 +34,8 @@ Value addScalars(OpBuilder &b, Location loc, Value l, Value r) {
 Value maxScalars(OpBuilder &b, Location loc, Value l, Value r) {
   if (isFloat(l.getType()))
     return arith::MaximumFOp::create(b, loc, l, r);
+  if (isUnsignedInt(l.getType()))
+    return arith::MaxUIOp::create(b, loc, l, r);
   return arith::MaxSIOp::create(b, loc, l, r);
 }
 
@@ -89,6 +91,8 @@ Value divideBy(OpBuilder &b, Location loc, Value value, int64_t count) {
                                  static_cast<double>(count));
         if (isFloat(type.getElementType()))
           return Value(arith::DivFOp::create(nb, nloc, args[0], c));
+        if (isUnsignedInt(type))
+          return Value(arith::DivUIOp::create(nb, nloc, args[0], c));
         return Value(arith::DivSIOp::create(nb, nloc, args[0], c));
       });
 }

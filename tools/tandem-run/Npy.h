@@ -1,10 +1,12 @@
 //===- Npy.h - NumPy .npy reading and writing -----------------*- C++ -*-===//
 //
 // Reads and writes NumPy .npy files (format versions 1.0, 2.0 and 3.0) of
-// the element types the Tandem runtime knows: little-endian '<f4', '<f2',
-// '<i8', '<i4' and '|b1', in C order. Fortran-order, big-endian, object and
-// other arrays are rejected with an error that names the file, as are bool
-// arrays whose bytes are not 0 or 1. Standard C++ and POSIX only; no LLVM.
+// the element types the Tandem runtime knows: little-endian '<f8', '<f4',
+// '<f2', '<i8', '<i4', '<i2', '|i1', '<u8', '<u4', '<u2', '|u1' and '|b1',
+// in C order (bf16, which NumPy lacks, has no .npy form). Fortran-order,
+// big-endian, object and other arrays are rejected with an error that names the
+// file, as are bool arrays whose bytes are not 0 or 1. Standard C++ and POSIX
+// only; no LLVM.
 //
 //===----------------------------------------------------------------------===//
 

@@ -11,7 +11,9 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/AttrTypeSubElements.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <limits>
 
@@ -79,12 +81,33 @@ bool mlir::tandem::linalg_lowering::isUnsignedInt(Type type) {
 }
 
 void mlir::tandem::linalg_lowering::makeSignless(ModuleOp module) {
+  auto signless = [](Type type) -> Type {
+    auto integer = dyn_cast<IntegerType>(type);
+    if (!integer || !integer.isUnsigned())
+      return {};
+    return IntegerType::get(type.getContext(), integer.getWidth());
+  };
   AttrTypeReplacer replacer;
-  replacer.addReplacement([](IntegerType type) -> std::optional<Type> {
-    if (!type.isUnsigned())
-      return std::nullopt;
-    return IntegerType::get(type.getContext(), type.getWidth());
+  replacer.addReplacement([&](IntegerType type) -> std::optional<Type> {
+    if (Type t = signless(type))
+      return t;
+    return std::nullopt;
   });
+  // Elements attributes keep their data; only the element type changes
+  // (the replacer does not look inside their storage itself).
+  replacer.addReplacement(
+      [&](DenseElementsAttr attr) -> std::optional<Attribute> {
+        if (Type t = signless(attr.getElementType()))
+          return attr.bitcast(t);
+        return std::nullopt;
+      });
+  replacer.addReplacement(
+      [&](DenseResourceElementsAttr attr) -> std::optional<Attribute> {
+        if (Type t = signless(attr.getElementType()))
+          return DenseResourceElementsAttr::get(attr.getType().clone(t),
+                                                attr.getRawHandle());
+        return std::nullopt;
+      });
   replacer.recursivelyReplaceElementsIn(module, /*replaceAttrs=*/true,
                                         /*replaceLocs=*/false,
                                         /*replaceTypes=*/true);

@@ -34,11 +34,11 @@ bool isUnsigned(Value v) { return isUnsignedInt(v.getType()); }
 
 /// The scalar computation of each unary op.
 Value unaryScalar(ReluOp, OpBuilder &b, Location loc, Value x) {
+  if (isUnsigned(x))
+    return x; // never negative
   Value zero = scalarConstant(b, loc, x.getType(), 0.0);
   if (isFloat(x))
     return arith::MaximumFOp::create(b, loc, x, zero);
-  if (isUnsigned(x))
-    return x; // never negative
   return arith::MaxSIOp::create(b, loc, x, zero);
 }
 Value unaryScalar(SigmoidOp, OpBuilder &b, Location loc, Value x) {

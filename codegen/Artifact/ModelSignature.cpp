@@ -6,8 +6,31 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+// The ABI header is the one source of the dtype values; AbiDType mirrors it.
+#include "runtime/include/tandem/runtime.h"
+
 using namespace mlir;
 using namespace mlir::tandem;
+
+#define TANDEM_CHECK_DTYPE(ours, abi)                                          \
+  static_assert(static_cast<int>(AbiDType::ours) == abi,                       \
+                "AbiDType::" #ours " differs from " #abi)
+TANDEM_CHECK_DTYPE(F32, TANDEM_F32);
+TANDEM_CHECK_DTYPE(F16, TANDEM_F16);
+TANDEM_CHECK_DTYPE(BF16, TANDEM_BF16);
+TANDEM_CHECK_DTYPE(I64, TANDEM_I64);
+TANDEM_CHECK_DTYPE(I32, TANDEM_I32);
+TANDEM_CHECK_DTYPE(Bool, TANDEM_BOOL);
+TANDEM_CHECK_DTYPE(F64, TANDEM_F64);
+TANDEM_CHECK_DTYPE(I8, TANDEM_I8);
+TANDEM_CHECK_DTYPE(U8, TANDEM_U8);
+TANDEM_CHECK_DTYPE(I16, TANDEM_I16);
+TANDEM_CHECK_DTYPE(U16, TANDEM_U16);
+TANDEM_CHECK_DTYPE(U32, TANDEM_U32);
+TANDEM_CHECK_DTYPE(U64, TANDEM_U64);
+static_assert(static_cast<int>(AbiDType::U64) == TANDEM_DTYPE_LAST,
+              "AbiDType lacks the ABI's last dtype");
+#undef TANDEM_CHECK_DTYPE
 
 int64_t mlir::tandem::dtypeSize(AbiDType dtype) {
   switch (dtype) {

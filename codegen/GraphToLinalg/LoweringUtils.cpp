@@ -168,6 +168,11 @@ Value mlir::tandem::linalg_lowering::convertScalar(OpBuilder &b, Location loc,
   if (fromFloat && toFloat) {
     if (fromFloat.getWidth() < toFloat.getWidth())
       return arith::ExtFOp::create(b, loc, to, value);
+    // f64 -> bf16 rounds through f32, as onnxruntime's conversion does
+    // (and as the host's integer bf16 expansion needs).
+    if (fromFloat.isF64() && toFloat.isBF16())
+      return arith::TruncFOp::create(
+          b, loc, to, arith::TruncFOp::create(b, loc, b.getF32Type(), value));
     if (fromFloat.getWidth() > toFloat.getWidth())
       return arith::TruncFOp::create(b, loc, to, value);
     // f16 <-> bf16: go through f32.

@@ -330,7 +330,9 @@ uint64_t npyMaxFileBytes(tandem_dtype_t dtype,
 
 bool writeNpy(const std::string &path, const NpyArray &array,
               std::string &error) {
-  std::string descr = npyDescr(array.dtype);
+  // bf16, which NumPy lacks, is written as its raw bits (<u2).
+  std::string descr =
+      array.dtype == TANDEM_BF16 ? "<u2" : npyDescr(array.dtype);
   if (descr.empty()) {
     error = path + ": cannot write " +
             std::string(tandem_dtype_name(array.dtype)) +

@@ -425,6 +425,14 @@ std::string formatValue(double value) {
 
 //===--- Steps --------------------------------------------------------===//
 
+/// NumPy has no bf16: a bf16 tensor's .npy form is a <u2 array of its raw
+/// bits (what onnx.numpy_helper gives for BFLOAT16). Retypes such an array
+/// as bf16 where `expected` is bf16.
+void adoptRawBf16(NpyArray &array, tandem_dtype_t expected) {
+  if (expected == TANDEM_BF16 && array.dtype == TANDEM_U16)
+    array.dtype = TANDEM_BF16;
+}
+
 /// Checks an input file against the descriptor.
 bool checkInput(const std::string &file, int index,
                 const tandem_tensor_desc_t &desc, const NpyArray &array,
@@ -448,6 +456,7 @@ int compareOutput(const RunOptions &options, const std::string &file,
     failFile(file, error);
     return 2;
   }
+  adoptRawBf16(ref, got.dtype);
   if (ref.shape != got.shape) {
     std::cerr << file << ": error: reference "
               << formatType(ref.dtype, ref.shape) << " does not match output '"
@@ -610,8 +619,10 @@ int run(const RunOptions &options) {
       const std::string &file = options.inputs[size_t(i)];
       uint64_t limit =
           npyMaxFileBytes(desc->inputs[i].dtype, shapeOf(desc->inputs[i]));
-      if (!readNpy(file, inputs[size_t(i)], error, limit) ||
-          !checkInput(file, i, desc->inputs[i], inputs[size_t(i)], error))
+      if (!readNpy(file, inputs[size_t(i)], error, limit))
+        return failFile(file, error);
+      adoptRawBf16(inputs[size_t(i)], desc->inputs[i].dtype);
+      if (!checkInput(file, i, desc->inputs[i], inputs[size_t(i)], error))
         return failFile(file, error);
     }
   }

@@ -137,3 +137,23 @@ func.func @tanh_f64(%a: tensor<3xf64>) -> tensor<3xf64> {
   %0 = tandem.tanh %a : tensor<3xf64>
   return %0 : tensor<3xf64>
 }
+
+// -----
+
+// A GPU partition keeps arith.truncf to bf16 (NVVM converts natively); the
+// host's bf16 conversions are integer ops.
+// CHECK-LABEL: func.func @bf16_host
+// CHECK-NOT: arith.truncf
+// CHECK: arith.bitcast %{{.+}} : i16 to bf16
+// CHECK-LABEL: func.func @bf16_gpu
+// CHECK: arith.truncf %{{.+}} : f32 to bf16
+func.func @bf16_host(%a: tensor<4xf32>) -> tensor<4xbf16> {
+  %0 = tandem.cast %a {to = bf16} : tensor<4xf32> -> tensor<4xbf16>
+  return %0 : tensor<4xbf16>
+}
+func.func @bf16_gpu(%a: tensor<4xf32>) -> tensor<4xbf16>
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">,
+                tandem.partition} {
+  %0 = tandem.cast %a {to = bf16} : tensor<4xf32> -> tensor<4xbf16>
+  return %0 : tensor<4xbf16>
+}

@@ -97,6 +97,21 @@ Value divideBy(OpBuilder &b, Location loc, Value value, int64_t count) {
       });
 }
 
+/// `value` (integers) with the sign bit of every element flipped, as a
+/// tensor of `to` (an integer type of the same width).
+Value flipSignBit(OpBuilder &b, Location loc, Value value, Type to) {
+  auto type = cast<RankedTensorType>(value.getType());
+  unsigned width = to.getIntOrFloatBitWidth();
+  return buildElementwise(
+      b, loc, type.clone(to), value,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        Value bits = convertScalar(nb, nloc, args[0], to);
+        Value sign = arith::ConstantOp::create(
+            nb, nloc, nb.getIntegerAttr(to, APInt::getSignMask(width)));
+        return arith::XOrIOp::create(nb, nloc, bits, sign);
+      });
+}
+
 template <typename OpTy> struct ReduceToGeneric : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
@@ -214,9 +229,19 @@ struct MaxPoolToLinalg : OpConversionPattern<MaxPool2DOp> {
     if (failed(geometry))
       return failure();
     auto [h, w] = *geometry;
+    // linalg.pooling_nchw_max takes the signed maximum of integers; unsigned
+    // ones pool with their sign bit flipped (which maps unsigned order onto
+    // signed order) as signless values, and are flipped back.
+    Value input = adaptor.getInput();
+    Type resultElem = elem;
+    if (isUnsignedInt(elem)) {
+      elem = IntegerType::get(getContext(), elem.getIntOrFloatBitWidth());
+      type = type.clone(elem);
+      input = flipSignBit(rewriter, loc, input, elem);
+    }
     Value lowest = lowestValue(rewriter, loc, elem);
-    Value input = padWithConstant(
-        rewriter, loc, adaptor.getInput(), {0, 0, h.padBegin, w.padBegin},
+    input = padWithConstant(
+        rewriter, loc, input, {0, 0, h.padBegin, w.padBegin},
         {0, 0, h.padEnd + h.extraEnd(), w.padEnd + w.extraEnd()}, lowest);
     Value window = tensor::EmptyOp::create(
         rewriter, loc, ArrayRef<int64_t>{h.kernel, w.kernel}, elem);
@@ -226,11 +251,13 @@ struct MaxPoolToLinalg : OpConversionPattern<MaxPool2DOp> {
                               rewriter.getI64TensorAttr(op.getStrides())),
         rewriter.getNamedAttr("dilations",
                               rewriter.getI64TensorAttr(op.getDilations()))};
-    rewriter.replaceOp(
-        op, linalg::PoolingNchwMaxOp::create(rewriter, loc, TypeRange{type},
-                                             ValueRange{input, window},
-                                             ValueRange{init}, attrs)
-                .getResult(0));
+    Value result = linalg::PoolingNchwMaxOp::create(
+                       rewriter, loc, TypeRange{type},
+                       ValueRange{input, window}, ValueRange{init}, attrs)
+                       .getResult(0);
+    if (resultElem != elem)
+      result = flipSignBit(rewriter, loc, result, resultElem);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

@@ -3,9 +3,9 @@
 
 u8_image: a uint8 NCHW image cast to float, normalised, convolved and
   classified (the usual preprocessing inside an exported vision model),
-  plus uint8 outputs computed as uint8: the per-channel maximum (ReduceMax)
-  and the image divided by 3 (Div), which a signed lowering would get wrong
-  for pixels past 127.
+  plus uint8 outputs computed as uint8: the per-channel maximum (ReduceMax),
+  the image divided by 3 (Div) and max-pooled (MaxPool), which a signed
+  lowering would get wrong for pixels past 127.
 f64_mlp: a float64 MLP (MatMul, Add, Tanh, Softmax) and a float64
   ReduceMean.
 """
@@ -55,11 +55,15 @@ def u8_image():
         helper.make_node("ReduceMax", ["x"], ["brightest"], axes=[2, 3],
                          keepdims=0),
         helper.make_node("Div", ["x", "three"], ["third"]),
+        helper.make_node("MaxPool", ["x"], ["max_pooled"],
+                         kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1]),
     ]
     return _model("u8_image", nodes, [vi("x", T.UINT8, [1, 3, 16, 16])],
                   [vi("logits", T.FLOAT, [1, 4]),
                    vi("brightest", T.UINT8, [1, 3]),
-                   vi("third", T.UINT8, [1, 3, 16, 16])], inits)
+                   vi("third", T.UINT8, [1, 3, 16, 16]),
+                   vi("max_pooled", T.UINT8, [1, 3, 8, 8])], inits)
 
 
 def f64_mlp():

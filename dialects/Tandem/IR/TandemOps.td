@@ -748,7 +748,8 @@ def Tandem_MaxPool2DOp : Tandem_InferredOp<"max_pool2d",
     and `kernel_shape` have two entries (H, W); `pads` has four
     (`[top, left, bottom, right]`). With `ceil_mode`, output sizes round up,
     but a window that would start inside the end padding is dropped (as in
-    ONNX and PyTorch).
+    ONNX and PyTorch). Integer inputs (a uint8 image, say) pool too, with
+    their signedness.
 
     Example:
 
@@ -759,12 +760,12 @@ def Tandem_MaxPool2DOp : Tandem_InferredOp<"max_pool2d",
         : tensor<1x64x112x112xf32> -> tensor<1x64x56x56xf32>
     ```
   }];
-  let arguments = (ins Tandem_FloatTensor:$input,
+  let arguments = (ins Tandem_NumericTensor:$input,
                        DenseI64ArrayAttr:$kernel_shape,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
-  let results = (outs Tandem_FloatTensor:$output);
+  let results = (outs Tandem_NumericTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 

@@ -157,3 +157,24 @@ func.func @bf16_gpu(%a: tensor<4xf32>) -> tensor<4xbf16>
   %0 = tandem.cast %a {to = bf16} : tensor<4xf32> -> tensor<4xbf16>
   return %0 : tensor<4xbf16>
 }
+
+// -----
+
+// Unsigned max pooling: the sign bit flipped (unsigned order as signed
+// order), the signed linalg pooling with the signed minimum as padding,
+// flipped back.
+// CHECK-LABEL: func.func @max_pool_unsigned
+// CHECK: %[[SIGN:.+]] = arith.constant -128 : i8
+// CHECK: arith.xori %{{.+}}, %[[SIGN]] : i8
+// CHECK: %[[LOW:.+]] = arith.constant -128 : i8
+// CHECK: tensor.pad
+// CHECK: tensor.yield %[[LOW]] : i8
+// CHECK: linalg.pooling_nchw_max
+// CHECK: arith.xori
+func.func @max_pool_unsigned(%x: tensor<1x1x4x4xui8>) -> tensor<1x1x4x4xui8> {
+  %0 = tandem.max_pool2d %x {kernel_shape = array<i64: 3, 3>,
+      strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>,
+      dilations = array<i64: 1, 1>}
+      : tensor<1x1x4x4xui8> -> tensor<1x1x4x4xui8>
+  return %0 : tensor<1x1x4x4xui8>
+}

@@ -284,11 +284,30 @@ Value binaryScalar(SubOp, OpBuilder &b, Location loc, Value l, Value r) {
 Value binaryScalar(MulOp, OpBuilder &b, Location loc, Value l, Value r) {
   return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, l, r);
 }
+/// Integer division truncates toward zero (ONNX Div); unsigned operands
+/// divide as unsigned (uint8 250 / 3 is 83). Where ONNX leaves integer
+/// division undefined and the CPU would trap, it does not: x / 0 is 0 (as
+/// Mod's remainder by 0) and, signed, MIN / -1 wraps to MIN (as -x does).
 Value binaryScalar(DivOp, OpBuilder &b, Location loc, Value l, Value r) {
-  // Integer division truncates toward zero (ONNX Div); unsigned operands
-  // divide as unsigned (uint8 250 / 3 is 83).
-  return bySignedness<arith::DivFOp, arith::DivSIOp, arith::DivUIOp>(b, loc, l,
-                                                                     r);
+  if (isFloat(l))
+    return arith::DivFOp::create(b, loc, l, r);
+  Type t = l.getType();
+  Value zero = scalarConstant(b, loc, t, 0), one = scalarConstant(b, loc, t, 1);
+  Value byZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r, zero);
+  if (isUnsigned(l)) {
+    Value q = arith::DivUIOp::create(
+        b, loc, l, arith::SelectOp::create(b, loc, byZero, one, r));
+    return arith::SelectOp::create(b, loc, byZero, zero, q);
+  }
+  Value byMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r,
+                                           scalarConstant(b, loc, t, -1));
+  Value safe = arith::SelectOp::create(
+      b, loc, arith::OrIOp::create(b, loc, byZero, byMinusOne), one, r);
+  Value q = arith::DivSIOp::create(b, loc, l, safe);
+  q = arith::SelectOp::create(b, loc, byMinusOne,
+                              arith::SubIOp::create(b, loc, zero, l), q);
+  return arith::SelectOp::create(b, loc, byZero, zero, q);
 }
 Value binaryScalar(PowOp, OpBuilder &b, Location loc, Value l, Value r) {
   return math::PowFOp::create(b, loc, l, r);

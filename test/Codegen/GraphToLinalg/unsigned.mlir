@@ -2,9 +2,14 @@
 
 // Unsigned operands pick the unsigned arith ops; the function and every
 // value become signless.
+// Division by zero divides by 1 and gives 0 instead of trapping.
 // CHECK-LABEL: func.func @unsigned_binary
 // CHECK-SAME: (%{{.+}}: tensor<4xi8>, %{{.+}}: tensor<4xi8>) -> (tensor<4xi8>, tensor<4xi1>, tensor<4xi8>, tensor<4xi8>, tensor<4xi1>)
-// CHECK: arith.divui
+// CHECK: ^bb0(%[[L:.+]]: i8, %[[R:.+]]: i8, %{{.+}}: i8):
+// CHECK: %[[BYZERO:.+]] = arith.cmpi eq, %[[R]], %{{.+}} : i8
+// CHECK: %[[SAFE:.+]] = arith.select %[[BYZERO]], %{{.+}}, %[[R]] : i8
+// CHECK: %[[Q:.+]] = arith.divui %[[L]], %[[SAFE]] : i8
+// CHECK: arith.select %[[BYZERO]], %{{.+}}, %[[Q]] : i8
 // CHECK: arith.cmpi ugt
 // CHECK: arith.cmpi ult
 // CHECK: arith.maxui
@@ -31,9 +36,14 @@ func.func @unsigned_binary(%a: tensor<4xui8>, %b: tensor<4xui8>)
 
 // -----
 
-// The signed integers keep the signed ops.
+// The signed integers keep the signed ops; MIN / -1 is -MIN (wrapping),
+// x / 0 is 0.
 // CHECK-LABEL: func.func @signed_binary
+// CHECK: %[[BYZERO:.+]] = arith.cmpi eq
+// CHECK: %[[BYMINUSONE:.+]] = arith.cmpi eq
 // CHECK: arith.divsi {{.+}} : i16
+// CHECK: %[[NEG:.+]] = arith.subi
+// CHECK: arith.select %[[BYMINUSONE]], %[[NEG]]
 // CHECK: arith.cmpi sgt, {{.+}} : i8
 // CHECK: arith.maxsi {{.+}} : i16
 func.func @signed_binary(%a: tensor<4xi16>, %b: tensor<4xi16>,

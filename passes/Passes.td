@@ -65,6 +65,34 @@ def TandemFoldBatchNorm : Pass<"tandem-fold-batch-norm"> {
   let dependentDialects = ["::mlir::tandem::TandemDialect"];
 }
 
+def TandemFoldConstantMovement : Pass<"tandem-fold-constant-movement"> {
+  let summary = "computes transposes, constant-index gathers and reshapes of f32 constants at compile time";
+  let description = [{
+    The importer expresses weight rearrangements as data movement on the
+    weight (ConvTranspose flips its kernel with constant-index gathers and
+    swaps its channel axes with a transpose). On an f32 `tandem.constant`
+    these are computed at compile time, so the consumer sees one constant
+    (BatchNorm folding included) and nothing moves weights at run time.
+    Results above 64 Mi elements are left alone.
+
+    Before:
+
+    ```mlir
+    %w = tandem.constant dense<...> : tensor<4x2x3x3xf32>
+    %i = tandem.constant dense<[2, 1, 0]> : tensor<3xi64>
+    %f = tandem.gather %w, %i {axis = 2 : i64}
+        : (tensor<4x2x3x3xf32>, tensor<3xi64>) -> tensor<4x2x3x3xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %f = tandem.constant dense<...> : tensor<4x2x3x3xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tandem::TandemDialect"];
+}
+
 def TandemFoldEmptyTensors : Pass<"tandem-fold-empty-tensors"> {
   let summary = "replaces computations on tensors with a zero-size dim by constants";
   let description = [{

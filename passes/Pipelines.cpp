@@ -11,6 +11,9 @@ using namespace mlir::tandem;
 void mlir::tandem::buildOptimizeGraphPipeline(OpPassManager &pm) {
   // Folding first exposes constant BatchNorm parameters and biases.
   pm.addPass(createCanonicalizerPass());
+  // Weight rearrangements (ConvTranspose's kernel) become constants before
+  // BatchNorm folding looks for constant weights.
+  pm.addPass(createTandemFoldConstantMovement());
   pm.addPass(createTandemFoldBatchNorm());
   pm.addPass(createTandemNormalizeBias());
   // Empty tensors last: the rewrites above turn gemms into matmuls, which
@@ -23,7 +26,7 @@ void mlir::tandem::buildOptimizeGraphPipeline(OpPassManager &pm) {
 void mlir::tandem::registerTandemPipelines() {
   PassPipelineRegistration<>(
       "tandem-optimize-graph",
-      "graph optimisation: folding, BatchNorm folding, bias normalisation, "
+      "graph optimisation: folding, constant data movement, BatchNorm folding, bias normalisation, "
       "empty tensors, CSE and DCE",
       buildOptimizeGraphPipeline);
 }

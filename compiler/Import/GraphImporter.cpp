@@ -435,10 +435,28 @@ FailureOr<std::vector<int64_t>> GraphImporter::constantInts(unsigned i,
   if (!hasInput(i))
     return error() << "input #" << i << " (" << what << ") is missing",
            failure();
-  return error() << "input #" << i << " (" << what << ") '" << node().input(i)
-                 << "' must be known at compile time (a constant or a "
-                    "foldable shape computation)",
-         failure();
+  InFlightDiagnostic diag =
+      error() << "input #" << i << " (" << what << ") '" << node().input(i)
+              << "' must be known at compile time (a constant "
+                 "or a foldable shape computation)";
+  addBindHint(diag, i);
+  return failure();
+}
+
+void GraphImporter::addBindHint(InFlightDiagnostic &diag, unsigned i) const {
+  if (hasInput(i) && isGraphInput(node().input(i)))
+    diag << "; it is a graph input: fix its value with --bind-input "
+         << node().input(i) << "=FILE.pb";
+}
+
+bool GraphImporter::isGraphInput(StringRef name) const {
+  return llvm::any_of(model.graph().input(),
+                      [&](const onnx::ValueInfoProto &info) {
+                        return info.name() == name;
+                      }) &&
+         llvm::none_of(
+             model.graph().initializer(),
+             [&](const onnx::TensorProto &t) { return t.name() == name; });
 }
 
 FailureOr<std::vector<int64_t>> GraphImporter::constantDims(unsigned i,
@@ -505,9 +523,10 @@ FailureOr<std::optional<double>> GraphImporter::constantScalar(unsigned i,
                                          ? double(v.getZExtValue())
                                          : double(v.getSExtValue()));
       }
-  return error() << "input #" << i << " (" << what
-                 << ") must be a constant scalar",
-         failure();
+  InFlightDiagnostic diag = error() << "input #" << i << " (" << what
+                                    << ") must be a constant scalar";
+  addBindHint(diag, i);
+  return failure();
 }
 
 const onnx::AttributeProto *GraphImporter::attr(StringRef name) const {
@@ -768,6 +787,9 @@ static ConverterMap allConverters() {
   ConverterMap converters;
   registerElementwiseConverters(converters);
   registerNNConverters(converters);
+  registerComposedConverters(converters);
+  registerResizeConverters(converters);
+  registerEinsumConverters(converters);
   registerShapeConverters(converters);
   return converters;
 }

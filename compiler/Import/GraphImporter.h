@@ -63,6 +63,14 @@ void registerActivationConverters(ConverterMap &map);
 /// bitwise ops, BitShift, Mean, CastLike and Size.
 void registerMathConverters(ConverterMap &map);
 void registerNNConverters(ConverterMap &map);
+/// Ops decomposed into other tandem ops: LogSoftmax, the derived reductions,
+/// global max/Lp pools, the normalisations, Tile, DepthToSpace,
+/// SpaceToDepth, Trilu, OneHot, Range and EyeLike.
+void registerComposedConverters(ConverterMap &map);
+/// Resize (every mode), as gathers with constant indices and weights.
+void registerResizeConverters(ConverterMap &map);
+/// Einsum, as diagonals, sums, transposes and batched matmuls.
+void registerEinsumConverters(ConverterMap &map);
 void registerShapeConverters(ConverterMap &map);
 
 /// Evaluates `fn` elementwise over known operands with NumPy broadcasting;
@@ -80,6 +88,21 @@ LogicalResult checkSameElementType(GraphImporter &im, unsigned i, unsigned j);
 /// decomposition evaluated in f16 rounds every intermediate (exp(x) - 1 is 0
 /// for tiny x).
 Value computeInF32(GraphImporter &im, Value x, function_ref<Value(Value)> fn);
+
+/// The axes an ONNX reduction node reduces over, sorted and unique.
+struct ReduceAxes {
+  SmallVector<int64_t> axes;
+  bool keepDims = true;
+  /// The node passes its input through (empty axes with
+  /// noop_with_empty_axes, or a rank-0 input).
+  bool noop = false;
+};
+
+/// Resolves the current reduction node's axes: an attribute before opset
+/// `axesInputOpset`, input 1 (known at compile time) from it; no axes means
+/// all of them unless noop_with_empty_axes is set.
+FailureOr<ReduceAxes> resolveReduceAxes(GraphImporter &im,
+                                        int64_t axesInputOpset);
 
 /// Converts input 0 to `target` (ONNX Cast and CastLike); known integers stay
 /// known.
@@ -136,6 +159,12 @@ public:
   /// The values of input `i`, which must be known at import time; `what`
   /// names it in the diagnostic.
   FailureOr<std::vector<int64_t>> constantInts(unsigned i, StringRef what);
+  /// True when `name` is a graph input without an initializer: a value the
+  /// caller supplies at run time.
+  bool isGraphInput(StringRef name) const;
+  /// Appends to `diag` how to fix input `i` at compile time when it is a
+  /// graph input (--bind-input).
+  void addBindHint(InFlightDiagnostic &diag, unsigned i) const;
   /// A scalar float input known at import time (e.g. Clip's min/max).
   FailureOr<std::optional<double>> constantScalar(unsigned i, StringRef what);
 

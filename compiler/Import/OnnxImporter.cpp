@@ -8,6 +8,8 @@
 #include "compiler/Import/OnnxImporter.h"
 
 #include "compiler/Import/GraphImporter.h"
+#include "compiler/Import/InputBinding.h"
+#include "compiler/Import/OpsetConversion.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/FileSystem.h"
@@ -68,14 +70,17 @@ mlir::tandem::importOnnxBuffer(MLIRContext &context, llvm::StringRef bytes,
     return emitError(loc) << "the model imports no default-domain (ai.onnx) "
                              "opset",
            nullptr;
-  if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset)
+  if (opset > kMaxOnnxOpset)
     return emitError(loc) << "opset " << opset
                           << " is not supported (supported: " << kMinOnnxOpset
-                          << " to " << kMaxOnnxOpset
-                          << "); convert the model with "
-                             "onnx.version_converter",
+                          << " to " << kMaxOnnxOpset << ")",
            nullptr;
+  if (opset < kMinOnnxOpset &&
+      failed(onnx_import::convertOpset(model, opset, kMinOnnxOpset, loc)))
+    return nullptr;
 
+  if (failed(onnx_import::bindInputs(model, options.boundInputs, loc)))
+    return nullptr;
   onnx_import::GraphImporter importer(context, model, path, options);
   return importer.run();
 }

@@ -29,6 +29,10 @@ struct OnnxImportOptions {
   /// Value given to a symbolic leading (batch) dim that no input shape binds;
   /// a warning announces it. Other symbolic dims must be bound.
   int64_t defaultBatch = 1;
+  /// Graph inputs fixed to a value, by input name: each maps to a file
+  /// holding a serialised ONNX TensorProto. A bound input becomes a constant
+  /// (ops that need it at compile time fold it) and leaves the signature.
+  std::map<std::string, std::string> boundInputs;
   /// Constants of more bytes than this become dense_resource blobs.
   int64_t resourceThresholdBytes = 256;
   /// Name of the generated function.

@@ -15,27 +15,32 @@ using namespace mlir::tandem;
 using namespace mlir::tandem::onnx_import;
 
 /// Window attributes shared by Conv and the pools, resolved to explicit
-/// [top, left, bottom, right] pads.
+/// [top, left, bottom, right] pads. A 1-D window (N x C x L input) is
+/// lifted to 2-D with a unit height: kernel 1 x k, no vertical pads.
 struct Window2D {
   SmallVector<int64_t> kernel, strides, pads, dilations;
 };
 
 static LogicalResult resolveWindow(GraphImporter &im, RankedTensorType input,
                                    ArrayRef<int64_t> kernel, Window2D &w) {
-  if (input.getRank() != 4)
-    return im.error() << "only 2-D (NCHW) inputs are supported, got " << input,
+  int64_t spatial = input.getRank() - 2;
+  if (spatial != 1 && spatial != 2)
+    return im.error() << "only 1-D (NCL) and 2-D (NCHW) inputs are "
+                         "supported, got "
+                      << input,
            failure();
   w.kernel.assign(kernel.begin(), kernel.end());
   auto inRange = [](ArrayRef<int64_t> values) {
     return llvm::all_of(values,
                         [](int64_t v) { return v >= 0 && v <= (1 << 30); });
   };
-  auto ints = [&](StringRef name, std::vector<int64_t> dflt) {
-    std::vector<int64_t> v = im.attrInts(name).value_or(dflt);
+  auto ints = [&](StringRef name, int64_t count, int64_t dflt) {
+    std::vector<int64_t> v =
+        im.attrInts(name).value_or(std::vector<int64_t>(count, dflt));
     return SmallVector<int64_t>(v.begin(), v.end());
   };
-  w.strides = ints("strides", {1, 1});
-  w.dilations = ints("dilations", {1, 1});
+  w.strides = ints("strides", spatial, 1);
+  w.dilations = ints("dilations", spatial, 1);
   auto positive = [&](ArrayRef<int64_t> values) {
     return inRange(values) && llvm::all_of(values, [](int64_t v) { return v; });
   };
@@ -43,36 +48,66 @@ static LogicalResult resolveWindow(GraphImporter &im, RankedTensorType input,
     return im.error() << "kernel_shape, strides and dilations must lie in "
                          "[1, 2^30]",
            failure();
-  if (w.kernel.size() != 2 || w.strides.size() != 2 || w.dilations.size() != 2)
-    return im.error() << "expects 2 spatial dims in kernel_shape, strides and "
+  auto size = static_cast<size_t>(spatial);
+  if (w.kernel.size() != size || w.strides.size() != size ||
+      w.dilations.size() != size)
+    return im.error() << "expects " << spatial
+                      << " spatial dims in kernel_shape, strides and "
                          "dilations",
            failure();
   std::string autoPad = im.attrString("auto_pad", "NOTSET");
   if (autoPad == "NOTSET") {
-    w.pads = ints("pads", {0, 0, 0, 0});
-    if (w.pads.size() != 4)
-      return im.error() << "pads must have 4 entries, got " << w.pads.size(),
+    w.pads = ints("pads", 2 * spatial, 0);
+    if (w.pads.size() != 2 * size)
+      return im.error() << "pads must have " << 2 * spatial << " entries, got "
+                        << w.pads.size(),
              failure();
     if (!inRange(w.pads))
       return im.error() << "pads must lie in [0, 2^30]", failure();
-    return success();
-  }
-  w.pads.assign(4, 0);
-  if (autoPad == "VALID")
-    return success();
-  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
+  } else if (autoPad == "VALID") {
+    w.pads.assign(2 * size, 0);
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    w.pads.assign(2 * size, 0);
+    for (int64_t d = 0; d < spatial; ++d) {
+      int64_t in = input.getDimSize(2 + d);
+      int64_t out = llvm::divideCeil(in, w.strides[d]);
+      int64_t effective = (w.kernel[d] - 1) * w.dilations[d] + 1;
+      int64_t total =
+          std::max<int64_t>(0, (out - 1) * w.strides[d] + effective - in);
+      int64_t small = total / 2, large = total - small;
+      w.pads[d] = autoPad == "SAME_UPPER" ? small : large;
+      w.pads[d + spatial] = autoPad == "SAME_UPPER" ? large : small;
+    }
+  } else {
     return im.error() << "unknown auto_pad '" << autoPad << "'", failure();
-  for (int d = 0; d < 2; ++d) {
-    int64_t in = input.getDimSize(2 + d);
-    int64_t out = llvm::divideCeil(in, w.strides[d]);
-    int64_t effective = (w.kernel[d] - 1) * w.dilations[d] + 1;
-    int64_t total =
-        std::max<int64_t>(0, (out - 1) * w.strides[d] + effective - in);
-    int64_t small = total / 2, large = total - small;
-    w.pads[d] = autoPad == "SAME_UPPER" ? small : large;
-    w.pads[d + 2] = autoPad == "SAME_UPPER" ? large : small;
+  }
+  if (spatial == 1) {
+    w.kernel.insert(w.kernel.begin(), 1);
+    w.strides.insert(w.strides.begin(), 1);
+    w.dilations.insert(w.dilations.begin(), 1);
+    w.pads = {0, w.pads[0], 0, w.pads[1]};
   }
   return success();
+}
+
+/// An N x C x L tensor (or O x I x K weight) viewed as N x C x 1 x L; 4-D
+/// values pass through.
+static Value liftTo2D(GraphImporter &im, Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getRank() != 3)
+    return v;
+  return im.create<ReshapeOp>(
+      v,
+      ArrayRef<int64_t>{t.getDimSize(0), t.getDimSize(1), 1, t.getDimSize(2)});
+}
+
+/// Undoes liftTo2D on a result when the node's input was 1-D.
+static Value dropTo1D(GraphImporter &im, Value v, bool oneD) {
+  if (!oneD || !v)
+    return v;
+  auto t = cast<RankedTensorType>(v.getType());
+  return im.create<ReshapeOp>(
+      v, ArrayRef<int64_t>{t.getDimSize(0), t.getDimSize(1), t.getDimSize(3)});
 }
 
 static LogicalResult convertConv(GraphImporter &im) {
@@ -81,9 +116,14 @@ static LogicalResult convertConv(GraphImporter &im) {
     return failure();
   auto xType = cast<RankedTensorType>(x->getType());
   auto wType = cast<RankedTensorType>(w->getType());
-  if (wType.getRank() != 4)
-    return im.error() << "only 2-D convolutions are supported, weight is "
+  if (wType.getRank() != 4 && wType.getRank() != 3)
+    return im.error() << "only 1-D and 2-D convolutions are supported, "
+                         "weight is "
                       << wType,
+           failure();
+  if (wType.getRank() != xType.getRank())
+    return im.error() << "the weight " << wType << " and the input " << xType
+                      << " must have the same rank",
            failure();
   std::vector<int64_t> kernel =
       im.attrInts("kernel_shape")
@@ -95,8 +135,177 @@ static LogicalResult convertConv(GraphImporter &im) {
   FailureOr<Value> bias = im.optionalInput(2);
   if (failed(bias))
     return failure();
-  im.setOutput(0, im.create<Conv2DOp>(*x, *w, *bias, win.strides, win.pads,
-                                      win.dilations, im.attrInt("group", 1)));
+  bool oneD = xType.getRank() == 3;
+  Value y = im.create<Conv2DOp>(liftTo2D(im, *x), liftTo2D(im, *w), *bias,
+                                win.strides, win.pads, win.dilations,
+                                im.attrInt("group", 1));
+  im.setOutput(0, dropTo1D(im, y, oneD));
+  return success();
+}
+
+/// ConvTranspose as a convolution: the input with stride - 1 zeros inserted
+/// between its elements, padded by (k - 1) * d - pad on each side (cropped
+/// where that is negative, extended by output_padding at the end), convolved
+/// with stride 1 by the kernel flipped in space and with its channel axes
+/// swapped per group. Costs stride^2 times the FLOPs of a direct transposed
+/// convolution for stride > 1 (the inserted zeros are multiplied).
+static LogicalResult convertConvTranspose(GraphImporter &im) {
+  FailureOr<Value> x = im.input(0), w = im.input(1);
+  FailureOr<Value> bias = im.optionalInput(2);
+  if (failed(x) || failed(w) || failed(bias))
+    return failure();
+  auto xType = cast<RankedTensorType>(x->getType());
+  auto wType = cast<RankedTensorType>(w->getType());
+  int64_t spatial = xType.getRank() - 2;
+  if ((spatial != 1 && spatial != 2) || wType.getRank() != xType.getRank())
+    return im.error() << "only 1-D and 2-D transposed convolutions are "
+                         "supported, got input "
+                      << xType << " and weight " << wType,
+           failure();
+  int64_t group = im.attrInt("group", 1);
+  int64_t c = xType.getDimSize(1);
+  if (group <= 0 || c % group != 0 || wType.getDimSize(0) != c)
+    return im.error() << "the weight " << wType << " must have " << c
+                      << " input channels, divisible by group (" << group
+                      << ")",
+           failure();
+  auto ints = [&](StringRef name, int64_t count, int64_t dflt) {
+    return im.attrInts(name).value_or(std::vector<int64_t>(count, dflt));
+  };
+  std::vector<int64_t> kernel(wType.getShape().begin() + 2,
+                              wType.getShape().end());
+  std::vector<int64_t> strides = ints("strides", spatial, 1);
+  std::vector<int64_t> dilations = ints("dilations", spatial, 1);
+  std::vector<int64_t> outputPadding = ints("output_padding", spatial, 0);
+  auto size = static_cast<size_t>(spatial);
+  if (strides.size() != size || dilations.size() != size ||
+      outputPadding.size() != size)
+    return im.error() << "expects " << spatial
+                      << " spatial dims in strides, dilations and "
+                         "output_padding",
+           failure();
+  auto bounded = [](int64_t v, int64_t lo) {
+    return v >= lo && v <= (1 << 20);
+  };
+  for (int64_t d = 0; d < spatial; ++d)
+    if (!bounded(strides[d], 1) || !bounded(dilations[d], 1) ||
+        !bounded(outputPadding[d], 0))
+      return im.error() << "strides and dilations must lie in [1, 2^20] and "
+                           "output_padding in [0, 2^20]",
+             failure();
+  std::vector<int64_t> full(spatial), pads;
+  for (int64_t d = 0; d < spatial; ++d)
+    full[d] = strides[d] * (xType.getDimSize(2 + d) - 1) + outputPadding[d] +
+              (kernel[d] - 1) * dilations[d] + 1;
+  std::string autoPad = im.attrString("auto_pad", "NOTSET");
+  std::optional<std::vector<int64_t>> outputShape = im.attrInts("output_shape");
+  if (outputShape && outputShape->size() == size + 2)
+    outputShape->erase(outputShape->begin(), outputShape->begin() + 2);
+  if (outputShape && outputShape->size() != size)
+    return im.error() << "output_shape must have " << spatial << " entries",
+           failure();
+  if (im.attrInts("pads") && autoPad == "NOTSET") {
+    pads = *im.attrInts("pads");
+    if (pads.size() != 2 * size)
+      return im.error() << "pads must have " << 2 * spatial << " entries",
+             failure();
+  } else if (autoPad == "NOTSET" || autoPad == "VALID") {
+    pads.assign(2 * size, 0);
+    // With output_shape and no pads the result is cut (or zero-extended)
+    // at the end, as the ONNX reference computes it.
+    if (outputShape)
+      for (int64_t d = 0; d < spatial; ++d)
+        pads[spatial + d] = full[d] - (*outputShape)[d];
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    pads.assign(2 * size, 0);
+    for (int64_t d = 0; d < spatial; ++d) {
+      int64_t out = outputShape ? (*outputShape)[d]
+                                : xType.getDimSize(2 + d) * strides[d];
+      int64_t total = full[d] - out;
+      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      pads[d] = autoPad == "SAME_UPPER" ? half : total - half;
+      pads[spatial + d] = total - pads[d];
+    }
+  } else {
+    return im.error() << "unknown auto_pad '" << autoPad << "'", failure();
+  }
+  for (int64_t d = 0; d < spatial; ++d)
+    if (full[d] - pads[d] - pads[spatial + d] <= 0)
+      return im.error() << "the output would have no elements along spatial "
+                           "dim "
+                        << d,
+             failure();
+
+  // Lift 1-D to 2-D with a unit height.
+  bool oneD = spatial == 1;
+  auto lift = [&](std::vector<int64_t> &v, int64_t unit) {
+    if (oneD)
+      v.insert(v.begin(), unit);
+  };
+  lift(kernel, 1);
+  lift(strides, 1);
+  lift(dilations, 1);
+  lift(outputPadding, 0);
+  if (oneD)
+    pads = {0, pads[0], 0, pads[1]};
+  Value in = liftTo2D(im, *x), weight = liftTo2D(im, *w);
+  auto inType = cast<RankedTensorType>(in.getType());
+  int64_t n = inType.getDimSize(0), h = inType.getDimSize(2),
+          wd = inType.getDimSize(3);
+
+  // Insert stride - 1 zeros after every element: [N,C,H,1,W,1] padded to
+  // [N,C,H,sh,W,sw], viewed as [N,C,H*sh,W*sw].
+  if (strides[0] > 1 || strides[1] > 1) {
+    Value v = im.create<ReshapeOp>(in, ArrayRef<int64_t>{n, c, h, 1, wd, 1});
+    v = im.create<PadOp>(
+        v, ArrayRef<int64_t>{0, 0, 0, 0, 0, 0},
+        ArrayRef<int64_t>{0, 0, 0, strides[0] - 1, 0, strides[1] - 1},
+        PadMode::Constant, APFloat(0.0));
+    in = im.create<ReshapeOp>(
+        v, ArrayRef<int64_t>{n, c, h * strides[0], wd * strides[1]});
+  }
+  // Padding of the dilated input; the zero-inserted tensor already carries
+  // stride - 1 trailing zeros.
+  SmallVector<int64_t> lo(2), hi(2), cropLo(2, 0), cropHi(2, 0);
+  for (int64_t d = 0; d < 2; ++d) {
+    int64_t edge = (kernel[d] - 1) * dilations[d];
+    lo[d] = edge - pads[d];
+    hi[d] = edge - pads[2 + d] + outputPadding[d] - (strides[d] - 1);
+    if (lo[d] < 0)
+      cropLo[d] = -lo[d], lo[d] = 0;
+    if (hi[d] < 0)
+      cropHi[d] = -hi[d], hi[d] = 0;
+  }
+  if (llvm::any_of(cropLo, [](int64_t v) { return v; }) ||
+      llvm::any_of(cropHi, [](int64_t v) { return v; })) {
+    auto t = cast<RankedTensorType>(in.getType());
+    in = im.create<SliceOp>(in, ArrayRef<int64_t>{0, 0, cropLo[0], cropLo[1]},
+                            ArrayRef<int64_t>{t.getDimSize(0), t.getDimSize(1),
+                                              t.getDimSize(2) - cropHi[0],
+                                              t.getDimSize(3) - cropHi[1]},
+                            ArrayRef<int64_t>{1, 1, 1, 1});
+  }
+  // Weight [C, O/g, kh, kw] -> [O, C/g, kh, kw], flipped in space.
+  int64_t og = wType.getDimSize(1), kh = kernel[0], kw = kernel[1];
+  Value wt = im.create<ReshapeOp>(
+      weight, ArrayRef<int64_t>{group, c / group, og, kh, kw});
+  wt = im.create<TransposeOp>(wt, ArrayRef<int64_t>{0, 2, 1, 3, 4});
+  wt = im.create<ReshapeOp>(wt,
+                            ArrayRef<int64_t>{group * og, c / group, kh, kw});
+  Type i64 = im.builder().getI64Type();
+  for (int64_t axis : {2, 3}) {
+    int64_t k = axis == 2 ? kh : kw;
+    if (k == 1)
+      continue;
+    KnownInts reversed{{k}, {}, i64};
+    for (int64_t i = k - 1; i >= 0; --i)
+      reversed.values.push_back(i);
+    wt = im.create<GatherOp>(wt, im.materialize(reversed), axis);
+  }
+  Value y = im.create<Conv2DOp>(in, wt, *bias, ArrayRef<int64_t>{1, 1},
+                                ArrayRef<int64_t>{lo[0], lo[1], hi[0], hi[1]},
+                                dilations, group);
+  im.setOutput(0, dropTo1D(im, y, oneD));
   return success();
 }
 
@@ -170,24 +379,66 @@ template <typename PoolOp> static LogicalResult convertPool(GraphImporter &im) {
   std::optional<std::vector<int64_t>> kernel = im.attrInts("kernel_shape");
   if (!kernel)
     return im.error() << "requires attribute 'kernel_shape'", failure();
+  auto xType = cast<RankedTensorType>(x->getType());
   Window2D win;
-  if (failed(resolveWindow(im, cast<RankedTensorType>(x->getType()), *kernel,
-                           win)))
+  if (failed(resolveWindow(im, xType, *kernel, win)))
     return failure();
   bool ceil = im.attrInt("ceil_mode", 0) != 0;
+  bool oneD = xType.getRank() == 3;
+  Value in = liftTo2D(im, *x), y;
   if constexpr (std::is_same_v<PoolOp, MaxPool2DOp>) {
     if (im.attrInt("storage_order", 0) != 0)
       return im.error() << "storage_order = 1 is not supported", failure();
-    im.setOutput(0, im.create<MaxPool2DOp>(*x, win.kernel, win.strides,
-                                           win.pads, win.dilations, ceil));
+    y = im.create<MaxPool2DOp>(in, win.kernel, win.strides, win.pads,
+                               win.dilations, ceil);
   } else {
     if (win.dilations != SmallVector<int64_t>{1, 1})
       return im.error() << "dilated average pooling is not supported",
              failure();
-    im.setOutput(
-        0, im.create<AvgPool2DOp>(*x, win.kernel, win.strides, win.pads, ceil,
-                                  im.attrInt("count_include_pad", 0) != 0));
+    y = im.create<AvgPool2DOp>(in, win.kernel, win.strides, win.pads, ceil,
+                               im.attrInt("count_include_pad", 0) != 0);
   }
+  im.setOutput(0, dropTo1D(im, y, oneD));
+  return success();
+}
+
+/// LpPool: (sum over the window of |x|^p)^(1/p), an average pool of |x|^p
+/// that counts the zero padding, times the window size.
+static LogicalResult convertLpPool(GraphImporter &im) {
+  FailureOr<Value> x = im.input(0);
+  if (failed(x))
+    return failure();
+  std::optional<std::vector<int64_t>> kernel = im.attrInts("kernel_shape");
+  if (!kernel)
+    return im.error() << "requires attribute 'kernel_shape'", failure();
+  auto xType = cast<RankedTensorType>(x->getType());
+  if (!isa<FloatType>(xType.getElementType()))
+    return im.error() << "expects a float input, got " << xType, failure();
+  Window2D win;
+  if (failed(resolveWindow(im, xType, *kernel, win)))
+    return failure();
+  if (win.dilations != SmallVector<int64_t>{1, 1})
+    return im.error() << "dilated Lp pooling is not supported", failure();
+  auto p = static_cast<double>(im.attrInt("p", 2));
+  if (p <= 0)
+    return im.error() << "p must be positive, got " << p, failure();
+  bool ceil = im.attrInt("ceil_mode", 0) != 0;
+  bool oneD = xType.getRank() == 3;
+  Value y = computeInF32(im, *x, [&](Value v) -> Value {
+    Type elem = cast<RankedTensorType>(v.getType()).getElementType();
+    Value powered = p == 2.0 ? im.create<MulOp>(v, v)
+                             : im.create<PowOp>(im.create<AbsOp>(v),
+                                                im.scalarConstant(elem, p));
+    Value avg = im.create<AvgPool2DOp>(liftTo2D(im, powered), win.kernel,
+                                       win.strides, win.pads, ceil,
+                                       /*countIncludePad=*/true);
+    Value sum = im.create<MulOp>(
+        avg, im.scalarConstant(
+                 elem, static_cast<double>(win.kernel[0] * win.kernel[1])));
+    return p == 2.0 ? im.create<SqrtOp>(sum)
+                    : im.create<PowOp>(sum, im.scalarConstant(elem, 1.0 / p));
+  });
+  im.setOutput(0, dropTo1D(im, y, oneD));
   return success();
 }
 
@@ -199,9 +450,48 @@ static LogicalResult convertGlobalAveragePool(GraphImporter &im) {
   return success();
 }
 
+/// LayerNormalization whose Mean or InvStdDev output is used: the
+/// statistics are computed as their own ops (in f32 for narrow floats, the
+/// stash type), shaped like the input with the normalised dims kept as 1.
+static LogicalResult convertLayerNormWithStats(GraphImporter &im, Value x,
+                                               Value scale, Value bias,
+                                               int64_t axis) {
+  auto t = cast<RankedTensorType>(x.getType());
+  Type elem = t.getElementType();
+  if (!isa<FloatType>(elem))
+    return im.error() << "expects a float input, got " << t, failure();
+  SmallVector<int64_t> axes;
+  for (int64_t d = axis; d < t.getRank(); ++d)
+    axes.push_back(d);
+  Type f32 = im.builder().getF32Type();
+  auto wide = [&](Value v) {
+    return cast<RankedTensorType>(v.getType()).getElementType() == f32
+               ? v
+               : Value(im.create<CastOp>(v, f32));
+  };
+  Value xf = wide(x);
+  Value mean = im.create<ReduceMeanOp>(xf, axes, true);
+  Value centered = im.create<SubOp>(xf, mean);
+  Value var =
+      im.create<ReduceMeanOp>(im.create<MulOp>(centered, centered), axes, true);
+  Value invStd = im.create<RsqrtOp>(im.create<AddOp>(
+      var, im.scalarConstant(f32, im.attrFloat("epsilon", 1e-5f))));
+  Value y = im.create<MulOp>(im.create<MulOp>(centered, invStd), wide(scale));
+  if (bias)
+    y = im.create<AddOp>(y, wide(bias));
+  if (elem != f32)
+    y = im.create<CastOp>(y, elem);
+  im.setOutput(0, y);
+  im.setOutput(1, mean);
+  im.setOutput(2, invStd);
+  return success();
+}
+
 static LogicalResult convertLayerNorm(GraphImporter &im) {
-  if (failed(im.checkUnusedOutputs(1)))
-    return failure();
+  auto used = [&](int i) {
+    return im.node().output_size() > i && !im.node().output(i).empty();
+  };
+  bool stats = used(1) || used(2);
   FailureOr<Value> x = im.input(0), scale = im.input(1);
   if (failed(x) || failed(scale))
     return failure();
@@ -227,20 +517,21 @@ static LogicalResult convertLayerNorm(GraphImporter &im) {
   };
   Value s = fit(*scale);
   Value b = *bias ? fit(*bias) : Value();
+  if (stats)
+    return convertLayerNormWithStats(im, *x, s, b, *axis);
   im.setOutput(0,
                im.create<LayerNormOp>(*x, s, b, *axis,
                                       APFloat(im.attrFloat("epsilon", 1e-5f))));
   return success();
 }
 
-/// ReduceSum/Mean/Max: axes moved from an attribute to an input in opset 13
-/// (ReduceSum) and 18 (the others).
-template <typename ReduceOp>
-static LogicalResult convertReduce(GraphImporter &im, int64_t axesInputOpset) {
-  FailureOr<Value> x = im.input(0);
+FailureOr<ReduceAxes>
+mlir::tandem::onnx_import::resolveReduceAxes(GraphImporter &im,
+                                             int64_t axesInputOpset) {
+  auto x = im.requiredInputType(0);
   if (failed(x))
     return failure();
-  int64_t rank = cast<RankedTensorType>(x->getType()).getRank();
+  int64_t rank = x->getRank();
   std::vector<int64_t> axes;
   if (im.opset() >= axesInputOpset) {
     if (im.hasInput(1)) {
@@ -252,40 +543,51 @@ static LogicalResult convertReduce(GraphImporter &im, int64_t axesInputOpset) {
   } else if (auto a = im.attrInts("axes")) {
     axes = *a;
   }
-  bool keepDims = im.attrInt("keepdims", 1) != 0;
+  ReduceAxes result;
+  result.keepDims = im.attrInt("keepdims", 1) != 0;
   if (axes.empty()) {
     if (im.attrInt("noop_with_empty_axes", 0) != 0) {
-      im.setOutput(0, *x);
-      return success();
+      result.noop = true;
+      return result;
     }
     for (int64_t d = 0; d < rank; ++d)
       axes.push_back(d);
   }
-  SmallVector<int64_t> normalized;
   for (int64_t a : axes) {
     FailureOr<int64_t> n = im.normalizeAxis(a, rank, "axis");
     if (failed(n))
       return failure();
-    normalized.push_back(*n);
+    result.axes.push_back(*n);
   }
-  llvm::sort(normalized);
-  normalized.erase(std::unique(normalized.begin(), normalized.end()),
-                   normalized.end());
-  if (rank == 0) {
-    im.setOutput(0, *x);
-    return success();
-  }
-  im.setOutput(0, im.create<ReduceOp>(*x, normalized, keepDims));
+  llvm::sort(result.axes);
+  result.axes.erase(std::unique(result.axes.begin(), result.axes.end()),
+                    result.axes.end());
+  result.noop = rank == 0;
+  return result;
+}
+
+/// ReduceSum/Mean/Max: axes moved from an attribute to an input in opset 13
+/// (ReduceSum) and 18 (the others).
+template <typename ReduceOp>
+static LogicalResult convertReduce(GraphImporter &im, int64_t axesInputOpset) {
+  FailureOr<Value> x = im.input(0);
+  FailureOr<ReduceAxes> axes = resolveReduceAxes(im, axesInputOpset);
+  if (failed(x) || failed(axes))
+    return failure();
+  im.setOutput(
+      0, axes->noop ? *x : im.create<ReduceOp>(*x, axes->axes, axes->keepDims));
   return success();
 }
 
 void mlir::tandem::onnx_import::registerNNConverters(ConverterMap &map) {
   map["Conv"] = convertConv;
+  map["ConvTranspose"] = convertConvTranspose;
   map["Gemm"] = convertGemm;
   map["MatMul"] = convertMatMul;
   map["BatchNormalization"] = convertBatchNorm;
   map["MaxPool"] = convertPool<MaxPool2DOp>;
   map["AveragePool"] = convertPool<AvgPool2DOp>;
+  map["LpPool"] = convertLpPool;
   map["GlobalAveragePool"] = convertGlobalAveragePool;
   map["LayerNormalization"] = convertLayerNorm;
   map["ReduceSum"] = [](GraphImporter &im) {

@@ -4,8 +4,11 @@
 A node test is in scope when every node in its graph is a default-domain op
 that the importer supports (`tandemc --list-onnx-ops`). Each in-scope test
 must import (`tandemc --emit=mlir --compile-to=import`), or be listed in
-unsupported.txt with the reason. Numeric comparison against the tests'
-expected outputs joins once CPU execution exists.
+unsupported.txt with the reason. When the importer needs the value of a
+graph input at compile time (axes, pads, shapes fed as inputs), the input is
+bound to the first data set's value with `--bind-input` and the import
+retried. Tests outside the scope are listed in the table with the ops they
+need. run_numeric.py compares numbers.
 
 usage: run_conformance.py --tandemc BIN [--work DIR] [--write-docs FILE]
                           [--filter REGEX]
@@ -48,6 +51,16 @@ def load_unsupported():
     return table
 
 
+def write_unsupported(table):
+    """Rewrites unsupported.txt with `table`, keeping its header comment."""
+    path = os.path.join(HERE, "unsupported.txt")
+    header = [l for l in open(path) if l.startswith("#")]
+    with open(path, "w") as f:
+        f.writelines(header)
+        for name in sorted(table):
+            f.write("%s %s\n" % (name, table[name]))
+
+
 def scope(model_path, supported):
     """Returns (in_scope, ops, opset) for a node test model."""
     model = onnx.load(model_path, load_external_data=False)
@@ -60,21 +73,71 @@ def scope(model_path, supported):
     return in_scope, ops, opset
 
 
+BIND_HINT = re.compile(r"--bind-input (\S+)=FILE\.pb")
+
+
+def graph_inputs(model_path):
+    """Names of the graph inputs the caller feeds (not initializers), in
+    order: input_K.pb of a data set holds the K-th."""
+    model = onnx.load(model_path, load_external_data=False)
+    inits = {i.name for i in model.graph.initializer}
+    return [i.name for i in model.graph.input if i.name not in inits]
+
+
+def first_error(stderr, returncode):
+    errors = [l for l in stderr.splitlines() if "error:" in l]
+    message = errors[0] if errors else (stderr.strip().splitlines() or
+                                        ["exit %d" % returncode])[-1]
+    return message.split("error:", 1)[-1].strip()
+
+
+def compile_bound(cmd, model_path, data_set, timeout=120):
+    """Runs tandemc `cmd`; while it fails asking for a graph input's value
+    at compile time (axes, pads, shape, ... fed as graph inputs, as the node
+    tests do), binds that input to the data set's value with --bind-input
+    and retries. Returns (ok, message, bound input names)."""
+    bound = []
+    inputs = graph_inputs(model_path)
+    for _ in range(len(inputs) + 1):
+        flags = ["--bind-input=%s=%s" % (name, os.path.join(
+            data_set, "input_%d.pb" % inputs.index(name))) for name in bound]
+        try:
+            proc = subprocess.run(cmd + flags, capture_output=True,
+                                  text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return False, "timed out after %d s" % timeout, bound
+        if proc.returncode == 0:
+            return True, "", bound
+        hint = BIND_HINT.search(proc.stderr)
+        if (not hint or hint.group(1) in bound or hint.group(1) not in inputs
+                or data_set is None):
+            return False, first_error(proc.stderr, proc.returncode), bound
+        bound.append(hint.group(1))
+    return False, first_error(proc.stderr, proc.returncode), bound
+
+
+def first_data_set(model_path):
+    sets = sorted(d for d in os.listdir(os.path.dirname(model_path))
+                  if d.startswith("test_data_set_"))
+    return os.path.join(os.path.dirname(model_path), sets[0]) if sets else None
+
+
 def run_one(tandemc, model_path, out_path):
-    try:
-        proc = subprocess.run(
-            [tandemc, model_path, "--emit=mlir", "--compile-to=import",
-             "-o", out_path],
-            capture_output=True, text=True, timeout=120)
-    except subprocess.TimeoutExpired:
-        return False, "timed out after 120 s"
-    if proc.returncode == 0:
-        return True, ""
-    errors = [l for l in proc.stderr.splitlines() if "error:" in l]
-    message = errors[0] if errors else (proc.stderr.strip().splitlines() or
-                                        ["exit %d" % proc.returncode])[-1]
-    message = message.split("error:", 1)[-1].strip()
-    return False, message
+    return compile_bound([tandemc, model_path, "--emit=mlir",
+                          "--compile-to=import", "-o", out_path],
+                         model_path, first_data_set(model_path))
+
+
+def out_of_scope_reason(ops, domains, supported):
+    others = sorted(d for d in domains if d not in ("", "ai.onnx"))
+    missing = [op for op in ops if op not in supported]
+    parts = []
+    if missing:
+        parts.append("uses ops the importer does not convert: " +
+                     ", ".join(missing))
+    if others:
+        parts.append("uses nodes of domain " + ", ".join(others))
+    return "; ".join(parts) or "has no nodes"
 
 
 def main():
@@ -84,15 +147,20 @@ def main():
     parser.add_argument("--work", help="folder for the imported IR")
     parser.add_argument("--filter", default="")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--update-list", action="store_true",
+                        help="rewrite unsupported.txt with the in-scope tests "
+                             "that do not import and their reasons (no "
+                             "--filter)")
     args = parser.parse_args()
+    if args.update_list and args.filter:
+        parser.error("--update-list rewrites the whole list; drop --filter")
 
     supported = set(subprocess.run([args.tandemc, "--list-onnx-ops"],
                                    capture_output=True, text=True,
                                    check=True).stdout.split())
     unsupported = load_unsupported()
     root = node_test_dir()
-    tests = []
-    out_of_scope = 0
+    tests, outside = [], []
     for name in sorted(os.listdir(root)):
         if args.filter and not re.search(args.filter, name):
             continue
@@ -103,7 +171,10 @@ def main():
         if in_scope:
             tests.append((name, model, ops, opset))
         else:
-            out_of_scope += 1
+            m = onnx.load(model, load_external_data=False)
+            domains = {n.domain for n in m.graph.node}
+            outside.append((name, ops, opset,
+                            out_of_scope_reason(ops, domains, supported)))
 
     work = args.work or tempfile.mkdtemp(prefix="tandem-conformance-")
     os.makedirs(work, exist_ok=True)
@@ -114,12 +185,19 @@ def main():
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)
 
-    rows, passed, failed, listed = [], 0, 0, 0
-    for (name, _, ops, opset), (ok, message) in zip(tests, results):
+    if args.update_list:
+        write_unsupported({name: message for (name, *_), (ok, message, _) in
+                           zip(tests, results) if not ok})
+        unsupported = load_unsupported()
+    rows, passed, failed, listed, with_bound = [], 0, 0, 0, 0
+    for (name, _, ops, opset), (ok, message, bound) in zip(tests, results):
         reason = unsupported.get(name)
         if ok and reason is None:
-            status, detail = "pass", ""
+            status = "pass"
+            detail = ("inputs bound at compile time: " + ", ".join(bound)
+                      if bound else "")
             passed += 1
+            with_bound += bool(bound)
         elif ok:
             status, detail = "FAIL", "listed as unsupported but imports"
             failed += 1
@@ -132,6 +210,9 @@ def main():
         rows.append((name, ", ".join(ops), opset, status, detail))
         if status == "FAIL":
             print("FAIL %s: %s" % (name, detail))
+    for name, ops, opset, reason in outside:
+        rows.append((name, ", ".join(ops), opset, "out of scope", reason))
+    rows.sort()
     known = {t[0] for t in tests}
     for name in sorted(set(unsupported) - known):
         if not args.filter or re.search(args.filter, name):
@@ -139,29 +220,37 @@ def main():
                   "test" % name)
             failed += 1
 
-    summary = ("onnx-backend: %d passed, %d failed, %d unsupported "
-               "(%d in scope, %d out of scope, onnx %s)" %
-               (passed, failed, listed, len(tests), out_of_scope,
+    total = len(tests) + len(outside)
+    summary = ("onnx-backend: %d passed, %d failed, %d unsupported, %d out "
+               "of scope (of %d node tests; %d import with inputs bound at "
+               "compile time; onnx %s)" %
+               (passed, failed, listed, len(outside), total, with_bound,
                 onnx.__version__))
     if args.write_docs:
         with open(args.write_docs, "w") as f:
             f.write("# ONNX backend conformance\n\n")
             f.write("Generated by `test/onnx-backend/run_conformance.py "
-                    "--write-docs` (run by `scripts/test.sh`) over the node "
-                    "tests of onnx %s. A test is in scope when all its ops "
-                    "are ones the importer supports. Each in-scope test "
-                    "is imported (`tandemc --compile-to=import`); the ones "
-                    "that import are then compiled, run and compared with "
-                    "their expected outputs by "
-                    "`test/onnx-backend/run_numeric.py` (on the CPU, and "
-                    "with `--gpu mapped` on the GPU code path), whose "
-                    "counts `scripts/test.sh` prints.\n\n"
-                    % onnx.__version__)
-            f.write("**%d passed, %d failed, %d unsupported** of %d in-scope "
-                    "tests; %d of the %d node tests use ops outside the "
+                    "--write-docs` (run by `scripts/test.sh`) over all %d "
+                    "node tests of onnx %s. A test is in scope when all its "
+                    "ops are ones the importer supports; the others are "
+                    "listed with the ops they need. Each in-scope test is "
+                    "imported (`tandemc --compile-to=import`). The node "
+                    "tests feed operands such as axes, pads and shapes as "
+                    "graph inputs; Tandem compiles static graphs, so when "
+                    "the importer needs such an input's value the runner "
+                    "fixes it to the test's value with `--bind-input` (the "
+                    "note column names those inputs). The tests that import "
+                    "are then compiled, run and compared with their "
+                    "expected outputs by `test/onnx-backend/run_numeric.py` "
+                    "(on the CPU, and with `--gpu mapped` on the GPU code "
+                    "path), whose counts `scripts/test.sh` prints.\n\n"
+                    % (total, onnx.__version__))
+            f.write("**%d import, %d failed, %d unsupported** of %d "
+                    "in-scope tests (%d of them with inputs bound at compile "
+                    "time); %d of the %d node tests use ops outside the "
                     "importer's scope.\n\n"
-                    % (passed, failed, listed, len(tests), out_of_scope,
-                       len(tests) + out_of_scope))
+                    % (passed, failed, listed, len(tests), with_bound,
+                       len(outside), total))
             f.write("| test | ops | opset | import | note |\n")
             f.write("|---|---|---|---|---|\n")
             for name, ops, opset, status, detail in rows:

@@ -93,7 +93,7 @@ int main(int argc, char **argv) {
                "tandemc"};
   CompilerOptions options;
   std::string emit = "obj", compileTo;
-  std::vector<std::string> inputShapes;
+  std::vector<std::string> inputShapes, boundInputs;
   std::string target = "cpu";
   bool listOps = false;
   app.add_flag("--list-onnx-ops", listOps,
@@ -111,6 +111,10 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   app.add_option("--input-shape", inputShapes,
                  "bind an input's shape, NAME=D0xD1x... (repeatable)");
+  app.add_option("--bind-input", boundInputs,
+                 "fix an input to the value in FILE (a serialised ONNX "
+                 "TensorProto), NAME=FILE; it becomes a constant and leaves "
+                 "the signature (repeatable)");
   app.add_option("--target", target,
                  "devices, e.g. cpu or cpu,gpu:sm_90 (GPUs: sm_90, sm_80, "
                  "sm_89, h100, h200, a100, l4)")
@@ -227,6 +231,14 @@ int main(int argc, char **argv) {
       return fail("malformed --input-shape '" + spec +
                   "' (expected NAME=D0xD1x..., e.g. input=1x3x224x224)");
     options.import.inputShapes[name.str()] = *shape;
+  }
+  for (const std::string &spec : boundInputs) {
+    auto [name, file] = llvm::StringRef(spec).split('=');
+    if (name.empty() || file.empty())
+      return fail("malformed --bind-input '" + spec +
+                  "' (expected NAME=FILE.pb, e.g. axes=axes.pb)");
+    if (!options.import.boundInputs.emplace(name.str(), file.str()).second)
+      return fail("--bind-input binds '" + name.str() + "' twice");
   }
   options.softPlacement = !noSoftPlacement;
   if (std::string problem = validateFusionOptions(options.fusion);

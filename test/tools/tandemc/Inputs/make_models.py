@@ -316,6 +316,149 @@ def overflow_dims():
                  [tensor("x", [1])], [tensor("y", [1])], [w])
 
 
+def runtime_axes(out_dir):
+    """ReduceSum whose axes are a graph input (a runtime value), and the
+    TensorProto files --bind-input reads: the right value, a float tensor
+    and a 2-D one."""
+    m = model([helper.make_node("ReduceSum", ["x", "axes"], ["y"], name="sum")],
+              [tensor("x", [2, 3, 4]), tensor("axes", [1], TensorProto.INT64)],
+              [tensor("y", [2, 1, 4])])
+    open(os.path.join(out_dir, "runtime_axes.onnx"), "wb").write(
+        m.SerializeToString())
+    for name, value in [("axes", np.array([1], np.int64)),
+                        ("axes_f32", np.array([1], np.float32)),
+                        ("axes_2d", np.array([[1]], np.int64))]:
+        open(os.path.join(out_dir, name + ".pb"), "wb").write(
+            numpy_helper.from_array(value).SerializeToString())
+
+
+def one_node(op, inputs, output, attrs=None, inits=(), opset=18):
+    """A model of one `op` node named 'n': `inputs` are (name, shape, dtype)
+    graph inputs, `inits` initializers fed after them."""
+    names = [i[0] for i in inputs] + [t.name for t in inits]
+    return lambda: model(
+        [helper.make_node(op, names, ["y"], name="n", **(attrs or {}))],
+        [tensor(n, sh, dt) for n, sh, dt in inputs], [tensor("y", output[0],
+                                                             output[1])],
+        inits, opset=opset)
+
+
+F32, I64 = TensorProto.FLOAT, TensorProto.INT64
+COMPOSED = {
+    "c_logsoftmax": one_node("LogSoftmax", [("x", [2, 5], F32)],
+                             ([2, 5], F32), {"axis": 1}, opset=13),
+    "c_reduce_l2": one_node("ReduceL2", [("x", [2, 3], F32)], ([2], F32),
+                            {"keepdims": 0}, [ints("axes", [1])]),
+    "c_reduce_lse": one_node("ReduceLogSumExp", [("x", [2, 3], F32)],
+                             ([2], F32), {"keepdims": 0}, [ints("axes", [1])]),
+    "c_global_max": one_node("GlobalMaxPool", [("x", [1, 2, 4, 4], F32)],
+                             ([1, 2, 1, 1], F32)),
+    "c_instance_norm": one_node("InstanceNormalization",
+                                [("x", [1, 2, 4, 4], F32)], ([1, 2, 4, 4], F32),
+                                {"epsilon": 1e-3},
+                                [weight("s", 2), weight("b", 2)]),
+    "c_group_norm_bad": one_node("GroupNormalization",
+                                 [("x", [1, 6, 4], F32)], ([1, 6, 4], F32),
+                                 {"num_groups": 4},
+                                 [weight("s", 4), weight("b", 4)]),
+    "c_lrn": one_node("LRN", [("x", [1, 5, 3, 3], F32)], ([1, 5, 3, 3], F32),
+                      {"size": 3}),
+    "c_tile": one_node("Tile", [("x", [2, 3], F32)], ([4, 3], F32), {},
+                       [ints("r", [2, 1])]),
+    "c_depth_to_space": one_node("DepthToSpace", [("x", [1, 8, 2, 3], F32)],
+                                 ([1, 2, 4, 6], F32), {"blocksize": 2,
+                                                       "mode": "CRD"}),
+    "c_depth_to_space_bad": one_node("DepthToSpace",
+                                     [("x", [1, 6, 2, 3], F32)],
+                                     ([1, 1, 4, 6], F32), {"blocksize": 2}),
+    "c_trilu": one_node("Trilu", [("x", [2, 3, 3], F32)], ([2, 3, 3], F32),
+                        {"upper": 0}, [ints("k", 1)]),
+    "c_trilu_rank1": one_node("Trilu", [("x", [3], F32)], ([3], F32)),
+    "c_onehot": one_node("OneHot", [("i", [3], I64)], ([3, 4], F32),
+                         {"axis": -1},
+                         [ints("depth", 4),
+                          numpy_helper.from_array(
+                              np.array([0, 5], np.float32), "v")]),
+    "c_range": one_node("Range", [], ([3], I64), {},
+                        [ints("a", 1), ints("b", 7), ints("d", 2)]),
+    "c_eyelike": one_node("EyeLike", [("x", [2, 3], F32)], ([2, 3], F32),
+                          {"k": 1}),
+    "c_conv1d": lambda: model(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="n", pads=[1, 1],
+                          strides=[2])],
+        [tensor("x", [1, 2, 9])], [tensor("y", [1, 4, 5])],
+        [weight("w", 4, 2, 3)]),
+    "c_resize_nearest": one_node(
+        "Resize", [("x", [1, 1, 2, 2], F32)], ([1, 1, 4, 4], F32),
+        {"mode": "nearest"},
+        [numpy_helper.from_array(np.zeros(0, np.float32), "roi"),
+         numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "s")]),
+    "c_resize_linear": one_node(
+        "Resize", [("x", [1, 1, 2, 2], F32)], ([1, 1, 2, 4], F32),
+        {"mode": "linear", "coordinate_transformation_mode": "align_corners"},
+        [numpy_helper.from_array(np.zeros(0, np.float32), "roi"),
+         numpy_helper.from_array(np.array([1, 1, 1, 2], np.float32), "s")]),
+    "c_resize_both": one_node(
+        "Resize", [("x", [1, 1, 2, 2], F32)], ([1, 1, 4, 4], F32),
+        {"mode": "linear"},
+        [numpy_helper.from_array(np.zeros(0, np.float32), "roi"),
+         numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "s"),
+         ints("sizes", [1, 1, 4, 4])]),
+    "c_nll": one_node("NegativeLogLikelihoodLoss",
+                      [("x", [2, 3], F32), ("t", [2], I64)], ([], F32),
+                      {"ignore_index": 1}, [weight("w", 3)]),
+    "c_nll_bad_target": one_node("NegativeLogLikelihoodLoss",
+                                 [("x", [2, 3], F32), ("t", [3], I64)],
+                                 ([], F32)),
+    "c_layernorm_stats": lambda: model(
+        [helper.make_node("LayerNormalization", ["x", "s"], ["y", "m", "r"],
+                          name="n", axis=1)],
+        [tensor("x", [2, 4])],
+        [tensor("y", [2, 4]), tensor("m", [2, 1]), tensor("r", [2, 1])],
+        [weight("s", 4)], opset=17),
+    "c_convtranspose": lambda: model(
+        [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="n",
+                          strides=[2, 2], pads=[1, 1, 1, 1],
+                          output_padding=[1, 1])],
+        [tensor("x", [1, 2, 3, 3])], [tensor("y", [1, 4, 6, 6])],
+        [weight("w", 2, 4, 3, 3)]),
+    "c_lppool": one_node("LpPool", [("x", [1, 1, 4, 4], F32)],
+                         ([1, 1, 2, 2], F32), {"kernel_shape": [2, 2],
+                                               "strides": [2, 2]}),
+}
+
+
+EINSUMS = {
+    "e_matmul": ("bij, bjk -> bik", [(5, 2, 3), (5, 3, 4)]),
+    "e_inner": ("i,i", [(5,), (5,)]),
+    "e_sum": ("ij->i", [(3, 4)]),
+    "e_transpose": ("ij->ji", [(3, 4)]),
+    "e_diagonal": ("...ii ->...i", [(3, 5, 5)]),
+    "e_bcast": ("...ij,...jk", [(2, 1, 3, 4), (5, 4, 2)]),
+    "e_attention": ("bhqd,bhkd->bhqk", [(1, 2, 3, 4), (1, 2, 5, 4)]),
+    "e_three": ("ab,bc,cd->ad", [(2, 3), (3, 4), (4, 5)]),
+    "e_outer": ("i,j->ij", [(3,), (4,)]),
+}
+
+
+def einsum_model(out_dir, name):
+    """An Einsum model and its inputs and numpy.einsum's result as .npy."""
+    equation, shapes = EINSUMS[name]
+    rng = np.random.default_rng(1)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    ref = np.einsum(equation.replace(" ", ""), *arrays).astype(np.float32)
+    names = ["x%d" % i for i in range(len(arrays))]
+    m = model([helper.make_node("Einsum", names, ["y"], name="n",
+                                equation=equation)],
+              [tensor(n, list(a.shape)) for n, a in zip(names, arrays)],
+              [tensor("y", list(ref.shape))], opset=18)
+    open(os.path.join(out_dir, name + ".onnx"), "wb").write(
+        m.SerializeToString())
+    for n, a in zip(names, arrays):
+        np.save(os.path.join(out_dir, "%s.%s.npy" % (name, n)), a)
+    np.save(os.path.join(out_dir, name + ".ref.npy"), np.array(ref, order="C"))
+
+
 def opset(version):
     return lambda: model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
                          [tensor("x", [2])], [tensor("y", [2])], opset=version)
@@ -349,6 +492,9 @@ MODELS = {
     "absurd_sizes": absurd_sizes,
     "overflow_dims": overflow_dims,
     "opset12": opset(12),
+    "opset11_unknown_op": lambda: model(
+        [helper.make_node("Frobnicate", ["x"], ["y"])], [tensor("x", [2])],
+        [tensor("y", [2])], opset=11),
     "opset23": opset(23),
 }
 
@@ -360,13 +506,17 @@ def main():
         path = os.path.join(out_dir, name + ".onnx")
         if name == "external_data":
             external_data(out_dir)
+        elif name == "runtime_axes":
+            runtime_axes(out_dir)
+        elif name in EINSUMS:
+            einsum_model(out_dir, name)
         elif name == "truncated":
             data = conv_block().SerializeToString()
             open(path, "wb").write(data[: len(data) // 2])
         elif name == "not_onnx":
             open(path, "w").write("this is a text file, not a model\n" * 4)
         else:
-            m = MODELS[name]()
+            m = {**MODELS, **COMPOSED}[name]()
             open(path, "wb").write(m.SerializeToString())
 
 

@@ -1,0 +1,62 @@
+//===- OpsetConversion.cpp - older opsets converted on import -------------===//
+//
+// onnx's version converter reports failures by throwing; this is the one
+// place that catches (the file is compiled with -fexceptions).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Import/OpsetConversion.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <onnx/defs/schema.h>
+#include <onnx/version_converter/convert.h>
+
+#include <exception>
+
+using namespace mlir;
+
+LogicalResult mlir::tandem::onnx_import::convertOpset(onnx::ModelProto &model,
+                                                      int64_t from, int64_t to,
+                                                      Location fileLoc) {
+  // The converter fails obscurely on ops it has no schema for; name them.
+  for (auto [index, node] : llvm::enumerate(model.graph().node())) {
+    if (!node.domain().empty() && node.domain() != "ai.onnx")
+      continue;
+    if (!onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(from),
+                                        ""))
+      return emitError(fileLoc)
+                 << "opset " << from << " is below the supported " << to
+                 << " to 22, and the model cannot be converted: node '"
+                 << (node.name().empty()
+                         ? node.op_type() + "_" + std::to_string(index)
+                         : node.name())
+                 << "' has op type '" << node.op_type() << "', which opset "
+                 << from << " does not define",
+             failure();
+  }
+  std::string problem;
+  try {
+    model =
+        onnx::version_conversion::ConvertVersion(model, static_cast<int>(to));
+  } catch (const std::exception &e) {
+    problem = e.what();
+  } catch (...) {
+    problem = "unknown error";
+  }
+  if (!problem.empty()) {
+    // The converter's messages can span lines; keep the first.
+    problem = problem.substr(0, problem.find('\n'));
+    return emitError(fileLoc)
+               << "opset " << from << " is below the supported " << to
+               << " to 22, and onnx's version converter cannot convert the "
+                  "model ("
+               << problem << "); re-export it at opset " << to << " or later",
+           failure();
+  }
+  emitWarning(fileLoc) << "converted the model from opset " << from
+                       << " to opset " << to
+                       << " with onnx's version converter";
+  return success();
+}

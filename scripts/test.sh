@@ -183,7 +183,8 @@ out=$(.venv/bin/python test/e2e/run_e2e.py --tandemc build/bin/tandemc \
   --tandem-run build/bin/tandem-run --work build/gpu-e2e-mapped \
   --models build/models --set "$MODEL_SET" --gpu all --gpu-twins mapped \
   --devices emulated,cpu \
-  mlp conv_bn_relu resnet18 mobilenet_v2 transformer_encoder) || rc=$?
+  mlp conv_bn_relu resnet18 mobilenet_v2 transformer_encoder lstm_tagger \
+  gru_encoder unet_small gpt_block audio_encoder detection_head) || rc=$?
 echo "$out"
 add_counts "$rc" "$out"
 # Now that build/models exists, the lit test that runs ptxas (sm_80, sm_90)

@@ -508,6 +508,24 @@ FailureOr<std::optional<double>> GraphImporter::constantScalar(unsigned i,
     return std::optional<double>(static_cast<double>(k->values[0]));
   }
   Value v = values.lookup(node().input(i));
+  // Casts of a constant scalar (an integer size cast to float in a shape
+  // computation) keep its value where the cast is exact.
+  while (v && v.getDefiningOp<CastOp>()) {
+    Value src = v.getDefiningOp<CastOp>().getInput();
+    auto c = src.getDefiningOp<ConstantOp>();
+    auto dense = c ? dyn_cast<DenseIntElementsAttr>(c.getValue()) : nullptr;
+    if (dense && dense.getNumElements() == 1 &&
+        isa<FloatType>(getElementTypeOrSelf(v.getType()))) {
+      // Unsigned sources (ui8 200) read as unsigned.
+      APInt bits = *dense.getValues<APInt>().begin();
+      int64_t value = dense.getElementType().isUnsignedInteger()
+                          ? int64_t(bits.getZExtValue())
+                          : bits.getSExtValue();
+      if (std::abs(value) <= (int64_t(1) << 24))
+        return std::optional<double>(static_cast<double>(value));
+    }
+    v = src;
+  }
   if (v)
     if (auto c = v.getDefiningOp<ConstantOp>())
       if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
@@ -790,6 +808,7 @@ static ConverterMap allConverters() {
   registerComposedConverters(converters);
   registerResizeConverters(converters);
   registerEinsumConverters(converters);
+  registerRecurrentConverters(converters);
   registerShapeConverters(converters);
   return converters;
 }

@@ -71,6 +71,8 @@ void registerComposedConverters(ConverterMap &map);
 void registerResizeConverters(ConverterMap &map);
 /// Einsum, as diagonals, sums, transposes and batched matmuls.
 void registerEinsumConverters(ConverterMap &map);
+/// LSTM, GRU and RNN, unrolled over the static sequence length.
+void registerRecurrentConverters(ConverterMap &map);
 void registerShapeConverters(ConverterMap &map);
 
 /// Evaluates `fn` elementwise over known operands with NumPy broadcasting;

@@ -804,6 +804,116 @@ LogicalResult convertEyeLike(GraphImporter &im) {
   return success();
 }
 
+/// CenterCropPad: each axis cropped (start (in - out) / 2) or zero-padded
+/// (before (out - in) / 2) to its target size.
+LogicalResult convertCenterCropPad(GraphImporter &im) {
+  FailureOr<Value> x = im.input(0);
+  FailureOr<std::vector<int64_t>> target = im.constantDims(1, "shape");
+  if (failed(x) || failed(target))
+    return failure();
+  RankedTensorType t = typeOf(*x);
+  int64_t rank = t.getRank();
+  SmallVector<int64_t> axes;
+  if (std::optional<std::vector<int64_t>> a = im.attrInts("axes")) {
+    for (int64_t v : *a) {
+      FailureOr<int64_t> n = im.normalizeAxis(v, rank, "axes");
+      if (failed(n))
+        return failure();
+      axes.push_back(*n);
+    }
+  } else {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  if (target->size() != axes.size())
+    return im.error() << "shape has " << target->size() << " entries for "
+                      << axes.size() << " axes",
+           failure();
+  SmallVector<int64_t> starts(rank, 0), limits(t.getShape()), steps(rank, 1),
+      low(rank, 0), high(rank, 0);
+  for (auto [i, d] : llvm::enumerate(axes)) {
+    int64_t in = t.getDimSize(d), out = (*target)[i];
+    if (out < 0)
+      return im.error() << "shape must not be negative", failure();
+    if (out < in) {
+      starts[d] = (in - out) / 2;
+      limits[d] = starts[d] + out;
+    } else {
+      low[d] = (out - in) / 2;
+      high[d] = out - in - low[d];
+    }
+  }
+  Value y = im.create<SliceOp>(*x, starts, limits, steps);
+  if (llvm::any_of(low, [](int64_t v) { return v; }) ||
+      llvm::any_of(high, [](int64_t v) { return v; }))
+    y = im.create<PadOp>(y, low, high, PadMode::Constant, APFloat(0.0));
+  im.setOutput(0, y);
+  return success();
+}
+
+/// Compress with a condition known at compile time: a gather of the kept
+/// positions (of the flattened input when there is no axis).
+LogicalResult convertCompress(GraphImporter &im) {
+  FailureOr<Value> x = im.input(0);
+  FailureOr<std::vector<int64_t>> condition = im.constantInts(1, "condition");
+  if (failed(x) || failed(condition))
+    return failure();
+  Value data = *x;
+  int64_t axis = 0;
+  if (im.attr("axis")) {
+    FailureOr<int64_t> a =
+        im.normalizeAxis(im.attrInt("axis", 0), typeOf(*x).getRank(), "axis");
+    if (failed(a))
+      return failure();
+    axis = *a;
+  } else {
+    data = im.create<ReshapeOp>(data,
+                                ArrayRef<int64_t>{typeOf(*x).getNumElements()});
+  }
+  int64_t size = typeOf(data).getDimSize(axis);
+  if (static_cast<int64_t>(condition->size()) > size)
+    return im.error() << "condition has " << condition->size()
+                      << " entries, more than the " << size
+                      << " along the axis",
+           failure();
+  KnownInts kept{{0}, {}, im.builder().getI64Type()};
+  for (auto [i, c] : llvm::enumerate(*condition))
+    if (c)
+      kept.values.push_back(static_cast<int64_t>(i));
+  kept.shape[0] = static_cast<int64_t>(kept.values.size());
+  im.setOutput(0, im.create<GatherOp>(data, im.materialize(kept), axis));
+  return success();
+}
+
+/// The generalised cosine windows: a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n /
+/// N), N the size (periodic) or size - 1 (symmetric); constants.
+LogicalResult convertWindow(GraphImporter &im, double a0, double a1,
+                            double a2) {
+  FailureOr<std::vector<int64_t>> size = im.constantInts(0, "size");
+  if (failed(size))
+    return failure();
+  if (size->size() != 1 || (*size)[0] < 0 || (*size)[0] > (1 << 30))
+    return im.error() << "size must be a scalar in [0, 2^30]", failure();
+  int64_t n = (*size)[0];
+  Type elem = im.builder().getF32Type();
+  if (const onnx::AttributeProto *dtype = im.attr("output_datatype")) {
+    elem = im.elementType(static_cast<int32_t>(dtype->i()));
+    if (!elem)
+      return im.error() << "unsupported output_datatype "
+                        << onnxTypeName(static_cast<int32_t>(dtype->i())),
+             failure();
+  }
+  double denominator =
+      static_cast<double>(im.attrInt("periodic", 1) != 0 ? n : n - 1);
+  SmallVector<double> values;
+  for (int64_t i = 0; i < n; ++i) {
+    double angle = 2 * M_PI * static_cast<double>(i) / denominator;
+    values.push_back(a0 - a1 * std::cos(angle) + a2 * std::cos(2 * angle));
+  }
+  im.setOutput(0, numericConstant(im, {n}, elem, values));
+  return success();
+}
+
 } // namespace
 
 void mlir::tandem::onnx_import::registerComposedConverters(ConverterMap &map) {
@@ -843,4 +953,15 @@ void mlir::tandem::onnx_import::registerComposedConverters(ConverterMap &map) {
   map["OneHot"] = convertOneHot;
   map["Range"] = convertRange;
   map["EyeLike"] = convertEyeLike;
+  map["CenterCropPad"] = convertCenterCropPad;
+  map["Compress"] = convertCompress;
+  map["HannWindow"] = [](GraphImporter &im) {
+    return convertWindow(im, 0.5, 0.5, 0.0);
+  };
+  map["HammingWindow"] = [](GraphImporter &im) {
+    return convertWindow(im, 25.0 / 46.0, 21.0 / 46.0, 0.0);
+  };
+  map["BlackmanWindow"] = [](GraphImporter &im) {
+    return convertWindow(im, 0.42, 0.5, 0.08);
+  };
 }

@@ -120,9 +120,30 @@ static LogicalResult convertPow(GraphImporter &im) {
   return success();
 }
 
-/// Variadic Max/Min/Sum as a chain of binary ops.
+/// Variadic Max/Min/Sum as a chain of binary ops; on known integers (shape
+/// arithmetic) folded with `fold`.
 template <typename OpT>
-static LogicalResult convertVariadic(GraphImporter &im) {
+static LogicalResult convertVariadic(
+    GraphImporter &im,
+    function_ref<std::optional<int64_t>(int64_t, int64_t)> fold = nullptr) {
+  if (fold && im.numInputs() > 0) {
+    std::optional<KnownInts> acc;
+    if (const KnownInts *first = im.knownInput(0))
+      acc = *first;
+    for (unsigned i = 1; acc && i < im.numInputs(); ++i) {
+      const KnownInts *next = im.knownInput(i);
+      if (!next || next->elementType != acc->elementType) {
+        acc.reset();
+        break;
+      }
+      acc = foldKnown({&*acc, next}, acc->elementType,
+                      [&](ArrayRef<int64_t> v) { return fold(v[0], v[1]); });
+    }
+    if (acc) {
+      im.setKnownOutput(0, std::move(*acc));
+      return success();
+    }
+  }
   FailureOr<Value> acc = chainInputs<OpT>(im);
   if (failed(acc))
     return failure();
@@ -385,9 +406,27 @@ void mlir::tandem::onnx_import::registerElementwiseConverters(
         });
   };
   map["Pow"] = convertPow;
-  map["Max"] = convertVariadic<MaxOp>;
-  map["Min"] = convertVariadic<MinOp>;
-  map["Sum"] = convertVariadic<AddOp>;
+  map["Max"] = [](GraphImporter &im) {
+    return convertVariadic<MaxOp>(
+        im, [](int64_t a, int64_t b) -> std::optional<int64_t> {
+          return std::max(a, b);
+        });
+  };
+  map["Min"] = [](GraphImporter &im) {
+    return convertVariadic<MinOp>(
+        im, [](int64_t a, int64_t b) -> std::optional<int64_t> {
+          return std::min(a, b);
+        });
+  };
+  map["Sum"] = [](GraphImporter &im) {
+    return convertVariadic<AddOp>(
+        im, [](int64_t a, int64_t b) -> std::optional<int64_t> {
+          int64_t r;
+          if (llvm::AddOverflow(a, b, r))
+            return std::nullopt;
+          return r;
+        });
+  };
   map["Equal"] = [](GraphImporter &im) {
     return convertCompare(im, CmpPredicate::EQ);
   };

@@ -47,7 +47,9 @@ sys.path.insert(0, os.path.join(HERE, "..", "tools", "tandemc", "Inputs"))
 # "torch" ones come from --models with their NAME.shape flags.
 SMALL = ["mlp", "conv_block", "attention", "mlp_gelu"]
 CI_TORCH = ["mlp", "conv_bn_relu", "resnet18", "mobilenet_v2",
-            "squeezenet1_0", "transformer_encoder"]
+            "squeezenet1_0", "transformer_encoder", "lstm_tagger",
+            "gru_encoder", "unet_small", "gpt_block", "audio_encoder",
+            "detection_head"]
 FULL_TORCH = CI_TORCH + ["bert_block", "bert_block_opset17",
                          "transformer_encoder_mask", "mnasnet0_5",
                          "shufflenet_v2_x0_5", "efficientnet_b0",

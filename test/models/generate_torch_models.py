@@ -82,6 +82,115 @@ class EncoderWithMask(nn.Module):
         return self.layer(x, src_key_padding_mask=mask)
 
 
+class LstmTagger(nn.Module):
+    """A 2-layer bidirectional LSTM tagger (batch first) with a classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(64, 96, num_layers=2, bidirectional=True,
+                            batch_first=True)
+        self.out = nn.Linear(192, 10)
+
+    def forward(self, x):
+        return self.out(self.lstm(x)[0])
+
+
+class GruEncoder(nn.Module):
+    """A GRU over a sequence (time first); the last hidden state."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(32, 64)
+
+    def forward(self, x):
+        return self.gru(x)[1]
+
+
+class UNetSmall(nn.Module):
+    """A two-level UNet: GroupNorm, ReLU, max-pool down, ConvTranspose and
+    bilinear Upsample up, skip concatenations."""
+
+    def __init__(self):
+        super().__init__()
+
+        def block(i, o):
+            return nn.Sequential(nn.Conv2d(i, o, 3, padding=1),
+                                 nn.GroupNorm(4, o), nn.ReLU())
+        self.d1, self.d2, self.mid = block(3, 16), block(16, 32), block(32, 64)
+        self.pool = nn.MaxPool2d(2)
+        self.up2 = nn.ConvTranspose2d(64, 32, 2, stride=2)
+        self.u2 = block(64, 32)
+        self.up1 = nn.Upsample(scale_factor=2, mode="bilinear",
+                               align_corners=False)
+        self.u1 = block(48, 16)
+        self.head = nn.Conv2d(16, 2, 1)
+
+    def forward(self, x):
+        a = self.d1(x)
+        b = self.d2(self.pool(a))
+        m = self.mid(self.pool(b))
+        u = self.u2(torch.cat([self.up2(m), b], 1))
+        return self.head(self.u1(torch.cat([self.up1(u), a], 1)))
+
+
+class GptBlock(nn.Module):
+    """A GPT-style block: causal self-attention (a Trilu mask of the
+    scores), LayerNorm before each half, GELU MLP."""
+
+    def __init__(self, hidden=128, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = nn.LayerNorm(hidden), nn.LayerNorm(hidden)
+        self.qkv = nn.Linear(hidden, 3 * hidden)
+        self.proj = nn.Linear(hidden, hidden)
+        self.mlp = nn.Sequential(nn.Linear(hidden, 4 * hidden), nn.GELU(),
+                                 nn.Linear(4 * hidden, hidden))
+
+    def forward(self, x):
+        b, t, c = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(c, dim=2)
+        q, k, v = (z.reshape(b, t, self.heads, c // self.heads).transpose(1, 2)
+                   for z in (q, k, v))
+        scores = q @ k.transpose(-2, -1) / (c // self.heads) ** 0.5
+        future = torch.triu(torch.ones_like(scores), diagonal=1).bool()
+        scores = scores.masked_fill(future, float("-inf"))
+        att = torch.softmax(scores, -1) @ v
+        x = x + self.proj(att.transpose(1, 2).reshape(b, t, c))
+        return x + self.mlp(self.ln2(x))
+
+
+class AudioEncoder(nn.Module):
+    """A 1-D convolutional audio encoder: strided Conv1d, GroupNorm, GELU,
+    then a mean over time."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.Conv1d(1, 32, 10, stride=5), nn.GroupNorm(32, 32), nn.GELU(),
+            nn.Conv1d(32, 64, 3, stride=2), nn.GELU(),
+            nn.Conv1d(64, 64, 3, stride=2, padding=1), nn.GELU())
+
+    def forward(self, x):
+        return self.net(x).mean(-1)
+
+
+class DetectionHead(nn.Module):
+    """A YOLO-style neck and head: LeakyReLU convs, nearest Resize up,
+    concatenation with the finer map, a 1x1 prediction conv."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Sequential(nn.Conv2d(64, 32, 1), nn.LeakyReLU(0.1))
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        self.c2 = nn.Sequential(nn.Conv2d(64, 32, 3, padding=1),
+                                nn.LeakyReLU(0.1))
+        self.pred = nn.Conv2d(32, 3 * 9, 1)
+
+    def forward(self, coarse, fine):
+        return self.pred(self.c2(torch.cat([self.up(self.c1(coarse)), fine],
+                                           1)))
+
+
 def vision(name):
     return lambda: getattr(torchvision.models, name)(weights=None)
 
@@ -112,13 +221,24 @@ MODELS = {
     "bert_block_opset17": (BertBlock, [(1, 128, 256), (1, 128)], None, 17),
     "mlp": (Mlp, [(64, 784)], None, 13),
     "conv_bn_relu": (conv_bn_relu, [(1, 3, 64, 64)], None, 13),
+    # Models that need the wider op set: recurrent layers, ConvTranspose,
+    # GroupNorm, Resize, Trilu, 1-D convolutions, LeakyRelu.
+    "lstm_tagger": (LstmTagger, [(2, 16, 64)], None, 14),
+    "gru_encoder": (GruEncoder, [(12, 2, 32)], None, 14),
+    "unet_small": (UNetSmall, [(1, 3, 64, 64)], None, 17),
+    "gpt_block": (GptBlock, [(1, 64, 128)], None, 17),
+    "audio_encoder": (AudioEncoder, [(1, 1, 4000)], None, 17),
+    "detection_head": (DetectionHead, [(1, 64, 13, 13), (1, 32, 26, 26)],
+                       None, 13),
 }
 
 # The representative subset CI runs; --set full adds the large models.
 CI_SET = ["resnet18", "mobilenet_v2", "squeezenet1_0", "mobilenet_v3_small",
           "shufflenet_v2_x0_5", "efficientnet_b0", "mnasnet0_5",
           "transformer_encoder", "transformer_encoder_mask", "bert_block",
-          "bert_block_opset17", "mlp", "conv_bn_relu"]
+          "bert_block_opset17", "mlp", "conv_bn_relu", "lstm_tagger",
+          "gru_encoder", "unet_small", "gpt_block", "audio_encoder",
+          "detection_head"]
 
 
 def export(name, out_dir):

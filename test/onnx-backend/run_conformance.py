@@ -74,6 +74,17 @@ def scope(model_path, supported):
 
 
 BIND_HINT = re.compile(r"--bind-input (\S+)=FILE\.pb")
+NEEDS_VALUE = re.compile(r"must be known at compile time|must be a constant")
+
+
+def small_int_inputs(model_path):
+    """Graph inputs that look like shape operands: integer, rank <= 1."""
+    model = onnx.load(model_path, load_external_data=False)
+    inits = {i.name for i in model.graph.initializer}
+    ints = {onnx.TensorProto.INT64, onnx.TensorProto.INT32}
+    return [i.name for i in model.graph.input if i.name not in inits and
+            i.type.tensor_type.elem_type in ints and
+            len(i.type.tensor_type.shape.dim) <= 1]
 
 
 def graph_inputs(model_path):
@@ -95,7 +106,9 @@ def compile_bound(cmd, model_path, data_set, timeout=120):
     """Runs tandemc `cmd`; while it fails asking for a graph input's value
     at compile time (axes, pads, shape, ... fed as graph inputs, as the node
     tests do), binds that input to the data set's value with --bind-input
-    and retries. Returns (ok, message, bound input names)."""
+    and retries. When the value it needs is computed from graph inputs (so
+    the error names none), it binds the shape-like ones (integer, rank <= 1).
+    Returns (ok, message, bound input names)."""
     bound = []
     inputs = graph_inputs(model_path)
     for _ in range(len(inputs) + 1):
@@ -109,10 +122,17 @@ def compile_bound(cmd, model_path, data_set, timeout=120):
         if proc.returncode == 0:
             return True, "", bound
         hint = BIND_HINT.search(proc.stderr)
-        if (not hint or hint.group(1) in bound or hint.group(1) not in inputs
-                or data_set is None):
+        if hint and hint.group(1) not in bound and hint.group(1) in inputs \
+                and data_set is not None:
+            bound.append(hint.group(1))
+            continue
+        # A value computed from graph inputs must be known: bind the
+        # shape-like ones (integer, rank <= 1) the error could not name.
+        shape_like = [n for n in small_int_inputs(model_path) if n not in bound]
+        if (data_set is None or not shape_like or
+                not NEEDS_VALUE.search(proc.stderr)):
             return False, first_error(proc.stderr, proc.returncode), bound
-        bound.append(hint.group(1))
+        bound.extend(shape_like)
     return False, first_error(proc.stderr, proc.returncode), bound
 
 

@@ -4,8 +4,7 @@
 
 #include "codegen/HostSchedule/Passes.h"
 #include "codegen/Passes.h"
-#include "dialects/Tandem/IR/TandemDialect.h"
-#include "dialects/TandemExec/IR/TandemExecOps.h"
+#include "compiler/CompilerDialects.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -15,15 +14,12 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void mlir::tandem::registerAllTandemDialects(DialectRegistry &registry) {
-  registry.insert<TandemDialect, exec::TandemExecDialect>();
-  // tandem.transfer bufferises into tandem_exec.transfer.
-  exec::registerTransferBufferization(registry);
-  // The lowering pipeline goes through linalg, bufferization, vector, scf,
-  // gpu, nvvm and llvm: register the upstream set once, with the interface
-  // extensions that bufferization and lowering rely on.
+  // What tandemc uses, then the rest of upstream MLIR, so that tandem-opt
+  // can run any upstream pass on Tandem IR (registering an extension twice
+  // adds it once).
+  registerCompilerDialects(registry);
   registerAllDialects(registry);
   registerAllExtensions(registry);
-  // Code emission translates the LLVM dialect (and friends) to LLVM IR.
   registerAllToLLVMIRTranslations(registry);
 }
 

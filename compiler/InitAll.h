@@ -1,8 +1,9 @@
 //===- InitAll.h - register Tandem's dialects and passes --------*- C++ -*-===//
 //
-// One place that registers everything a Tandem tool needs: the tandem
-// dialect, the upstream dialects the pipeline lowers through, and every
-// Tandem pass.
+// Everything, for tandem-opt: the tandem dialects with all of upstream
+// MLIR's dialects, extensions and translations, and every Tandem and
+// upstream pass. tandemc registers only what its pipelines use
+// (CompilerDialects.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,8 +16,9 @@ class DialectRegistry;
 
 namespace mlir::tandem {
 
-/// Adds the tandem dialect and the upstream dialects (with their interface
-/// extensions) used by the pipeline to `registry`.
+/// Adds the compiler's dialects (registerCompilerDialects) and every
+/// upstream dialect, interface extension and LLVM IR translation to
+/// `registry`.
 void registerAllTandemDialects(DialectRegistry &registry);
 
 /// Registers every Tandem pass and pipeline, plus the upstream passes, with

@@ -18,6 +18,7 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <memory>
+#include <string>
 
 namespace mlir::tandem {
 
@@ -33,6 +34,10 @@ void populateNormalizeBiasPatterns(RewritePatternSet &patterns);
 /// size cap, identity and no-op removal, reshape/transpose chains), BatchNorm
 /// folding, bias normalisation, CSE. Registered as tandem-optimize-graph.
 void buildOptimizeGraphPipeline(OpPassManager &pm);
+
+/// The fusion kinds' names in FusionKind order, "loop, input, output or
+/// multi_output": the one list that option help and diagnostics print.
+std::string fusionKindList();
 
 /// Registers the named pipelines (tandem-optimize-graph).
 void registerTandemPipelines();

@@ -287,7 +287,8 @@ def TandemFuse : Pass<"tandem-fuse", "::mlir::ModuleOp"> {
            "write a JSON report of fusions and rejected candidates to this "
            "file ('-' for stdout)">,
     ListOption<"disableFusion", "disable-fusion", "std::string",
-               "fusion kinds not to form: loop, input, output, multi_output">,
+               "fusion kinds not to form, by name (the kinds of tandem.fusion, "
+               "e.g. multi_output)">,
     ListOption<"disableFusionOf", "disable-fusion-of", "std::string",
                "node-name globs whose ops are never fused with others">
   ];

@@ -2,63 +2,103 @@
 
 #include "codegen/CPU/CPUPipeline.h"
 
-#include "mlir/Pass/PassRegistry.h"
+#include "codegen/HostSchedule/Passes.h"
+#include "codegen/Passes.h"
+#include "passes/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace mlir::tandem;
 
-LogicalResult mlir::tandem::buildCPUBufferizePipeline(OpPassManager &pm) {
-  // Pipelines are written relative to the module the pass manager anchors
-  // on: a string starting with builtin.module(...) would silently run
-  // nothing.
-  return parsePassPipeline(
-      // One function per model: the host partitions are inlined into the
-      // schedule first, so that bufferisation sees the whole model (outputs
-      // written in place, no result copies) and one arena holds every
-      // intermediate buffer.
-      "inline,symbol-dce,tandem-fuse-elementwise,"
-      "one-shot-bufferize{bufferize-function-boundaries=1 "
-      "function-boundary-type-conversion=identity-layout-map},"
-      "buffer-results-to-out-params{hoist-static-allocs=1 "
-      "modify-public-functions=1},"
-      "canonicalize,tandem-plan-memory,"
-      "buffer-deallocation-pipeline",
-      pm);
+void mlir::tandem::buildInlineAndBufferizePipeline(OpPassManager &pm,
+                                                   bool allowUnknownOps) {
+  // One function per model: the host partitions are inlined into the
+  // schedule first, so that bufferisation sees the whole model (outputs
+  // written in place, no result copies).
+  pm.addPass(createInlinerPass());
+  pm.addPass(createSymbolDCEPass());
+  pm.addPass(createTandemFuseElementwise());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.allowUnknownOps = allowUnknownOps;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createCanonicalizerPass());
 }
 
-LogicalResult mlir::tandem::buildCPULowerToLLVMPipeline(OpPassManager &pm) {
-  return parsePassPipeline(
-      // f32 contractions become calls of the runtime's packed, threaded
-      // sgemm (matched on linalg ops, so before any loops exist);
-      // everything else becomes loops, parallel dimensions scf.parallel,
-      // whose large outermost ones are outlined into chunk bodies.
-      "tandem-call-cpu-kernels,"
-      // A model with GPU partitions: its host schedule becomes calls of the
-      // runtime's tandem_sched_* functions (no-op without one).
-      "tandem-lower-host-schedule,"
-      "tandem-narrow-pad-fills,tandem-lower-memref-copies,"
-      // Empty arguments get a type the bare-pointer convention accepts.
-      "func.func(tandem-flatten-empty-arguments),"
-      "convert-linalg-to-parallel-loops,"
-      "tandem-outline-parallel-loops,lower-affine,convert-scf-to-cf,"
-      // Only tanh and rsqrt are expanded (into exp and sqrt): every other
-      // math op has an LLVM intrinsic or a libm function with C semantics,
-      // where the expansions are not exact (powf as exp(y * log(x)) is NaN
-      // for a negative base and for 0^0; asinh, sinh, ... lose precision).
-      "expand-strided-metadata,lower-affine,math-expand-ops{ops=tanh,rsqrt},"
-      // exp, erf and tanh inline as polynomials LLVM vectorises.
-      "tandem-approximate-math,"
-      "finalize-memref-to-llvm,convert-arith-to-llvm,"
-      // LLVM intrinsics first; what has none (tanh, erf, ...) calls libm.
-      "convert-math-to-llvm,convert-math-to-libm,"
-      "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
-      // GPU kernels compiled for the host get their tandem_cpu_kernel_fn
-      // wrappers (no-op without kernels).
-      "tandem-build-cpu-twins,"
-      "convert-cf-to-llvm,convert-index-to-llvm,reconcile-unrealized-casts,"
-      // Calls of the outlined bodies run on the model's thread pool.
-      "tandem-dispatch-parallel-calls,"
-      // Constant tensors become flat byte arrays: one LLVM constant each.
-      "tandem-flatten-weight-globals",
-      pm);
+void mlir::tandem::buildCPUBufferizePipeline(OpPassManager &pm) {
+  buildInlineAndBufferizePipeline(pm, /*allowUnknownOps=*/false);
+  // One arena holds every intermediate buffer; whatever the plan cannot
+  // hold is deallocated.
+  pm.addPass(createTandemPlanMemory());
+  bufferization::buildBufferDeallocationPipeline(pm);
+}
+
+void mlir::tandem::buildCPULowerToLLVMPipeline(OpPassManager &pm) {
+  // f32 contractions become calls of the runtime's packed, threaded sgemm
+  // (matched on linalg ops, so before any loops exist); everything else
+  // becomes loops, parallel dimensions scf.parallel, whose large outermost
+  // ones are outlined into chunk bodies.
+  pm.addPass(createTandemCallCPUKernels());
+  // A model with GPU partitions: its host schedule becomes calls of the
+  // runtime's tandem_sched_* functions (no-op without one).
+  pm.addPass(createTandemLowerHostSchedule());
+  pm.addPass(createTandemNarrowPadFills());
+  pm.addPass(createTandemLowerMemRefCopies());
+  // Empty arguments get a type the bare-pointer convention accepts.
+  pm.addNestedPass<func::FuncOp>(createTandemFlattenEmptyArguments());
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createTandemOutlineParallelLoops());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  // Only tanh and rsqrt are expanded (into exp and sqrt): every other math
+  // op has an LLVM intrinsic or a libm function with C semantics, where the
+  // expansions are not exact (powf as exp(y * log(x)) is NaN for a negative
+  // base and for 0^0; asinh, sinh, ... lose precision).
+  math::MathExpandOpsPassOptions expand;
+  expand.opMnemonics = {"tanh", "rsqrt"};
+  pm.addPass(math::createMathExpandOpsPass(expand));
+  // exp, erf and tanh inline as polynomials LLVM vectorises.
+  pm.addPass(createTandemApproximateMath());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  // LLVM intrinsics first; what has none (tanh, erf, ...) calls libm.
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  ConvertFuncToLLVMPassOptions funcToLLVM;
+  funcToLLVM.useBarePtrCallConv = true;
+  pm.addPass(createConvertFuncToLLVMPass(funcToLLVM));
+  // GPU kernels compiled for the host get their tandem_cpu_kernel_fn
+  // wrappers (no-op without kernels).
+  pm.addPass(createTandemBuildCPUTwins());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  // Calls of the outlined bodies run on the model's thread pool.
+  pm.addPass(createTandemDispatchParallelCalls());
+  // Constant tensors become flat byte arrays: one LLVM constant each.
+  pm.addPass(createTandemFlattenWeightGlobals());
 }

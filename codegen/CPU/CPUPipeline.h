@@ -1,10 +1,11 @@
-//===- CPUPipeline.h - from linalg on tensors to the LLVM dialect -*- C++
-//-*-===//
+//===- CPUPipeline.h - linalg on tensors to the LLVM dialect ----*- C++ -*-===//
 //
 // The CPU back half of the pipeline: bufferisation in destination-passing
 // style (outputs become writable arguments, no result copies), then
 // lowering to the LLVM dialect with bare-pointer calling conventions, which
-// the artifact's entry point calls.
+// the artifact's entry point calls. The pipelines are built from typed
+// create*Pass() calls and option structs, so a misspelt pass or option
+// fails the build.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,15 +16,22 @@
 
 namespace mlir::tandem {
 
-/// linalg on tensors -> memrefs: one-shot bufferisation across function
-/// boundaries, results turned into output arguments, partitions inlined,
+/// The bufferisation that the CPU and GPU pipelines share: host partitions
+/// inlined into the model function (inline, symbol-dce), elementwise
+/// fusion (tandem-fuse-elementwise), one-shot bufferisation across function
+/// boundaries with identity layouts, results turned into output arguments,
+/// canonicalisation. `allowUnknownOps` leaves ops that have no
+/// bufferisation (the GPU pipeline's transfers) between to_tensor/to_buffer.
+void buildInlineAndBufferizePipeline(OpPassManager &pm, bool allowUnknownOps);
+
+/// linalg on tensors -> memrefs: buildInlineAndBufferizePipeline, then the
 /// intermediate buffers planned into one arena (tandem-plan-memory), and
 /// deallocation of whatever the plan cannot hold.
-LogicalResult buildCPUBufferizePipeline(OpPassManager &pm);
+void buildCPUBufferizePipeline(OpPassManager &pm);
 
 /// memrefs -> LLVM dialect: loops, then every dialect to LLVM, with bare
 /// pointers for memref arguments (all shapes are static).
-LogicalResult buildCPULowerToLLVMPipeline(OpPassManager &pm);
+void buildCPULowerToLLVMPipeline(OpPassManager &pm);
 
 } // namespace mlir::tandem
 

@@ -2,13 +2,20 @@
 
 #include "codegen/GPU/GPUPipeline.h"
 
+#include "codegen/CPU/CPUPipeline.h"
 #include "codegen/GPU/CudaToolkit.h"
 #include "codegen/Passes.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
 
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -16,20 +23,14 @@
 using namespace mlir;
 using namespace mlir::tandem;
 
-LogicalResult mlir::tandem::buildGPUBufferizePipeline(OpPassManager &pm) {
+void mlir::tandem::buildGPUBufferizePipeline(OpPassManager &pm) {
   // As buildCPUBufferizePipeline, except that GPU partitions stay functions
   // (tandem-keep-gpu-partitions), transfers stay tensor ops
-  // (allow-unknown-ops) and nothing is planned into an arena: the host
+  // (allowUnknownOps) and nothing is planned into an arena: the host
   // schedule places host and device buffers.
-  return parsePassPipeline(
-      "tandem-keep-gpu-partitions,inline,symbol-dce,tandem-fuse-elementwise,"
-      "one-shot-bufferize{bufferize-function-boundaries=1 "
-      "function-boundary-type-conversion=identity-layout-map "
-      "allow-unknown-ops=1},"
-      "buffer-results-to-out-params{hoist-static-allocs=1 "
-      "modify-public-functions=1},"
-      "canonicalize,tandem-outline-kernels",
-      pm);
+  pm.addPass(createTandemKeepGPUPartitions());
+  buildInlineAndBufferizePipeline(pm, /*allowUnknownOps=*/true);
+  pm.addPass(createTandemOutlineKernels());
 }
 
 std::string mlir::tandem::validateCudaArch(llvm::StringRef arch) {
@@ -85,25 +86,34 @@ FailureOr<OwningOpRef<ModuleOp>> mappedKernels(ModuleOp module) {
 FailureOr<std::string> compileToPTX(ModuleOp mapped, llvm::StringRef arch,
                                     const GPUCodegenOptions &options) {
   OwningOpRef<ModuleOp> device = mapped.clone();
-  std::string attach = "nvvm-attach-target{chip=" + arch.str() +
-                       " features=" + options.ptxFeatures + " O=3";
+  GpuNVVMAttachTargetOptions target;
+  target.chip = arch.str();
+  target.features = options.ptxFeatures;
+  target.optLevel = 3;
   // Transcendental math becomes libdevice calls (__nv_expf, ...), linked
   // from the toolkit when it is installed.
   llvm::SmallString<128> libdevice(options.cudaRoot);
   llvm::sys::path::append(libdevice, "nvvm", "libdevice", "libdevice.10.bc");
   if (llvm::sys::fs::exists(libdevice))
-    attach += " l=" + libdevice.str().str();
-  attach += "}";
+    target.linkLibs.push_back(libdevice.str().str());
   PassManager pm(mapped.getContext());
-  if (failed(parsePassPipeline(
-          attach +
-              ",gpu.module(lower-affine,convert-scf-to-cf,"
-              "expand-strided-metadata,lower-affine,canonicalize,"
-              "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},"
-              "canonicalize,cse),"
-              "reconcile-unrealized-casts,gpu-module-to-binary{format=isa}",
-          pm)) ||
-      failed(pm.run(*device)))
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createCanonicalizerPass());
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  if (failed(pm.run(*device)))
     return failure();
   std::string ptx;
   device->walk([&](gpu::BinaryOp binary) {

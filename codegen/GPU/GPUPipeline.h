@@ -30,7 +30,7 @@ namespace mlir::tandem {
 /// (tandem-outline-kernels). Transfers stay tensor ops between
 /// `bufferization.to_tensor` / `to_buffer` until the host schedule lowers
 /// them; nothing is planned into an arena yet.
-LogicalResult buildGPUBufferizePipeline(OpPassManager &pm);
+void buildGPUBufferizePipeline(OpPassManager &pm);
 
 /// Checks a CUDA architecture name ("sm_80", "sm_90", "sm_90a", ...).
 /// Returns the error message, or the empty string when it is known.

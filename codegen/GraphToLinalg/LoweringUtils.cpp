@@ -151,6 +151,18 @@ Value mlir::tandem::linalg_lowering::lowestValue(OpBuilder &b, Location loc,
       b, loc, b.getIntegerAttr(type, APInt::getSignedMinValue(width)));
 }
 
+Value mlir::tandem::linalg_lowering::highestValue(OpBuilder &b, Location loc,
+                                                  Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(floatType, APFloat::getInf(floatType.getFloatSemantics(),
+                                                  /*Negative=*/false)));
+  unsigned width = type.getIntOrFloatBitWidth();
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, APInt::getSignedMaxValue(width)));
+}
+
 Value mlir::tandem::linalg_lowering::convertScalar(OpBuilder &b, Location loc,
                                                    Value value, Type to) {
   Type from = value.getType();

@@ -65,6 +65,9 @@ Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);
 /// signed ints, 0 for unsigned ones.
 Value lowestValue(OpBuilder &b, Location loc, Type type);
 
+/// +inf for floats, the signed maximum for integers: the identity of min.
+Value highestValue(OpBuilder &b, Location loc, Type type);
+
 /// Converts scalar `value` to `to` with ONNX Cast semantics: float to int
 /// truncates toward zero (fptoui for unsigned targets), anything to i1
 /// compares with zero, i1 and unsigned ints widen with zeros and convert to

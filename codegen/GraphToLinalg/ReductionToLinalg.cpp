@@ -1,9 +1,12 @@
 //===- ReductionToLinalg.cpp - reductions, pools and norms to linalg ------===//
 //
-// reduce_sum/mean/max (a reducing linalg.generic, then expand_shape for
-// keepdims), global_avg_pool, max/avg pooling (tensor.pad plus
-// linalg.pooling_nchw_max/sum, with per-position divisors for avg pooling),
-// numerically stable softmax and layer_norm.
+// reduce_sum/mean/max/min/prod (a reducing linalg.generic, then
+// expand_shape for keepdims), arg_max/arg_min (a two-output (value, index)
+// reduction), cumsum (a masked reduction over the axis), top_k (ranks, then
+// a pick of the first k), global_avg_pool,
+// max/avg pooling (tensor.pad plus linalg.pooling_nchw_max/sum, with
+// per-position divisors for avg pooling), numerically stable softmax and
+// layer_norm.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +40,18 @@ Value maxScalars(OpBuilder &b, Location loc, Value l, Value r) {
   if (isUnsignedInt(l.getType()))
     return arith::MaxUIOp::create(b, loc, l, r);
   return arith::MaxSIOp::create(b, loc, l, r);
+}
+
+Value minScalars(OpBuilder &b, Location loc, Value l, Value r) {
+  if (isFloat(l.getType()))
+    return arith::MinimumFOp::create(b, loc, l, r);
+  return arith::MinSIOp::create(b, loc, l, r);
+}
+
+Value mulScalars(OpBuilder &b, Location loc, Value l, Value r) {
+  if (isFloat(l.getType()))
+    return arith::MulFOp::create(b, loc, l, r);
+  return arith::MulIOp::create(b, loc, l, r);
 }
 
 /// Reduces `input` over the sorted `axes`, starting from `initValue` and
@@ -122,11 +137,21 @@ template <typename OpTy> struct ReduceToGeneric : OpConversionPattern<OpTy> {
     Type elem = accumulatorType(inType.getElementType());
     Value input = castTensor(rewriter, loc, adaptor.getInput(), elem);
     ArrayRef<int64_t> axes = op.getAxes();
-    constexpr bool isMax = std::is_same_v<OpTy, ReduceMaxOp>;
-    Value init = isMax ? lowestValue(rewriter, loc, elem)
-                       : scalarConstant(rewriter, loc, elem, 0.0);
-    Value result = reduceAxes(rewriter, loc, input, axes, init,
-                              isMax ? maxScalars : addScalars);
+    Value init;
+    CombineFn combine = addScalars;
+    if constexpr (std::is_same_v<OpTy, ReduceMaxOp>) {
+      init = lowestValue(rewriter, loc, elem);
+      combine = maxScalars;
+    } else if constexpr (std::is_same_v<OpTy, ReduceMinOp>) {
+      init = highestValue(rewriter, loc, elem);
+      combine = minScalars;
+    } else if constexpr (std::is_same_v<OpTy, ReduceProdOp>) {
+      init = scalarConstant(rewriter, loc, elem, 1.0);
+      combine = mulScalars;
+    } else {
+      init = scalarConstant(rewriter, loc, elem, 0.0);
+    }
+    Value result = reduceAxes(rewriter, loc, input, axes, init, combine);
     if constexpr (std::is_same_v<OpTy, ReduceMeanOp>) {
       int64_t count = 1;
       for (int64_t a : axes)
@@ -136,6 +161,253 @@ template <typename OpTy> struct ReduceToGeneric : OpConversionPattern<OpTy> {
     auto type = cast<RankedTensorType>(op.getType());
     result = castTensor(rewriter, loc, result, type.getElementType());
     rewriter.replaceOp(op, reshapeTensor(rewriter, loc, result, type));
+    return success();
+  }
+};
+
+/// arg_max/arg_min: one reduction along the axis with two outputs, the
+/// value picked so far and its index. The elements are scanned in order; the
+/// first one is taken unconditionally and a later one replaces the pick when
+/// it compares strictly better (or equal, with select_last_index), as
+/// onnxruntime scans: ordered comparisons are false for NaN, so a NaN is
+/// picked only in the first position and then stays.
+template <typename OpTy> struct ArgReduceToGeneric : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    constexpr bool isMax = std::is_same_v<OpTy, ArgMaxOp>;
+    bool last = op.getSelectLastIndex();
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    Type elem = accumulatorType(inType.getElementType());
+    Value input = castTensor(rewriter, loc, adaptor.getInput(), elem);
+    int64_t rank = inType.getRank();
+    int64_t axis = op.getAxis();
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<int64_t> shape;
+    SmallVector<utils::IteratorType> iterators;
+    for (int64_t d = 0; d < rank; ++d) {
+      iterators.push_back(d == axis ? utils::IteratorType::reduction
+                                    : utils::IteratorType::parallel);
+      if (d != axis)
+        shape.push_back(inType.getDimSize(d));
+    }
+    Type i64 = rewriter.getI64Type();
+    // The initial values are never read: position 0 is taken as it is.
+    Value valueInit =
+        createFilled(rewriter, loc, RankedTensorType::get(shape, elem),
+                     scalarConstant(rewriter, loc, elem, 0.0));
+    Value indexInit =
+        createFilled(rewriter, loc, RankedTensorType::get(shape, i64),
+                     scalarConstant(rewriter, loc, i64, 0.0));
+    AffineMap reduced = reducedMap(ctx, rank, {axis});
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank),
+                                   reduced, reduced};
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{valueInit.getType(), indexInit.getType()},
+        ValueRange{input}, ValueRange{valueInit, indexInit}, maps, iterators,
+        [&](OpBuilder &b, Location nloc, ValueRange args) {
+          Value v = args[0], best = args[1], bestIndex = args[2];
+          Value k = arith::IndexCastOp::create(
+              b, nloc, i64, linalg::IndexOp::create(b, nloc, axis));
+          Value first = arith::CmpIOp::create(
+              b, nloc, arith::CmpIPredicate::eq, k,
+              arith::ConstantIntOp::create(b, nloc, i64, 0));
+          Value better;
+          if (isFloat(elem)) {
+            auto pred = isMax ? (last ? arith::CmpFPredicate::OGE
+                                      : arith::CmpFPredicate::OGT)
+                              : (last ? arith::CmpFPredicate::OLE
+                                      : arith::CmpFPredicate::OLT);
+            better = arith::CmpFOp::create(b, nloc, pred, v, best);
+          } else {
+            auto pred = isMax ? (last ? arith::CmpIPredicate::sge
+                                      : arith::CmpIPredicate::sgt)
+                              : (last ? arith::CmpIPredicate::sle
+                                      : arith::CmpIPredicate::slt);
+            better = arith::CmpIOp::create(b, nloc, pred, v, best);
+          }
+          Value take = arith::OrIOp::create(b, nloc, first, better);
+          linalg::YieldOp::create(
+              b, nloc,
+              ValueRange{arith::SelectOp::create(b, nloc, take, v, best),
+                         arith::SelectOp::create(b, nloc, take, k, bestIndex)});
+        });
+    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, generic.getResult(1),
+                                         cast<RankedTensorType>(op.getType())));
+    return success();
+  }
+};
+
+/// cumsum: every output element reduces the whole axis, adding the input
+/// elements at or before it (after, with reverse; strictly, with exclusive)
+/// and zero for the others. The loop nest is the output's dims plus one
+/// reduction dim k over the axis: O(n^2) per row of n, but each output
+/// element is independent, so the nest is parallel and maps to GPU threads.
+struct CumSumToGeneric : OpConversionPattern<CumSumOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CumSumOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elem = accumulatorType(resultType.getElementType());
+    auto type = resultType.clone(elem);
+    Value input = castTensor(rewriter, loc, adaptor.getInput(), elem);
+    int64_t rank = type.getRank();
+    int64_t axis = op.getAxis();
+    bool exclusive = op.getExclusive(), reverse = op.getReverse();
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineExpr> inExprs, outExprs;
+    for (int64_t d = 0; d < rank; ++d) {
+      inExprs.push_back(getAffineDimExpr(d == axis ? rank : d, ctx));
+      outExprs.push_back(getAffineDimExpr(d, ctx));
+    }
+    SmallVector<AffineMap> maps = {AffineMap::get(rank + 1, 0, inExprs, ctx),
+                                   AffineMap::get(rank + 1, 0, outExprs, ctx)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    Value init = createFilled(rewriter, loc, type,
+                              scalarConstant(rewriter, loc, elem, 0));
+    arith::CmpIPredicate pred = reverse
+                                    ? (exclusive ? arith::CmpIPredicate::ugt
+                                                 : arith::CmpIPredicate::uge)
+                                    : (exclusive ? arith::CmpIPredicate::ult
+                                                 : arith::CmpIPredicate::ule);
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{type}, ValueRange{input}, ValueRange{init},
+            maps, iterators,
+            [&](OpBuilder &b, Location nloc, ValueRange args) {
+              Value i = linalg::IndexOp::create(b, nloc, axis);
+              Value k = linalg::IndexOp::create(b, nloc, rank);
+              Value include = arith::CmpIOp::create(b, nloc, pred, k, i);
+              Value term =
+                  arith::SelectOp::create(b, nloc, include, args[0],
+                                          scalarConstant(b, nloc, elem, 0.0));
+              linalg::YieldOp::create(b, nloc,
+                                      addScalars(b, nloc, args[1], term));
+            })
+            .getResult(0);
+    rewriter.replaceOp(
+        op, castTensor(rewriter, loc, result, resultType.getElementType()));
+    return success();
+  }
+};
+
+/// top_k: (1) each element's rank, the number of elements before it in the
+/// order (better value first, NaN above every number, lower index first on
+/// ties): a masked count over the axis, O(n^2) per row; (2) for output j on
+/// the axis, the element of rank j: a masked pick over the axis with two
+/// outputs (value, index), O(k n). Every output element is independent.
+struct TopKToGeneric : OpConversionPattern<TopKOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TopKOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    auto valuesType = cast<RankedTensorType>(op.getValues().getType());
+    Type elem = accumulatorType(inType.getElementType());
+    Value input = castTensor(rewriter, loc, adaptor.getInput(), elem);
+    int64_t rank = inType.getRank();
+    int64_t axis = op.getAxis();
+    bool largest = op.getLargest();
+    MLIRContext *ctx = rewriter.getContext();
+    Type i64 = rewriter.getI64Type();
+    // Maps over (dims of a tensor..., extra): the tensor itself, and the
+    // tensor with its axis coordinate replaced by the extra dim.
+    SmallVector<AffineExpr> own, alongExtra;
+    for (int64_t d = 0; d < rank; ++d) {
+      own.push_back(getAffineDimExpr(d, ctx));
+      alongExtra.push_back(getAffineDimExpr(d == axis ? rank : d, ctx));
+    }
+    AffineMap ownMap = AffineMap::get(rank + 1, 0, own, ctx);
+    AffineMap extraMap = AffineMap::get(rank + 1, 0, alongExtra, ctx);
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+
+    auto ranksType = inType.clone(i64);
+    Value zeros = createFilled(rewriter, loc, ranksType,
+                               scalarConstant(rewriter, loc, i64, 0));
+    Value ranks =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{ranksType}, ValueRange{input, input},
+            ValueRange{zeros}, ArrayRef<AffineMap>{ownMap, extraMap, ownMap},
+            iterators,
+            [&](OpBuilder &b, Location nloc, ValueRange args) {
+              Value xi = args[0], xm = args[1];
+              Value i = linalg::IndexOp::create(b, nloc, axis);
+              Value m = linalg::IndexOp::create(b, nloc, rank);
+              Value earlier = arith::CmpIOp::create(
+                  b, nloc, arith::CmpIPredicate::ult, m, i);
+              Value before;
+              if (isFloat(elem)) {
+                using P = arith::CmpFPredicate;
+                Value nanM = arith::CmpFOp::create(b, nloc, P::UNO, xm, xm);
+                Value nanI = arith::CmpFOp::create(b, nloc, P::UNO, xi, xi);
+                Value t = arith::ConstantIntOp::create(b, nloc, 1, 1);
+                // NaN ranks above every number.
+                Value nanFirst =
+                    largest ? arith::AndIOp::create(
+                                  b, nloc, nanM,
+                                  arith::XOrIOp::create(b, nloc, nanI, t))
+                            : arith::AndIOp::create(
+                                  b, nloc, nanI,
+                                  arith::XOrIOp::create(b, nloc, nanM, t));
+                Value better = arith::CmpFOp::create(
+                    b, nloc, largest ? P::OGT : P::OLT, xm, xi);
+                Value equal = arith::OrIOp::create(
+                    b, nloc, arith::CmpFOp::create(b, nloc, P::OEQ, xm, xi),
+                    arith::AndIOp::create(b, nloc, nanM, nanI));
+                before = arith::OrIOp::create(
+                    b, nloc, arith::OrIOp::create(b, nloc, nanFirst, better),
+                    arith::AndIOp::create(b, nloc, equal, earlier));
+              } else {
+                using P = arith::CmpIPredicate;
+                Value better = arith::CmpIOp::create(
+                    b, nloc, largest ? P::sgt : P::slt, xm, xi);
+                Value equal = arith::CmpIOp::create(b, nloc, P::eq, xm, xi);
+                before = arith::OrIOp::create(
+                    b, nloc, better,
+                    arith::AndIOp::create(b, nloc, equal, earlier));
+              }
+              Value one = arith::ExtUIOp::create(b, nloc, i64, before);
+              linalg::YieldOp::create(
+                  b, nloc,
+                  ValueRange{arith::AddIOp::create(b, nloc, args[2], one)});
+            })
+            .getResult(0);
+
+    auto pickedType = valuesType.clone(elem);
+    auto indicesType = valuesType.clone(i64);
+    Value valueInit = createFilled(rewriter, loc, pickedType,
+                                   scalarConstant(rewriter, loc, elem, 0.0));
+    Value indexInit = createFilled(rewriter, loc, indicesType,
+                                   scalarConstant(rewriter, loc, i64, 0.0));
+    auto pick = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{pickedType, indicesType},
+        ValueRange{input, ranks}, ValueRange{valueInit, indexInit},
+        ArrayRef<AffineMap>{extraMap, extraMap, ownMap, ownMap}, iterators,
+        [&](OpBuilder &b, Location nloc, ValueRange args) {
+          Value j = arith::IndexCastOp::create(
+              b, nloc, i64, linalg::IndexOp::create(b, nloc, axis));
+          Value i = arith::IndexCastOp::create(
+              b, nloc, i64, linalg::IndexOp::create(b, nloc, rank));
+          Value match = arith::CmpIOp::create(b, nloc, arith::CmpIPredicate::eq,
+                                              args[1], j);
+          linalg::YieldOp::create(
+              b, nloc,
+              ValueRange{
+                  arith::SelectOp::create(b, nloc, match, args[0], args[2]),
+                  arith::SelectOp::create(b, nloc, match, i, args[3])});
+        });
+    rewriter.replaceOp(op, {castTensor(rewriter, loc, pick.getResult(0),
+                                       valuesType.getElementType()),
+                            pick.getResult(1)});
     return success();
   }
 };
@@ -450,7 +722,9 @@ struct LayerNormToLinalg : OpConversionPattern<LayerNormOp> {
 void mlir::tandem::linalg_lowering::populateReductionToLinalgPatterns(
     RewritePatternSet &patterns) {
   patterns.add<ReduceToGeneric<ReduceSumOp>, ReduceToGeneric<ReduceMeanOp>,
-               ReduceToGeneric<ReduceMaxOp>, GlobalAvgPoolToGeneric,
-               MaxPoolToLinalg, AvgPoolToLinalg, SoftmaxToLinalg,
-               LayerNormToLinalg>(patterns.getContext());
+               ReduceToGeneric<ReduceMaxOp>, ReduceToGeneric<ReduceMinOp>,
+               ReduceToGeneric<ReduceProdOp>, ArgReduceToGeneric<ArgMaxOp>,
+               ArgReduceToGeneric<ArgMinOp>, CumSumToGeneric, TopKToGeneric,
+               GlobalAvgPoolToGeneric, MaxPoolToLinalg, AvgPoolToLinalg,
+               SoftmaxToLinalg, LayerNormToLinalg>(patterns.getContext());
 }

@@ -3,7 +3,8 @@
 // constant (arith.constant, dense_resource kept), reshape (collapse/expand
 // shape), transpose (linalg.transpose), concat (insert_slice chain), slice
 // (strided extract_slice), pad (tensor.pad, or a gathering linalg.generic for
-// reflect/edge), gather and broadcast_to (linalg.generic).
+// reflect/edge), gather, gather_elements, gather_nd and broadcast_to
+// (linalg.generic).
 //
 //===----------------------------------------------------------------------===//
 
@@ -193,23 +194,34 @@ std::string nodeNameOf(Operation *op) {
   return op->getName().getStringRef().str();
 }
 
-/// Checks the indices of a gather from an axis of `axisSize`: constant ones
-/// at compile time (an error at the node), others at run time outside GPU
-/// partitions, where one reduction over the indices finds an out-of-range
-/// one and reports it with tandem_report_index_error (the run then fails
-/// with the node's name). In GPU partitions the gather's clamp alone keeps
-/// reads inside the table.
-LogicalResult checkGatherIndices(GatherOp op, OpBuilder &b, Value indices,
-                                 int64_t axisSize) {
+/// Checks the indices of a gather: constant ones at compile time (an error
+/// at the node), others at run time outside GPU partitions, where one
+/// reduction over the indices finds an out-of-range one and reports it with
+/// tandem_report_index_error (the run then fails with the node's name). In
+/// GPU partitions the gather's clamp alone keeps reads inside the table.
+/// `op` is a gather, gather_elements or gather_nd with original indices
+/// `opIndices` (`indices` once converted). `sizes` holds the size of the
+/// axis each index reads: one entry for all indices (into `axis`), or one
+/// per position along the indices' last dim (gather_nd's index tuples, into
+/// `axis`, `axis` + 1, ...).
+LogicalResult checkGatherIndices(Operation *op, Value opIndices, int64_t axis,
+                                 OpBuilder &b, Value indices,
+                                 ArrayRef<int64_t> sizes) {
+  bool uniform = sizes.size() == 1;
   DenseIntElementsAttr constant;
   if (matchPattern(indices, m_Constant(&constant)) ||
-      matchPattern(op.getIndices(), m_Constant(&constant))) {
-    for (const APInt &value : constant.getValues<APInt>()) {
+      matchPattern(opIndices, m_Constant(&constant))) {
+    StringRef what = isa<GatherOp>(op)           ? "gather"
+                     : isa<GatherElementsOp>(op) ? "gather_elements"
+                                                 : "gather_nd";
+    for (auto [flat, value] : llvm::enumerate(constant.getValues<APInt>())) {
       int64_t index = value.getSExtValue();
+      size_t column = uniform ? 0 : flat % sizes.size();
+      int64_t axisSize = sizes[column];
       if (index < -axisSize || index >= axisSize)
-        return op.emitError()
-               << "gather index " << index << " is out of range for axis "
-               << op.getAxis() << " of size " << axisSize
+        return op->emitError()
+               << what << " index " << index << " is out of range for axis "
+               << axis + static_cast<int64_t>(column) << " of size " << axisSize
                << " (valid: " << -axisSize << " to " << axisSize - 1 << ")";
     }
     return success();
@@ -218,45 +230,73 @@ LogicalResult checkGatherIndices(GatherOp op, OpBuilder &b, Value indices,
   if (!func || isGPUPartition(func))
     return success();
 
-  Location loc = op.getLoc();
+  Location loc = op->getLoc();
   auto indicesType = cast<RankedTensorType>(indices.getType());
   Type i1 = b.getI1Type(), i64 = b.getI64Type();
-  // (any index bad, one bad index) over every index.
-  Value anyInit =
-      linalg::FillOp::create(
-          b, loc, ValueRange{arith::ConstantIntOp::create(b, loc, i1, 0)},
-          ValueRange{tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, i1)})
-          .getResult(0);
-  Value badInit =
-      linalg::FillOp::create(
-          b, loc, ValueRange{arith::ConstantIntOp::create(b, loc, i64, 0)},
-          ValueRange{tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, i64)})
-          .getResult(0);
+  auto scalarInit = [&](Type type) {
+    return linalg::FillOp::create(
+               b, loc,
+               ValueRange{arith::ConstantIntOp::create(b, loc, type, 0)},
+               ValueRange{
+                   tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, type)})
+        .getResult(0);
+  };
+  // (any index bad, one bad index[, the size of its axis]) over every index.
+  SmallVector<Value> inits = {scalarInit(i1), scalarInit(i64)};
+  if (!uniform)
+    inits.push_back(scalarInit(i64));
   int64_t rank = indicesType.getRank();
   AffineMap all = b.getMultiDimIdentityMap(rank);
   AffineMap scalar = AffineMap::get(rank, 0, {}, b.getContext());
+  SmallVector<AffineMap> maps(inits.size() + 1, scalar);
+  maps.front() = all;
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::reduction);
   auto check = linalg::GenericOp::create(
-      b, loc, TypeRange{anyInit.getType(), badInit.getType()}, indices,
-      ValueRange{anyInit, badInit}, ArrayRef<AffineMap>{all, scalar, scalar},
-      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+      b, loc, ValueRange(inits).getTypes(), indices, inits, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value index = args[0];
         if (index.getType() != i64)
           index = arith::ExtSIOp::create(nb, nloc, i64, index);
-        Value low = arith::CmpIOp::create(
-            nb, nloc, arith::CmpIPredicate::slt, index,
-            arith::ConstantIntOp::create(nb, nloc, i64, -axisSize));
-        Value high = arith::CmpIOp::create(
-            nb, nloc, arith::CmpIPredicate::sge, index,
-            arith::ConstantIntOp::create(nb, nloc, i64, axisSize));
+        // The axis size of this index: a select over its position in the
+        // tuple when the sizes differ.
+        Value size = arith::ConstantIntOp::create(nb, nloc, i64, sizes[0]);
+        if (!uniform) {
+          Value column = linalg::IndexOp::create(nb, nloc, rank - 1);
+          for (size_t c = 1; c < sizes.size(); ++c) {
+            Value is = arith::CmpIOp::create(
+                nb, nloc, arith::CmpIPredicate::eq, column,
+                arith::ConstantIndexOp::create(nb, nloc, c));
+            size = arith::SelectOp::create(
+                nb, nloc, is,
+                arith::ConstantIntOp::create(nb, nloc, i64, sizes[c]), size);
+          }
+        }
+        Value lowest =
+            uniform
+                ? Value(arith::ConstantIntOp::create(nb, nloc, i64, -sizes[0]))
+                : Value(arith::SubIOp::create(
+                      nb, nloc, arith::ConstantIntOp::create(nb, nloc, i64, 0),
+                      size));
+        Value low = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::slt,
+                                          index, lowest);
+        Value high = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::sge,
+                                           index, size);
         Value bad = arith::OrIOp::create(nb, nloc, low, high);
-        Value any = arith::OrIOp::create(nb, nloc, args[1], bad);
-        Value which = arith::SelectOp::create(nb, nloc, bad, index, args[2]);
-        linalg::YieldOp::create(nb, nloc, ValueRange{any, which});
+        SmallVector<Value> results = {
+            arith::OrIOp::create(nb, nloc, args[1], bad),
+            arith::SelectOp::create(nb, nloc, bad, index, args[2])};
+        if (!uniform)
+          results.push_back(
+              arith::SelectOp::create(nb, nloc, bad, size, args[3]));
+        linalg::YieldOp::create(nb, nloc, results);
       });
   Value any = tensor::ExtractOp::create(b, loc, check.getResult(0), {});
   Value bad = tensor::ExtractOp::create(b, loc, check.getResult(1), {});
+  Value badSize =
+      uniform
+          ? Value()
+          : Value(tensor::ExtractOp::create(b, loc, check.getResult(2), {}));
   auto module = op->getParentOfType<ModuleOp>();
   auto ptr = LLVM::LLVMPointerType::get(b.getContext());
   if (!module.lookupSymbol<func::FuncOp>(kReportIndexError)) {
@@ -282,11 +322,29 @@ LogicalResult checkGatherIndices(GatherOp op, OpBuilder &b, Value indices,
       loc, then, symbol, StringRef(node.c_str(), node.size() + 1),
       LLVM::Linkage::Internal);
   Value ctx = LLVM::ZeroOp::create(then, loc, ptr);
-  func::CallOp::create(
-      then, loc, kReportIndexError, TypeRange{},
-      ValueRange{ctx, name, bad,
-                 arith::ConstantIntOp::create(then, loc, i64, axisSize)});
+  if (uniform)
+    badSize = arith::ConstantIntOp::create(then, loc, i64, sizes[0]);
+  func::CallOp::create(then, loc, kReportIndexError, TypeRange{},
+                       ValueRange{ctx, name, bad, badSize});
   return success();
+}
+
+/// `index` (an integer) as an index into an axis of `axisSize`: negative
+/// ones count from the end, and the result is clamped into the axis, so an
+/// out-of-range index (reported as the run's error on the CPU) never reads
+/// outside the data.
+Value wrapAndClampIndex(OpBuilder &b, Location loc, Value index,
+                        int64_t axisSize) {
+  Value idx = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value isNeg =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx, zero);
+  Value wrapped = arith::AddIOp::create(
+      b, loc, idx, arith::ConstantIndexOp::create(b, loc, axisSize));
+  idx = arith::SelectOp::create(b, loc, isNeg, wrapped, idx);
+  idx = arith::MaxSIOp::create(b, loc, idx, zero);
+  return arith::MinSIOp::create(
+      b, loc, idx, arith::ConstantIndexOp::create(b, loc, axisSize - 1));
 }
 
 struct GatherToGeneric : OpConversionPattern<GatherOp> {
@@ -313,7 +371,8 @@ struct GatherToGeneric : OpConversionPattern<GatherOp> {
         AffineMap::get(type.getRank(), 0, indexExprs, getContext())};
     // Indices known now are checked now; others at run time, before the
     // gather reads with them.
-    if (failed(checkGatherIndices(op, rewriter, indices, axisSize)))
+    if (failed(checkGatherIndices(op, op.getIndices(), axis, rewriter, indices,
+                                  {axisSize})))
       return failure();
     Value result = buildElementwiseWithMaps(
         rewriter, loc, type, indices, maps,
@@ -321,18 +380,7 @@ struct GatherToGeneric : OpConversionPattern<GatherOp> {
           // Negative indices count from the end of `axis`. The index is
           // clamped into the axis: an out-of-range one (reported as the
           // run's error on the CPU) never reads outside the table.
-          Value idx =
-              arith::IndexCastOp::create(b, nloc, b.getIndexType(), args[0]);
-          Value zero = arith::ConstantIndexOp::create(b, nloc, 0);
-          Value isNeg = arith::CmpIOp::create(
-              b, nloc, arith::CmpIPredicate::slt, idx, zero);
-          Value wrapped = arith::AddIOp::create(
-              b, nloc, idx, arith::ConstantIndexOp::create(b, nloc, axisSize));
-          idx = arith::SelectOp::create(b, nloc, isNeg, wrapped, idx);
-          idx = arith::MaxSIOp::create(b, nloc, idx, zero);
-          idx = arith::MinSIOp::create(
-              b, nloc, idx,
-              arith::ConstantIndexOp::create(b, nloc, axisSize - 1));
+          Value idx = wrapAndClampIndex(b, nloc, args[0], axisSize);
           SmallVector<Value> dataIndices;
           for (int64_t j = 0; j < axis; ++j)
             dataIndices.push_back(linalg::IndexOp::create(b, nloc, j));
@@ -341,6 +389,99 @@ struct GatherToGeneric : OpConversionPattern<GatherOp> {
             dataIndices.push_back(linalg::IndexOp::create(b, nloc, j - 1 + q));
           return tensor::ExtractOp::create(b, nloc, data, dataIndices);
         });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// gather_elements: one element per index, read at the index's own
+/// position with the axis coordinate replaced by the (wrapped, clamped)
+/// index; indices are checked like gather's.
+struct GatherElementsToGeneric : OpConversionPattern<GatherElementsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherElementsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    Value data = adaptor.getData(), indices = adaptor.getIndices();
+    auto dataType = cast<RankedTensorType>(data.getType());
+    int64_t axis = op.getAxis();
+    int64_t axisSize = dataType.getDimSize(axis);
+    if (axisSize == 0)
+      return op.emitOpError("gathers from empty axis ") << axis;
+    if (failed(checkGatherIndices(op, op.getIndices(), axis, rewriter, indices,
+                                  {axisSize})))
+      return failure();
+    Value result = buildElementwise(
+        rewriter, loc, type, indices,
+        [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
+          SmallVector<Value> dataIndices;
+          for (int64_t j = 0; j < dataType.getRank(); ++j)
+            dataIndices.push_back(
+                j == axis ? wrapAndClampIndex(b, nloc, args[0], axisSize)
+                          : Value(linalg::IndexOp::create(b, nloc, j)));
+          return tensor::ExtractOp::create(b, nloc, data, dataIndices);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// gather_nd: a generic over the output with no tensor operand; each
+/// point reads its index tuple from `indices` (the output's leading dims,
+/// then 0..m-1), wraps and clamps each index into its data dim, and
+/// extracts. Indices are checked like gather's, each against its own dim.
+struct GatherNDToGeneric : OpConversionPattern<GatherNDOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherNDOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    Value data = adaptor.getData(), indices = adaptor.getIndices();
+    auto dataType = cast<RankedTensorType>(data.getType());
+    auto indicesType = cast<RankedTensorType>(indices.getType());
+    int64_t batch = op.getBatchDims();
+    int64_t q = indicesType.getRank();
+    int64_t m = indicesType.getDimSize(q - 1);
+    SmallVector<int64_t> sizes(dataType.getShape().slice(batch, m));
+    for (auto [d, size] : llvm::enumerate(sizes))
+      if (size == 0)
+        return op.emitOpError("gathers from empty axis ") << batch + d;
+    if (failed(checkGatherIndices(op, op.getIndices(), batch, rewriter, indices,
+                                  sizes)))
+      return failure();
+    Value init = createEmpty(rewriter, loc, type);
+    int64_t rank = type.getRank();
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+            ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
+            iterators,
+            [&](OpBuilder &b, Location nloc, ValueRange) {
+              SmallVector<Value> lead;
+              for (int64_t d = 0; d < q - 1; ++d)
+                lead.push_back(linalg::IndexOp::create(b, nloc, d));
+              SmallVector<Value> dataIndices(lead.begin(),
+                                             lead.begin() + batch);
+              for (int64_t c = 0; c < m; ++c) {
+                SmallVector<Value> at(lead);
+                at.push_back(arith::ConstantIndexOp::create(b, nloc, c));
+                Value index = tensor::ExtractOp::create(b, nloc, indices, at);
+                dataIndices.push_back(
+                    wrapAndClampIndex(b, nloc, index, sizes[c]));
+              }
+              for (int64_t d = batch + m; d < dataType.getRank(); ++d)
+                dataIndices.push_back(
+                    linalg::IndexOp::create(b, nloc, q - 1 + d - batch - m));
+              linalg::YieldOp::create(b, nloc,
+                                      ValueRange{tensor::ExtractOp::create(
+                                          b, nloc, data, dataIndices)});
+            })
+            .getResult(0);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -366,5 +507,6 @@ void mlir::tandem::linalg_lowering::populateShapeToLinalgPatterns(
     RewritePatternSet &patterns) {
   patterns.add<ConstantToArith, ReshapeToTensor, TransposeToLinalg,
                ConcatToInsertSlices, SliceToExtractSlice, PadToTensor,
-               GatherToGeneric, BroadcastToGeneric>(patterns.getContext());
+               GatherToGeneric, GatherElementsToGeneric, GatherNDToGeneric,
+               BroadcastToGeneric>(patterns.getContext());
 }

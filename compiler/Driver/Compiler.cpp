@@ -8,8 +8,8 @@
 #include "codegen/CPU/CPUPipeline.h"
 #include "codegen/GPU/GPUPipeline.h"
 #include "codegen/HostSchedule/Passes.h"
+#include "codegen/Passes.h"
 #include "compiler/Driver/OutputFiles.h"
-#include "compiler/InitAll.h"
 #include "dialects/Tandem/IR/MlirSourceCheck.h"
 #include "dialects/Tandem/IR/ShapeInference.h"
 #include "dialects/Tandem/IR/TandemAttrs.h"
@@ -19,11 +19,11 @@
 #include "passes/Passes.h"
 #include "passes/Placement/DeviceModel.h"
 
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
@@ -108,15 +108,15 @@ mlir::tandem::parseShape(llvm::StringRef text) {
   return dims;
 }
 
-LogicalResult mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
-                                               const CompilerOptions &options,
-                                               bool gpuPartitions) {
+void mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
+                                      const CompilerOptions &options,
+                                      bool gpuPartitions) {
   switch (phase) {
   case Phase::Import:
-    return success();
+    return;
   case Phase::Graph:
     buildOptimizeGraphPipeline(pm);
-    return success();
+    return;
   case Phase::Placed: {
     TandemPlaceOptions placement;
     placement.targets = llvm::join(options.targets, ",");
@@ -126,7 +126,7 @@ LogicalResult mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
     placement.softPlacement = options.softPlacement;
     placement.report = options.placementReport;
     pm.addPass(createTandemPlace(placement));
-    return success();
+    return;
   }
   case Phase::Fused: {
     TandemFuseOptions fusion;
@@ -136,35 +136,38 @@ LogicalResult mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
     fusion.disableFusionOf.assign(options.fusion.disableNodes.begin(),
                                   options.fusion.disableNodes.end());
     pm.addPass(createTandemFuse(fusion));
-    return success();
+    return;
   }
   case Phase::Partitioned:
     pm.addPass(createTandemPartition());
-    return success();
+    return;
   case Phase::Bufferized:
     // Graph ops to linalg on tensors, then buffers in destination-passing
     // style.
-    if (failed(parsePassPipeline("tandem-lower-to-linalg", pm)))
-      return failure();
-    if (!gpuPartitions)
-      return buildCPUBufferizePipeline(pm);
+    pm.addPass(createTandemLowerToLinalg());
+    if (!gpuPartitions) {
+      buildCPUBufferizePipeline(pm);
+      return;
+    }
     // GPU partitions stay functions of kernels; the model function becomes
     // the host schedule (streams, events, copies, launches) with device
     // buffers in a device arena and host buffers in the host arena.
-    if (failed(buildGPUBufferizePipeline(pm)))
-      return failure();
+    buildGPUBufferizePipeline(pm);
     buildHostSchedulePipeline(pm, options.gpuAllowTF32);
-    return parsePassPipeline("tandem-plan-memory,buffer-deallocation-pipeline",
-                             pm);
+    pm.addPass(createTandemPlanMemory());
+    bufferization::buildBufferDeallocationPipeline(pm);
+    return;
   case Phase::Lowered:
     // With GPU partitions this also lowers the host schedule to
     // tandem_sched_* calls and wraps the kernels' CPU twins.
-    if (gpuPartitions && options.gpuTwinsMapped &&
-        failed(parsePassPipeline(
-            "tandem-map-kernels-to-gpu{emulate-on-host=1 replace-kernels=1}",
-            pm)))
-      return failure();
-    return buildCPULowerToLLVMPipeline(pm);
+    if (gpuPartitions && options.gpuTwinsMapped) {
+      TandemMapKernelsToGPUOptions emulate;
+      emulate.emulateOnHost = true;
+      emulate.replaceKernels = true;
+      pm.addPass(createTandemMapKernelsToGPU(emulate));
+    }
+    buildCPULowerToLLVMPipeline(pm);
+    return;
   }
   llvm_unreachable("unknown phase");
 }
@@ -282,8 +285,7 @@ std::string mlir::tandem::validateFusionOptions(const FusionOptions &options) {
   for (const std::string &kind : options.disableKinds)
     if (!symbolizeFusionKind(kind))
       return "unknown fusion kind '" + kind +
-             "' in --disable-fusion (expected loop, input, output or "
-             "multi_output)";
+             "' in --disable-fusion (expected " + fusionKindList() + ")";
   for (const std::string &pattern : options.disableNodes)
     if (llvm::Expected<llvm::GlobPattern> glob =
             llvm::GlobPattern::create(pattern);
@@ -342,6 +344,60 @@ static Phase requiredPhase(EmitKind kind) {
                                                          : Phase::Lowered;
 }
 
+std::optional<CompilePlan>
+mlir::tandem::checkCompilerOptions(const CompilerOptions &options,
+                                   std::string &error) {
+  auto fail = [&](const llvm::Twine &message) {
+    error = message.str();
+    return std::nullopt;
+  };
+  if (std::string problem = validateModelName(options.name); !problem.empty())
+    return fail("--name '" + options.name + "' " + problem);
+  if (std::string problem = validateFusionOptions(options.fusion);
+      !problem.empty())
+    return fail(problem);
+  for (const std::string &arch : options.cudaArchs)
+    if (std::string problem = validateCudaArch(arch); !problem.empty())
+      return fail("--cuda-arch: " + problem);
+  // The GPUs of the targets give the kernels' architectures (the cost
+  // model's CPU preset plays no part in that).
+  std::string problem;
+  std::optional<TargetConfig> targets =
+      parseTargets(llvm::join(options.targets, ","), "generic", problem);
+  if (!targets)
+    return fail("--target: " + problem);
+
+  CompilePlan plan;
+  plan.ptx = options.emit == EmitKind::PTX;
+  plan.codegen = options.emit != EmitKind::MLIR &&
+                 options.emit != EmitKind::Dot && !plan.ptx;
+  if (plan.ptx && options.compileTo && *options.compileTo != Phase::Bufferized)
+    return fail("--emit=ptx compiles the kernels of the bufferized phase; "
+                "drop --compile-to");
+  if (plan.codegen && options.compileTo && *options.compileTo != Phase::Lowered)
+    return fail("--emit=" + emitKindName(options.emit) +
+                " needs the whole pipeline; drop --compile-to or use "
+                "--emit=mlir");
+  plan.last = options.compileTo.value_or(requiredPhase(options.emit));
+  // The model's signature (which the report sizes) is read when code
+  // generation starts.
+  if (!options.memoryReport.empty() &&
+      (plan.ptx || plan.last < Phase::Bufferized))
+    return fail("--memory-report needs code generation (--emit=obj, shared, "
+                "header, asm or llvm)");
+
+  auto addArch = [&](const std::string &arch) {
+    if (!arch.empty() && !llvm::is_contained(plan.kernelArchs, arch))
+      plan.kernelArchs.push_back(arch);
+  };
+  for (const DeviceModel &device : targets->devices)
+    if (device.isGpu())
+      addArch(device.arch);
+  for (const std::string &arch : options.cudaArchs)
+    addArch(arch);
+  return plan;
+}
+
 /// Writes text produced by `write` to `path` ("-" = stdout); nothing on
 /// failure.
 static LogicalResult
@@ -383,59 +439,6 @@ static LogicalResult writeHeader(const ModelSignature &signature,
   });
 }
 
-/// The CUDA architectures to compile GPU kernels for: each GPU target's own
-/// (in target order), then the extra --cuda-arch ones, without repeats.
-static FailureOr<std::vector<std::string>>
-kernelArchs(const CompilerOptions &options, Location fileLoc) {
-  std::string error;
-  std::optional<TargetConfig> config =
-      parseTargets(llvm::join(options.targets, ","), "generic", error);
-  if (!config)
-    return emitError(fileLoc) << "--target: " << error, failure();
-  std::vector<std::string> archs;
-  auto add = [&](const std::string &arch) {
-    if (!arch.empty() && !llvm::is_contained(archs, arch))
-      archs.push_back(arch);
-  };
-  for (const DeviceModel &device : config->devices)
-    if (device.isGpu())
-      add(device.arch);
-  for (const std::string &arch : options.cudaArchs)
-    add(arch);
-  return archs;
-}
-
-/// Compiles the kernels of `module` and writes the PTX of each arch to
-/// `path`, each preceded by a comment line naming the arch.
-static LogicalResult writePTX(ModuleOp module, const CompilerOptions &options,
-                              bool gpuPartitions, Location fileLoc) {
-  if (!gpuPartitions)
-    return emitError(fileLoc)
-           << "--emit=ptx: the model has no GPU partition (compile with "
-              "--target=cpu,gpu:... and place ops on the GPU)";
-  GPUCodegenOptions gpuOptions;
-  FailureOr<std::vector<std::string>> archs = kernelArchs(options, fileLoc);
-  if (failed(archs))
-    return failure();
-  gpuOptions.archs = *archs;
-  gpuOptions.useToolkit = false; // PTX only
-  FailureOr<std::vector<DeviceImage>> images =
-      compileGPUKernels(module, gpuOptions);
-  if (failed(images))
-    return failure();
-  return writeFile(
-      options.outputPath, fileLoc, [&](llvm::raw_pwrite_stream &os) {
-        for (const DeviceImage &image : *images) {
-          if (image.format != DeviceImage::PTX)
-            continue;
-          os << "// tandem: PTX for " << image.arch << "\n" << image.bytes;
-          if (!llvm::StringRef(image.bytes).ends_with("\n"))
-            os << "\n";
-        }
-        return success();
-      });
-}
-
 /// The model functions of hand-written IR have signatures no tandem op
 /// checked: a tensor whose byte size overflows would crash code generation.
 static LogicalResult checkSignatureSizes(ModuleOp module) {
@@ -456,196 +459,264 @@ static LogicalResult checkSignatureSizes(ModuleOp module) {
   return success();
 }
 
-/// compile() once every output path names its temporary.
-static LogicalResult compileModel(
-    MLIRContext &context, const CompilerOptions &options,
-    llvm::raw_ostream &log,
-    llvm::function_ref<LogicalResult(PassManager &)> configurePassManager) {
-  Location fileLoc = FileLineColLoc::get(&context, options.inputPath, 0, 0);
-  for (const std::string &arch : options.cudaArchs)
-    if (std::string message = validateCudaArch(arch); !message.empty())
-      return emitError(fileLoc) << "--cuda-arch: " << message;
-  bool ptx = options.emit == EmitKind::PTX;
-  bool codegen =
-      options.emit != EmitKind::MLIR && options.emit != EmitKind::Dot && !ptx;
-  if (ptx && options.compileTo && *options.compileTo != Phase::Bufferized)
-    return emitError(fileLoc) << "--emit=ptx compiles the kernels of the "
-                                 "bufferized phase; drop --compile-to";
-  if (codegen && options.compileTo && *options.compileTo != Phase::Lowered)
-    return emitError(fileLoc) << "--emit=" << emitKindName(options.emit)
-                              << " needs the whole pipeline; drop "
-                                 "--compile-to or use --emit=mlir";
-  Phase last = options.compileTo.value_or(requiredPhase(options.emit));
-  if (last > kLastImplementedPhase) {
-    InFlightDiagnostic diag = emitError(fileLoc);
-    if (options.compileTo)
-      diag << "--compile-to=" << phaseName(last);
-    else
-      diag << "--emit=" << emitKindName(options.emit);
-    return diag << " is not yet supported: the pipeline currently ends at '"
-                << phaseName(kLastImplementedPhase) << "'";
-  }
+namespace {
+
+/// Prints the wall time and peak RSS of each step to the log when
+/// --time-phases asks for it.
+class StepTimer {
+public:
+  StepTimer(const CompilerOptions &options, llvm::raw_ostream &log)
+      : enabled(options.timePhases), log(log) {}
 
   using Clock = std::chrono::steady_clock;
-  auto report = [&](llvm::StringRef what, Clock::time_point start) {
-    if (!options.timePhases)
+
+  /// Reports the step `what`, begun at `start`.
+  void report(llvm::StringRef what, Clock::time_point start) const {
+    if (!enabled)
       return;
     double ms =
         std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     log << llvm::format("phase %-12s %9.2f ms   peak RSS %8.1f MiB\n",
                         what.str().c_str(), ms, peakRssMiB());
-  };
-
-  // Import: ONNX models by content, .mlir files as tandem IR.
-  auto start = Clock::now();
-  OwningOpRef<ModuleOp> module;
-  llvm::StringRef path = options.inputPath;
-  if (options.verbose)
-    log << "tandemc: importing " << path << "\n";
-  if (path.ends_with(".mlir")) {
-    if (std::string why = checkRegularFile(path); !why.empty())
-      return emitError(fileLoc) << "cannot read file: " << why;
-    std::string message;
-    auto file = openInputFile(path, &message);
-    if (!file)
-      return emitError(fileLoc) << "cannot read file: " << message;
-    auto sourceMgr = std::make_shared<llvm::SourceMgr>();
-    // Text that MLIR's parser would crash on is an ordinary error.
-    std::optional<ParserCrashSpot> crash = findParserCrash(file->getBuffer());
-    const char *crashAt =
-        crash ? file->getBufferStart() + crash->offset : nullptr;
-    sourceMgr->AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-    SourceMgrDiagnosticHandler handler(*sourceMgr, &context);
-    if (crash) {
-      sourceMgr->PrintMessage(llvm::errs(),
-                              llvm::SMLoc::getFromPointer(crashAt),
-                              llvm::SourceMgr::DK_Error, crash->message);
-      return failure();
-    }
-    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-    if (module && failed(checkSignatureSizes(*module)))
-      return failure();
-  } else {
-    OnnxImportOptions importOptions = options.import;
-    importOptions.functionName = options.name;
-    module = importOnnxFile(context, path, importOptions);
   }
-  if (!module)
-    return failure();
-  report("import", start);
 
+private:
+  bool enabled;
+  llvm::raw_ostream &log;
+};
+
+/// What a compilation carries from one step to the next.
+struct Compilation {
+  MLIRContext &context;
+  /// The options, output paths naming their temporaries.
+  const CompilerOptions &options;
+  const CompilePlan &plan;
+  llvm::raw_ostream &log;
+  llvm::function_ref<LogicalResult(PassManager &)> configurePassManager;
+  Location fileLoc;
+  StepTimer timer;
+
+  OwningOpRef<ModuleOp> module;
+  /// The model's interface, read when code generation starts (not for PTX).
   std::optional<ModelSignature> signature;
+  /// Whether the partitioned model has GPU partitions (known from the
+  /// bufferized phase on).
   bool gpuPartitions = false;
+  /// The GPU kernels' images, compiled before the lowered phase.
   std::vector<DeviceImageBlob> deviceImages;
-  for (int p = static_cast<int>(Phase::Graph); p <= static_cast<int>(last);
-       ++p) {
-    Phase phase = static_cast<Phase>(p);
-    // Code generation starts from the partitioned graph: read the model's
-    // interface while it is still tensors.
-    if (phase == Phase::Bufferized) {
-      gpuPartitions = hasGPUPartitions(*module);
-      if (!ptx) {
-        FailureOr<ModelSignature> sig =
-            readModelSignature(*module, options.name);
-        if (failed(sig))
-          return failure();
-        signature = *sig;
-      }
+};
+
+} // namespace
+
+/// Parses hand-written tandem IR (a .mlir file), refusing text that MLIR's
+/// parser would crash on.
+static OwningOpRef<ModuleOp>
+parseMlirFile(MLIRContext &context, llvm::StringRef path, Location fileLoc) {
+  if (std::string why = checkRegularFile(path); !why.empty())
+    return emitError(fileLoc) << "cannot read file: " << why, nullptr;
+  std::string message;
+  auto file = openInputFile(path, &message);
+  if (!file)
+    return emitError(fileLoc) << "cannot read file: " << message, nullptr;
+  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+  std::optional<ParserCrashSpot> crash = findParserCrash(file->getBuffer());
+  const char *crashAt =
+      crash ? file->getBufferStart() + crash->offset : nullptr;
+  sourceMgr->AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(*sourceMgr, &context);
+  if (crash) {
+    sourceMgr->PrintMessage(llvm::errs(), llvm::SMLoc::getFromPointer(crashAt),
+                            llvm::SourceMgr::DK_Error, crash->message);
+    return nullptr;
+  }
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (module && failed(checkSignatureSizes(*module)))
+    return nullptr;
+  return module;
+}
+
+/// The import step: ONNX models by content, .mlir files as tandem IR.
+static LogicalResult importModel(Compilation &c) {
+  auto start = StepTimer::Clock::now();
+  llvm::StringRef path = c.options.inputPath;
+  if (c.options.verbose)
+    c.log << "tandemc: importing " << path << "\n";
+  if (path.ends_with(".mlir")) {
+    c.module = parseMlirFile(c.context, path, c.fileLoc);
+  } else {
+    OnnxImportOptions importOptions = c.options.import;
+    importOptions.functionName = c.options.name;
+    c.module = importOnnxFile(c.context, path, importOptions);
+  }
+  if (!c.module)
+    return failure();
+  c.timer.report("import", start);
+  return success();
+}
+
+/// Compiles the GPU kernels of the model (`useToolkit`: also cubins and a
+/// fatbin when the CUDA toolkit is installed).
+static FailureOr<std::vector<DeviceImage>> compileKernels(Compilation &c,
+                                                          bool useToolkit) {
+  GPUCodegenOptions gpuOptions;
+  gpuOptions.archs = c.plan.kernelArchs;
+  gpuOptions.useToolkit = useToolkit;
+  return compileGPUKernels(*c.module, gpuOptions);
+}
+
+/// What happens before `phase` runs: code generation starts from the
+/// partitioned graph, so the model's interface is read while it is still
+/// tensors; the GPU kernels are compiled from their functions before the
+/// host code is lowered (the CPU twins are compiled from the same
+/// functions).
+static LogicalResult beforePhase(Compilation &c, Phase phase) {
+  if (phase == Phase::Bufferized) {
+    c.gpuPartitions = hasGPUPartitions(*c.module);
+    if (!c.plan.ptx) {
+      FailureOr<ModelSignature> signature =
+          readModelSignature(*c.module, c.options.name);
+      if (failed(signature))
+        return failure();
+      c.signature = std::move(*signature);
     }
-    // The GPU kernels are compiled from their functions before the host
-    // code is lowered (the CPU twins are compiled from the same functions).
-    if (phase == Phase::Lowered && gpuPartitions && codegen) {
-      auto kernelStart = Clock::now();
-      GPUCodegenOptions gpuOptions;
-      FailureOr<std::vector<std::string>> archs = kernelArchs(options, fileLoc);
-      if (failed(archs))
-        return failure();
-      gpuOptions.archs = *archs;
-      FailureOr<std::vector<DeviceImage>> images =
-          compileGPUKernels(*module, gpuOptions);
-      if (failed(images))
-        return failure();
-      for (DeviceImage &image : *images)
-        deviceImages.push_back({image.arch,
+  }
+  if (phase == Phase::Lowered && c.gpuPartitions && c.plan.codegen) {
+    auto start = StepTimer::Clock::now();
+    FailureOr<std::vector<DeviceImage>> images =
+        compileKernels(c, /*useToolkit=*/true);
+    if (failed(images))
+      return failure();
+    for (DeviceImage &image : *images)
+      c.deviceImages.push_back({image.arch,
                                 static_cast<DeviceImageFormat>(image.format),
                                 std::move(image.bytes)});
-      report("gpu-kernels", kernelStart);
-    }
-    start = Clock::now();
-    PassManager pm(&context);
-    if (failed(buildPhasePipeline(pm, phase, options, gpuPartitions)))
-      return emitError(fileLoc)
-             << "phase '" << phaseName(phase) << "' is not yet supported";
-    if (configurePassManager && failed(configurePassManager(pm)))
-      return failure();
-    if (options.verbose)
-      log << "tandemc: phase " << phaseName(phase) << "\n";
-    if (failed(pm.run(*module)))
-      return failure();
-    report(phaseName(phase), start);
-    // Memory planning has sized the model's arena.
-    if (phase == Phase::Bufferized && signature)
-      if (auto func = module->lookupSymbol<func::FuncOp>(options.name))
-        if (auto bytes = func->getAttrOfType<IntegerAttr>(
-                TandemDialect::getArenaBytesAttrName()))
-          signature->arenaBytes = bytes.getInt();
+    c.timer.report("gpu-kernels", start);
   }
+  return success();
+}
 
-  if (!options.dotGraph.empty() &&
-      failed(writeOutput(*module, EmitKind::Dot, options.dotGraph, fileLoc)))
+/// Runs the passes of one phase on the model.
+static LogicalResult runPhase(Compilation &c, Phase phase) {
+  auto start = StepTimer::Clock::now();
+  PassManager pm(&c.context);
+  buildPhasePipeline(pm, phase, c.options, c.gpuPartitions);
+  if (c.configurePassManager && failed(c.configurePassManager(pm)))
     return failure();
-  if (!options.memoryReport.empty()) {
-    if (!signature)
-      return emitError(fileLoc)
-             << "--memory-report needs code generation (--emit=obj, "
-                "shared, header, asm or llvm)";
-    FailureOr<std::optional<DeviceProgram>> program =
-        readDeviceProgram(*module);
-    if (failed(program))
-      return failure();
-    if (failed(writeFile(options.memoryReport, fileLoc,
-                         [&](llvm::raw_pwrite_stream &os) {
-                           writeMemoryReport(*signature, *program, os);
-                           return success();
-                         })))
-      return failure();
-  }
-  if (ptx) {
-    start = Clock::now();
-    if (failed(writePTX(*module, options, gpuPartitions, fileLoc)))
-      return failure();
-    report("ptx", start);
-  } else if (!codegen) {
-    if (failed(writeOutput(*module, options.emit, options.outputPath, fileLoc)))
-      return failure();
-  } else if (options.emit == EmitKind::Header) {
-    if (failed(writeHeader(*signature, options.outputPath, fileLoc)))
-      return failure();
-  } else if (options.emit == EmitKind::Shared) {
-    start = Clock::now();
-    if (failed(linkSharedLibrary(*module, *signature, options, deviceImages,
-                                 fileLoc)))
-      return failure();
-    report("link", start);
-  } else {
-    ObjectOptions objectOptions = objectOptionsFor(options, deviceImages);
-    ObjectKind kind = options.emit == EmitKind::LLVM  ? ObjectKind::LLVMIR
-                      : options.emit == EmitKind::Asm ? ObjectKind::Assembly
-                                                      : ObjectKind::Object;
-    start = Clock::now();
-    if (failed(writeFile(options.outputPath, fileLoc,
-                         [&](llvm::raw_pwrite_stream &os) {
-                           return emitModelObject(*module, *signature,
-                                                  objectOptions, kind, os);
-                         })))
-      return failure();
-    report("emit", start);
-    // An object comes with its header (compile() has set its path).
-    if (options.emit == EmitKind::Obj && options.outputPath != "-" &&
-        failed(writeHeader(*signature, options.headerPath, fileLoc)))
+  if (c.options.verbose)
+    c.log << "tandemc: phase " << phaseName(phase) << "\n";
+  if (failed(pm.run(*c.module)))
+    return failure();
+  c.timer.report(phaseName(phase), start);
+  // Memory planning has sized the model's arena.
+  if (phase == Phase::Bufferized && c.signature)
+    if (auto func = c.module->lookupSymbol<func::FuncOp>(c.options.name))
+      if (auto bytes = func->getAttrOfType<IntegerAttr>(
+              TandemDialect::getArenaBytesAttrName()))
+        c.signature->arenaBytes = bytes.getInt();
+  return success();
+}
+
+/// The phases step: every phase after import, up to the plan's last.
+static LogicalResult runPhases(Compilation &c) {
+  for (int p = static_cast<int>(Phase::Graph);
+       p <= static_cast<int>(c.plan.last); ++p) {
+    Phase phase = static_cast<Phase>(p);
+    if (failed(beforePhase(c, phase)) || failed(runPhase(c, phase)))
       return failure();
   }
   return success();
+}
+
+/// Compiles the kernels and writes the PTX of each arch to the output, each
+/// preceded by a comment line naming the arch.
+static LogicalResult writePTX(Compilation &c) {
+  if (!c.gpuPartitions)
+    return emitError(c.fileLoc)
+           << "--emit=ptx: the model has no GPU partition (compile with "
+              "--target=cpu,gpu:... and place ops on the GPU)";
+  FailureOr<std::vector<DeviceImage>> images =
+      compileKernels(c, /*useToolkit=*/false); // PTX only
+  if (failed(images))
+    return failure();
+  return writeFile(
+      c.options.outputPath, c.fileLoc, [&](llvm::raw_pwrite_stream &os) {
+        for (const DeviceImage &image : *images) {
+          if (image.format != DeviceImage::PTX)
+            continue;
+          os << "// tandem: PTX for " << image.arch << "\n" << image.bytes;
+          if (!llvm::StringRef(image.bytes).ends_with("\n"))
+            os << "\n";
+        }
+        return success();
+      });
+}
+
+/// Writes the memory report (the plan has checked that the signature was
+/// read).
+static LogicalResult writeMemoryReportFile(Compilation &c) {
+  assert(c.signature && "checkCompilerOptions requires code generation");
+  FailureOr<std::optional<DeviceProgram>> program =
+      readDeviceProgram(*c.module);
+  if (failed(program))
+    return failure();
+  return writeFile(c.options.memoryReport, c.fileLoc,
+                   [&](llvm::raw_pwrite_stream &os) {
+                     writeMemoryReport(*c.signature, *program, os);
+                     return success();
+                   });
+}
+
+/// Writes the generated code: a header, a shared library, or an object (with
+/// its header), assembly or LLVM IR.
+static LogicalResult writeCode(Compilation &c) {
+  const CompilerOptions &options = c.options;
+  if (options.emit == EmitKind::Header)
+    return writeHeader(*c.signature, options.outputPath, c.fileLoc);
+  auto start = StepTimer::Clock::now();
+  if (options.emit == EmitKind::Shared) {
+    if (failed(linkSharedLibrary(*c.module, *c.signature, options,
+                                 c.deviceImages, c.fileLoc)))
+      return failure();
+    c.timer.report("link", start);
+    return success();
+  }
+  ObjectOptions objectOptions = objectOptionsFor(options, c.deviceImages);
+  ObjectKind kind = options.emit == EmitKind::LLVM  ? ObjectKind::LLVMIR
+                    : options.emit == EmitKind::Asm ? ObjectKind::Assembly
+                                                    : ObjectKind::Object;
+  if (failed(writeFile(options.outputPath, c.fileLoc,
+                       [&](llvm::raw_pwrite_stream &os) {
+                         return emitModelObject(*c.module, *c.signature,
+                                                objectOptions, kind, os);
+                       })))
+    return failure();
+  c.timer.report("emit", start);
+  // An object comes with its header (compile() has set its path).
+  if (options.emit == EmitKind::Obj && options.outputPath != "-")
+    return writeHeader(*c.signature, options.headerPath, c.fileLoc);
+  return success();
+}
+
+/// The emission step: the drawing and memory report when asked for, then
+/// the output itself.
+static LogicalResult emitOutputs(Compilation &c) {
+  const CompilerOptions &options = c.options;
+  if (!options.dotGraph.empty() &&
+      failed(
+          writeOutput(*c.module, EmitKind::Dot, options.dotGraph, c.fileLoc)))
+    return failure();
+  if (!options.memoryReport.empty() && failed(writeMemoryReportFile(c)))
+    return failure();
+  if (c.plan.ptx) {
+    auto start = StepTimer::Clock::now();
+    if (failed(writePTX(c)))
+      return failure();
+    c.timer.report("ptx", start);
+    return success();
+  }
+  if (!c.plan.codegen)
+    return writeOutput(*c.module, options.emit, options.outputPath, c.fileLoc);
+  return writeCode(c);
 }
 
 LogicalResult mlir::tandem::compile(
@@ -653,8 +724,12 @@ LogicalResult mlir::tandem::compile(
     llvm::raw_ostream &log,
     llvm::function_ref<LogicalResult(PassManager &)> configurePassManager) {
   Location fileLoc = FileLineColLoc::get(&context, options.inputPath, 0, 0);
-  if (std::string problem = validateModelName(options.name); !problem.empty())
-    return emitError(fileLoc) << "--name '" << options.name << "' " << problem;
+  // Options check: once, before any work.
+  std::string problem;
+  std::optional<CompilePlan> plan = checkCompilerOptions(options, problem);
+  if (!plan)
+    return emitError(fileLoc) << problem;
+
   // Every output goes to a temporary beside it and is renamed into place
   // only when everything has succeeded (OutputFiles.h).
   OutputFiles outputs(fileLoc, {options.inputPath, options.deviceConfig});
@@ -676,8 +751,17 @@ LogicalResult mlir::tandem::compile(
       failed(redirect(redirected.placementReport, "--placement-report")) ||
       failed(redirect(redirected.fusion.report, "--fusion-report")))
     return failure();
-  if (failed(compileModel(context, redirected, log, configurePassManager)) ||
-      failed(outputs.commit()))
+
+  // Import, phases, emission.
+  Compilation c{context,
+                redirected,
+                *plan,
+                log,
+                configurePassManager,
+                fileLoc,
+                StepTimer(options, log)};
+  if (failed(importModel(c)) || failed(runPhases(c)) ||
+      failed(emitOutputs(c)) || failed(outputs.commit()))
     return failure();
   if (options.verbose) {
     log << "tandemc: wrote " << options.outputPath << "\n";

@@ -41,14 +41,11 @@ llvm::StringRef phaseName(Phase phase);
 std::optional<EmitKind> parseEmitKind(llvm::StringRef name);
 llvm::StringRef emitKindName(EmitKind kind);
 
-/// The last phase implemented so far; later ones report "not yet supported".
-constexpr Phase kLastImplementedPhase = Phase::Lowered;
-
 /// What the fused phase is told (the tandem-fuse pass options).
 struct FusionOptions {
   /// Where the JSON fusion report goes ("-" for stdout); empty for none.
   std::string report;
-  /// Fusion kinds not to form: loop, input, output, multi_output.
+  /// Fusion kinds not to form, by name (fusionKindList()).
   std::vector<std::string> disableKinds;
   /// Node-name globs (llvm::GlobPattern) whose ops are never fused.
   std::vector<std::string> disableNodes;
@@ -125,15 +122,40 @@ std::string validateModelName(llvm::StringRef name);
 /// Parses "1x3x224x224" into dims; std::nullopt if malformed.
 std::optional<std::vector<int64_t>> parseShape(llvm::StringRef text);
 
+/// What compile() does with valid options, derived once by
+/// checkCompilerOptions().
+struct CompilePlan {
+  /// The last phase to run.
+  Phase last = Phase::Partitioned;
+  /// The output is code: an object, shared library, header, assembly or
+  /// LLVM IR (the whole pipeline, then the artifact emitters).
+  bool codegen = false;
+  /// The output is the GPU kernels' PTX (compiled after the bufferized
+  /// phase).
+  bool ptx = false;
+  /// The CUDA architectures of the GPU kernels: each GPU target's own (in
+  /// target order), then the extra --cuda-arch ones, without repeats.
+  std::vector<std::string> kernelArchs;
+};
+
+/// The options check of compile(), before any work: the model name, fusion
+/// options, CUDA architectures and targets are valid, and --emit,
+/// --compile-to and --memory-report agree. Returns the plan, or std::nullopt
+/// with the problem (naming the flag) in `error`.
+std::optional<CompilePlan> checkCompilerOptions(const CompilerOptions &options,
+                                                std::string &error);
+
 /// Adds the passes of `phase` (only that phase) to `pm`. With
 /// `gpuPartitions`, the bufferized phase keeps GPU partitions as functions
 /// and outlines their kernels (docs/GPU.md).
-LogicalResult buildPhasePipeline(OpPassManager &pm, Phase phase,
-                                 const CompilerOptions &options,
-                                 bool gpuPartitions = false);
+void buildPhasePipeline(OpPassManager &pm, Phase phase,
+                        const CompilerOptions &options,
+                        bool gpuPartitions = false);
 
-/// Runs the whole compilation. Diagnostics go to the context's handler and
-/// the -v / --time-phases report to `log`. On failure nothing is written.
+/// Runs the whole compilation in four steps: the options check
+/// (checkCompilerOptions), import, the phases up to the plan's last, and
+/// emission. Diagnostics go to the context's handler and the -v /
+/// --time-phases report to `log`. On failure nothing is written.
 /// `configurePassManager` lets the tool apply MLIR's debugging flags.
 LogicalResult compile(MLIRContext &context, const CompilerOptions &options,
                       llvm::raw_ostream &log,

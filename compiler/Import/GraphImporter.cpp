@@ -619,8 +619,8 @@ FailureOr<int64_t> GraphImporter::normalizeAxis(int64_t axis, int64_t rank,
 // Graph
 //===----------------------------------------------------------------------===//
 
-LogicalResult GraphImporter::importInitializers() {
-  for (const onnx::TensorProto &init : model.graph().initializer()) {
+LogicalResult GraphImporter::importInitializers(const onnx::GraphProto &graph) {
+  for (const onnx::TensorProto &init : graph.initializer()) {
     std::string what = "initializer '" + init.name() + "'";
     if (init.name().empty())
       return emitError(fileLoc()) << "an initializer has no name", failure();
@@ -776,18 +776,31 @@ LogicalResult GraphImporter::checkSupported(const ConverterMap &converters) {
   SmallVector<std::pair<std::string, SmallVector<std::string>>> byType;
   llvm::StringMap<size_t> typeIndex;
   size_t nodes = 0;
-  for (const onnx::NodeProto &n : model.graph().node()) {
-    bool defaultDomain = n.domain().empty() || n.domain() == "ai.onnx";
-    if (defaultDomain && converters.count(n.op_type()))
-      continue;
-    std::string type = (defaultDomain ? "" : n.domain() + ".") + n.op_type();
-    auto [it, inserted] = typeIndex.try_emplace(type, byType.size());
-    if (inserted)
-      byType.push_back({type, {}});
-    byType[it->second].second.push_back(
-        n.name().empty() ? "<unnamed>" : "'" + n.name() + "'");
-    ++nodes;
-  }
+  // Subgraphs (If branches, Loop bodies) are imported inline: their ops
+  // count too.
+  std::function<void(const onnx::GraphProto &)> visit =
+      [&](const onnx::GraphProto &graph) {
+        for (const onnx::NodeProto &n : graph.node()) {
+          for (const onnx::AttributeProto &a : n.attribute()) {
+            if (a.has_g())
+              visit(a.g());
+            for (const onnx::GraphProto &g : a.graphs())
+              visit(g);
+          }
+          bool defaultDomain = n.domain().empty() || n.domain() == "ai.onnx";
+          if (defaultDomain && converters.count(n.op_type()))
+            continue;
+          std::string type =
+              (defaultDomain ? "" : n.domain() + ".") + n.op_type();
+          auto [it, inserted] = typeIndex.try_emplace(type, byType.size());
+          if (inserted)
+            byType.push_back({type, {}});
+          byType[it->second].second.push_back(
+              n.name().empty() ? "<unnamed>" : "'" + n.name() + "'");
+          ++nodes;
+        }
+      };
+  visit(model.graph());
   if (byType.empty())
     return success();
   SmallVector<std::string> entries;
@@ -809,7 +822,9 @@ static ConverterMap allConverters() {
   registerResizeConverters(converters);
   registerEinsumConverters(converters);
   registerRecurrentConverters(converters);
+  registerControlFlowConverters(converters);
   registerShapeConverters(converters);
+  registerIndexConverters(converters);
   return converters;
 }
 
@@ -819,6 +834,81 @@ std::vector<std::string> mlir::tandem::supportedOnnxOps() {
     ops.push_back(entry.getKey().str());
   llvm::sort(ops);
   return ops;
+}
+
+LogicalResult GraphImporter::importNodes(const onnx::GraphProto &graph,
+                                         StringRef namePrefix) {
+  unsigned index = 0;
+  for (const onnx::NodeProto &n : graph.node()) {
+    currentNode = &n;
+    // Unnamed nodes are named after their type and position.
+    nodeName = namePrefix.str() +
+               (n.name().empty() ? n.op_type() + "_" + std::to_string(index)
+                                 : n.name());
+    ++index;
+    nodeLoc = NameLoc::get(StringAttr::get(&ctx, nodeName), fileLoc());
+    for (auto [i, in] : llvm::enumerate(n.input()))
+      if (!in.empty() && !values.count(in) && !known.count(in))
+        return error() << "input #" << i << " '" << in
+                       << "' is not produced by any earlier node, graph "
+                          "input or initializer (missing initializer or "
+                          "nodes out of topological order)",
+               failure();
+    nodeFailed = false;
+    auto converter = convertersInUse->find(n.op_type());
+    if (converter == convertersInUse->end())
+      return error() << "unsupported op", failure();
+    if (failed(converter->second(*this)) || nodeFailed)
+      return failure();
+    for (auto [i, out] : llvm::enumerate(n.output()))
+      if (!out.empty() && !values.count(out) && !known.count(out) &&
+          failed(checkUnusedOutputs(i)))
+        return failure();
+  }
+  return success();
+}
+
+LogicalResult GraphImporter::importSubgraph(const onnx::GraphProto &graph,
+                                            StringRef namePrefix) {
+  // The converter of the enclosing node resumes after the subgraph.
+  const onnx::NodeProto *node = currentNode;
+  std::string name = nodeName;
+  Location loc = nodeLoc;
+  LogicalResult result = success(succeeded(importInitializers(graph)) &&
+                                 succeeded(importNodes(graph, namePrefix)));
+  currentNode = node;
+  nodeName = name;
+  nodeLoc = loc;
+  nodeFailed = false;
+  return result;
+}
+
+std::optional<GraphImporter::Tensor>
+GraphImporter::lookupTensor(StringRef name) const {
+  if (Value v = values.lookup(name))
+    return Tensor{v, std::nullopt};
+  auto it = known.find(name);
+  if (it != known.end())
+    return Tensor{Value(), it->second};
+  return std::nullopt;
+}
+
+void GraphImporter::defineTensor(StringRef name, const Tensor &tensor) {
+  values.erase(name);
+  known.erase(name);
+  if (tensor.known)
+    known[name] = *tensor.known;
+  else
+    values[name] = tensor.value;
+}
+
+void GraphImporter::setOutputTensor(unsigned i, const Tensor &tensor) {
+  if (static_cast<int>(i) < node().output_size() && !node().output(i).empty())
+    defineTensor(node().output(i), tensor);
+}
+
+Value GraphImporter::materializeTensor(const Tensor &tensor) {
+  return tensor.known ? materialize(*tensor.known) : tensor.value;
 }
 
 OwningOpRef<ModuleOp> GraphImporter::run() {
@@ -835,32 +925,12 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     return nullptr;
 
   func::FuncOp func;
-  if (failed(importInputs(func)) || failed(importInitializers()))
+  if (failed(importInputs(func)) || failed(importInitializers(model.graph())))
     return nullptr;
 
-  unsigned index = 0;
-  for (const onnx::NodeProto &n : model.graph().node()) {
-    currentNode = &n;
-    // Unnamed nodes are named after their type and position.
-    nodeName =
-        n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
-    ++index;
-    nodeLoc = NameLoc::get(StringAttr::get(&ctx, nodeName), fileLoc());
-    for (auto [i, in] : llvm::enumerate(n.input()))
-      if (!in.empty() && !values.count(in) && !known.count(in))
-        return error() << "input #" << i << " '" << in
-                       << "' is not produced by any earlier node, graph "
-                          "input or initializer (missing initializer or "
-                          "nodes out of topological order)",
-               nullptr;
-    nodeFailed = false;
-    if (failed(converters.find(n.op_type())->second(*this)) || nodeFailed)
-      return nullptr;
-    for (auto [i, out] : llvm::enumerate(n.output()))
-      if (!out.empty() && !values.count(out) && !known.count(out) &&
-          failed(checkUnusedOutputs(i)))
-        return nullptr;
-  }
+  convertersInUse = &converters;
+  if (failed(importNodes(model.graph(), "")))
+    return nullptr;
   currentNode = nullptr;
 
   SmallVector<Value> results;

@@ -73,7 +73,12 @@ void registerResizeConverters(ConverterMap &map);
 void registerEinsumConverters(ConverterMap &map);
 /// LSTM, GRU and RNN, unrolled over the static sequence length.
 void registerRecurrentConverters(ConverterMap &map);
+/// If with a condition known at compile time (the branch inlined) and Loop
+/// with a known trip count and condition (unrolled).
+void registerControlFlowConverters(ConverterMap &map);
 void registerShapeConverters(ConverterMap &map);
+/// ArgMax, ArgMin, GatherElements, GatherND, CumSum and TopK.
+void registerIndexConverters(ConverterMap &map);
 
 /// Evaluates `fn` elementwise over known operands with NumPy broadcasting;
 /// std::nullopt when the shapes do not broadcast or `fn` declines.
@@ -241,6 +246,25 @@ public:
   /// large; fails with a diagnostic naming `what`.
   FailureOr<ElementsAttr> tensorAttr(const onnx::TensorProto &tensor,
                                      StringRef what);
+  /// A tensor imported so far: an SSA value or known integers.
+  struct Tensor {
+    Value value;
+    std::optional<KnownInts> known;
+  };
+  /// The tensor named `name`, if one is defined.
+  std::optional<Tensor> lookupTensor(StringRef name) const;
+  /// Defines (or redefines) `name`, e.g. a Loop body's input per iteration.
+  void defineTensor(StringRef name, const Tensor &tensor);
+  /// Binds output `i` of the current node to `tensor`.
+  void setOutputTensor(unsigned i, const Tensor &tensor);
+  /// `tensor` as an SSA value.
+  Value materializeTensor(const Tensor &tensor);
+  /// Imports the initializers and nodes of `graph` (an If branch or a Loop
+  /// body) inline, in the current scope; node names get `namePrefix`. The
+  /// current node is restored afterwards.
+  LogicalResult importSubgraph(const onnx::GraphProto &graph,
+                               StringRef namePrefix);
+
   /// Maps an ONNX element type to an MLIR type, or null if unsupported.
   Type elementType(int32_t onnxType);
   /// Decodes an integer/bool tensor to known values (small tensors only).
@@ -248,7 +272,9 @@ public:
 
 private:
   LogicalResult importInputs(func::FuncOp &func);
-  LogicalResult importInitializers();
+  LogicalResult importInitializers(const onnx::GraphProto &graph);
+  LogicalResult importNodes(const onnx::GraphProto &graph,
+                            StringRef namePrefix);
   LogicalResult checkSupported(const ConverterMap &converters);
   FailureOr<std::vector<char>> tensorBytes(const onnx::TensorProto &tensor,
                                            Type elementType, int64_t count,
@@ -266,6 +292,7 @@ private:
   /// The current node's name, or "<OpType>_<index>" for unnamed nodes.
   std::string nodeName;
   Location nodeLoc;
+  const ConverterMap *convertersInUse = nullptr;
   /// Tensors imported as SSA values.
   llvm::StringMap<Value> values;
   /// Tensors known at import time.

@@ -566,16 +566,92 @@ mlir::tandem::onnx_import::resolveReduceAxes(GraphImporter &im,
   return result;
 }
 
-/// ReduceSum/Mean/Max: axes moved from an attribute to an input in opset 13
-/// (ReduceSum) and 18 (the others).
+/// ReduceSum/Mean/Max/Min/Prod: axes moved from an attribute to an input in
+/// opset 13 (ReduceSum) and 18 (the others).
+/// Reduces known integers (shape data: `Shape -> ReduceProd` makes an
+/// element count) over the sorted `axes` with `combine`, from `init`.
+static KnownInts reduceKnown(const KnownInts &x, ArrayRef<int64_t> axes,
+                             bool keepDims, int64_t init,
+                             function_ref<int64_t(int64_t, int64_t)> combine) {
+  KnownInts r;
+  r.elementType = x.elementType;
+  SmallVector<int64_t> outDims;
+  for (auto [d, size] : llvm::enumerate(x.shape)) {
+    bool reduced = llvm::is_contained(axes, static_cast<int64_t>(d));
+    outDims.push_back(reduced ? 1 : size);
+    if (!reduced || keepDims)
+      r.shape.push_back(reduced ? 1 : size);
+  }
+  r.values.assign(shape::numElements(outDims), init);
+  int64_t rank = x.shape.size();
+  SmallVector<int64_t> coord(rank, 0);
+  for (int64_t value : x.values) {
+    int64_t out = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      out = out * outDims[d] + (outDims[d] == 1 ? 0 : coord[d]);
+    r.values[out] = combine(r.values[out], value);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++coord[d] < x.shape[d])
+        break;
+      coord[d] = 0;
+    }
+  }
+  return r;
+}
+
 template <typename ReduceOp>
 static LogicalResult convertReduce(GraphImporter &im, int64_t axesInputOpset) {
   FailureOr<Value> x = im.input(0);
   FailureOr<ReduceAxes> axes = resolveReduceAxes(im, axesInputOpset);
   if (failed(x) || failed(axes))
     return failure();
-  im.setOutput(
-      0, axes->noop ? *x : im.create<ReduceOp>(*x, axes->axes, axes->keepDims));
+  if (axes->noop) {
+    im.setOutput(0, *x);
+    return success();
+  }
+  // Known i64/i32 data (shape arithmetic) folds, wrapping like the kernels;
+  // empty reductions and bools are left to the ops.
+  const KnownInts *known = im.knownInput(0);
+  if (known && !known->values.empty() &&
+      !std::is_same_v<ReduceOp, ReduceMeanOp> &&
+      !known->elementType.isInteger(1)) {
+    bool i32 = known->elementType.isInteger(32);
+    auto wrap = [&](uint64_t v) {
+      return i32 ? int64_t(int32_t(v)) : int64_t(v);
+    };
+    std::function<int64_t(int64_t, int64_t)> combine;
+    int64_t init = 0;
+    if constexpr (std::is_same_v<ReduceOp, ReduceSumOp>) {
+      combine = [&](int64_t a, int64_t v) {
+        return wrap(uint64_t(a) + uint64_t(v));
+      };
+    } else if constexpr (std::is_same_v<ReduceOp, ReduceProdOp>) {
+      init = 1;
+      combine = [&](int64_t a, int64_t v) {
+        return wrap(uint64_t(a) * uint64_t(v));
+      };
+    } else if constexpr (std::is_same_v<ReduceOp, ReduceMaxOp>) {
+      init = std::numeric_limits<int64_t>::min();
+      combine = [](int64_t a, int64_t v) { return std::max(a, v); };
+    } else {
+      init = std::numeric_limits<int64_t>::max();
+      combine = [](int64_t a, int64_t v) { return std::min(a, v); };
+    }
+    im.setKnownOutput(
+        0, reduceKnown(*known, axes->axes, axes->keepDims, init, combine));
+    return success();
+  }
+  // Bool ReduceMax/ReduceMin (opset 20) are any/all: reduced as 0/1 in i32.
+  Type elementType = cast<RankedTensorType>(x->getType()).getElementType();
+  constexpr bool isMinMax = std::is_same_v<ReduceOp, ReduceMaxOp> ||
+                            std::is_same_v<ReduceOp, ReduceMinOp>;
+  if (isMinMax && elementType.isInteger(1)) {
+    Value wide = im.create<CastOp>(*x, im.builder().getI32Type());
+    Value reduced = im.create<ReduceOp>(wide, axes->axes, axes->keepDims);
+    im.setOutput(0, im.create<CastOp>(reduced, elementType));
+    return success();
+  }
+  im.setOutput(0, im.create<ReduceOp>(*x, axes->axes, axes->keepDims));
   return success();
 }
 
@@ -598,5 +674,11 @@ void mlir::tandem::onnx_import::registerNNConverters(ConverterMap &map) {
   };
   map["ReduceMax"] = [](GraphImporter &im) {
     return convertReduce<ReduceMaxOp>(im, 18);
+  };
+  map["ReduceMin"] = [](GraphImporter &im) {
+    return convertReduce<ReduceMinOp>(im, 18);
+  };
+  map["ReduceProd"] = [](GraphImporter &im) {
+    return convertReduce<ReduceProdOp>(im, 18);
   };
 }

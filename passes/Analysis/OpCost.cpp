@@ -76,10 +76,28 @@ static double computeFlops(Operation *op) {
           window *= k;
         return window * tensorElements(pool.getType());
       })
-      .Case<GlobalAvgPoolOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(
-          [](auto reduce) {
-            return double(tensorElements(reduce.getInput().getType()));
-          })
+      .Case<GlobalAvgPoolOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp,
+            ReduceMinOp, ReduceProdOp>([](auto reduce) {
+        return double(tensorElements(reduce.getInput().getType()));
+      })
+      .Case<ArgMaxOp, ArgMinOp>([](auto arg) {
+        // A compare and two selects per element.
+        return 3.0 * tensorElements(arg.getInput().getType());
+      })
+      .Case<CumSumOp>([](CumSumOp cumsum) {
+        // The masked reduction: n compares, selects and adds per output
+        // element, for a row of n on the axis.
+        auto type = cumsum.getInput().getType();
+        double n = type.getDimSize(cumsum.getAxis());
+        return 3.0 * n * tensorElements(type);
+      })
+      .Case<TopKOp>([](TopKOp topk) {
+        // Ranks: about 8 operations per pair of elements in a row; the pick:
+        // 3 per element for each of the k outputs.
+        auto type = topk.getInput().getType();
+        double n = type.getDimSize(topk.getAxis());
+        return (8.0 * n + 3.0 * topk.getK()) * tensorElements(type);
+      })
       .Case<SoftmaxOp>([](SoftmaxOp s) {
         // max, subtract, exp, sum, divide.
         return 16.0 * tensorElements(s.getType());

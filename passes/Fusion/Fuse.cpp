@@ -24,6 +24,16 @@ namespace mlir::tandem {
 using namespace mlir;
 using namespace mlir::tandem;
 
+std::string mlir::tandem::fusionKindList() {
+  std::string list;
+  for (unsigned kind = 0; kind < kNumFusionKinds; ++kind) {
+    if (kind)
+      list += kind + 1 == kNumFusionKinds ? " or " : ", ";
+    list += stringifyFusionKind(static_cast<FusionKind>(kind));
+  }
+  return list;
+}
+
 namespace {
 struct FusePass : tandem::impl::TandemFuseBase<FusePass> {
   using Base::Base;
@@ -46,8 +56,7 @@ struct FusePass : tandem::impl::TandemFuseBase<FusePass> {
       if (!parsed)
         return module->emitError()
                << "tandem-fuse: unknown fusion kind '" << kind
-               << "' in disable-fusion (expected loop, input, output or "
-                  "multi_output)";
+               << "' in disable-fusion (expected " << fusionKindList() << ")";
       config.disabledKinds[static_cast<unsigned>(*parsed)] = true;
     }
     for (const std::string &pattern : disableFusionOf) {

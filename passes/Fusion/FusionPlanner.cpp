@@ -45,10 +45,13 @@ ReductionShape getReductionShape(Operation *op) {
   ReductionShape shape{type, {}};
   auto normalise = [&](int64_t axis) { return axis < 0 ? axis + rank : axis; };
   llvm::TypeSwitch<Operation *>(op)
-      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>([&](auto reduce) {
-        for (int64_t axis : reduce.getAxes())
-          shape.axes.push_back(normalise(axis));
-      })
+      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(
+          [&](auto reduce) {
+            for (int64_t axis : reduce.getAxes())
+              shape.axes.push_back(normalise(axis));
+          })
+      .Case<ArgMaxOp, ArgMinOp>(
+          [&](auto arg) { shape.axes.push_back(normalise(arg.getAxis())); })
       .Case<SoftmaxOp>([&](SoftmaxOp softmax) {
         shape.axes.push_back(normalise(softmax.getAxis()));
       })
@@ -66,7 +69,7 @@ ReductionShape getReductionShape(Operation *op) {
 /// Bytes `user` reads of `value`: all of it, except for ops that only pick
 /// part of their input.
 double readBytes(Value value, Operation *user) {
-  if (isa<SliceOp, GatherOp>(user))
+  if (isa<SliceOp, GatherOp, GatherElementsOp, GatherNDOp>(user))
     return tensorBytes(user->getResult(0).getType());
   return tensorBytes(value.getType());
 }

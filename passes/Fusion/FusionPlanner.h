@@ -16,6 +16,7 @@
 #include "mlir/IR/Block.h"
 #include "llvm/Support/GlobPattern.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,6 +48,15 @@ FusionRole getFusionRole(Operation *op);
 /// transcendental function (exp, log, tanh, erf, pow, sqrt, ...).
 bool isTranscendental(Operation *op);
 
+/// How many fusion kinds there are (FusionKind's values run from 0): the
+/// size of per-kind tables.
+inline constexpr unsigned kNumFusionKinds = getMaxEnumValForFusionKind() + 1;
+static_assert(static_cast<unsigned>(FusionKind::Loop) == 0 &&
+                  kNumFusionKinds == 4,
+              "a new FusionKind: teach the planner's kind rules "
+              "(Planner::legal, FusionRewrite) about it, then update this "
+              "count");
+
 /// The knobs of the planner; the pass fills them from its options.
 struct FusionConfig {
   unsigned maxOps = 32;
@@ -55,7 +65,7 @@ struct FusionConfig {
   uint64_t maxDuplicateInputBytes = 16384;
   uint64_t maxInlineConstantElements = 16;
   /// Kinds that merges must not produce (indexed by FusionKind).
-  bool disabledKinds[4] = {false, false, false, false};
+  std::array<bool, kNumFusionKinds> disabledKinds = {};
   /// Ops whose node name matches one of these are never fused with others.
   std::vector<std::pair<std::string, llvm::GlobPattern>> disabledNodes;
 

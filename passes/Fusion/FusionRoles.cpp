@@ -18,15 +18,18 @@ using namespace mlir::tandem;
 FusionRole mlir::tandem::getFusionRole(Operation *op) {
   if (isa<Conv2DOp, MatmulOp, GemmOp>(op))
     return FusionRole::Matrix;
-  if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, SoftmaxOp, LayerNormOp,
-          GlobalAvgPoolOp>(op))
+  if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
+          ArgMaxOp, ArgMinOp, SoftmaxOp, LayerNormOp, GlobalAvgPoolOp>(op))
     return FusionRole::Reduction;
   if (op->hasTrait<tandem::OpTrait::Elementwise>() || isa<BatchNormOp>(op))
     return FusionRole::Elementwise;
   if (isa<ReshapeOp, TransposeOp, BroadcastToOp, CastOp, SliceOp, ConcatOp,
-          PadOp, GatherOp>(op))
+          PadOp, GatherOp, GatherElementsOp, GatherNDOp>(op))
     return FusionRole::Layout;
-  if (isa<MaxPool2DOp, AvgPool2DOp>(op))
+  // A cumsum reads each input element once per output element after (or
+  // before) it on its axis: a fused producer would be recomputed each time.
+  // top_k likewise, when it ranks the elements of a row.
+  if (isa<MaxPool2DOp, AvgPool2DOp, CumSumOp, TopKOp>(op))
     return FusionRole::Window;
   return FusionRole::Barrier;
 }

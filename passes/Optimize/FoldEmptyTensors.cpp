@@ -6,8 +6,9 @@
 //   * an op whose results are all empty becomes empty constants;
 //   * an op with an empty operand but a non-empty result computes a value
 //     that does not depend on the data: a matmul over K = 0 is 0, a sum 0, a
-//     mean NaN, a max -inf (the lowest integer for integers), and a concat
-//     drops its empty operands;
+//     mean NaN, a max -inf (the lowest integer for integers), a min +inf
+//     (the highest integer), a product 1, and a concat drops its empty
+//     operands;
 //   * any other op with an empty operand and a non-empty result is an error
 //     at its node, never an internal failure later.
 //
@@ -60,6 +61,19 @@ static Attribute emptyReductionValue(Operation *op, Type elementType) {
   if (isa<ReduceMeanOp>(op) && floatType)
     return FloatAttr::get(floatType,
                           APFloat::getQNaN(floatType.getFloatSemantics()));
+  if (isa<ReduceProdOp>(op))
+    return floatType ? Attribute(FloatAttr::get(floatType, 1.0))
+                     : Attribute(IntegerAttr::get(elementType, 1));
+  if (isa<ReduceMinOp>(op)) {
+    if (floatType)
+      return FloatAttr::get(floatType,
+                            APFloat::getInf(floatType.getFloatSemantics(),
+                                            /*Negative=*/false));
+    unsigned width = elementType.getIntOrFloatBitWidth();
+    return IntegerAttr::get(elementType, width == 1
+                                             ? APInt(1, 1)
+                                             : APInt::getSignedMaxValue(width));
+  }
   if (isa<ReduceMaxOp>(op)) {
     if (floatType)
       return FloatAttr::get(floatType,
@@ -117,7 +131,8 @@ struct FoldEmpty : RewritePattern {
     Attribute value;
     if (isa<MatmulOp>(op))
       value = rewriter.getZeroAttr(elementType);
-    else if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(op))
+    else if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp,
+                 ReduceProdOp>(op))
       value = emptyReductionValue(op, elementType);
     if (!value || op->getNumResults() != 1)
       return failure();

@@ -20,8 +20,15 @@ std::optional<std::string> mlir::tandem::whyNotOnGpu(Operation *op) {
   if (isa<ConstantOp, YieldOp>(op))
     return std::nullopt;
   // Integer tensors are shape data (or indices) that feed host-side
-  // decisions; computing them on the GPU would only add transfers.
-  for (Type type : op->getResultTypes())
+  // decisions; computing them on the GPU would only add transfers. The
+  // indices that arg_max/arg_min/top_k pick from float data are the
+  // exception: the work is the scan of the data.
+  bool floatArgReduce =
+      isa<ArgMaxOp, ArgMinOp, TopKOp>(op) &&
+      isa<FloatType>(
+          cast<RankedTensorType>(op->getOperand(0).getType()).getElementType());
+  for (Type type :
+       floatArgReduce ? TypeRange() : TypeRange(op->getResultTypes()))
     if (auto tensor = dyn_cast<RankedTensorType>(type))
       if (isa<IntegerType>(tensor.getElementType()) &&
           tensor.getElementType().getIntOrFloatBitWidth() > 1)

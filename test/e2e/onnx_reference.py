@@ -106,7 +106,9 @@ def write_reference(model_path, flags, work, name):
     refs = []
     for k, ref in enumerate(session.run(None, feeds)):
         path = os.path.join(work, "%s.ref%d.npy" % (name, k))
-        np.save(path, np.ascontiguousarray(ref))
+        # np.asarray keeps a rank-0 output rank 0 (ascontiguousarray would
+        # make it [1]).
+        np.save(path, np.asarray(ref, order="C"))
         refs.append(path)
     return inputs, refs
 

@@ -1,13 +1,14 @@
 //===- MlirParseFuzzer.cpp - libFuzzer target for the .mlir front door ----===//
 //
 // Parses arbitrary text as an MLIR module and verifies it, with the tandem
-// and tandem_exec dialects and the upstream dialects registered, as
-// tandem-opt and tandemc do for .mlir input (compiler/InitAll.cpp, without
-// the passes). Malformed attributes, overflowing shapes and every other bad
-// input must end in a diagnostic (text that crashes MLIR's own parser is
-// refused first, by findParserCrash, as the front doors do): any crash,
-// sanitizer report, timeout or out-of-memory is a bug. Built by scripts/fuzz.sh
-// with clang and -fsanitize=fuzzer,address,undefined.
+// and tandem_exec dialects and every upstream dialect registered, as
+// tandem-opt does for .mlir input (compiler/InitAll.cpp, without the passes;
+// tandemc registers a subset, compiler/CompilerDialects.cpp). Malformed
+// attributes, overflowing shapes and every other bad input must end in a
+// diagnostic (text that crashes MLIR's own parser is refused first, by
+// findParserCrash, as the front doors do): any crash, sanitizer report,
+// timeout or out-of-memory is a bug. Built by scripts/fuzz.sh with clang and
+// -fsanitize=fuzzer,address,undefined.
 //
 //===----------------------------------------------------------------------===//
 

@@ -11,14 +11,14 @@
 #include "codegen/Artifact/ObjectEmitter.h"
 #include "codegen/CPU/CPUPipeline.h"
 #include "codegen/HostSchedule/Passes.h"
-#include "compiler/InitAll.h"
+#include "compiler/CompilerDialects.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
+#include "passes/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Program.h"
@@ -79,13 +79,9 @@ func.func @m(%x: memref<4xf32>, %y: memref<4xf32>) {
 class DeviceProgramTest : public ::testing::Test {
 protected:
   DeviceProgramTest() {
-    static bool registered = [] {
-      registerAllTandemPasses();
-      return true;
-    }();
-    (void)registered;
+    // What tandemc registers: the pipelines below must run on it.
     DialectRegistry registry;
-    registerAllTandemDialects(registry);
+    registerCompilerDialects(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }
@@ -101,8 +97,8 @@ protected:
       return "";
     PassManager pm(&context);
     buildHostSchedulePipeline(pm);
-    EXPECT_TRUE(succeeded(parsePassPipeline("tandem-plan-memory", pm)));
-    EXPECT_TRUE(succeeded(buildCPULowerToLLVMPipeline(pm)));
+    pm.addPass(createTandemPlanMemory());
+    buildCPULowerToLLVMPipeline(pm);
     ModelSignature signature;
     signature.name = "m";
     signature.inputs = {{"x", AbiDType::F32, {4}}};

@@ -26,8 +26,9 @@ TEST(DriverOptions, PhasesRoundTripInOrder) {
     std::optional<Phase> phase = parsePhase(name);
     ASSERT_TRUE(phase) << name;
     EXPECT_EQ(phaseName(*phase), name);
-    if (previous)
+    if (previous) {
       EXPECT_LT(*previous, *phase) << "phases must be ordered";
+    }
     previous = phase;
   }
   EXPECT_FALSE(parsePhase("codegen"));
@@ -57,6 +58,97 @@ TEST(DriverOptions, ValidatesFusionOptions) {
   options.disableNodes.push_back("conv[");
   EXPECT_NE(validateFusionOptions(options).find("invalid node glob 'conv['"),
             std::string::npos);
+}
+
+/// The plan checkCompilerOptions derives, or its error.
+std::optional<CompilePlan> check(const CompilerOptions &options,
+                                 std::string &error) {
+  error.clear();
+  return checkCompilerOptions(options, error);
+}
+
+TEST(DriverOptions, PlansThePhasesOfEachOutput) {
+  CompilerOptions options;
+  std::string error;
+  std::optional<CompilePlan> plan = check(options, error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_EQ(plan->last, Phase::Lowered);
+  EXPECT_TRUE(plan->codegen);
+  EXPECT_FALSE(plan->ptx);
+  EXPECT_TRUE(plan->kernelArchs.empty());
+
+  options.emit = EmitKind::MLIR;
+  plan = check(options, error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_EQ(plan->last, Phase::Partitioned);
+  EXPECT_FALSE(plan->codegen);
+  options.compileTo = Phase::Fused;
+  EXPECT_EQ(check(options, error)->last, Phase::Fused);
+
+  options.emit = EmitKind::PTX;
+  options.compileTo.reset();
+  plan = check(options, error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_EQ(plan->last, Phase::Bufferized);
+  EXPECT_TRUE(plan->ptx);
+  EXPECT_FALSE(plan->codegen);
+}
+
+TEST(DriverOptions, KernelArchsComeFromTheTargetsThenCudaArch) {
+  CompilerOptions options;
+  options.targets = {"cpu", "gpu:a100", "gpu:h100"};
+  options.cudaArchs = {"sm_90", "sm_89"};
+  std::string error;
+  std::optional<CompilePlan> plan = check(options, error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_EQ(plan->kernelArchs,
+            (std::vector<std::string>{"sm_80", "sm_90", "sm_89"}));
+}
+
+TEST(DriverOptions, RejectsBadOptionsBeforeAnyWork) {
+  std::string error;
+  CompilerOptions options;
+  options.name = "1abc";
+  EXPECT_FALSE(check(options, error));
+  EXPECT_EQ(error, "--name '1abc' must start with a letter (it prefixes the C "
+                   "symbols of the model)");
+
+  options = CompilerOptions();
+  options.fusion.disableKinds = {"kernel"};
+  EXPECT_FALSE(check(options, error));
+  EXPECT_NE(error.find("unknown fusion kind 'kernel'"), std::string::npos);
+
+  options = CompilerOptions();
+  options.cudaArchs = {"sm_91"};
+  EXPECT_FALSE(check(options, error));
+  EXPECT_NE(error.find("--cuda-arch: unknown CUDA architecture 'sm_91'"),
+            std::string::npos);
+
+  options = CompilerOptions();
+  options.targets = {"cpu", "gpu:sm_75"};
+  EXPECT_FALSE(check(options, error));
+  EXPECT_NE(error.find("--target: unknown GPU 'sm_75'"), std::string::npos);
+
+  options = CompilerOptions();
+  options.compileTo = Phase::Fused;
+  EXPECT_FALSE(check(options, error));
+  EXPECT_EQ(error, "--emit=obj needs the whole pipeline; drop --compile-to or "
+                   "use --emit=mlir");
+
+  options.emit = EmitKind::PTX;
+  EXPECT_FALSE(check(options, error));
+  EXPECT_EQ(error, "--emit=ptx compiles the kernels of the bufferized phase; "
+                   "drop --compile-to");
+
+  // The memory report needs the signature that code generation reads.
+  options = CompilerOptions();
+  options.emit = EmitKind::MLIR;
+  options.memoryReport = "-";
+  EXPECT_FALSE(check(options, error));
+  EXPECT_NE(error.find("--memory-report needs code generation"),
+            std::string::npos);
+  options.compileTo = Phase::Bufferized;
+  EXPECT_TRUE(check(options, error)) << error;
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 //===- GPUCodegenTest.cpp - compileGPUKernels and its device images -------===//
 
 #include "codegen/GPU/GPUPipeline.h"
-#include "compiler/InitAll.h"
+#include "compiler/CompilerDialects.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -34,8 +34,8 @@ class GPUCodegen : public ::testing::Test {
 protected:
   void SetUp() override {
     DialectRegistry registry;
-    registerAllTandemDialects(registry);
-    registerAllTandemPasses();
+    // What tandemc registers: kernel compilation must run on it.
+    registerCompilerDialects(registry);
     context = std::make_unique<MLIRContext>(registry);
     context->loadAllAvailableDialects();
     module = parseSourceString<ModuleOp>(kKernelModule, context.get());

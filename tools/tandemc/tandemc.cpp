@@ -1,14 +1,14 @@
 //===- tandemc.cpp - the Tandem compiler command line ---------------------===//
 //
-// Flag parsing (CLI11) and one call into the driver library. MLIR's own
-// debugging flags (--mlir-print-ir-after-all, --mlir-timing, ...) pass
-// through to MLIR's command-line parser.
+// Flag parsing (CLI11) and one call into the driver library, which checks
+// the options' values. MLIR's own debugging flags (--mlir-print-ir-after-all,
+// --mlir-timing, ...) pass through to MLIR's command-line parser.
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/GPU/GPUPipeline.h"
+#include "compiler/CompilerDialects.h"
 #include "compiler/Driver/Compiler.h"
-#include "compiler/InitAll.h"
+#include "passes/Passes.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -67,7 +67,7 @@ static LogicalResult printDiagnostic(Diagnostic &diag) {
     os << " [node '" << node << "']";
   os << "\n";
   for (Diagnostic &note : diag.getNotes())
-    printDiagnostic(note);
+    (void)printDiagnostic(note);
   return success();
 }
 
@@ -170,8 +170,8 @@ int main(int argc, char **argv) {
                  "write every fusion and every rejected fusion candidate "
                  "with its reason as JSON to a file ('-' for stdout)");
   app.add_option("--disable-fusion", options.fusion.disableKinds,
-                 "fusion kinds not to form: loop, input, output, "
-                 "multi_output (comma-separated)")
+                 "fusion kinds not to form: " + fusionKindList() +
+                     " (comma-separated)")
       ->delimiter(',')
       ->allow_extra_args(false);
   app.add_option("--disable-fusion-of", options.fusion.disableNodes,
@@ -241,9 +241,6 @@ int main(int argc, char **argv) {
       return fail("--bind-input binds '" + name.str() + "' twice");
   }
   options.softPlacement = !noSoftPlacement;
-  if (std::string problem = validateFusionOptions(options.fusion);
-      !problem.empty())
-    return fail(problem);
   options.targets.clear();
   llvm::SmallVector<llvm::StringRef> devices;
   llvm::StringRef(target).split(devices, ',', -1, /*KeepEmpty=*/false);
@@ -256,11 +253,8 @@ int main(int argc, char **argv) {
     options.cudaArchs.clear();
     llvm::SmallVector<llvm::StringRef> archs;
     llvm::StringRef(cudaArchs).split(archs, ',', -1, /*KeepEmpty=*/false);
-    for (llvm::StringRef arch : archs) {
-      if (std::string problem = validateCudaArch(arch.trim()); !problem.empty())
-        return fail("--cuda-arch: " + problem);
+    for (llvm::StringRef arch : archs)
       options.cudaArchs.push_back(arch.trim().str());
-    }
     if (options.cudaArchs.empty())
       return fail("--cuda-arch is empty (expected e.g. sm_90 or sm_80,sm_90)");
   }
@@ -279,10 +273,11 @@ int main(int argc, char **argv) {
                                          &llvm::errs()))
     return 1;
 
+  // Only the dialects, interfaces and translations the pipelines use, all
+  // loaded up front (CompilerDialects.h); the pipelines are built from
+  // typed passes, so no pass is registered by name.
   DialectRegistry registry;
-  registerAllTandemDialects(registry);
-  // Code generation composes upstream and Tandem passes by name.
-  registerAllTandemPasses();
+  registerCompilerDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   ScopedDiagnosticHandler handler(&context, printDiagnostic);

@@ -200,6 +200,24 @@ LogicalResult mlir::tandem::inferReduceResultType(
   return success();
 }
 
+LogicalResult mlir::tandem::inferArgReduceResultType(
+    std::optional<Location> loc, StringRef opName, Value input, int64_t axis,
+    bool keepDims, SmallVectorImpl<Type> &types) {
+  RankedTensorType type = rankedType(input);
+  if (!type)
+    return ShapeError(loc, opName) << "expects a ranked tensor operand";
+  if (failed(checkAxis(loc, opName, axis, type.getRank())))
+    return failure();
+  if (type.getDimSize(axis) == 0)
+    return ShapeError(loc, opName)
+           << "reduces axis " << axis << " of size 0 of " << type
+           << ", which has no element to pick";
+  types.push_back(
+      RankedTensorType::get(shape::reduce(type.getShape(), {axis}, keepDims),
+                            IntegerType::get(type.getContext(), 64)));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Producers and shape ops
 //===----------------------------------------------------------------------===//
@@ -387,6 +405,102 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
   llvm::append_range(result, indices.getShape());
   llvm::append_range(result, data.getShape().drop_front(axis + 1));
   types.push_back(RankedTensorType::get(result, data.getElementType()));
+  return success();
+}
+
+LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *,
+                                                 std::optional<Location> loc,
+                                                 Adaptor adaptor,
+                                                 SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType data = rankedType(adaptor.getData());
+  RankedTensorType indices = rankedType(adaptor.getIndices());
+  if (!data || !indices)
+    return ShapeError(loc, name) << "expects ranked tensor operands";
+  if (failed(checkRank(loc, name, "indices tensor (the rank of data)", indices,
+                       data.getRank())))
+    return failure();
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkAxis(loc, name, axis, data.getRank())))
+    return failure();
+  for (int64_t d = 0; d < data.getRank(); ++d)
+    if (d != axis && indices.getDimSize(d) > data.getDimSize(d))
+      return ShapeError(loc, name)
+             << "indices " << indices << " are larger than data " << data
+             << " in dim " << d << " (only the axis dim " << axis
+             << " may differ)";
+  types.push_back(indices.clone(data.getElementType()));
+  return success();
+}
+
+LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType input = rankedType(adaptor.getInput());
+  if (!input)
+    return ShapeError(loc, name) << "expects a ranked tensor operand";
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkAxis(loc, name, axis, input.getRank())))
+    return failure();
+  int64_t k = adaptor.getK(), dim = input.getDimSize(axis);
+  if (k < 0 || k > dim)
+    return ShapeError(loc, name)
+           << "k = " << k << " must lie in [0, " << dim
+           << "], the size of axis " << axis << " of " << input;
+  shape::Shape shape(input.getShape());
+  shape[axis] = k;
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  types.push_back(RankedTensorType::get(shape, IntegerType::get(ctx, 64)));
+  return success();
+}
+
+LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType data = rankedType(adaptor.getData());
+  RankedTensorType indices = rankedType(adaptor.getIndices());
+  if (!data || !indices)
+    return ShapeError(loc, name) << "expects ranked tensor operands";
+  int64_t r = data.getRank(), q = indices.getRank();
+  int64_t b = adaptor.getBatchDims();
+  if (q < 1 || b < 0 || b >= std::min(r, q))
+    return ShapeError(loc, name)
+           << "batch_dims = " << b << " must lie in [0, " << std::min(r, q)
+           << ") for data " << data << " and indices " << indices;
+  int64_t m = indices.getDimSize(q - 1);
+  if (m < 1 || m > r - b)
+    return ShapeError(loc, name)
+           << "the last dim of indices " << indices << " (" << m
+           << ") must lie in [1, " << r - b << "] for data " << data
+           << " and batch_dims = " << b;
+  for (int64_t d = 0; d < b; ++d)
+    if (data.getDimSize(d) != indices.getDimSize(d))
+      return ShapeError(loc, name)
+             << "batch dim " << d << " differs: " << data.getDimSize(d)
+             << " in data " << data << ", " << indices.getDimSize(d)
+             << " in indices " << indices;
+  shape::Shape result(indices.getShape().drop_back());
+  llvm::append_range(result, data.getShape().drop_front(b + m));
+  types.push_back(RankedTensorType::get(result, data.getElementType()));
+  return success();
+}
+
+LogicalResult CumSumOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  RankedTensorType input = rankedType(adaptor.getInput());
+  if (!input)
+    return ShapeError(loc, getOperationName())
+           << "expects a ranked tensor operand";
+  if (failed(checkAxis(loc, getOperationName(), adaptor.getAxis(),
+                       input.getRank())))
+    return failure();
+  types.push_back(input);
   return success();
 }
 

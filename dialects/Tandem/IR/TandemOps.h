@@ -37,6 +37,12 @@ LogicalResult inferReduceResultType(std::optional<Location> loc,
                                     ArrayRef<int64_t> axes, bool keepDims,
                                     SmallVectorImpl<Type> &types);
 
+/// Infers the i64 result of an arg_max/arg_min of `input` along `axis`.
+LogicalResult inferArgReduceResultType(std::optional<Location> loc,
+                                       StringRef opName, Value input,
+                                       int64_t axis, bool keepDims,
+                                       SmallVectorImpl<Type> &types);
+
 } // namespace mlir::tandem
 
 #define GET_OP_CLASSES

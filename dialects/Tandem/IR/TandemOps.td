@@ -290,6 +290,55 @@ def Tandem_GatherOp : Tandem_InferredOp<"gather", [Pure]> {
       "$data `,` $indices attr-dict `:` functional-type(operands, results)";
 }
 
+def Tandem_GatherElementsOp : Tandem_InferredOp<"gather_elements", [Pure]> {
+  let summary = "gathers single elements along an axis by index";
+  let description = [{
+    ONNX `GatherElements`: `indices` has the rank of `data`, and the result
+    has the shape of `indices`; element `(i0, ..., ik, ...)` (with `ik` on
+    `axis`) is `data[i0, ..., indices[i0, ..., ik, ...], ...]`. Outside
+    `axis`, every dim of `indices` is at most that of `data`. Negative
+    indices count from the end of `axis`; out-of-range ones are a run-time
+    error on the CPU (docs/ErrorHandling.md) and read a clamped element in
+    GPU partitions.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.gather_elements %data, %ids {axis = 1 : i64}
+        : (tensor<4x10xf32>, tensor<4x3xi64>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_AnyTensor:$data, Tandem_IndexTensor:$indices,
+                       I64Attr:$axis);
+  let results = (outs Tandem_AnyTensor:$output);
+  let assemblyFormat =
+      "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+def Tandem_GatherNDOp : Tandem_InferredOp<"gather_nd", [Pure]> {
+  let summary = "gathers slices by index tuples";
+  let description = [{
+    ONNX `GatherND`: the last dim of `indices` (size m) holds index tuples
+    into dims `batch_dims .. batch_dims + m - 1` of `data`; the first
+    `batch_dims` dims of both are batch dims and must be equal. The result
+    shape is `indices.shape[:-1] ++ data.shape[batch_dims + m:]`. Negative
+    indices count from the end of their dim; out-of-range ones are a
+    run-time error on the CPU and read a clamped element in GPU partitions.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.gather_nd %data, %ids {batch_dims = 1 : i64}
+        : (tensor<2x5x4xf32>, tensor<2x3x1xi64>) -> tensor<2x3x4xf32>
+    ```
+  }];
+  let arguments = (ins Tandem_AnyTensor:$data, Tandem_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$batch_dims);
+  let results = (outs Tandem_AnyTensor:$output);
+  let assemblyFormat =
+      "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
 def Tandem_CastOp : Tandem_InferredOp<"cast", [Pure, SameOperandsAndResultShape]> {
   let summary = "converts the element type";
   let description = [{
@@ -932,6 +981,130 @@ def Tandem_ReduceMaxOp : Tandem_ReduceOp<"reduce_max"> {
         : tensor<4x8xf32> -> tensor<f32>
     ```
   }];
+}
+
+def Tandem_ReduceMinOp : Tandem_ReduceOp<"reduce_min"> {
+  let summary = "minimum over axes";
+  let description = [{
+    Same conventions as `tandem.reduce_sum`. A NaN in a float reduction makes
+    the result NaN.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.reduce_min %0 {axes = array<i64: 1>}
+        : tensor<4x8xf32> -> tensor<4x1xf32>
+    ```
+  }];
+}
+
+def Tandem_ReduceProdOp : Tandem_ReduceOp<"reduce_prod"> {
+  let summary = "product over axes";
+  let description = [{
+    Same conventions as `tandem.reduce_sum`. Integer products wrap around
+    on overflow; 16-bit floats multiply in f32.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.reduce_prod %0 {axes = array<i64: 0>, keepdims = false}
+        : tensor<4x8xi64> -> tensor<8xi64>
+    ```
+  }];
+}
+
+/// The index of the largest or smallest element along `axis`.
+class Tandem_ArgReduceOp<string mnemonic, string what>
+    : Tandem_InferredOp<mnemonic, [Pure]> {
+  let summary = "index of the " # what # " element along an axis";
+  let description = [{
+    ONNX `Arg}] # !if(!eq(what, "largest"), "Max", "Min") # [{`: the result
+    holds, as i64, the position along `axis` of the }] # what # [{ element;
+    with `keepdims` (the default) the reduced dim stays as size 1. Ties give
+    the first position, or the last with `select_last_index`. NaN follows
+    onnxruntime: the elements are scanned in order and one replaces the
+    current pick only when it compares strictly better (or equal, with
+    `select_last_index`), so a NaN is picked only in the first position and
+    then stays.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.}] # mnemonic # [{ %0 {axis = 1 : i64, keepdims = false}
+        : tensor<4x10xf32> -> tensor<4xi64>
+    ```
+  }];
+  let arguments = (ins Tandem_NumericTensor:$input, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "true">:$keepdims,
+                       DefaultValuedAttr<BoolAttr, "false">:$select_last_index);
+  let results = (outs RankedTensorOf<[I64]>:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::mlir::tandem::inferArgReduceResultType(
+          loc, getOperationName(), adaptor.getInput(), adaptor.getAxis(),
+          adaptor.getKeepdims(), types);
+    }
+  }];
+}
+
+def Tandem_ArgMaxOp : Tandem_ArgReduceOp<"arg_max", "largest">;
+def Tandem_ArgMinOp : Tandem_ArgReduceOp<"arg_min", "smallest">;
+
+def Tandem_TopKOp : Tandem_InferredOp<"top_k", [Pure]> {
+  let summary = "the k largest or smallest elements along an axis";
+  let description = [{
+    ONNX `TopK` with a constant `k`: `values` holds the `k` largest (or,
+    without `largest`, smallest) elements along `axis`, best first, and
+    `indices` (i64) their positions; both have the input's shape with `axis`
+    of size `k`. The order is onnxruntime's: NaN counts as larger than every
+    number, and equal values keep their input order (lower index first).
+    The result is always sorted, which `sorted = false` allows.
+
+    Lowered as a rank computation (for each element, the number of elements
+    before it in that order) and a pick of ranks `0..k-1`: O(n^2 + k n) work
+    per row of length n, all of it parallel and GPU-mappable; meant for the
+    sizes detection and sampling heads use, not for sorting long rows.
+
+    Example:
+
+    ```mlir
+    %v, %i = tandem.top_k %0 {axis = 1 : i64, k = 5 : i64}
+        : tensor<2x100xf32> -> tensor<2x5xf32>, tensor<2x5xi64>
+    ```
+  }];
+  let arguments = (ins Tandem_NumericTensor:$input, I64Attr:$k, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "true">:$largest,
+                       DefaultValuedAttr<BoolAttr, "true">:$sorted);
+  let results = (outs Tandem_NumericTensor:$values,
+                      RankedTensorOf<[I64]>:$indices);
+  let assemblyFormat =
+      "$input attr-dict `:` type($input) `->` type($values) `,` type($indices)";
+}
+
+def Tandem_CumSumOp : Tandem_InferredOp<"cumsum", [Pure]> {
+  let summary = "running sum along an axis";
+  let description = [{
+    ONNX `CumSum`: element `i` on `axis` is the sum of the elements `0..i`
+    (`i..n-1` with `reverse`), leaving out element `i` itself with
+    `exclusive`. Lowered as a masked reduction over the whole axis for each
+    output element: O(n^2) work per row of length n, but every output is
+    independent (parallel and GPU-mappable). 16-bit floats sum in f32.
+
+    Example:
+
+    ```mlir
+    %1 = tandem.cumsum %0 {axis = 1 : i64, exclusive = true}
+        : tensor<2x128xi64> -> tensor<2x128xi64>
+    ```
+  }];
+  let arguments = (ins Tandem_NumericTensor:$input, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "false">:$exclusive,
+                       DefaultValuedAttr<BoolAttr, "false">:$reverse);
+  let results = (outs Tandem_NumericTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
 //===----------------------------------------------------------------------===//

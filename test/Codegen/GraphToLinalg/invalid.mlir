@@ -42,3 +42,25 @@ func.func @gather_out_of_range(%d: tensor<6x5xf32>) -> tensor<2x5xf32> {
   %0 = tandem.gather %d, %i {axis = 0 : i64} : (tensor<6x5xf32>, tensor<2xi64>) -> tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
 }
+
+// -----
+
+// Constant gather_elements indices out of range are an error at the node.
+func.func @gather_elements_out_of_range(%d: tensor<3x4xf32>) -> tensor<3x1xf32> {
+  %i = tandem.constant dense<[[0], [-5], [3]]> : tensor<3x1xi64>
+  // expected-error @+2 {{gather_elements index -5 is out of range for axis 1 of size 4 (valid: -4 to 3)}}
+  // expected-error @+1 {{failed to legalize operation 'tandem.gather_elements'}}
+  %0 = tandem.gather_elements %d, %i {axis = 1 : i64} : (tensor<3x4xf32>, tensor<3x1xi64>) -> tensor<3x1xf32>
+  return %0 : tensor<3x1xf32>
+}
+
+// -----
+
+// Constant gather_nd indices are checked against the dim each one indexes.
+func.func @gather_nd_out_of_range(%d: tensor<3x4xf32>) -> tensor<2xf32> {
+  %i = tandem.constant dense<[[2, 3], [0, 4]]> : tensor<2x2xi64>
+  // expected-error @+2 {{gather_nd index 4 is out of range for axis 1 of size 4 (valid: -4 to 3)}}
+  // expected-error @+1 {{failed to legalize operation 'tandem.gather_nd'}}
+  %0 = tandem.gather_nd %d, %i : (tensor<3x4xf32>, tensor<2x2xi64>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

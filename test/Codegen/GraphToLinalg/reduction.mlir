@@ -162,3 +162,158 @@ func.func @softmax_f16(%a: tensor<2x5xf16>) -> tensor<2x5xf16> {
   %0 = tandem.softmax %a {axis = 1 : i64} : tensor<2x5xf16> -> tensor<2x5xf16>
   return %0 : tensor<2x5xf16>
 }
+
+// -----
+
+// reduce_min starts from +inf and keeps NaN (minimumf).
+// CHECK-LABEL: func.func @reduce_min
+// CHECK: %[[INF:.+]] = arith.constant 0x7F800000 : f32
+// CHECK: linalg.fill ins(%[[INF]] : f32)
+// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.minimumf
+// CHECK: tensor.expand_shape
+func.func @reduce_min(%a: tensor<4x8xf32>) -> tensor<4x1xf32> {
+  %0 = tandem.reduce_min %a {axes = array<i64: 1>} : tensor<4x8xf32> -> tensor<4x1xf32>
+  return %0 : tensor<4x1xf32>
+}
+
+// -----
+
+// Integer reduce_min starts from the signed maximum.
+// CHECK-LABEL: func.func @reduce_min_int
+// CHECK: arith.constant 2147483647 : i32
+// CHECK: arith.minsi
+func.func @reduce_min_int(%a: tensor<4x8xi32>) -> tensor<4xi32> {
+  %0 = tandem.reduce_min %a {axes = array<i64: 1>, keepdims = false} : tensor<4x8xi32> -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// reduce_prod starts from one and multiplies; integers wrap (muli).
+// CHECK-LABEL: func.func @reduce_prod
+// CHECK: %[[ONE:.+]] = arith.constant 1 : i64
+// CHECK: linalg.fill ins(%[[ONE]] : i64)
+// CHECK: linalg.generic {{.+}} iterator_types = ["reduction", "parallel"]
+// CHECK: arith.muli
+func.func @reduce_prod(%a: tensor<4x8xi64>) -> tensor<8xi64> {
+  %0 = tandem.reduce_prod %a {axes = array<i64: 0>, keepdims = false} : tensor<4x8xi64> -> tensor<8xi64>
+  return %0 : tensor<8xi64>
+}
+
+// -----
+
+// f16 reduce_prod multiplies in f32 and converts back.
+// CHECK-LABEL: func.func @reduce_prod_f16
+// CHECK: arith.extf
+// CHECK: arith.mulf %{{.+}}, %{{.+}} : f32
+// CHECK: arith.truncf
+func.func @reduce_prod_f16(%a: tensor<4x8xf16>) -> tensor<4xf16> {
+  %0 = tandem.reduce_prod %a {axes = array<i64: 1>, keepdims = false} : tensor<4x8xf16> -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+// arg_max is one reduction with two outputs, the value picked so far and
+// its index: position 0 is taken as it is, a later element when it compares
+// strictly greater (ordered: never a NaN after the first position).
+// CHECK-DAG: #[[ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @arg_max
+// CHECK: %[[R:.+]]:2 = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ROW]]], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME: outs(%{{.+}}, %{{.+}} : tensor<4xf32>, tensor<4xi64>)
+// CHECK: ^bb0(%[[V:.+]]: f32, %[[BEST:.+]]: f32, %[[IDX:.+]]: i64):
+// CHECK: %[[K:.+]] = linalg.index 1 : index
+// CHECK: %[[K64:.+]] = arith.index_cast %[[K]] : index to i64
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[K64]]
+// CHECK: %[[BETTER:.+]] = arith.cmpf ogt, %[[V]], %[[BEST]] : f32
+// CHECK: %[[TAKE:.+]] = arith.ori %[[FIRST]], %[[BETTER]] : i1
+// CHECK: arith.select %[[TAKE]], %[[V]], %[[BEST]]
+// CHECK: arith.select %[[TAKE]], %[[K64]], %[[IDX]]
+// CHECK: return %[[R]]#1 : tensor<4xi64>
+func.func @arg_max(%a: tensor<4x10xf32>) -> tensor<4xi64> {
+  %0 = tandem.arg_max %a {axis = 1 : i64, keepdims = false} : tensor<4x10xf32> -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+// arg_min with select_last_index takes ties (sle); keepdims expands.
+// CHECK-LABEL: func.func @arg_min_last
+// CHECK: linalg.generic {{.+}} iterator_types = ["reduction", "parallel"]
+// CHECK: arith.cmpi sle, %{{.+}}, %{{.+}} : i32
+// CHECK: tensor.expand_shape %{{.+}} {{\[}}[0, 1]] output_shape [1, 10] : tensor<10xi64> into tensor<1x10xi64>
+func.func @arg_min_last(%a: tensor<4x10xi32>) -> tensor<1x10xi64> {
+  %0 = tandem.arg_min %a {axis = 0 : i64, select_last_index = true} : tensor<4x10xi32> -> tensor<1x10xi64>
+  return %0 : tensor<1x10xi64>
+}
+
+// -----
+
+// cumsum is a masked reduction over the axis: the loop nest is the output's
+// dims plus k on the axis, and each output adds the elements with k <= i.
+// CHECK-DAG: #[[IN:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @cumsum
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK: ^bb0(%[[V:.+]]: f32, %[[ACC:.+]]: f32):
+// CHECK: %[[I:.+]] = linalg.index 1 : index
+// CHECK: %[[K:.+]] = linalg.index 2 : index
+// CHECK: %[[IN:.+]] = arith.cmpi ule, %[[K]], %[[I]] : index
+// CHECK: %[[TERM:.+]] = arith.select %[[IN]], %[[V]], %{{.+}} : f32
+// CHECK: arith.addf %[[ACC]], %[[TERM]] : f32
+func.func @cumsum(%a: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  %0 = tandem.cumsum %a {axis = 1 : i64} : tensor<2x5xf32> -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+// Exclusive and reverse: the elements strictly after i (k > i).
+// CHECK-LABEL: func.func @cumsum_reverse_exclusive
+// CHECK: arith.cmpi ugt, %{{.+}}, %{{.+}} : index
+// CHECK: arith.addi
+func.func @cumsum_reverse_exclusive(%a: tensor<2x5xi64>) -> tensor<2x5xi64> {
+  %0 = tandem.cumsum %a {axis = 1 : i64, exclusive = true, reverse = true} : tensor<2x5xi64> -> tensor<2x5xi64>
+  return %0 : tensor<2x5xi64>
+}
+
+// -----
+
+// top_k: first each element's rank (how many elements come before it: a
+// better value, NaN above every number, or an equal one at a lower index),
+// a masked count over the axis; then for output j the element of rank j,
+// a two-output (value, index) pick over the axis.
+// CHECK-DAG: #[[OWN:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[ALONG:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @top_k
+// CHECK-SAME: (%[[X:.+]]: tensor<2x6xf32>)
+// CHECK: %[[RANKS:.+]] = linalg.generic {indexing_maps = [#[[OWN]], #[[ALONG]], #[[OWN]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[X]], %[[X]] : tensor<2x6xf32>, tensor<2x6xf32>) outs(%{{.+}} : tensor<2x6xi64>)
+// CHECK: arith.cmpf uno
+// CHECK: arith.cmpf ogt
+// CHECK: arith.cmpf oeq
+// CHECK: arith.extui %{{.+}} : i1 to i64
+// CHECK: %[[PICK:.+]]:2 = linalg.generic {indexing_maps = [#[[ALONG]], #[[ALONG]], #[[OWN]], #[[OWN]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[X]], %[[RANKS]] : tensor<2x6xf32>, tensor<2x6xi64>) outs(%{{.+}}, %{{.+}} : tensor<2x3xf32>, tensor<2x3xi64>)
+// CHECK: %[[J:.+]] = linalg.index 1 : index
+// CHECK: %[[MATCH:.+]] = arith.cmpi eq
+// CHECK: arith.select %[[MATCH]]
+// CHECK: return %[[PICK]]#0, %[[PICK]]#1
+func.func @top_k(%a: tensor<2x6xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>) {
+  %v, %i = tandem.top_k %a {axis = 1 : i64, k = 3 : i64} : tensor<2x6xf32> -> tensor<2x3xf32>, tensor<2x3xi64>
+  return %v, %i : tensor<2x3xf32>, tensor<2x3xi64>
+}
+
+// -----
+
+// The smallest integers: slt, and no NaN test.
+// CHECK-LABEL: func.func @top_k_smallest_int
+// CHECK-NOT: arith.cmpf
+// CHECK: arith.cmpi slt
+// CHECK: arith.cmpi eq
+func.func @top_k_smallest_int(%a: tensor<5x4xi32>) -> (tensor<2x4xi32>, tensor<2x4xi64>) {
+  %v, %i = tandem.top_k %a {axis = 0 : i64, k = 2 : i64, largest = false} : tensor<5x4xi32> -> tensor<2x4xi32>, tensor<2x4xi64>
+  return %v, %i : tensor<2x4xi32>, tensor<2x4xi64>
+}

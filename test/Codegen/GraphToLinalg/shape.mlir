@@ -182,6 +182,75 @@ func.func @gather_constant(%d: tensor<6x5xf32>) -> tensor<2x5xf32> {
 
 // -----
 
+// gather_elements checks its run-time indices like gather, then reads, for
+// each index, the element at the index's own position with the axis
+// coordinate replaced by the wrapped and clamped index.
+// CHECK-DAG: llvm.mlir.global internal constant @__tandem_index_check_0("pick\00")
+// CHECK-LABEL: func.func @gather_elements
+// CHECK-SAME: (%[[D:.+]]: tensor<3x4xf32>, %[[I:.+]]: tensor<3x2xi64>)
+// CHECK: arith.cmpi slt, %{{.+}}, %c-4_i64
+// CHECK: arith.cmpi sge, %{{.+}}, %c4_i64
+// CHECK: scf.if
+// CHECK: func.call @tandem_report_index_error(%{{.+}}, %{{.+}}, %{{.+}}, %c4_i64)
+// CHECK: linalg.generic {{.+}} ins(%[[I]] : tensor<3x2xi64>)
+// CHECK: ^bb0(%[[V:.+]]: i64, %{{.+}}: f32):
+// CHECK: %[[ROW:.+]] = linalg.index 0 : index
+// CHECK: %[[IX:.+]] = arith.index_cast %[[V]] : i64 to index
+// CHECK: arith.maxsi
+// CHECK: %[[COL:.+]] = arith.minsi %{{.+}}, %c3 : index
+// CHECK: tensor.extract %[[D]][%[[ROW]], %[[COL]]] : tensor<3x4xf32>
+func.func @gather_elements(%d: tensor<3x4xf32>, %i: tensor<3x2xi64>) -> tensor<3x2xf32> {
+  %0 = tandem.gather_elements %d, %i {axis = 1 : i64} : (tensor<3x4xf32>, tensor<3x2xi64>) -> tensor<3x2xf32> loc("pick")
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+// gather_nd checks each index against its own data dim (the bound is a
+// select over the index's position in the tuple, reported with the bad
+// index), then a generic with no tensor operand reads each point's index
+// tuple, wraps and clamps each index into its dim, and extracts.
+// CHECK-DAG: llvm.mlir.global internal constant @__tandem_index_check_0("gnd\00")
+// CHECK-LABEL: func.func @gather_nd
+// CHECK-SAME: (%[[D:.+]]: tensor<3x4x5xf32>, %[[I:.+]]: tensor<2x2xi64>)
+// CHECK: %[[CHECK:.+]]:3 = linalg.generic {{.+}} ins(%[[I]] : tensor<2x2xi64>)
+// CHECK: %[[COL:.+]] = linalg.index 1 : index
+// CHECK: %[[IS1:.+]] = arith.cmpi eq, %[[COL]], %c1
+// CHECK: %[[SIZE:.+]] = arith.select %[[IS1]], %c4_i64, %c3_i64
+// CHECK: arith.cmpi sge, %{{.+}}, %[[SIZE]]
+// CHECK: scf.if
+// CHECK: func.call @tandem_report_index_error(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}})
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}], iterator_types = ["parallel", "parallel"]} outs(
+// CHECK: %[[ROW:.+]] = linalg.index 0 : index
+// CHECK: tensor.extract %[[I]][%[[ROW]], %c0{{.*}}] : tensor<2x2xi64>
+// CHECK: %[[A:.+]] = arith.minsi %{{.+}}, %c2 : index
+// CHECK: tensor.extract %[[I]][%[[ROW]], %c1{{.*}}] : tensor<2x2xi64>
+// CHECK: %[[B:.+]] = arith.minsi %{{.+}}, %c3{{.*}} : index
+// CHECK: %[[REST:.+]] = linalg.index 1 : index
+// CHECK: tensor.extract %[[D]][%[[A]], %[[B]], %[[REST]]] : tensor<3x4x5xf32>
+func.func @gather_nd(%d: tensor<3x4x5xf32>, %i: tensor<2x2xi64>) -> tensor<2x5xf32> {
+  %0 = tandem.gather_nd %d, %i : (tensor<3x4x5xf32>, tensor<2x2xi64>) -> tensor<2x5xf32> loc("gnd")
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+// With batch_dims, the batch coordinates pass through to the data.
+// CHECK-LABEL: func.func @gather_nd_batch
+// CHECK-SAME: (%[[D:.+]]: tensor<2x5x4xf32>, %[[I:.+]]: tensor<2x3x1xi64>)
+// CHECK: %[[B:.+]] = linalg.index 0 : index
+// CHECK: %[[J:.+]] = linalg.index 1 : index
+// CHECK: tensor.extract %[[I]][%[[B]], %[[J]], %c0{{.*}}] : tensor<2x3x1xi64>
+// CHECK: %[[K:.+]] = arith.minsi %{{.+}}, %c4 : index
+// CHECK: %[[L:.+]] = linalg.index 2 : index
+// CHECK: tensor.extract %[[D]][%[[B]], %[[K]], %[[L]]] : tensor<2x5x4xf32>
+func.func @gather_nd_batch(%d: tensor<2x5x4xf32>, %i: tensor<2x3x1xi64>) -> tensor<2x3x4xf32> {
+  %0 = tandem.gather_nd %d, %i {batch_dims = 1 : i64} : (tensor<2x5x4xf32>, tensor<2x3x1xi64>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
 // broadcast_to is a copying generic with a broadcast map.
 // CHECK-DAG: #[[IN:.+]] = affine_map<(d0, d1, d2) -> (d1, 0)>
 // CHECK-LABEL: func.func @broadcast_to

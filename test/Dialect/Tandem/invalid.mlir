@@ -697,3 +697,93 @@ func.func @sin_int(%i: tensor<4xi32>) {
   %0 = tandem.sin %i : tensor<4xi32>
   return
 }
+
+// -----
+
+// arg_max's axis lies within the rank.
+func.func @arg_max_axis_out_of_range(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'tandem.arg_max' op axis 2 is out of range for rank 2 (expected 0 <= axis < 2)}}
+  %0 = tandem.arg_max %x {axis = 2 : i64} : tensor<2x4xf32> -> tensor<2x1xi64>
+  return
+}
+
+// -----
+
+// arg_min over an empty axis has nothing to pick.
+func.func @arg_min_empty_axis(%x: tensor<2x0xf32>) {
+  // expected-error @+1 {{'tandem.arg_min' op reduces axis 1 of size 0 of 'tensor<2x0xf32>', which has no element to pick}}
+  %0 = tandem.arg_min %x {axis = 1 : i64} : tensor<2x0xf32> -> tensor<2x1xi64>
+  return
+}
+
+// -----
+
+// arg_max's result is i64.
+func.func @arg_max_result_type(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{result #0 must be ranked tensor of 64-bit signless integer values}}
+  %0 = tandem.arg_max %x {axis = 1 : i64} : tensor<2x4xf32> -> tensor<2x1xi32>
+  return
+}
+
+// -----
+
+// gather_elements' indices have the rank of data.
+func.func @gather_elements_rank(%x: tensor<2x4xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{'tandem.gather_elements' op expects a rank-2 indices tensor (the rank of data), got 'tensor<2xi64>'}}
+  %0 = tandem.gather_elements %x, %i {axis = 1 : i64} : (tensor<2x4xf32>, tensor<2xi64>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Outside the axis, gather_elements' indices fit inside data.
+func.func @gather_elements_too_large(%x: tensor<2x4xf32>, %i: tensor<3x4xi64>) {
+  // expected-error @+1 {{'tandem.gather_elements' op indices 'tensor<3x4xi64>' are larger than data 'tensor<2x4xf32>' in dim 0 (only the axis dim 1 may differ)}}
+  %0 = tandem.gather_elements %x, %i {axis = 1 : i64} : (tensor<2x4xf32>, tensor<3x4xi64>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+// cumsum's axis lies within the rank.
+func.func @cumsum_axis(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'tandem.cumsum' op axis -1 is out of range for rank 2 (expected 0 <= axis < 2)}}
+  %0 = tandem.cumsum %x {axis = -1 : i64} : tensor<2x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// top_k's k lies within the axis.
+func.func @top_k_too_large(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'tandem.top_k' op k = 5 must lie in [0, 4], the size of axis 1 of 'tensor<2x4xf32>'}}
+  %0:2 = tandem.top_k %x {axis = 1 : i64, k = 5 : i64} : tensor<2x4xf32> -> tensor<2x5xf32>, tensor<2x5xi64>
+  return
+}
+
+// -----
+
+// gather_nd's index tuples fit the data's rank after the batch dims.
+func.func @gather_nd_tuple_too_long(%x: tensor<2x4xf32>, %i: tensor<3x3xi64>) {
+  // expected-error @+1 {{'tandem.gather_nd' op the last dim of indices 'tensor<3x3xi64>' (3) must lie in [1, 2] for data 'tensor<2x4xf32>' and batch_dims = 0}}
+  %0 = tandem.gather_nd %x, %i : (tensor<2x4xf32>, tensor<3x3xi64>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+// gather_nd's batch dims agree.
+func.func @gather_nd_batch_mismatch(%x: tensor<2x4xf32>, %i: tensor<3x1xi64>) {
+  // expected-error @+1 {{'tandem.gather_nd' op batch dim 0 differs: 2 in data 'tensor<2x4xf32>', 3 in indices 'tensor<3x1xi64>'}}
+  %0 = tandem.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<2x4xf32>, tensor<3x1xi64>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+// gather_nd's batch_dims leave room for the index tuple.
+func.func @gather_nd_batch_dims(%x: tensor<2x4xf32>, %i: tensor<2x1xi64>) {
+  // expected-error @+1 {{'tandem.gather_nd' op batch_dims = 2 must lie in [0, 2) for data 'tensor<2x4xf32>' and indices 'tensor<2x1xi64>'}}
+  %0 = tandem.gather_nd %x, %i {batch_dims = 2 : i64} : (tensor<2x4xf32>, tensor<2x1xi64>) -> tensor<2xf32>
+  return
+}

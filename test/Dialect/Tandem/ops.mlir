@@ -253,6 +253,40 @@ func.func @transfer_batched(%x: tensor<4xf32>, %m: tensor<2x3xi1>) -> (tensor<4x
   return %0#0, %0#1 : tensor<4xf32>, tensor<2x3xi1>
 }
 
+// The index and scan ops round-trip with their attributes.
+// CHECK-LABEL: func.func @index_ops
+func.func @index_ops(%x: tensor<4x10xf32>, %i: tensor<4x3xi64>, %m: tensor<2x8xi64>) -> (tensor<4xi64>, tensor<1x10xi64>, tensor<4x3xf32>, tensor<2x8xi64>, tensor<4x1xf32>, tensor<10xf32>) {
+  // CHECK: tandem.arg_max %{{.+}} {axis = 1 : i64, keepdims = false} : tensor<4x10xf32> -> tensor<4xi64>
+  %0 = tandem.arg_max %x {axis = 1 : i64, keepdims = false} : tensor<4x10xf32> -> tensor<4xi64>
+  // CHECK: tandem.arg_min %{{.+}} {axis = 0 : i64, select_last_index = true} : tensor<4x10xf32> -> tensor<1x10xi64>
+  %1 = tandem.arg_min %x {axis = 0 : i64, select_last_index = true} : tensor<4x10xf32> -> tensor<1x10xi64>
+  // CHECK: tandem.gather_elements %{{.+}}, %{{.+}} {axis = 1 : i64} : (tensor<4x10xf32>, tensor<4x3xi64>) -> tensor<4x3xf32>
+  %2 = tandem.gather_elements %x, %i {axis = 1 : i64} : (tensor<4x10xf32>, tensor<4x3xi64>) -> tensor<4x3xf32>
+  // CHECK: tandem.cumsum %{{.+}} {axis = 1 : i64, exclusive = true, reverse = true} : tensor<2x8xi64> -> tensor<2x8xi64>
+  %3 = tandem.cumsum %m {axis = 1 : i64, exclusive = true, reverse = true} : tensor<2x8xi64> -> tensor<2x8xi64>
+  // CHECK: tandem.reduce_min %{{.+}} {axes = array<i64: 1>} : tensor<4x10xf32> -> tensor<4x1xf32>
+  %4 = tandem.reduce_min %x {axes = array<i64: 1>} : tensor<4x10xf32> -> tensor<4x1xf32>
+  // CHECK: tandem.reduce_prod %{{.+}} {axes = array<i64: 0>, keepdims = false} : tensor<4x10xf32> -> tensor<10xf32>
+  %5 = tandem.reduce_prod %x {axes = array<i64: 0>, keepdims = false} : tensor<4x10xf32> -> tensor<10xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<4xi64>, tensor<1x10xi64>, tensor<4x3xf32>, tensor<2x8xi64>, tensor<4x1xf32>, tensor<10xf32>
+}
+
+// gather_nd with batch dims.
+// CHECK-LABEL: func.func @gather_nd
+func.func @gather_nd(%x: tensor<2x5x4xf32>, %i: tensor<2x3x1xi64>) -> tensor<2x3x4xf32> {
+  // CHECK: tandem.gather_nd %{{.+}}, %{{.+}} {batch_dims = 1 : i64} : (tensor<2x5x4xf32>, tensor<2x3x1xi64>) -> tensor<2x3x4xf32>
+  %0 = tandem.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<2x5x4xf32>, tensor<2x3x1xi64>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// top_k has two results, values and i64 indices.
+// CHECK-LABEL: func.func @top_k
+func.func @top_k(%x: tensor<4x10xf32>) -> (tensor<4x3xf32>, tensor<4x3xi64>) {
+  // CHECK: %{{.+}}, %{{.+}} = tandem.top_k %{{.+}} {axis = 1 : i64, k = 3 : i64, largest = false} : tensor<4x10xf32> -> tensor<4x3xf32>, tensor<4x3xi64>
+  %v, %i = tandem.top_k %x {axis = 1 : i64, k = 3 : i64, largest = false} : tensor<4x10xf32> -> tensor<4x3xf32>, tensor<4x3xi64>
+  return %v, %i : tensor<4x3xf32>, tensor<4x3xi64>
+}
+
 {-#
   dialect_resources: {
     builtin: {

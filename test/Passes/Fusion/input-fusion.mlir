@@ -94,3 +94,19 @@ func.func @different_axes(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %2 = tandem.add %0, %1 : (tensor<4x1xf32>, tensor<1x8xf32>) -> tensor<4x8xf32> loc("sum")
   return %2 : tensor<4x8xf32>
 }
+
+// -----
+
+// arg_max is a reduction root like reduce_max: it takes its elementwise
+// producer.
+// CHECK-LABEL: func.func @sqrt_arg_max
+// CHECK: tandem.fusion input "fusion.argmax"(%arg0)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tandem.sqrt
+// CHECK-NEXT: tandem.arg_max
+// CHECK-NEXT: tandem.yield
+func.func @sqrt_arg_max(%x: tensor<4x8xf32>) -> tensor<4xi64> {
+  %0 = tandem.sqrt %x : tensor<4x8xf32> loc("sqrt")
+  %1 = tandem.arg_max %0 {axis = 1 : i64, keepdims = false} : tensor<4x8xf32> -> tensor<4xi64> loc("argmax")
+  return %1 : tensor<4xi64>
+}

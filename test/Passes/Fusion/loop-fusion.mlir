@@ -116,3 +116,25 @@ func.func @dead_code(%x: tensor<4xf32>) -> tensor<4xf32> {
   %2 = tandem.relu %x : tensor<4xf32> loc("live")
   return %2 : tensor<4xf32>
 }
+
+// -----
+
+// cumsum reads each input element once per output element after it, so like
+// a pool it takes no producer (it would be recomputed); its elementwise
+// consumer joins it.
+// CHECK-LABEL: func.func @tanh_cumsum
+// CHECK: %[[T:.+]] = tandem.fusion loop "fusion.tanh"(%arg0)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tandem.tanh
+// CHECK-NEXT: tandem.yield
+// CHECK: tandem.fusion loop "fusion.neg"(%[[T]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tandem.cumsum
+// CHECK-NEXT: tandem.neg
+// CHECK-NEXT: tandem.yield
+func.func @tanh_cumsum(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = tandem.tanh %x : tensor<4x8xf32> loc("tanh")
+  %1 = tandem.cumsum %0 {axis = 1 : i64} : tensor<4x8xf32> -> tensor<4x8xf32> loc("cumsum")
+  %2 = tandem.neg %1 : tensor<4x8xf32> loc("neg")
+  return %2 : tensor<4x8xf32>
+}

@@ -683,6 +683,53 @@ def conv2d_f16():
 # Reduction
 # ---------------------------------------------------------------------------
 
+@case("shape")
+def gather_elements():
+    p = Prog()
+    data = rand(4, 5, 3)
+    dc = p.const(data)
+    refs = []
+    for axis, shape in ((0, (6, 5, 3)), (1, (4, 2, 3)), (2, (3, 5, 7))):
+        n = data.shape[axis]
+        idx = RNG.integers(-n, n, size=shape).astype(np.int64)
+        v = p.op(f"tandem.gather_elements {dc}, {p.const(idx)} {{axis = {axis}"
+                 f" : i64}} : ({t(data.shape)}, {t(shape, 'i64')}) -> "
+                 f"{t(shape)}")
+        p.out(v, shape)
+        sub = data[tuple(slice(0, shape[d]) if d != axis else slice(None)
+                         for d in range(3))]
+        refs.append(np.take_along_axis(sub, np.where(idx < 0, idx + n, idx),
+                                       axis))
+    ints = randint(3, 4)
+    idx = np.array([[1, -1], [0, 3], [-4, 2]], dtype=np.int32)
+    v = p.op(f"tandem.gather_elements {p.const(ints)}, {p.const(idx)} "
+             f"{{axis = 1 : i64}} : ({t((3, 4), 'i64')}, {t((3, 2), 'i32')}) "
+             f"-> {t((3, 2), 'i64')}")
+    p.out(v, (3, 2), "i64")
+    refs.append(np.take_along_axis(ints, np.where(idx < 0, idx + 4, idx), 1))
+    return p, refs
+
+
+@case("shape")
+def gather_nd():
+    p = Prog()
+    data = rand(4, 5, 3)
+    dc = p.const(data)
+    pairs = np.stack([RNG.integers(-4, 4, size=(2, 3)),
+                      RNG.integers(-5, 5, size=(2, 3))], -1).astype(np.int64)
+    v = p.op(f"tandem.gather_nd {dc}, {p.const(pairs)} : ({t(data.shape)}, "
+             f"{t(pairs.shape, 'i64')}) -> {t((2, 3, 3))}")
+    p.out(v, (2, 3, 3))
+    w = np.where(pairs < 0, pairs + np.array([4, 5]), pairs)
+    refs = [data[w[..., 0], w[..., 1]]]
+    rows = RNG.integers(0, 5, size=(4, 2, 1)).astype(np.int32)
+    v = p.op(f"tandem.gather_nd {dc}, {p.const(rows)} {{batch_dims = 1 : i64}}"
+             f" : ({t(data.shape)}, {t(rows.shape, 'i32')}) -> {t((4, 2, 3))}")
+    p.out(v, (4, 2, 3))
+    refs.append(np.stack([data[b][rows[b, :, 0]] for b in range(4)]))
+    return p, refs
+
+
 @case("reduction")
 def reduce_ops():
     p = Prog()
@@ -705,6 +752,134 @@ def reduce_ops():
     p.out(v, (4,), "i64")
     refs.append(xi.sum(1))
     return p, refs
+
+
+@case("reduction")
+def reduce_min_prod():
+    p = Prog()
+    x = rand(3, 5, 4, lo=0.5, hi=1.5)
+    xc = p.const(x)
+    refs = []
+    for name, fn in (("reduce_min", np.min), ("reduce_prod", np.prod)):
+        for axes, keep in (((1,), False), ((0, 2), True), ((0, 1, 2), False)):
+            ref = fn(x.astype(np.float64), axis=axes, keepdims=keep)
+            v = p.op(f"tandem.{name} {xc} {{axes = array<i64: "
+                     f"{', '.join(map(str, axes))}>, keepdims = "
+                     f"{str(keep).lower()}}} : {t(x.shape)} -> {t(ref.shape)}")
+            p.out(v, ref.shape)
+            refs.append(ref)
+    for name, fn in (("reduce_min", np.min), ("reduce_prod", np.prod)):
+        xi = randint(4, 6, lo=-4, hi=5, dtype=np.int32)
+        v = p.op(f"tandem.{name} {p.const(xi)} {{axes = array<i64: 1>, "
+                 f"keepdims = false}} : {t((4, 6), 'i32')} -> {t((4,), 'i32')}")
+        p.out(v, (4,), "i32")
+        refs.append(fn(xi, axis=1))
+    return p, refs
+
+
+def arg_ref(x, axis, largest, last):
+    """ArgMax/ArgMin with first or last index on ties (no NaN)."""
+    if last:
+        flipped = np.flip(x, axis)
+        r = (np.argmax if largest else np.argmin)(flipped, axis=axis)
+        return x.shape[axis] - 1 - r
+    return (np.argmax if largest else np.argmin)(x, axis=axis)
+
+
+@case("reduction")
+def arg_max_min():
+    p = Prog()
+    # Small integers as floats: plenty of ties.
+    x = RNG.integers(-2, 3, size=(3, 5, 4)).astype(np.float32)
+    xc = p.const(x)
+    xi = RNG.integers(-2, 3, size=(4, 6)).astype(np.int64)
+    xic = p.const(xi)
+    refs = []
+    for name, largest in (("arg_max", True), ("arg_min", False)):
+        for last in (False, True):
+            for axis in (0, 1, 2):
+                ref = arg_ref(x, axis, largest, last)
+                v = p.op(f"tandem.{name} {xc} {{axis = {axis} : i64, keepdims "
+                         f"= false, select_last_index = {str(last).lower()}}}"
+                         f" : {t(x.shape)} -> {t(ref.shape, 'i64')}")
+                p.out(v, ref.shape, "i64")
+                refs.append(ref)
+            ref = np.expand_dims(arg_ref(xi, 1, largest, last), 1)
+            v = p.op(f"tandem.{name} {xic} {{axis = 1 : i64, "
+                     f"select_last_index = {str(last).lower()}}}"
+                     f" : {t(xi.shape, 'i64')} -> {t(ref.shape, 'i64')}")
+            p.out(v, ref.shape, "i64")
+            refs.append(ref)
+    return p, refs
+
+
+def cumsum_ref(x, axis, exclusive, reverse):
+    if reverse:
+        x = np.flip(x, axis)
+    r = np.cumsum(x, axis=axis, dtype=x.dtype)
+    if exclusive:
+        r = r - x
+    return np.flip(r, axis) if reverse else r
+
+
+@case("reduction")
+def cumsum():
+    p = Prog()
+    x = rand(3, 6, 4)
+    xc = p.const(x)
+    xi = randint(2, 7, dtype=np.int64)
+    xic = p.const(xi)
+    refs = []
+    for exclusive in (False, True):
+        for reverse in (False, True):
+            flags = (f"exclusive = {str(exclusive).lower()}, "
+                     f"reverse = {str(reverse).lower()}")
+            for axis in (0, 1, 2):
+                v = p.op(f"tandem.cumsum {xc} {{axis = {axis} : i64, {flags}}}"
+                         f" : {t(x.shape)} -> {t(x.shape)}")
+                p.out(v, x.shape)
+                refs.append(cumsum_ref(x.astype(np.float64), axis, exclusive,
+                                       reverse))
+            v = p.op(f"tandem.cumsum {xic} {{axis = 1 : i64, {flags}}}"
+                     f" : {t(xi.shape, 'i64')} -> {t(xi.shape, 'i64')}")
+            p.out(v, xi.shape, "i64")
+            refs.append(cumsum_ref(xi, 1, exclusive, reverse))
+    return p, refs
+
+
+def top_k_ref(x, k, axis, largest):
+    """Values and indices, best first, ties by lower index (no NaN)."""
+    order = np.argsort(-x if largest else x, axis=axis, kind="stable")
+    idx = np.take(order, np.arange(k), axis=axis)
+    return np.take_along_axis(x, idx, axis), idx
+
+
+@case("reduction")
+def top_k():
+    p = Prog()
+    x = RNG.integers(-3, 4, size=(3, 6, 4)).astype(np.float32)
+    x += rand(3, 6, 4, lo=0, hi=1) * (RNG.random((3, 6, 4)) < 0.5)
+    xc = p.const(x)
+    xi = randint(5, 7, dtype=np.int32)
+    refs = []
+    for axis, k, largest in ((0, 2, True), (1, 4, False), (2, 4, True),
+                             (1, 1, True)):
+        v, i = top_k_ref(x, k, axis, largest)
+        r = p.fresh()
+        p.raw(f"{r}:2 = tandem.top_k {xc} {{axis = {axis} : i64, k = {k} : "
+              f"i64, largest = {str(largest).lower()}}} : {t(x.shape)} -> "
+              f"{t(v.shape)}, {t(v.shape, 'i64')}")
+        p.out(f"{r}#0", v.shape)
+        p.out(f"{r}#1", v.shape, "i64")
+        refs += [v, i]
+    v, i = top_k_ref(xi, 3, 1, False)
+    r = p.fresh()
+    p.raw(f"{r}:2 = tandem.top_k {p.const(xi)} {{axis = 1 : i64, k = 3 : i64,"
+          f" largest = false}} : {t(xi.shape, 'i32')} -> {t(v.shape, 'i32')}, "
+          f"{t(v.shape, 'i64')}")
+    p.out(f"{r}#0", v.shape, "i32")
+    p.out(f"{r}#1", v.shape, "i64")
+    return p, refs + [v, i]
 
 
 @case("reduction")

@@ -175,6 +175,32 @@ def gather_runtime():
                  [table])
 
 
+def gather_elements_const_oob():
+    """GatherElements with a constant index past the axis."""
+    return model([helper.make_node("GatherElements", ["x", "idx"], ["y"],
+                                   name="pick", axis=1)],
+                 [tensor("x", [2, 4])], [tensor("y", [2, 1])],
+                 [numpy_helper.from_array(np.array([[3], [-5]], np.int64),
+                                          "idx")])
+
+
+def gather_elements_runtime():
+    """GatherElements whose indices arrive at run time."""
+    return model([helper.make_node("GatherElements", ["x", "ids"], ["y"],
+                                   name="pick", axis=1)],
+                 [tensor("x", [2, 4]), tensor("ids", [2, 3], TensorProto.INT64)],
+                 [tensor("y", [2, 3])])
+
+
+def gather_nd_runtime():
+    """GatherND whose index pairs (into dims of 3 and 4) arrive at run
+    time."""
+    return model([helper.make_node("GatherND", ["x", "ids"], ["y"],
+                                   name="pairs")],
+                 [tensor("x", [3, 4]), tensor("ids", [2, 2], TensorProto.INT64)],
+                 [tensor("y", [2])])
+
+
 def hostile_names():
     """Tensor names that would end a C comment, break a line or open a
     string in the generated header."""
@@ -203,6 +229,9 @@ MODELS = {
     "empty_reduce_sum": empty_reduce_sum,
     "gather_const_oob": gather_const_oob,
     "gather_runtime": gather_runtime,
+    "gather_elements_const_oob": gather_elements_const_oob,
+    "gather_elements_runtime": gather_elements_runtime,
+    "gather_nd_runtime": gather_nd_runtime,
 }
 
 

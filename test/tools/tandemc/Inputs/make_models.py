@@ -448,6 +448,9 @@ COMPOSED = {
         [tensor("x", [3, 2, 5])], [tensor("y", [3, 1, 2, 4])],
         [weight("w", 1, 16, 5), weight("r", 1, 16, 4),
          numpy_helper.from_array(np.array([3, 2], np.int32), "lens")]),
+    "c_if": lambda: control_flow("if"),
+    "c_data_if": lambda: control_flow("data_if"),
+    "c_loop": lambda: control_flow("loop"),
     "c_lppool": one_node("LpPool", [("x", [1, 1, 4, 4], F32)],
                          ([1, 1, 2, 2], F32), {"kernel_shape": [2, 2],
                                                "strides": [2, 2]}),
@@ -483,6 +486,48 @@ def einsum_model(out_dir, name):
     for n, a in zip(names, arrays):
         np.save(os.path.join(out_dir, "%s.%s.npy" % (name, n)), a)
     np.save(os.path.join(out_dir, name + ".ref.npy"), np.array(ref, order="C"))
+
+
+def control_flow(kind):
+    """If on a shape test (folds: x has 4 rows) and Loop with trip count 3
+    adding x to an accumulator, scanning each partial sum; `data_if` has a
+    condition computed from data."""
+    def branch(name, op):
+        return helper.make_graph(
+            [helper.make_node(op, ["x"], [name + "_y"])], name, [],
+            [tensor(name + "_y", [4, 2])])
+    if kind == "if":
+        nodes = [helper.make_node("Shape", ["x"], ["s"]),
+                 helper.make_node("Gather", ["s", "zero"], ["rows"], axis=0),
+                 helper.make_node("Equal", ["rows", "four"], ["c"]),
+                 helper.make_node("If", ["c"], ["y"], name="choose",
+                                  then_branch=branch("then", "Relu"),
+                                  else_branch=branch("else", "Neg"))]
+        return model(nodes, [tensor("x", [4, 2])], [tensor("y", [4, 2])],
+                     [ints("zero", 0), ints("four", 4)])
+    if kind == "data_if":
+        nodes = [helper.make_node("ReduceSum", ["x"], ["t"], keepdims=0),
+                 helper.make_node("Greater", ["t", "z"], ["c"]),
+                 helper.make_node("If", ["c"], ["y"], name="choose",
+                                  then_branch=branch("then", "Relu"),
+                                  else_branch=branch("else", "Neg"))]
+        return model(nodes, [tensor("x", [4, 2])], [tensor("y", [4, 2])],
+                     [numpy_helper.from_array(np.array(0, np.float32), "z")])
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Add", ["acc_in", "x"], ["acc_out"]),
+         helper.make_node("Identity", ["acc_out"], ["scan"])],
+        "body", [tensor("i", [], TensorProto.INT64),
+                 tensor("cond_in", [], TensorProto.BOOL),
+                 tensor("acc_in", [4, 2])],
+        [tensor("cond_out", [], TensorProto.BOOL), tensor("acc_out", [4, 2]),
+         tensor("scan", [4, 2])])
+    nodes = [helper.make_node("Loop", ["m", "", "zeros"], ["acc", "sums"],
+                              name="loop", body=body)]
+    return model(nodes, [tensor("x", [4, 2])],
+                 [tensor("acc", [4, 2]), tensor("sums", [3, 4, 2])],
+                 [ints("m", 3), numpy_helper.from_array(
+                     np.zeros((4, 2), np.float32), "zeros")])
 
 
 def opset(version):

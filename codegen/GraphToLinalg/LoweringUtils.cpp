@@ -159,6 +159,9 @@ Value mlir::tandem::linalg_lowering::highestValue(OpBuilder &b, Location loc,
         b.getFloatAttr(floatType, APFloat::getInf(floatType.getFloatSemantics(),
                                                   /*Negative=*/false)));
   unsigned width = type.getIntOrFloatBitWidth();
+  if (isUnsignedInt(type))
+    return arith::ConstantOp::create(
+        b, loc, b.getIntegerAttr(type, APInt::getMaxValue(width)));
   return arith::ConstantOp::create(
       b, loc, b.getIntegerAttr(type, APInt::getSignedMaxValue(width)));
 }

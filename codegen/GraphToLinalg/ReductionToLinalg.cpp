@@ -45,6 +45,8 @@ Value maxScalars(OpBuilder &b, Location loc, Value l, Value r) {
 Value minScalars(OpBuilder &b, Location loc, Value l, Value r) {
   if (isFloat(l.getType()))
     return arith::MinimumFOp::create(b, loc, l, r);
+  if (isUnsignedInt(l.getType()))
+    return arith::MinUIOp::create(b, loc, l, r);
   return arith::MinSIOp::create(b, loc, l, r);
 }
 
@@ -222,10 +224,16 @@ template <typename OpTy> struct ArgReduceToGeneric : OpConversionPattern<OpTy> {
                                       : arith::CmpFPredicate::OLT);
             better = arith::CmpFOp::create(b, nloc, pred, v, best);
           } else {
-            auto pred = isMax ? (last ? arith::CmpIPredicate::sge
-                                      : arith::CmpIPredicate::sgt)
-                              : (last ? arith::CmpIPredicate::sle
-                                      : arith::CmpIPredicate::slt);
+            // Unsigned elements compare as unsigned.
+            bool u = isUnsignedInt(elem);
+            auto pred = isMax ? (last ? (u ? arith::CmpIPredicate::uge
+                                           : arith::CmpIPredicate::sge)
+                                      : (u ? arith::CmpIPredicate::ugt
+                                           : arith::CmpIPredicate::sgt))
+                              : (last ? (u ? arith::CmpIPredicate::ule
+                                           : arith::CmpIPredicate::sle)
+                                      : (u ? arith::CmpIPredicate::ult
+                                           : arith::CmpIPredicate::slt));
             better = arith::CmpIOp::create(b, nloc, pred, v, best);
           }
           Value take = arith::OrIOp::create(b, nloc, first, better);

@@ -188,3 +188,16 @@ func.func @max_pool_unsigned(%x: tensor<1x1x4x4xui8>) -> tensor<1x1x4x4xui8> {
       : tensor<1x1x4x4xui8> -> tensor<1x1x4x4xui8>
   return %0 : tensor<1x1x4x4xui8>
 }
+
+// -----
+
+// reduce_min of unsigned values starts from all ones and takes minui.
+// CHECK-LABEL: func.func @reduce_min_unsigned
+// CHECK: %[[INIT:.+]] = arith.constant -1 : i8
+// CHECK: linalg.fill ins(%[[INIT]] : i8)
+// CHECK: arith.minui
+func.func @reduce_min_unsigned(%a: tensor<4xui8>) -> tensor<ui8> {
+  %0 = tandem.reduce_min %a {axes = array<i64: 0>, keepdims = false}
+      : tensor<4xui8> -> tensor<ui8>
+  return %0 : tensor<ui8>
+}

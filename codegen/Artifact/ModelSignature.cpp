@@ -6,18 +6,60 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+// The ABI header is the one source of the dtype values; AbiDType mirrors it.
+#include "runtime/include/tandem/runtime.h"
+
 using namespace mlir;
 using namespace mlir::tandem;
+
+#define TANDEM_CHECK_DTYPE(ours, abi)                                          \
+  static_assert(static_cast<int>(AbiDType::ours) == abi,                       \
+                "AbiDType::" #ours " differs from " #abi)
+TANDEM_CHECK_DTYPE(F32, TANDEM_F32);
+TANDEM_CHECK_DTYPE(F16, TANDEM_F16);
+TANDEM_CHECK_DTYPE(BF16, TANDEM_BF16);
+TANDEM_CHECK_DTYPE(I64, TANDEM_I64);
+TANDEM_CHECK_DTYPE(I32, TANDEM_I32);
+TANDEM_CHECK_DTYPE(Bool, TANDEM_BOOL);
+TANDEM_CHECK_DTYPE(F64, TANDEM_F64);
+TANDEM_CHECK_DTYPE(I8, TANDEM_I8);
+TANDEM_CHECK_DTYPE(U8, TANDEM_U8);
+TANDEM_CHECK_DTYPE(I16, TANDEM_I16);
+TANDEM_CHECK_DTYPE(U16, TANDEM_U16);
+TANDEM_CHECK_DTYPE(U32, TANDEM_U32);
+TANDEM_CHECK_DTYPE(U64, TANDEM_U64);
+static_assert(static_cast<int>(AbiDType::U64) == TANDEM_DTYPE_LAST,
+              "AbiDType lacks the ABI's last dtype");
+#undef TANDEM_CHECK_DTYPE
+
+int64_t mlir::tandem::dtypeSize(AbiDType dtype) {
+  switch (dtype) {
+  case AbiDType::Bool:
+  case AbiDType::I8:
+  case AbiDType::U8:
+    return 1;
+  case AbiDType::F16:
+  case AbiDType::BF16:
+  case AbiDType::I16:
+  case AbiDType::U16:
+    return 2;
+  case AbiDType::F32:
+  case AbiDType::I32:
+  case AbiDType::U32:
+    return 4;
+  case AbiDType::F64:
+  case AbiDType::I64:
+  case AbiDType::U64:
+    return 8;
+  }
+  llvm_unreachable("unknown dtype");
+}
 
 int64_t TensorSignature::bytes() const {
   int64_t count = 1;
   for (int64_t d : shape)
     count *= d;
-  int64_t size = dtype == AbiDType::F32 || dtype == AbiDType::I32 ? 4
-                 : dtype == AbiDType::I64                         ? 8
-                 : dtype == AbiDType::Bool                        ? 1
-                                                                  : 2;
-  return count * size;
+  return count * dtypeSize(dtype);
 }
 
 llvm::StringRef mlir::tandem::dtypeName(AbiDType dtype) {
@@ -34,6 +76,20 @@ llvm::StringRef mlir::tandem::dtypeName(AbiDType dtype) {
     return "i32";
   case AbiDType::Bool:
     return "bool";
+  case AbiDType::F64:
+    return "f64";
+  case AbiDType::I8:
+    return "i8";
+  case AbiDType::U8:
+    return "u8";
+  case AbiDType::I16:
+    return "i16";
+  case AbiDType::U16:
+    return "u16";
+  case AbiDType::U32:
+    return "u32";
+  case AbiDType::U64:
+    return "u64";
   }
   llvm_unreachable("unknown dtype");
 }
@@ -51,10 +107,27 @@ llvm::StringRef mlir::tandem::dtypeCType(AbiDType dtype) {
     return "int32_t";
   case AbiDType::Bool:
     return "bool";
+  case AbiDType::F64:
+    return "double";
+  case AbiDType::I8:
+    return "int8_t";
+  case AbiDType::U8:
+    return "uint8_t";
+  case AbiDType::I16:
+    return "int16_t";
+  case AbiDType::U16:
+    return "uint16_t";
+  case AbiDType::U32:
+    return "uint32_t";
+  case AbiDType::U64:
+    return "uint64_t";
   }
   llvm_unreachable("unknown dtype");
 }
 
+/// The ABI dtype of a tandem element type: signless integers are signed,
+/// ui8 ... ui64 unsigned (the tandem dialect keeps ONNX's signedness until
+/// the lowering, and the signature is read before it).
 static std::optional<AbiDType> toDType(Type type) {
   if (type.isF32())
     return AbiDType::F32;
@@ -62,13 +135,26 @@ static std::optional<AbiDType> toDType(Type type) {
     return AbiDType::F16;
   if (type.isBF16())
     return AbiDType::BF16;
-  if (type.isInteger(64))
-    return AbiDType::I64;
-  if (type.isInteger(32))
-    return AbiDType::I32;
+  if (type.isF64())
+    return AbiDType::F64;
   if (type.isInteger(1))
     return AbiDType::Bool;
-  return std::nullopt;
+  auto integer = dyn_cast<IntegerType>(type);
+  if (!integer || integer.isSigned())
+    return std::nullopt;
+  bool u = integer.isUnsigned();
+  switch (integer.getWidth()) {
+  case 8:
+    return u ? AbiDType::U8 : AbiDType::I8;
+  case 16:
+    return u ? AbiDType::U16 : AbiDType::I16;
+  case 32:
+    return u ? AbiDType::U32 : AbiDType::I32;
+  case 64:
+    return u ? AbiDType::U64 : AbiDType::I64;
+  default:
+    return std::nullopt;
+  }
 }
 
 /// Reads one argument or result.

@@ -18,15 +18,26 @@
 
 namespace mlir::tandem {
 
-/// Element types as the runtime ABI numbers them (tandem_dtype_t).
+/// Element types as the runtime ABI numbers them (tandem_dtype_t; new ones
+/// are appended there and here, existing values never change).
 enum class AbiDType : int32_t {
   F32 = 0,
   F16 = 1,
   BF16 = 2,
   I64 = 3,
   I32 = 4,
-  Bool = 5
+  Bool = 5,
+  F64 = 6,
+  I8 = 7,
+  U8 = 8,
+  I16 = 9,
+  U16 = 10,
+  U32 = 11,
+  U64 = 12
 };
+
+/// Bytes per element of `dtype` (bool is one byte).
+int64_t dtypeSize(AbiDType dtype);
 
 /// One input or output.
 struct TensorSignature {
@@ -46,7 +57,8 @@ struct ModelSignature {
   uint64_t arenaBytes = 0;
 };
 
-/// The ABI name of a dtype ("f32", ...) and its C type ("float", ...).
+/// The ABI name of a dtype ("f32", "u8", ...) and its C type ("float",
+/// "uint8_t", ...).
 llvm::StringRef dtypeName(AbiDType dtype);
 llvm::StringRef dtypeCType(AbiDType dtype);
 

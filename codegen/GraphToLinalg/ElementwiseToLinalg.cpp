@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -23,6 +24,9 @@ using namespace mlir::tandem::linalg_lowering;
 namespace {
 
 bool isFloat(Value v) { return isa<FloatType>(v.getType()); }
+/// Whether `v` is an unsigned integer (ui8 ...): the scalar bodies see the
+/// tandem element types and pick the unsigned arith ops for them.
+bool isUnsigned(Value v) { return isUnsignedInt(v.getType()); }
 
 //===----------------------------------------------------------------------===//
 // Unary
@@ -30,6 +34,8 @@ bool isFloat(Value v) { return isa<FloatType>(v.getType()); }
 
 /// The scalar computation of each unary op.
 Value unaryScalar(ReluOp, OpBuilder &b, Location loc, Value x) {
+  if (isUnsigned(x))
+    return x; // never negative
   Value zero = scalarConstant(b, loc, x.getType(), 0.0);
   if (isFloat(x))
     return arith::MaximumFOp::create(b, loc, x, zero);
@@ -51,8 +57,32 @@ template <typename MathOp> Value inF32(OpBuilder &b, Location loc, Value x) {
   Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
   return arith::TruncFOp::create(b, loc, type, MathOp::create(b, loc, wide));
 }
+/// tanh; f64 as its odd Taylor polynomial through x^7 below |x| = 0.01
+/// (relative error under 1e-17) and copysign((1 - e) / (1 + e), x) with
+/// e = exp(-2|x|) elsewhere (under 1e-14): math.tanh's exp-based expansion
+/// in the pipelines loses the relative precision of tiny x (1e-7 at
+/// 1e-10), which f64 users would notice.
 Value unaryScalar(TanhOp, OpBuilder &b, Location loc, Value x) {
-  return inF32<math::TanhOp>(b, loc, x);
+  if (!x.getType().isF64())
+    return inF32<math::TanhOp>(b, loc, x);
+  Type t = x.getType();
+  auto c = [&](double v) { return scalarConstant(b, loc, t, v); };
+  Value ax = math::AbsFOp::create(b, loc, x);
+  Value x2 = arith::MulFOp::create(b, loc, x, x);
+  Value poly = c(-17.0 / 315.0);
+  for (double coefficient : {2.0 / 15.0, -1.0 / 3.0, 1.0})
+    poly = arith::AddFOp::create(b, loc, c(coefficient),
+                                 arith::MulFOp::create(b, loc, x2, poly));
+  Value series = arith::MulFOp::create(b, loc, x, poly);
+  Value e =
+      math::ExpOp::create(b, loc, arith::MulFOp::create(b, loc, c(-2.0), ax));
+  Value ratio =
+      arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, c(1.0), e),
+                            arith::AddFOp::create(b, loc, c(1.0), e));
+  Value signed_ = math::CopySignOp::create(b, loc, ratio, x);
+  Value small =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, ax, c(0.01));
+  return arith::SelectOp::create(b, loc, small, series, signed_);
 }
 Value unaryScalar(ExpOp, OpBuilder &b, Location loc, Value x) {
   return math::ExpOp::create(b, loc, x);
@@ -78,6 +108,8 @@ Value unaryScalar(NegOp, OpBuilder &b, Location loc, Value x) {
 Value unaryScalar(AbsOp, OpBuilder &b, Location loc, Value x) {
   if (isFloat(x))
     return math::AbsFOp::create(b, loc, x);
+  if (isUnsigned(x))
+    return x;
   return math::AbsIOp::create(b, loc, x);
 }
 
@@ -198,16 +230,22 @@ struct ClipToGeneric : OpConversionPattern<ClipOp> {
         adaptor.getInput(), [&](OpBuilder &b, Location loc, ValueRange args) {
           Value x = args[0];
           Type t = x.getType();
-          bool fp = isFloat(x);
-          if (lo) {
+          bool fp = isFloat(x), u = isUnsigned(x);
+          // An unsigned x is never below a negative bound; a negative upper
+          // bound clamps it to 0.
+          if (lo && !(u && *lo <= 0)) {
             Value c = scalarConstant(b, loc, t, fp ? *lo : std::ceil(*lo));
-            x = fp ? Value(arith::MaximumFOp::create(b, loc, x, c))
-                   : Value(arith::MaxSIOp::create(b, loc, x, c));
+            x = fp  ? Value(arith::MaximumFOp::create(b, loc, x, c))
+                : u ? Value(arith::MaxUIOp::create(b, loc, x, c))
+                    : Value(arith::MaxSIOp::create(b, loc, x, c));
           }
           if (hi) {
-            Value c = scalarConstant(b, loc, t, fp ? *hi : std::floor(*hi));
-            x = fp ? Value(arith::MinimumFOp::create(b, loc, x, c))
-                   : Value(arith::MinSIOp::create(b, loc, x, c));
+            double bound = fp ? *hi : std::floor(*hi);
+            Value c =
+                scalarConstant(b, loc, t, u ? std::max(bound, 0.0) : bound);
+            x = fp  ? Value(arith::MinimumFOp::create(b, loc, x, c))
+                : u ? Value(arith::MinUIOp::create(b, loc, x, c))
+                    : Value(arith::MinSIOp::create(b, loc, x, c));
           }
           return x;
         });
@@ -227,6 +265,16 @@ Value floatOrInt(OpBuilder &b, Location loc, Value l, Value r) {
   return IOp::create(b, loc, l, r);
 }
 
+/// FOp on floats, UOp on unsigned and SOp on signed integers.
+template <typename FOp, typename SOp, typename UOp>
+Value bySignedness(OpBuilder &b, Location loc, Value l, Value r) {
+  if (isFloat(l))
+    return FOp::create(b, loc, l, r);
+  if (isUnsigned(l))
+    return UOp::create(b, loc, l, r);
+  return SOp::create(b, loc, l, r);
+}
+
 Value binaryScalar(AddOp, OpBuilder &b, Location loc, Value l, Value r) {
   return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, l, r);
 }
@@ -236,16 +284,38 @@ Value binaryScalar(SubOp, OpBuilder &b, Location loc, Value l, Value r) {
 Value binaryScalar(MulOp, OpBuilder &b, Location loc, Value l, Value r) {
   return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, l, r);
 }
+/// Integer division truncates toward zero (ONNX Div); unsigned operands
+/// divide as unsigned (uint8 250 / 3 is 83). Where ONNX leaves integer
+/// division undefined and the CPU would trap, it does not: x / 0 is 0 (as
+/// Mod's remainder by 0) and, signed, MIN / -1 wraps to MIN (as -x does).
 Value binaryScalar(DivOp, OpBuilder &b, Location loc, Value l, Value r) {
-  // Integer division truncates toward zero (ONNX Div).
-  return floatOrInt<arith::DivFOp, arith::DivSIOp>(b, loc, l, r);
+  if (isFloat(l))
+    return arith::DivFOp::create(b, loc, l, r);
+  Type t = l.getType();
+  Value zero = scalarConstant(b, loc, t, 0), one = scalarConstant(b, loc, t, 1);
+  Value byZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r, zero);
+  if (isUnsigned(l)) {
+    Value q = arith::DivUIOp::create(
+        b, loc, l, arith::SelectOp::create(b, loc, byZero, one, r));
+    return arith::SelectOp::create(b, loc, byZero, zero, q);
+  }
+  Value byMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r,
+                                           scalarConstant(b, loc, t, -1));
+  Value safe = arith::SelectOp::create(
+      b, loc, arith::OrIOp::create(b, loc, byZero, byMinusOne), one, r);
+  Value q = arith::DivSIOp::create(b, loc, l, safe);
+  q = arith::SelectOp::create(b, loc, byMinusOne,
+                              arith::SubIOp::create(b, loc, zero, l), q);
+  return arith::SelectOp::create(b, loc, byZero, zero, q);
 }
 Value binaryScalar(PowOp, OpBuilder &b, Location loc, Value l, Value r) {
   return math::PowFOp::create(b, loc, l, r);
 }
 /// Integer remainders divide by 1 where the divisor is 0 or -1 (the result
 /// is then 0), so that no division traps; `fmod = false` moves a non-zero
-/// remainder to the divisor's sign.
+/// remainder to the divisor's sign. Unsigned remainders are remui (both
+/// forms agree), by 1 where the divisor is 0.
 Value binaryScalar(ModOp op, OpBuilder &b, Location loc, Value l, Value r) {
   if (isFloat(l))
     return arith::RemFOp::create(b, loc, l, r);
@@ -253,6 +323,9 @@ Value binaryScalar(ModOp op, OpBuilder &b, Location loc, Value l, Value r) {
   Value zero = scalarConstant(b, loc, t, 0), one = scalarConstant(b, loc, t, 1);
   Value isZero =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r, zero);
+  if (isUnsigned(l))
+    return arith::RemUIOp::create(
+        b, loc, l, arith::SelectOp::create(b, loc, isZero, one, r));
   Value isMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r,
                                            scalarConstant(b, loc, t, -1));
   Value divisor = arith::SelectOp::create(
@@ -301,10 +374,12 @@ Value binaryScalar(ShiftRightOp, OpBuilder &b, Location loc, Value l, Value r) {
   return logicalShift<arith::ShRUIOp>(b, loc, l, r);
 }
 Value binaryScalar(MaxOp, OpBuilder &b, Location loc, Value l, Value r) {
-  return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, l, r);
+  return bySignedness<arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp>(b, loc,
+                                                                         l, r);
 }
 Value binaryScalar(MinOp, OpBuilder &b, Location loc, Value l, Value r) {
-  return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, l, r);
+  return bySignedness<arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp>(b, loc,
+                                                                         l, r);
 }
 
 /// Lowers a broadcasting binary op whose scalar form is `binaryScalar`.
@@ -360,8 +435,9 @@ struct CmpToGeneric : OpConversionPattern<CmpOp> {
             }
             return arith::CmpFOp::create(b, loc, p, l, r);
           }
-          // Booleans order false < true (unsigned); other ints are signed.
-          bool u = l.getType().isInteger(1);
+          // Booleans (false < true) and the unsigned types compare as
+          // unsigned (uint8 200 > 100); the signless ones as signed.
+          bool u = l.getType().isInteger(1) || isUnsigned(l);
           arith::CmpIPredicate p = arith::CmpIPredicate::eq;
           switch (pred) {
           case CmpPredicate::EQ:

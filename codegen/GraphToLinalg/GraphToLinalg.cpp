@@ -9,15 +9,18 @@
 
 #include "codegen/GraphToLinalg/GraphToLinalg.h"
 
+#include "codegen/GPU/GPUFunctions.h"
 #include "codegen/GraphToLinalg/LoweringUtils.h"
 #include "codegen/Passes.h"
 #include "dialects/Tandem/IR/TandemOps.h"
 
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::tandem {
 #define GEN_PASS_DEF_TANDEMLOWERTOLINALG
@@ -127,6 +130,19 @@ struct LowerToLinalgPass
                                       conversionConfig())))
       return signalPassFailure();
     copyRepeatedResults(getOperation());
+    // The patterns chose the unsigned arith ops from the tandem types;
+    // arith, linalg and LLVM take signless integers only.
+    linalg_lowering::makeSignless(getOperation());
+    // f32 <-> bf16 conversions on the host become integer ops (round to
+    // nearest even), not calls of libgcc's __truncsfbf2, which g++ 12's
+    // libgcc lacks and the model's shared library does not link. GPU
+    // partitions keep arith.truncf, which NVVM converts natively.
+    RewritePatternSet bf16Patterns(ctx);
+    arith::populateExpandBFloat16Patterns(bf16Patterns);
+    FrozenRewritePatternSet bf16(std::move(bf16Patterns));
+    for (func::FuncOp func : getOperation().getOps<func::FuncOp>())
+      if (!isGPUPartition(func))
+        walkAndApplyPatterns(func, bf16);
   }
 };
 

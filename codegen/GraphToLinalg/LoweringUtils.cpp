@@ -10,6 +10,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/AttrTypeSubElements.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <limits>
 
@@ -72,12 +76,64 @@ Value mlir::tandem::linalg_lowering::buildElementwise(
   return buildElementwiseWithMaps(b, loc, resultType, inputs, maps, fn);
 }
 
+bool mlir::tandem::linalg_lowering::isUnsignedInt(Type type) {
+  return getElementTypeOrSelf(type).isUnsignedInteger();
+}
+
+void mlir::tandem::linalg_lowering::makeSignless(ModuleOp module) {
+  auto signless = [](Type type) -> Type {
+    auto integer = dyn_cast<IntegerType>(type);
+    if (!integer || !integer.isUnsigned())
+      return {};
+    return IntegerType::get(type.getContext(), integer.getWidth());
+  };
+  AttrTypeReplacer replacer;
+  replacer.addReplacement([&](IntegerType type) -> std::optional<Type> {
+    if (Type t = signless(type))
+      return t;
+    return std::nullopt;
+  });
+  // Elements attributes keep their data; only the element type changes
+  // (the replacer does not look inside their storage itself).
+  replacer.addReplacement(
+      [&](DenseElementsAttr attr) -> std::optional<Attribute> {
+        if (Type t = signless(attr.getElementType()))
+          return attr.bitcast(t);
+        return std::nullopt;
+      });
+  replacer.addReplacement(
+      [&](DenseResourceElementsAttr attr) -> std::optional<Attribute> {
+        if (Type t = signless(attr.getElementType()))
+          return DenseResourceElementsAttr::get(attr.getType().clone(t),
+                                                attr.getRawHandle());
+        return std::nullopt;
+      });
+  replacer.recursivelyReplaceElementsIn(module, /*replaceAttrs=*/true,
+                                        /*replaceLocs=*/false,
+                                        /*replaceTypes=*/true);
+  // The bit-preserving i8 <-> ui8 casts are now i8 -> i8.
+  module.walk([](arith::BitcastOp cast) {
+    if (cast.getIn().getType() == cast.getType()) {
+      cast.getResult().replaceAllUsesWith(cast.getIn());
+      cast.erase();
+    }
+  });
+}
+
 Value mlir::tandem::linalg_lowering::scalarConstant(OpBuilder &b, Location loc,
                                                     Type type, double value) {
   if (auto floatType = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
+  // The value's low bits (-1 is all ones); non-negative values convert as
+  // unsigned, so that ui64 values past INT64_MAX keep their bits.
+  uint64_t bits = value >= 0
+                      ? static_cast<uint64_t>(value)
+                      : static_cast<uint64_t>(static_cast<int64_t>(value));
   return arith::ConstantOp::create(
-      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+      b, loc,
+      b.getIntegerAttr(type, APInt(type.getIntOrFloatBitWidth(), bits,
+                                   /*isSigned=*/false,
+                                   /*implicitTrunc=*/true)));
 }
 
 Value mlir::tandem::linalg_lowering::lowestValue(OpBuilder &b, Location loc,
@@ -88,6 +144,9 @@ Value mlir::tandem::linalg_lowering::lowestValue(OpBuilder &b, Location loc,
         b.getFloatAttr(floatType, APFloat::getInf(floatType.getFloatSemantics(),
                                                   /*Negative=*/true)));
   unsigned width = type.getIntOrFloatBitWidth();
+  if (isUnsignedInt(type))
+    return arith::ConstantOp::create(
+        b, loc, b.getIntegerAttr(type, APInt::getZero(width)));
   return arith::ConstantOp::create(
       b, loc, b.getIntegerAttr(type, APInt::getSignedMinValue(width)));
 }
@@ -100,6 +159,9 @@ Value mlir::tandem::linalg_lowering::highestValue(OpBuilder &b, Location loc,
         b.getFloatAttr(floatType, APFloat::getInf(floatType.getFloatSemantics(),
                                                   /*Negative=*/false)));
   unsigned width = type.getIntOrFloatBitWidth();
+  if (isUnsignedInt(type))
+    return arith::ConstantOp::create(
+        b, loc, b.getIntegerAttr(type, APInt::getMaxValue(width)));
   return arith::ConstantOp::create(
       b, loc, b.getIntegerAttr(type, APInt::getSignedMaxValue(width)));
 }
@@ -121,16 +183,27 @@ Value mlir::tandem::linalg_lowering::convertScalar(OpBuilder &b, Location loc,
   if (fromFloat && toFloat) {
     if (fromFloat.getWidth() < toFloat.getWidth())
       return arith::ExtFOp::create(b, loc, to, value);
+    // f64 -> bf16 rounds through f32, as onnxruntime's conversion does
+    // (and as the host's integer bf16 expansion needs).
+    if (fromFloat.isF64() && toFloat.isBF16())
+      return arith::TruncFOp::create(
+          b, loc, to, arith::TruncFOp::create(b, loc, b.getF32Type(), value));
     if (fromFloat.getWidth() > toFloat.getWidth())
       return arith::TruncFOp::create(b, loc, to, value);
     // f16 <-> bf16: go through f32.
     Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
     return arith::TruncFOp::create(b, loc, to, wide);
   }
-  if (fromFloat)
+  // i1 and the unsigned types read as unsigned; the signedness of the
+  // target only matters for float -> int.
+  bool fromUnsigned = from.isInteger(1) || isUnsignedInt(from);
+  if (fromFloat) {
+    if (isUnsignedInt(to))
+      return arith::FPToUIOp::create(b, loc, to, value);
     return arith::FPToSIOp::create(b, loc, to, value);
+  }
   if (toFloat) {
-    if (from.isInteger(1))
+    if (fromUnsigned)
       return arith::UIToFPOp::create(b, loc, to, value);
     return arith::SIToFPOp::create(b, loc, to, value);
   }
@@ -138,7 +211,9 @@ Value mlir::tandem::linalg_lowering::convertScalar(OpBuilder &b, Location loc,
   unsigned toWidth = to.getIntOrFloatBitWidth();
   if (fromWidth > toWidth)
     return arith::TruncIOp::create(b, loc, to, value);
-  if (from.isInteger(1))
+  if (fromWidth == toWidth) // i8 <-> ui8: the same bits
+    return arith::BitcastOp::create(b, loc, to, value);
+  if (fromUnsigned)
     return arith::ExtUIOp::create(b, loc, to, value);
   return arith::ExtSIOp::create(b, loc, to, value);
 }

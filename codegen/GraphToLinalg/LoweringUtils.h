@@ -47,18 +47,32 @@ Value buildElementwiseWithMaps(OpBuilder &b, Location loc,
                                RankedTensorType resultType, ValueRange inputs,
                                ArrayRef<AffineMap> inputMaps, ScalarFn fn);
 
+/// Whether `type` (a scalar or shaped type) holds unsigned integers. The
+/// patterns build on the tandem element types (ui8 ...) and choose the
+/// unsigned arith ops from them; the pass then makes every type signless
+/// (makeSignless).
+bool isUnsignedInt(Type type);
+
+/// Rewrites every unsigned integer type in `module` (op results, block
+/// arguments, function types, attributes) to the signless type of its width
+/// and drops the same-type arith.bitcast ops this leaves behind.
+void makeSignless(ModuleOp module);
+
 /// A scalar constant of `type` (float or integer) with value `value`.
 Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);
 
-/// The lowest value of `type`: -inf for floats, the signed minimum for ints.
+/// The lowest value of `type`: -inf for floats, the signed minimum for
+/// signed ints, 0 for unsigned ones.
 Value lowestValue(OpBuilder &b, Location loc, Type type);
 
 /// +inf for floats, the signed maximum for integers: the identity of min.
 Value highestValue(OpBuilder &b, Location loc, Type type);
 
 /// Converts scalar `value` to `to` with ONNX Cast semantics: float to int
-/// truncates toward zero, anything to i1 compares with zero, i1 widens as
-/// unsigned.
+/// truncates toward zero (fptoui for unsigned targets), anything to i1
+/// compares with zero, i1 and unsigned ints widen with zeros and convert to
+/// float as unsigned (uitofp), signed ones with their sign; a same-width
+/// integer cast (i8 <-> ui8) keeps the bits.
 Value convertScalar(OpBuilder &b, Location loc, Value value, Type to);
 
 /// The element type contractions accumulate in: f32 for f16/bf16, else the

@@ -37,12 +37,16 @@ Value addScalars(OpBuilder &b, Location loc, Value l, Value r) {
 Value maxScalars(OpBuilder &b, Location loc, Value l, Value r) {
   if (isFloat(l.getType()))
     return arith::MaximumFOp::create(b, loc, l, r);
+  if (isUnsignedInt(l.getType()))
+    return arith::MaxUIOp::create(b, loc, l, r);
   return arith::MaxSIOp::create(b, loc, l, r);
 }
 
 Value minScalars(OpBuilder &b, Location loc, Value l, Value r) {
   if (isFloat(l.getType()))
     return arith::MinimumFOp::create(b, loc, l, r);
+  if (isUnsignedInt(l.getType()))
+    return arith::MinUIOp::create(b, loc, l, r);
   return arith::MinSIOp::create(b, loc, l, r);
 }
 
@@ -104,7 +108,24 @@ Value divideBy(OpBuilder &b, Location loc, Value value, int64_t count) {
                                  static_cast<double>(count));
         if (isFloat(type.getElementType()))
           return Value(arith::DivFOp::create(nb, nloc, args[0], c));
+        if (isUnsignedInt(type))
+          return Value(arith::DivUIOp::create(nb, nloc, args[0], c));
         return Value(arith::DivSIOp::create(nb, nloc, args[0], c));
+      });
+}
+
+/// `value` (integers) with the sign bit of every element flipped, as a
+/// tensor of `to` (an integer type of the same width).
+Value flipSignBit(OpBuilder &b, Location loc, Value value, Type to) {
+  auto type = cast<RankedTensorType>(value.getType());
+  unsigned width = to.getIntOrFloatBitWidth();
+  return buildElementwise(
+      b, loc, type.clone(to), value,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        Value bits = convertScalar(nb, nloc, args[0], to);
+        Value sign = arith::ConstantOp::create(
+            nb, nloc, nb.getIntegerAttr(to, APInt::getSignMask(width)));
+        return arith::XOrIOp::create(nb, nloc, bits, sign);
       });
 }
 
@@ -203,10 +224,16 @@ template <typename OpTy> struct ArgReduceToGeneric : OpConversionPattern<OpTy> {
                                       : arith::CmpFPredicate::OLT);
             better = arith::CmpFOp::create(b, nloc, pred, v, best);
           } else {
-            auto pred = isMax ? (last ? arith::CmpIPredicate::sge
-                                      : arith::CmpIPredicate::sgt)
-                              : (last ? arith::CmpIPredicate::sle
-                                      : arith::CmpIPredicate::slt);
+            // Unsigned elements compare as unsigned.
+            bool u = isUnsignedInt(elem);
+            auto pred = isMax ? (last ? (u ? arith::CmpIPredicate::uge
+                                           : arith::CmpIPredicate::sge)
+                                      : (u ? arith::CmpIPredicate::ugt
+                                           : arith::CmpIPredicate::sgt))
+                              : (last ? (u ? arith::CmpIPredicate::ule
+                                           : arith::CmpIPredicate::sle)
+                                      : (u ? arith::CmpIPredicate::ult
+                                           : arith::CmpIPredicate::slt));
             better = arith::CmpIOp::create(b, nloc, pred, v, best);
           }
           Value take = arith::OrIOp::create(b, nloc, first, better);
@@ -482,9 +509,19 @@ struct MaxPoolToLinalg : OpConversionPattern<MaxPool2DOp> {
     if (failed(geometry))
       return failure();
     auto [h, w] = *geometry;
+    // linalg.pooling_nchw_max takes the signed maximum of integers; unsigned
+    // ones pool with their sign bit flipped (which maps unsigned order onto
+    // signed order) as signless values, and are flipped back.
+    Value input = adaptor.getInput();
+    Type resultElem = elem;
+    if (isUnsignedInt(elem)) {
+      elem = IntegerType::get(getContext(), elem.getIntOrFloatBitWidth());
+      type = type.clone(elem);
+      input = flipSignBit(rewriter, loc, input, elem);
+    }
     Value lowest = lowestValue(rewriter, loc, elem);
-    Value input = padWithConstant(
-        rewriter, loc, adaptor.getInput(), {0, 0, h.padBegin, w.padBegin},
+    input = padWithConstant(
+        rewriter, loc, input, {0, 0, h.padBegin, w.padBegin},
         {0, 0, h.padEnd + h.extraEnd(), w.padEnd + w.extraEnd()}, lowest);
     Value window = tensor::EmptyOp::create(
         rewriter, loc, ArrayRef<int64_t>{h.kernel, w.kernel}, elem);
@@ -494,11 +531,13 @@ struct MaxPoolToLinalg : OpConversionPattern<MaxPool2DOp> {
                               rewriter.getI64TensorAttr(op.getStrides())),
         rewriter.getNamedAttr("dilations",
                               rewriter.getI64TensorAttr(op.getDilations()))};
-    rewriter.replaceOp(
-        op, linalg::PoolingNchwMaxOp::create(rewriter, loc, TypeRange{type},
-                                             ValueRange{input, window},
-                                             ValueRange{init}, attrs)
-                .getResult(0));
+    Value result = linalg::PoolingNchwMaxOp::create(
+                       rewriter, loc, TypeRange{type},
+                       ValueRange{input, window}, ValueRange{init}, attrs)
+                       .getResult(0);
+    if (resultElem != elem)
+      result = flipSignBit(rewriter, loc, result, resultElem);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

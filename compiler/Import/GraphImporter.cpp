@@ -71,10 +71,26 @@ Type GraphImporter::elementType(int32_t onnxType) {
     return b.getF16Type();
   case onnx::TensorProto::BFLOAT16:
     return b.getBF16Type();
+  case onnx::TensorProto::DOUBLE:
+    return b.getF64Type();
+  case onnx::TensorProto::INT8:
+    return b.getI8Type();
+  case onnx::TensorProto::INT16:
+    return b.getI16Type();
   case onnx::TensorProto::INT32:
     return b.getI32Type();
   case onnx::TensorProto::INT64:
     return b.getI64Type();
+  // Unsigned integers keep their signedness in the tandem dialect; the
+  // lowering to linalg picks the unsigned arith ops from it.
+  case onnx::TensorProto::UINT8:
+    return b.getIntegerType(8, /*isSigned=*/false);
+  case onnx::TensorProto::UINT16:
+    return b.getIntegerType(16, /*isSigned=*/false);
+  case onnx::TensorProto::UINT32:
+    return b.getIntegerType(32, /*isSigned=*/false);
+  case onnx::TensorProto::UINT64:
+    return b.getIntegerType(64, /*isSigned=*/false);
   case onnx::TensorProto::BOOL:
     return b.getI1Type();
   default:
@@ -186,13 +202,22 @@ GraphImporter::tensorBytes(const onnx::TensorProto &tensor, Type type,
   // Typed fields. Compare the declared count with the data before allocating
   // anything, so a tensor declaring huge dims over little data is an error, not
   // an OOM.
+  // (ONNX's field per type: float_data, double_data, int64_data,
+  // uint64_data for UINT32 and UINT64, int32_data for the rest.)
   int64_t have = 0;
   switch (tensor.data_type()) {
   case onnx::TensorProto::FLOAT:
     have = tensor.float_data_size();
     break;
+  case onnx::TensorProto::DOUBLE:
+    have = tensor.double_data_size();
+    break;
   case onnx::TensorProto::INT64:
     have = tensor.int64_data_size();
+    break;
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64:
+    have = tensor.uint64_data_size();
     break;
   default:
     have = tensor.int32_data_size();
@@ -209,10 +234,25 @@ GraphImporter::tensorBytes(const onnx::TensorProto &tensor, Type type,
   case onnx::TensorProto::FLOAT:
     std::memcpy(bytes.data(), tensor.float_data().data(), expected);
     return bytes;
+  case onnx::TensorProto::DOUBLE:
+    std::memcpy(bytes.data(), tensor.double_data().data(), expected);
+    return bytes;
   case onnx::TensorProto::INT64:
     std::memcpy(bytes.data(), tensor.int64_data().data(), expected);
     return bytes;
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64:
+    // The low `width` bytes of each little-endian uint64 element.
+    for (int64_t i = 0; i < count; ++i) {
+      uint64_t v = tensor.uint64_data(i);
+      std::memcpy(bytes.data() + i * width, &v, width);
+    }
+    return bytes;
   case onnx::TensorProto::INT32:
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
   case onnx::TensorProto::BOOL:
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
@@ -268,10 +308,15 @@ GraphImporter::tensorAttr(const onnx::TensorProto &tensor, StringRef what) {
       DenseElementsAttr::getFromRawBuffer(tensorType, ArrayRef<char>(*bytes)));
 }
 
+bool onnx_import::isKnownIntType(Type type) {
+  return type.isSignlessInteger(64) || type.isSignlessInteger(32) ||
+         type.isSignlessInteger(1);
+}
+
 std::optional<KnownInts>
 GraphImporter::knownFromTensor(const onnx::TensorProto &tensor) {
   Type type = elementType(tensor.data_type());
-  if (!type || !type.isInteger())
+  if (!type || !isKnownIntType(type))
     return std::nullopt;
   SmallVector<int64_t> dims(tensor.dims().begin(), tensor.dims().end());
   std::optional<int64_t> count = checkedElementCount(dims);
@@ -327,9 +372,12 @@ Value GraphImporter::scalarConstant(Type elementType, double value) {
     v.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
     attr = DenseElementsAttr::get(type, v);
   } else {
+    // The value's low bits: -1 is all ones in every width, and 255 in ui8
+    // is 0xff.
     attr = DenseElementsAttr::get(
         type, APInt(elementType.getIntOrFloatBitWidth(),
-                    static_cast<int64_t>(value), /*isSigned=*/true));
+                    static_cast<int64_t>(value), /*isSigned=*/true,
+                    /*implicitTrunc=*/true));
   }
   return create<ConstantOp>(cast<ElementsAttr>(attr));
 }
@@ -468,7 +516,11 @@ FailureOr<std::optional<double>> GraphImporter::constantScalar(unsigned i,
     auto dense = c ? dyn_cast<DenseIntElementsAttr>(c.getValue()) : nullptr;
     if (dense && dense.getNumElements() == 1 &&
         isa<FloatType>(getElementTypeOrSelf(v.getType()))) {
-      int64_t value = (*dense.getValues<APInt>().begin()).getSExtValue();
+      // Unsigned sources (ui8 200) read as unsigned.
+      APInt bits = *dense.getValues<APInt>().begin();
+      int64_t value = dense.getElementType().isUnsignedInteger()
+                          ? int64_t(bits.getZExtValue())
+                          : bits.getSExtValue();
       if (std::abs(value) <= (int64_t(1) << 24))
         return std::optional<double>(static_cast<double>(value));
     }
@@ -476,11 +528,19 @@ FailureOr<std::optional<double>> GraphImporter::constantScalar(unsigned i,
   }
   if (v)
     if (auto c = v.getDefiningOp<ConstantOp>())
-      if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue()))
-        if (dense.getNumElements() == 1 &&
-            isa<FloatType>(dense.getElementType()))
+      if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+          dense && dense.getNumElements() == 1) {
+        Type elem = dense.getElementType();
+        if (isa<FloatType>(elem))
           return std::optional<double>(
               (*dense.getValues<APFloat>().begin()).convertToDouble());
+        // Integers of the types KnownInts does not track (i8, ui8, ...),
+        // read with their signedness.
+        APInt v = *dense.getValues<APInt>().begin();
+        return std::optional<double>(elem.isUnsignedInteger()
+                                         ? double(v.getZExtValue())
+                                         : double(v.getSExtValue()));
+      }
   InFlightDiagnostic diag = error() << "input #" << i << " (" << what
                                     << ") must be a constant scalar";
   addBindHint(diag, i);

@@ -31,9 +31,14 @@ namespace mlir::tandem::onnx_import {
 struct KnownInts {
   SmallVector<int64_t> shape;
   std::vector<int64_t> values;
-  /// i64, i32 or i1.
+  /// i64, i32 or i1 (isKnownIntType): the folders compute in int64 with
+  /// signed semantics, so the narrower and unsigned integers stay in the IR,
+  /// where the tandem folders and the lowering honour their signedness.
   Type elementType;
 };
+
+/// Whether import-time folding tracks tensors of `type` as KnownInts.
+bool isKnownIntType(Type type);
 
 class GraphImporter;
 

@@ -333,8 +333,10 @@ static LogicalResult convertCast(GraphImporter &im) {
 
 LogicalResult mlir::tandem::onnx_import::convertCastTo(GraphImporter &im,
                                                        Type target) {
+  // Known integers stay known for the types KnownInts tracks; a cast to
+  // any other integer type is left to the IR, which folds it exactly.
   if (const KnownInts *k = im.knownInput(0))
-    if (target.isInteger()) {
+    if (isKnownIntType(target)) {
       KnownInts r = *k;
       r.elementType = target;
       if (target.isInteger(1))

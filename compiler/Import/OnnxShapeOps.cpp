@@ -126,15 +126,24 @@ static LogicalResult convertConstantOfShape(GraphImporter &im) {
         return success();
       }
       fill = static_cast<double>(k->values[0]);
-    } else if (a->t().float_data_size() == 1) {
-      fill = a->t().float_data(0);
-    } else if (a->t().raw_data().size() == 4 &&
-               a->t().data_type() == onnx::TensorProto::FLOAT) {
-      float f;
-      std::memcpy(&f, a->t().raw_data().data(), 4);
-      fill = f;
-    } else if (!elem) {
-      return im.error() << "unsupported 'value' tensor", failure();
+    } else {
+      // Any other element type (f32, f64, i8, ui8, ...): the value as a
+      // constant, broadcast, so every type keeps its exact bits.
+      if (!elem)
+        return im.error() << "'value' has unsupported element type "
+                          << onnxTypeName(a->t().data_type()),
+               failure();
+      FailureOr<ElementsAttr> value = im.tensorAttr(a->t(), "'value'");
+      if (failed(value))
+        return failure();
+      if (value->getNumElements() != 1)
+        return im.error() << "'value' must hold one element, got "
+                          << value->getNumElements(),
+               failure();
+      Value scalar = im.create<ReshapeOp>(im.create<ConstantOp>(*value),
+                                          ArrayRef<int64_t>{});
+      im.setOutput(0, im.create<BroadcastToOp>(scalar, *dims));
+      return success();
     }
   }
   Value scalar = im.scalarConstant(elem, fill);

@@ -22,7 +22,9 @@ ABI_VERSION = 2
 ABI_VERSION_CPU_ONLY = 1
 
 # tandem_dtype_t values -> names, as tandem_dtype_name spells them.
-DTYPE_NAMES = {0: "f32", 1: "f16", 2: "bf16", 3: "i64", 4: "i32", 5: "bool"}
+DTYPE_NAMES = {0: "f32", 1: "f16", 2: "bf16", 3: "i64", 4: "i32", 5: "bool",
+               6: "f64", 7: "i8", 8: "u8", 9: "i16", 10: "u16", 11: "u32",
+               12: "u64"}
 DTYPE_CODES = {v: k for k, v in DTYPE_NAMES.items()}
 
 _c_vp = ctypes.c_void_p

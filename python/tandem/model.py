@@ -35,7 +35,11 @@ def _bfloat16() -> np.dtype:
 
 _NUMPY_DTYPES: Dict[str, np.dtype] = {
     "f32": np.dtype(np.float32), "f16": np.dtype(np.float16),
+    "f64": np.dtype(np.float64),
     "i64": np.dtype(np.int64), "i32": np.dtype(np.int32),
+    "i16": np.dtype(np.int16), "i8": np.dtype(np.int8),
+    "u64": np.dtype(np.uint64), "u32": np.dtype(np.uint32),
+    "u16": np.dtype(np.uint16), "u8": np.dtype(np.uint8),
     "bool": np.dtype(np.bool_)}
 
 
@@ -65,8 +69,8 @@ class TensorSpec:
     """One input or output of a compiled model: its name, static shape and
     element type. `dtype` is the NumPy dtype (for bf16: ml_dtypes.bfloat16
     when that package is installed, else uint16 holding the raw bits),
-    `dtype_name` the runtime's name ("f32", "f16", "bf16", "i64", "i32",
-    "bool")."""
+    `dtype_name` the runtime's name ("f32", "f16", "bf16", "f64", "i64",
+    "i32", "i16", "i8", "u64", "u32", "u16", "u8", "bool")."""
 
     __slots__ = ("name", "shape", "dtype_name", "dtype", "_code", "_shape_ptr")
 

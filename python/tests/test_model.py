@@ -96,7 +96,7 @@ def test_out_buffers(mlp, two_io):
                        match=r"output 0 \('y'\): expected f32\[4,8\], got "
                        r"f32\[8,4\]"):
         m(x, out=np.zeros((8, 4), np.float32))
-    with pytest.raises(tandem.InvalidArgumentError, match="got float64"):
+    with pytest.raises(tandem.InvalidArgumentError, match="got f64"):
         m(x, out=np.zeros((4, 8)))
     with pytest.raises(tandem.InvalidArgumentError, match="C-contiguous"):
         m(x, out=np.zeros((8, 4), np.float32).T)
@@ -121,7 +121,7 @@ def test_bad_inputs(mlp, two_io):
     x = rand(4, 16)
     with pytest.raises(tandem.InvalidArgumentError,
                        match=r"model 'mlp': input 0 \('x'\): expected "
-                       r"f32\[4,16\], got float64\[4,16\]"):
+                       r"f32\[4,16\], got f64\[4,16\]"):
         m(x.astype(np.float64))
     with pytest.raises(tandem.InvalidArgumentError,
                        match=r"expected f32\[4,16\], got f32\[16,4\]"):
@@ -226,7 +226,7 @@ def test_dlpack(mlp):
     assert not xt.flags.c_contiguous
     assert np.array_equal(m(DLPackOnly(xt)), expect)
     assert np.array_equal(m(xt), expect)
-    with pytest.raises(tandem.InvalidArgumentError, match="got float64"):
+    with pytest.raises(tandem.InvalidArgumentError, match="got f64"):
         m(DLPackOnly(x.astype(np.float64)))
     # A DLPack out= buffer is written in place.
     buf = np.zeros((4, 8), np.float32)

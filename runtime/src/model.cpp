@@ -124,7 +124,7 @@ uint32_t rawDtype(const tandem_dtype_t &dtype) {
   return raw;
 }
 
-bool validDtype(uint32_t raw) { return raw <= TANDEM_BOOL; }
+bool validDtype(uint32_t raw) { return raw <= TANDEM_DTYPE_LAST; }
 
 const char *dtypeName(uint32_t raw) {
   return validDtype(raw) ? tandem_dtype_name(static_cast<tandem_dtype_t>(raw))

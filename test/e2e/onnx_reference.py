@@ -3,8 +3,9 @@
 
 usage: onnx_reference.py MODEL WORK [--name NAME] [TANDEMC_FLAGS...]
 
-Draws one input per graph input with a fixed seed (floats standard normal,
-integers in [0, 4), bools with p = 0.2), runs the model with onnxruntime,
+Draws one input per graph input with a fixed seed (f32/f64 standard normal,
+int32/int64 in [0, 4), uint8 in [0, 256), other integers in [-8, 8) or
+[0, 16), bools with p = 0.2), runs the model with onnxruntime,
 and writes WORK/NAME.in<i>.npy, WORK/NAME.in<i>.bin (the raw little-endian
 bytes, for programs such as examples/deploy) and WORK/NAME.ref<k>.npy.
 Symbolic dims are 1 unless an --input-shape NAME=AxB flag among
@@ -49,6 +50,12 @@ def parse_shape_flags(flags):
     return out
 
 
+_OTHER_INTS = {onnx.TensorProto.INT8: np.int8, onnx.TensorProto.INT16: np.int16,
+               onnx.TensorProto.UINT16: np.uint16,
+               onnx.TensorProto.UINT32: np.uint32,
+               onnx.TensorProto.UINT64: np.uint64}
+
+
 def make_inputs(model_path, flags):
     """{graph input name: array} for the model's non-initializer inputs."""
     model = onnx.load(model_path, load_external_data=False)
@@ -68,6 +75,15 @@ def make_inputs(model_path, flags):
         elif elem in (onnx.TensorProto.INT64, onnx.TensorProto.INT32):
             value = rng.integers(0, 4, shape).astype(
                 np.int64 if elem == onnx.TensorProto.INT64 else np.int32)
+        elif elem == onnx.TensorProto.DOUBLE:
+            value = rng.standard_normal(shape)
+        elif elem == onnx.TensorProto.UINT8:
+            # Image-like: every pixel value, past 127 included.
+            value = rng.integers(0, 256, shape).astype(np.uint8)
+        elif elem in _OTHER_INTS:
+            value = rng.integers(-8, 8, shape).astype(_OTHER_INTS[elem])
+            if np.issubdtype(value.dtype, np.unsignedinteger):
+                value = rng.integers(0, 16, shape).astype(_OTHER_INTS[elem])
         else:
             raise RuntimeError("input %s has an unsupported type" % vi.name)
         feeds[vi.name] = value

@@ -3,12 +3,14 @@
 tandem-run, compare with onnxruntime.
 
 usage: run_e2e.py --tandemc BIN --tandem-run BIN --work DIR
-                  [--models DIR] [--set ci|full] [--threads T,...]
+                  [--small base|dtypes] [--models DIR] [--set ci|full]
+                  [--threads T,...]
                   [--gpu all|island --devices D,... [--gpu-twins mapped]]
                   [NAME...]
 
 Each case is an ONNX model: the small hand-built ones of
-test/tools/tandemc/Inputs/make_models.py and the torch-exported ones in
+test/tools/tandemc/Inputs/make_models.py (or, with --small dtypes, the
+uint8 and float64 ones of dtype_models.py) and the torch-exported ones in
 --models (generate_torch_models.py). For each, the script draws inputs with
 a fixed seed and computes the reference outputs with onnxruntime
 (onnx_reference.py), compiles the model with `tandemc --emit=shared`, and
@@ -142,6 +144,10 @@ def main():
                         "(tandemc --gpu-twins)")
     parser.add_argument("--devices", default="",
                         help="comma-separated tandem-run --device values")
+    parser.add_argument("--small", choices=["base", "dtypes"],
+                        default="base",
+                        help="the hand-built models: make_models.py's f32 "
+                        "ones, or dtype_models.py's uint8 and f64 ones")
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
     args.threads = [int(t) for t in args.threads.split(",")]
@@ -150,9 +156,14 @@ def main():
 
     import make_models
     cases = []
-    for name in SMALL:
+    if args.small == "dtypes":
+        import dtype_models
+        small = dtype_models.MODELS
+    else:
+        small = {name: make_models.MODELS[name] for name in SMALL}
+    for name, build in small.items():
         path = os.path.join(args.work, "small_" + name + ".onnx")
-        onnx.save(make_models.MODELS[name](), path)
+        onnx.save(build(), path)
         cases.append(("small_" + name, path, []))
     if args.models:
         for name in (CI_TORCH if args.set == "ci" else FULL_TORCH):

@@ -220,7 +220,7 @@ TEST(Model, DescriptorErrors) {
   const int64_t badShape[] = {2, -3};
   tandem_tensor_desc_t badInputs[] = {
       {"a", TANDEM_F32, 2, badShape},
-      {"b", static_cast<tandem_dtype_t>(9), 0, nullptr}};
+      {"b", static_cast<tandem_dtype_t>(TANDEM_DTYPE_LAST + 1), 0, nullptr}};
   desc = test_add_descriptor;
   desc.inputs = badInputs;
   result = take(tandem_model_create(&desc, nullptr, &model));
@@ -229,7 +229,7 @@ TEST(Model, DescriptorErrors) {
   badInputs[0].shape = test_add_descriptor.inputs[0].shape;
   result = take(tandem_model_create(&desc, nullptr, &model));
   EXPECT_EQ(result.message,
-            "model 'test_add': input 1 ('b') has unknown dtype 9");
+            "model 'test_add': input 1 ('b') has unknown dtype 13");
 }
 
 TEST(Model, RunNullErrors) {

@@ -59,6 +59,31 @@ TEST(Dtype, SizesAndNames) {
   EXPECT_STREQ(tandem_dtype_name(static_cast<tandem_dtype_t>(-1)), "unknown");
 }
 
+// The dtypes appended after bool keep the first six values (the ABI) and
+// have their own sizes and names.
+TEST(Dtype, AppendedTypes) {
+  EXPECT_EQ(TANDEM_F32, 0);
+  EXPECT_EQ(TANDEM_BOOL, 5);
+  EXPECT_EQ(TANDEM_F64, 6);
+  EXPECT_EQ(TANDEM_U64, 12);
+  EXPECT_EQ(TANDEM_DTYPE_LAST, TANDEM_U64);
+  const struct {
+    tandem_dtype_t dtype;
+    size_t size;
+    const char *name;
+  } table[] = {{TANDEM_F64, 8, "f64"}, {TANDEM_I8, 1, "i8"},
+               {TANDEM_U8, 1, "u8"},   {TANDEM_I16, 2, "i16"},
+               {TANDEM_U16, 2, "u16"}, {TANDEM_U32, 4, "u32"},
+               {TANDEM_U64, 8, "u64"}};
+  for (const auto &entry : table) {
+    EXPECT_EQ(tandem_dtype_size(entry.dtype), entry.size) << entry.name;
+    EXPECT_STREQ(tandem_dtype_name(entry.dtype), entry.name);
+  }
+  EXPECT_EQ(
+      tandem_dtype_size(static_cast<tandem_dtype_t>(TANDEM_DTYPE_LAST + 1)),
+      0u);
+}
+
 TEST(Dtype, NumElements) {
   const int64_t shape[] = {2, 3, 4};
   tandem_tensor_desc_t desc = {"t", TANDEM_F32, 3, shape};

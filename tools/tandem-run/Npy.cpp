@@ -33,6 +33,20 @@ std::string npyDescr(tandem_dtype_t dtype) {
     return "<i4";
   case TANDEM_BOOL:
     return "|b1";
+  case TANDEM_F64:
+    return "<f8";
+  case TANDEM_I8:
+    return "|i1";
+  case TANDEM_U8:
+    return "|u1";
+  case TANDEM_I16:
+    return "<i2";
+  case TANDEM_U16:
+    return "<u2";
+  case TANDEM_U32:
+    return "<u4";
+  case TANDEM_U64:
+    return "<u8";
   case TANDEM_BF16:
     break;
   }
@@ -118,6 +132,20 @@ bool dtypeFromDescr(const std::string &descr, tandem_dtype_t &dtype,
     dtype = TANDEM_I32;
   } else if (descr == "|b1" || descr == "<b1") {
     dtype = TANDEM_BOOL;
+  } else if (descr == "<f8") {
+    dtype = TANDEM_F64;
+  } else if (descr == "|i1" || descr == "<i1") {
+    dtype = TANDEM_I8;
+  } else if (descr == "|u1" || descr == "<u1") {
+    dtype = TANDEM_U8;
+  } else if (descr == "<i2") {
+    dtype = TANDEM_I16;
+  } else if (descr == "<u2") {
+    dtype = TANDEM_U16;
+  } else if (descr == "<u4") {
+    dtype = TANDEM_U32;
+  } else if (descr == "<u8") {
+    dtype = TANDEM_U64;
   } else if (!descr.empty() && descr[0] == '>') {
     problem = "big-endian arrays ('" + descr +
               "') are not supported; save a little-endian array "
@@ -128,7 +156,8 @@ bool dtypeFromDescr(const std::string &descr, tandem_dtype_t &dtype,
     return false;
   } else {
     problem = "unsupported dtype '" + descr +
-              "' (supported: <f4, <f2, <i8, <i4, |b1)";
+              "' (supported: <f8, <f4, <f2, <i8, <i4, <i2, |i1, <u8, <u4, "
+              "<u2, |u1, |b1)";
     return false;
   }
   return true;
@@ -301,7 +330,9 @@ uint64_t npyMaxFileBytes(tandem_dtype_t dtype,
 
 bool writeNpy(const std::string &path, const NpyArray &array,
               std::string &error) {
-  std::string descr = npyDescr(array.dtype);
+  // bf16, which NumPy lacks, is written as its raw bits (<u2).
+  std::string descr =
+      array.dtype == TANDEM_BF16 ? "<u2" : npyDescr(array.dtype);
   if (descr.empty()) {
     error = path + ": cannot write " +
             std::string(tandem_dtype_name(array.dtype)) +

@@ -1,10 +1,13 @@
 //===- Npy.h - NumPy .npy reading and writing -----------------*- C++ -*-===//
 //
 // Reads and writes NumPy .npy files (format versions 1.0, 2.0 and 3.0) of
-// the element types the Tandem runtime knows: little-endian '<f4', '<f2',
-// '<i8', '<i4' and '|b1', in C order. Fortran-order, big-endian, object and
-// other arrays are rejected with an error that names the file, as are bool
-// arrays whose bytes are not 0 or 1. Standard C++ and POSIX only; no LLVM.
+// the element types the Tandem runtime knows: little-endian '<f8', '<f4',
+// '<f2', '<i8', '<i4', '<i2', '|i1', '<u8', '<u4', '<u2', '|u1' and '|b1',
+// in C order. NumPy has no bf16: writeNpy writes bf16 arrays as '<u2'
+// arrays of their raw bits, the form tandem-run also reads for bf16.
+// Fortran-order, big-endian, object and other arrays are rejected with an error
+// that names the file, as are bool arrays whose bytes are not 0 or 1. Standard
+// C++ and POSIX only; no LLVM.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,8 +56,9 @@ bool parseNpy(const std::string &name, const std::vector<unsigned char> &bytes,
               NpyArray &array, std::string &error);
 
 /// Writes `array` to `path` as .npy version 1.0 (2.0 if the header needs
-/// it). Writes a temporary file and renames it, so a failure leaves no
-/// partial file. On failure returns false and sets `error`.
+/// it); a bf16 array as '<u2' raw bits. Writes a temporary file and renames it,
+/// so a failure leaves no partial file. On failure returns false and sets
+/// `error`.
 bool writeNpy(const std::string &path, const NpyArray &array,
               std::string &error);
 

@@ -280,8 +280,51 @@ double elementAt(const NpyArray &array, int64_t index) {
   }
   case TANDEM_BOOL:
     return *p ? 1 : 0;
+  case TANDEM_F64: {
+    double v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  case TANDEM_I8:
+    return double(int8_t(*p));
+  case TANDEM_U8:
+    return double(*p);
+  case TANDEM_I16: {
+    int16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+  }
+  case TANDEM_U16: {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+  }
+  case TANDEM_U32: {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  case TANDEM_U64: {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return double(v);
+  }
   }
   return 0;
+}
+
+/// Whether `dtype` holds integers (or bools), which compare exactly.
+bool isIntegerDtype(tandem_dtype_t dtype) {
+  return dtype != TANDEM_F32 && dtype != TANDEM_F16 && dtype != TANDEM_BF16 &&
+         dtype != TANDEM_F64;
+}
+
+/// Whether element `i` of `a` and of `b` (integer arrays of one dtype) hold
+/// the same bits; unlike elementAt, exact for 64-bit values past 2^53.
+bool sameElement(const NpyArray &a, const NpyArray &b, int64_t i) {
+  size_t size = tandem_dtype_size(a.dtype);
+  return std::memcmp(a.data.data() + i * int64_t(size),
+                     b.data.data() + i * int64_t(size), size) == 0;
 }
 
 void fillRandom(NpyArray &array, std::mt19937_64 &rng) {
@@ -316,6 +359,38 @@ void fillRandom(NpyArray &array, std::mt19937_64 &rng) {
     case TANDEM_BOOL:
       p[i] = (rng() & 1) ? 1 : 0;
       break;
+    case TANDEM_F64: {
+      double v = real(rng);
+      std::memcpy(p + 8 * i, &v, 8);
+      break;
+    }
+    case TANDEM_I8:
+      p[i] = static_cast<unsigned char>(int8_t(integer(rng)));
+      break;
+    case TANDEM_I16: {
+      int16_t v = int16_t(integer(rng));
+      std::memcpy(p + 2 * i, &v, 2);
+      break;
+    }
+    // Unsigned types draw from [0, 20].
+    case TANDEM_U8:
+      p[i] = static_cast<unsigned char>(integer(rng) + 10);
+      break;
+    case TANDEM_U16: {
+      uint16_t v = uint16_t(integer(rng) + 10);
+      std::memcpy(p + 2 * i, &v, 2);
+      break;
+    }
+    case TANDEM_U32: {
+      uint32_t v = uint32_t(integer(rng) + 10);
+      std::memcpy(p + 4 * i, &v, 4);
+      break;
+    }
+    case TANDEM_U64: {
+      uint64_t v = uint64_t(integer(rng) + 10);
+      std::memcpy(p + 8 * i, &v, 8);
+      break;
+    }
     }
   }
 }
@@ -350,6 +425,14 @@ std::string formatValue(double value) {
 
 //===--- Steps --------------------------------------------------------===//
 
+/// NumPy has no bf16: a bf16 tensor's .npy form is a <u2 array of its raw
+/// bits (what onnx.numpy_helper gives for BFLOAT16). Retypes such an array
+/// as bf16 where `expected` is bf16.
+void adoptRawBf16(NpyArray &array, tandem_dtype_t expected) {
+  if (expected == TANDEM_BF16 && array.dtype == TANDEM_U16)
+    array.dtype = TANDEM_BF16;
+}
+
 /// Checks an input file against the descriptor.
 bool checkInput(const std::string &file, int index,
                 const tandem_tensor_desc_t &desc, const NpyArray &array,
@@ -373,6 +456,7 @@ int compareOutput(const RunOptions &options, const std::string &file,
     failFile(file, error);
     return 2;
   }
+  adoptRawBf16(ref, got.dtype);
   if (ref.shape != got.shape) {
     std::cerr << file << ": error: reference "
               << formatType(ref.dtype, ref.shape) << " does not match output '"
@@ -382,7 +466,19 @@ int compareOutput(const RunOptions &options, const std::string &file,
   double maxAbs = 0, maxRel = 0;
   int64_t mismatches = 0, first = -1;
   int64_t count = got.numElements();
+  // Integer outputs against a reference of their own dtype compare bits.
+  bool exact = isIntegerDtype(got.dtype) && ref.dtype == got.dtype;
   for (int64_t i = 0; i < count; ++i) {
+    if (exact) {
+      if (!sameElement(got, ref, i)) {
+        double abs = std::fabs(elementAt(got, i) - elementAt(ref, i));
+        maxAbs = std::max(maxAbs, abs);
+        if (first < 0)
+          first = i;
+        ++mismatches;
+      }
+      continue;
+    }
     double a = elementAt(got, i), b = elementAt(ref, i);
     // NaN where the reference has NaN, and the same infinity where it has
     // an infinity, match (numpy.allclose with equal_nan=True).
@@ -523,8 +619,10 @@ int run(const RunOptions &options) {
       const std::string &file = options.inputs[size_t(i)];
       uint64_t limit =
           npyMaxFileBytes(desc->inputs[i].dtype, shapeOf(desc->inputs[i]));
-      if (!readNpy(file, inputs[size_t(i)], error, limit) ||
-          !checkInput(file, i, desc->inputs[i], inputs[size_t(i)], error))
+      if (!readNpy(file, inputs[size_t(i)], error, limit))
+        return failFile(file, error);
+      adoptRawBf16(inputs[size_t(i)], desc->inputs[i].dtype);
+      if (!checkInput(file, i, desc->inputs[i], inputs[size_t(i)], error))
         return failFile(file, error);
     }
   }

@@ -16,13 +16,25 @@ def Tandem_Dialect : Dialect {
   let summary = "Tandem's tensor graph dialect";
   let description = [{
     The `tandem` dialect is the graph-level IR of the Tandem compiler. Its ops
-    work on statically shaped builtin ranked tensors (f32 first; f16, bf16,
-    i64, i32 and i1 where meaningful) and follow ONNX semantics closely, with
-    a few normalisations that keep later passes simple:
+    work on statically shaped builtin ranked tensors (f32 first; f64, f16,
+    bf16, the integers and i1 where meaningful) and follow ONNX semantics
+    closely, with a few normalisations that keep later passes simple:
 
     * every axis attribute is non-negative and in range;
     * NCHW activations and OIHW filters for convolutions and pooling;
     * binary elementwise ops broadcast like NumPy.
+
+    Element types carry ONNX's signedness: signed integers are the signless
+    `i8`, `i16`, `i32` and `i64` (as MLIR's arith dialect reads them),
+    unsigned ones are `ui8`, `ui16`, `ui32` and `ui64`, and booleans are
+    `i1`. `tandem-lower-to-linalg` picks the arith op for each integer
+    operation from that type (`divui`, `remui`, `cmpi ult`, `maxui`,
+    `uitofp`, `fptoui`, `extui` for unsigned operands; their signed forms
+    otherwise) and then makes every type in the module signless, since arith
+    and LLVM only know signless integers: after it, `ui8` and `i8` are one
+    type whose meaning the chosen ops carry. The ABI keeps the distinction
+    (`TANDEM_U8` and `TANDEM_I8` in `tandem_dtype_t`), read from the model
+    function before lowering.
 
     The result types of tensor ops are inferred from operands and attributes
     (`InferTypeOpInterface`); only the structural `tandem.fusion` spells its

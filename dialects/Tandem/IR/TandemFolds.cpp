@@ -111,6 +111,12 @@ static Attribute foldElementwise(ArrayRef<Attribute> operands,
   return {};
 }
 
+/// Whether `type` (a tensor or scalar) holds unsigned integers (ui8 ...):
+/// their integer folds use the unsigned APInt operations.
+static bool isUnsignedInt(Type type) {
+  return getElementTypeOrSelf(type).isUnsignedInteger();
+}
+
 /// Applies a double -> double function and rounds back to `x`'s semantics.
 static std::optional<APFloat> mapAsDouble(const APFloat &x,
                                           double (*fn)(double)) {
@@ -127,6 +133,9 @@ static bool isSplatOf(Attribute attr, double value) {
     return false;
   if (isa<FloatType>(dense.getElementType()))
     return dense.getSplatValue<APFloat>().convertToDouble() == value;
+  if (dense.getElementType().isUnsignedInteger())
+    return value >= 0 && dense.getSplatValue<APInt>().getZExtValue() ==
+                             static_cast<uint64_t>(value);
   if (dense.getElementType().isInteger())
     return dense.getSplatValue<APInt>().getSExtValue() ==
            static_cast<int64_t>(value);
@@ -267,14 +276,15 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
       return r.bitcastToAPInt();
     });
   }
-  // Integer widening and narrowing (i1 is a zero test, and widens as
-  // unsigned: true is 1, as in ONNX Cast).
+  // Integer widening and narrowing (i1 is a zero test; i1 and the unsigned
+  // types widen with zeros, as in ONNX Cast: true is 1, ui8 255 is 255).
   if (from.isInteger() && to.isInteger()) {
     unsigned width = to.getIntOrFloatBitWidth();
+    bool zeroExtend = from.isInteger(1) || from.isUnsignedInteger();
     return dense.mapValues(to, [&](const APInt &v) {
       if (width == 1)
         return APInt(1, !v.isZero());
-      return from.isInteger(1) ? v.zext(width) : v.sextOrTrunc(width);
+      return zeroExtend ? v.zextOrTrunc(width) : v.sextOrTrunc(width);
     });
   }
   return {};
@@ -333,15 +343,17 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   if (OpFoldResult r =
           foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0))
     return r;
+  bool isUnsigned = isUnsignedInt(getType());
   return foldElementwise(adaptor.getOperands(), getType(),
                          {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
                             return a[0] / a[1];
                           },
-                          [](ArrayRef<APInt> a) -> std::optional<APInt> {
+                          [&](ArrayRef<APInt> a) -> std::optional<APInt> {
                             // Division by zero is left to run time.
                             if (a[1].isZero())
                               return std::nullopt;
-                            return a[0].sdiv(a[1]);
+                            return isUnsigned ? a[0].udiv(a[1])
+                                              : a[0].sdiv(a[1]);
                           }});
 }
 
@@ -379,20 +391,24 @@ void PowOp::getCanonicalizationPatterns(RewritePatternSet &results,
 }
 
 /// Folds integer remainders of small constants (float ones are left to run
-/// time). Matches the lowering: a remainder by zero is 0.
+/// time). Matches the lowering: a remainder by zero is 0; unsigned
+/// remainders are urem (both fmod forms agree on them).
 OpFoldResult ModOp::fold(FoldAdaptor adaptor) {
   bool truncated = getFmod();
-  return foldElementwise(adaptor.getOperands(), getType(),
-                         {{}, [&](ArrayRef<APInt> a) -> std::optional<APInt> {
-                            const APInt &x = a[0], &y = a[1];
-                            if (y.isZero() || y.isAllOnes())
-                              return APInt::getZero(x.getBitWidth());
-                            APInt r = x.srem(y);
-                            if (!truncated && !r.isZero() &&
-                                r.isNegative() != y.isNegative())
-                              r += y;
-                            return r;
-                          }});
+  bool isUnsigned = isUnsignedInt(getType());
+  return foldElementwise(
+      adaptor.getOperands(), getType(),
+      {{}, [&](ArrayRef<APInt> a) -> std::optional<APInt> {
+         const APInt &x = a[0], &y = a[1];
+         if (isUnsigned)
+           return y.isZero() ? APInt::getZero(x.getBitWidth()) : x.urem(y);
+         if (y.isZero() || y.isAllOnes())
+           return APInt::getZero(x.getBitWidth());
+         APInt r = x.srem(y);
+         if (!truncated && !r.isZero() && r.isNegative() != y.isNegative())
+           r += y;
+         return r;
+       }});
 }
 
 OpFoldResult AndOp::fold(FoldAdaptor adaptor) {
@@ -474,14 +490,16 @@ static OpFoldResult foldExtremum(OpT op, ArrayRef<Attribute> operands,
                                  bool isMax) {
   if (op.getLhs() == op.getRhs() && op.getLhs().getType() == op.getType())
     return op.getLhs();
-  return foldElementwise(operands, op.getType(),
-                         {[&](ArrayRef<APFloat> a) -> std::optional<APFloat> {
-                            return isMax ? llvm::maximum(a[0], a[1])
-                                         : llvm::minimum(a[0], a[1]);
-                          },
-                          [&](ArrayRef<APInt> a) -> std::optional<APInt> {
-                            return a[0].sge(a[1]) == isMax ? a[0] : a[1];
-                          }});
+  bool isUnsigned = isUnsignedInt(op.getType());
+  return foldElementwise(
+      operands, op.getType(),
+      {[&](ArrayRef<APFloat> a) -> std::optional<APFloat> {
+         return isMax ? llvm::maximum(a[0], a[1]) : llvm::minimum(a[0], a[1]);
+       },
+       [&](ArrayRef<APInt> a) -> std::optional<APInt> {
+         bool ge = isUnsigned ? a[0].uge(a[1]) : a[0].sge(a[1]);
+         return ge == isMax ? a[0] : a[1];
+       }});
 }
 
 OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
@@ -495,6 +513,9 @@ OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
 OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
   // relu(relu(x)) == relu(x).
   if (getInput().getDefiningOp<ReluOp>())
+    return getInput();
+  // No unsigned value is negative.
+  if (isUnsignedInt(getType()))
     return getInput();
   return foldElementwise(adaptor.getOperands(), getType(),
                          {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
@@ -521,6 +542,8 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
 
 OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
   if (getInput().getDefiningOp<AbsOp>())
+    return getInput();
+  if (isUnsignedInt(getType()))
     return getInput();
   return foldElementwise(
       adaptor.getOperands(), getType(),

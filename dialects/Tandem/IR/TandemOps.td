@@ -35,14 +35,26 @@ def Tandem_Elementwise : Tandem_NativeOpTrait<"Elementwise">;
 /// Marks ops whose tensor operands broadcast like NumPy.
 def Tandem_Broadcasting : Tandem_NativeOpTrait<"NumpyBroadcasting">;
 
-def Tandem_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
-def Tandem_NumericTensor : RankedTensorOf<[F32, F16, BF16, I64, I32]>;
-def Tandem_AnyTensor : RankedTensorOf<[F32, F16, BF16, I64, I32, I1]>;
-def Tandem_IndexTensor : RankedTensorOf<[I64, I32]>;
-def Tandem_BoolTensor : RankedTensorOf<[I1]>;
-def Tandem_IntOrBoolTensor : RankedTensorOf<[I64, I32, I1]>;
+// Element types. Signed integers are signless (`i8` ... `i64`), unsigned
+// ones are `ui8` ... `ui64`: the tandem dialect keeps the signedness that
+// ONNX gives a tensor, and tandem-lower-to-linalg picks the unsigned arith
+// ops from it before it makes every type signless (see the dialect
+// description in TandemDialect.td).
+defvar Tandem_FloatTypes = [F64, F32, F16, BF16];
+defvar Tandem_IntTypes = [I64, I32, I16, I8, UI64, UI32, UI16, UI8];
 
-def Tandem_ElementType : TypeAttrOf<AnyTypeOf<[F32, F16, BF16, I64, I32, I1]>>;
+def Tandem_FloatTensor : RankedTensorOf<Tandem_FloatTypes>;
+def Tandem_NumericTensor
+    : RankedTensorOf<!listconcat(Tandem_FloatTypes, Tandem_IntTypes)>;
+def Tandem_AnyTensor
+    : RankedTensorOf<!listconcat(Tandem_FloatTypes, Tandem_IntTypes, [I1])>;
+def Tandem_IndexTensor : RankedTensorOf<[I64, I32]>;
+def Tandem_IntTensor : RankedTensorOf<Tandem_IntTypes>;
+def Tandem_BoolTensor : RankedTensorOf<[I1]>;
+def Tandem_IntOrBoolTensor : RankedTensorOf<!listconcat(Tandem_IntTypes, [I1])>;
+
+def Tandem_ElementType : TypeAttrOf<AnyTypeOf<
+    !listconcat(Tandem_FloatTypes, Tandem_IntTypes, [I1])>>;
 
 //===----------------------------------------------------------------------===//
 // Base classes
@@ -612,7 +624,7 @@ def Tandem_OrOp : Tandem_DocBitwiseOp<"or", "or", [Commutative]>;
 def Tandem_XorOp : Tandem_DocBitwiseOp<"xor", "xor", [Commutative]>;
 
 class Tandem_ShiftOp<string mnemonic, string direction>
-    : Tandem_BinaryElementwiseOp<mnemonic, Tandem_IndexTensor> {
+    : Tandem_BinaryElementwiseOp<mnemonic, Tandem_IntTensor> {
   let summary = "elementwise logical shift " # direction # " with broadcasting";
   let description = "Shifts the bits of each `lhs` element " # direction #
     " by the `rhs` element, filling with zeros (ONNX `BitShift` with " #
@@ -785,7 +797,8 @@ def Tandem_MaxPool2DOp : Tandem_InferredOp<"max_pool2d",
     and `kernel_shape` have two entries (H, W); `pads` has four
     (`[top, left, bottom, right]`). With `ceil_mode`, output sizes round up,
     but a window that would start inside the end padding is dropped (as in
-    ONNX and PyTorch).
+    ONNX and PyTorch). Integer inputs (a uint8 image, say) pool too, with
+    their signedness.
 
     Example:
 
@@ -796,12 +809,12 @@ def Tandem_MaxPool2DOp : Tandem_InferredOp<"max_pool2d",
         : tensor<1x64x112x112xf32> -> tensor<1x64x56x56xf32>
     ```
   }];
-  let arguments = (ins Tandem_FloatTensor:$input,
+  let arguments = (ins Tandem_NumericTensor:$input,
                        DenseI64ArrayAttr:$kernel_shape,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
-  let results = (outs Tandem_FloatTensor:$output);
+  let results = (outs Tandem_NumericTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 

@@ -91,22 +91,34 @@ TANDEM_API const char *tandem_status_code_name(tandem_status_code_t code);
  * Element types and tensor descriptions
  *===------------------------------------------------------------------===*/
 
-/** Element types. The values are part of the ABI. */
+/** Element types. The values are part of the ABI: new types are appended
+ *  and existing values never change. */
 typedef enum {
   TANDEM_F32 = 0,
   TANDEM_F16 = 1,
   TANDEM_BF16 = 2,
   TANDEM_I64 = 3,
   TANDEM_I32 = 4,
-  TANDEM_BOOL = 5
+  TANDEM_BOOL = 5,
+  TANDEM_F64 = 6,
+  TANDEM_I8 = 7,
+  TANDEM_U8 = 8,
+  TANDEM_I16 = 9,
+  TANDEM_U16 = 10,
+  TANDEM_U32 = 11,
+  TANDEM_U64 = 12
 } tandem_dtype_t;
+
+/** The largest tandem_dtype_t value this runtime knows. */
+#define TANDEM_DTYPE_LAST TANDEM_U64
 
 /** Bytes per element (bool is one byte); 0 for a value outside the enum.
  *  Thread-safe. */
 TANDEM_API size_t tandem_dtype_size(tandem_dtype_t dtype);
 
-/** "f32", "f16", "bf16", "i64", "i32", "bool"; "unknown" outside the enum.
- *  Static storage; thread-safe. */
+/** "f32", "f16", "bf16", "i64", "i32", "bool", "f64", "i8", "u8", "i16",
+ *  "u16", "u32", "u64"; "unknown" outside the enum. Static storage;
+ *  thread-safe. */
 TANDEM_API const char *tandem_dtype_name(tandem_dtype_t dtype);
 
 /** A statically shaped dense row-major tensor in a model's signature. All

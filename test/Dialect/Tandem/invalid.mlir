@@ -222,7 +222,7 @@ func.func @conv_result_mismatch(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>
 // -----
 
 func.func @conv_int_input(%x: tensor<1x3x8x8xi32>, %w: tensor<4x3x3x3xi32>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  // expected-error @+1 {{operand #0 must be ranked tensor of 64-bit float or 32-bit float or 16-bit float or bfloat16 type values}}
   %0 = tandem.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xi32>, tensor<4x3x3x3xi32>) -> tensor<1x4x6x6xi32>
   return
 }
@@ -327,7 +327,7 @@ func.func @add_element_types(%x: tensor<3xf32>, %y: tensor<3xi32>) {
 // -----
 
 func.func @add_bool(%x: tensor<3xi1>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit signless integer or 32-bit signless integer values}}
+  // expected-error @+1 {{operand #0 must be ranked tensor of 64-bit float or 32-bit float or 16-bit float or bfloat16 type or 64-bit signless integer or 32-bit signless integer or 16-bit signless integer or 8-bit signless integer or 64-bit unsigned integer or 32-bit unsigned integer or 16-bit unsigned integer or 8-bit unsigned integer values}}
   %0 = tandem.add %x, %x : (tensor<3xi1>, tensor<3xi1>) -> tensor<3xi1>
   return
 }
@@ -359,7 +359,7 @@ func.func @where_broadcast(%c: tensor<4xi1>, %x: tensor<3xf32>) {
 // -----
 
 func.func @unary_float_only(%x: tensor<3xi32>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  // expected-error @+1 {{operand #0 must be ranked tensor of 64-bit float or 32-bit float or 16-bit float or bfloat16 type values}}
   %0 = tandem.exp %x : tensor<3xi32>
   return
 }
@@ -675,7 +675,7 @@ func.func @mod_float_floored(%x: tensor<4xf32>) {
 
 // Bitwise ops take integers and bools, not floats.
 func.func @and_float(%x: tensor<4xf32>) {
-  // expected-error @+1 {{'tandem.and' op operand #0 must be ranked tensor of 64-bit signless integer or 32-bit signless integer or 1-bit signless integer values}}
+  // expected-error @+1 {{'tandem.and' op operand #0 must be ranked tensor of 64-bit signless integer or 32-bit signless integer or 16-bit signless integer or 8-bit signless integer or 64-bit unsigned integer or 32-bit unsigned integer or 16-bit unsigned integer or 8-bit unsigned integer or 1-bit signless integer values}}
   %0 = tandem.and %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return
 }
@@ -684,7 +684,7 @@ func.func @and_float(%x: tensor<4xf32>) {
 
 // Shifts take integers only (no bools).
 func.func @shift_bool(%b: tensor<4xi1>) {
-  // expected-error @+1 {{'tandem.shift_left' op operand #0 must be ranked tensor of 64-bit signless integer or 32-bit signless integer values}}
+  // expected-error @+1 {{'tandem.shift_left' op operand #0 must be ranked tensor of 64-bit signless integer or 32-bit signless integer or 16-bit signless integer or 8-bit signless integer or 64-bit unsigned integer or 32-bit unsigned integer or 16-bit unsigned integer or 8-bit unsigned integer values}}
   %0 = tandem.shift_left %b, %b : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
   return
 }
@@ -693,7 +693,7 @@ func.func @shift_bool(%b: tensor<4xi1>) {
 
 // The trigonometric functions are float only.
 func.func @sin_int(%i: tensor<4xi32>) {
-  // expected-error @+1 {{'tandem.sin' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  // expected-error @+1 {{'tandem.sin' op operand #0 must be ranked tensor of 64-bit float or 32-bit float or 16-bit float or bfloat16 type values}}
   %0 = tandem.sin %i : tensor<4xi32>
   return
 }

@@ -43,6 +43,7 @@ save("off.npy", off)
 # Bad inputs.
 save("transposed.npy", np.zeros((3, 2), np.float32))
 save("f64.npy", np.zeros((2, 3), np.float64))
+save("c64.npy", np.zeros((2, 3), np.complex64))
 save("i32.npy", np.zeros((2, 3), np.int32))
 save("fortran.npy", np.asfortranarray(np.zeros((2, 3), np.float32)))
 save("bigendian.npy", np.zeros((2, 3), ">f4"))

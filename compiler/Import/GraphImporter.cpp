@@ -846,6 +846,7 @@ static ConverterMap allConverters() {
   registerEinsumConverters(converters);
   registerRecurrentConverters(converters);
   registerControlFlowConverters(converters);
+  registerQuantConverters(converters);
   registerShapeConverters(converters);
   registerIndexConverters(converters);
   return converters;

@@ -76,6 +76,9 @@ void registerRecurrentConverters(ConverterMap &map);
 /// If with a condition known at compile time (the branch inlined) and Loop
 /// with a known trip count and condition (unrolled).
 void registerControlFlowConverters(ConverterMap &map);
+/// QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear, computed in
+/// float as onnxruntime computes QDQ models.
+void registerQuantConverters(ConverterMap &map);
 void registerShapeConverters(ConverterMap &map);
 /// ArgMax, ArgMin, GatherElements, GatherND, CumSum and TopK.
 void registerIndexConverters(ConverterMap &map);

@@ -459,6 +459,13 @@ COMPOSED = {
     "c_scatter_oob": one_node("ScatterElements", [("x", [4], F32)],
                               ([4], F32), {},
                               [ints("i", [7]), weight("u", 1)]),
+    "c_qdq": lambda: model(
+        [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="q"),
+         helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"],
+                          name="dq")],
+        [tensor("x", [2, 3])], [tensor("y", [2, 3])],
+        [numpy_helper.from_array(np.array(0.05, np.float32), "s"),
+         numpy_helper.from_array(np.array(128, np.uint8), "z")], opset=19),
     "c_lppool": one_node("LpPool", [("x", [1, 1, 4, 4], F32)],
                          ([1, 1, 2, 2], F32), {"kernel_shape": [2, 2],
                                                "strides": [2, 2]}),

@@ -11,6 +11,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
 #include <exception>
@@ -38,8 +39,16 @@ LogicalResult mlir::tandem::onnx_import::convertOpset(onnx::ModelProto &model,
   }
   std::string problem;
   try {
-    model =
-        onnx::version_conversion::ConvertVersion(model, static_cast<int>(to));
+    // Some adapters need the shapes of intermediate values; infer them
+    // first (when inference fails, the converter gets the model as it was).
+    onnx::ModelProto inferred = model;
+    try {
+      onnx::shape_inference::InferShapes(inferred);
+    } catch (...) {
+      inferred = model;
+    }
+    model = onnx::version_conversion::ConvertVersion(inferred,
+                                                     static_cast<int>(to));
   } catch (const std::exception &e) {
     problem = e.what();
   } catch (...) {

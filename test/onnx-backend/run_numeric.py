@@ -59,7 +59,7 @@ def read_pb(path):
 
 
 def run_one(args, name, model_path):
-    work = os.path.join(args.work, name)
+    work = os.path.join(args.work, name.replace("/", "__"))
     os.makedirs(work, exist_ok=True)
     flags = []
     if args.gpu:
@@ -123,23 +123,24 @@ def main():
                         help="place every op on the GPU and run on the "
                              "emulated device, the CPU twins running the "
                              "kernels' linalg ops or their GPU mapping")
+    parser.add_argument("--suite", action="append",
+                        choices=run_conformance.SUITES,
+                        help="test suite of the wheel (repeatable; default: "
+                             "all)")
     parser.add_argument("--write-known", action="store_true",
                         help="print numeric_unsupported.txt lines for the "
                              "failures instead of failing")
     args = parser.parse_args()
+    args.suite = args.suite or run_conformance.SUITES
 
     supported = set(subprocess.run([args.tandemc, "--list-onnx-ops"],
                                    capture_output=True, text=True,
                                    check=True).stdout.split())
     import_unsupported = run_conformance.load_unsupported()
     known = load_known()
-    root = run_conformance.node_test_dir()
     tests = []
-    for name in sorted(os.listdir(root)):
-        if args.filter and not re.search(args.filter, name):
-            continue
-        model = os.path.join(root, name, "model.onnx")
-        if not os.path.exists(model) or name in import_unsupported:
+    for name, model in run_conformance.list_tests(args.suite, args.filter):
+        if name in import_unsupported:
             continue
         if run_conformance.scope(model, supported)[0]:
             tests.append((name, model))
@@ -163,11 +164,11 @@ def main():
         else:
             failed += 1
             print("FAIL %s: %s" % (name, problem))
-    total = len([n for n in os.listdir(root)
-                 if os.path.exists(os.path.join(root, n, "model.onnx"))])
+    total = len(run_conformance.list_tests(args.suite))
     print("onnx-numeric: %d passed, %d failed, %d known (%d compiled and "
-          "compared of %d node tests, onnx %s)" %
-          (passed, failed, listed, len(tests), total, onnx.__version__))
+          "compared of %d backend tests: %s; onnx %s)" %
+          (passed, failed, listed, len(tests), total,
+           run_conformance.suite_counts(args.suite), onnx.__version__))
     return 1 if failed else 0
 
 

@@ -33,6 +33,14 @@ std::optional<std::string> mlir::tandem::whyNotOnGpu(Operation *op) {
       if (isa<IntegerType>(tensor.getElementType()) &&
           tensor.getElementType().getIntOrFloatBitWidth() > 1)
         return std::string("it computes integer (shape) data");
+  // The GPU kernels read unsigned tensors with signed semantics (a uint8
+  // zero point of 153 became -103 there), so unsigned data stays on the
+  // host until they take the unsigned ops from the tandem types.
+  for (Type type : op->getOperandTypes())
+    if (auto tensor = dyn_cast<RankedTensorType>(type))
+      if (tensor.getElementType().isUnsignedInteger())
+        return std::string("it reads unsigned integer data, which the GPU "
+                           "kernels do not support yet");
   if (auto pad = dyn_cast<PadOp>(op); pad && pad.getMode() != PadMode::Constant)
     return std::string("only constant padding has a GPU kernel");
   return std::nullopt;

@@ -60,13 +60,11 @@ def gather():
 
 
 def unsupported():
-    """TopK: an op the importer does not support."""
-    k = numpy_helper.from_array(np.array([2], np.int64), "k")
+    """NonZero: an op a static-shape compiler does not support."""
     return _model(
-        [helper.make_node("TopK", ["x", "k"], ["v", "i"], name="topk")],
-        [_tensor("x", [4, 6])],
-        [_tensor("v", [4, 2]), _tensor("i", [4, 2], TensorProto.INT64)],
-        [k], name="topk")
+        [helper.make_node("NonZero", ["x"], ["i"], name="nonzero")],
+        [_tensor("x", [4, 6])], [_tensor("i", [2, None], TensorProto.INT64)],
+        [], name="nonzero")
 
 
 def reference(model, feeds):

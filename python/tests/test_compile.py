@@ -66,9 +66,9 @@ def test_compile_errors(tmp_path):
     assert "bad.onnx" in str(e.value) and e.value.returncode == 1
     assert not out.exists()
     with pytest.raises(tandem.CompileError) as e:
-        tandem.compile(onnx_models.unsupported(), tmp_path / "topk.so")
-    assert "TopK" in e.value.diagnostics and "unsupported" in str(e.value)
-    assert not (tmp_path / "topk.so").exists()
+        tandem.compile(onnx_models.unsupported(), tmp_path / "nonzero.so")
+    assert "NonZero" in e.value.diagnostics and "unsupported" in str(e.value)
+    assert not (tmp_path / "nonzero.so").exists()
     with pytest.raises(tandem.CompileError, match="no such file"):
         tandem.compile(tmp_path / "missing.onnx")
     with pytest.raises(tandem.CompileError) as e:

@@ -10,6 +10,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
@@ -36,6 +37,25 @@ LogicalResult mlir::tandem::onnx_import::convertOpset(onnx::ModelProto &model,
                  << "' has op type '" << node.op_type() << "', which opset "
                  << from << " does not define",
              failure();
+  }
+  // The converter assumes a valid model and crashes on some invalid ones
+  // (a node missing a required input); onnx's checker rejects those first.
+  std::string invalid;
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception &e) {
+    invalid = e.what();
+  } catch (...) {
+    invalid = "unknown error";
+  }
+  if (!invalid.empty()) {
+    invalid = invalid.substr(0, invalid.find('\n'));
+    return emitError(fileLoc)
+               << "opset " << from << " is below the supported " << to
+               << " to 22, and the model is not valid ONNX, so it cannot be "
+                  "converted: "
+               << invalid,
+           failure();
   }
   std::string problem;
   try {

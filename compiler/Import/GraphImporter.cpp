@@ -773,8 +773,8 @@ LogicalResult GraphImporter::importInputs(func::FuncOp &func) {
 /// Why an op type is outside what a static-shape compiler can take, for the
 /// kinds that will stay so; empty for the others.
 static std::string whyUnsupported(StringRef type) {
-  static const char *dataShaped[] = {"NonZero", "Unique",
-                                     "NonMaxSuppression", "StringSplit"};
+  static const char *dataShaped[] = {"NonZero", "Unique", "NonMaxSuppression",
+                                     "StringSplit"};
   if (llvm::is_contained(dataShaped, type))
     return "its output shape depends on the data; Tandem compiles static "
            "shapes";
@@ -981,4 +981,12 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   if (failed(verify(*module)))
     return nullptr;
   return module;
+}
+
+SmallVector<int64_t>
+mlir::tandem::onnx_import::stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
 }

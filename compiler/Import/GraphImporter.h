@@ -83,6 +83,9 @@ void registerShapeConverters(ConverterMap &map);
 /// ArgMax, ArgMin, GatherElements, GatherND, CumSum and TopK.
 void registerIndexConverters(ConverterMap &map);
 
+/// The row-major strides of `shape` (in elements).
+SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape);
+
 /// Evaluates `fn` elementwise over known operands with NumPy broadcasting;
 /// std::nullopt when the shapes do not broadcast or `fn` declines.
 std::optional<KnownInts>

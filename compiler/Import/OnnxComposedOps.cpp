@@ -593,9 +593,7 @@ LogicalResult convertTile(GraphImporter &im) {
   if (const KnownInts *k = im.knownInput(0)) {
     KnownInts r{result, {}, k->elementType};
     int64_t count = shape::numElements(result);
-    SmallVector<int64_t> strides(rank, 1);
-    for (int64_t d = rank - 2; d >= 0; --d)
-      strides[d] = strides[d + 1] * t->getDimSize(d + 1);
+    SmallVector<int64_t> strides = stridesOf(t->getShape());
     for (int64_t i = 0; i < count; ++i) {
       int64_t rem = i, src = 0;
       for (int64_t d = rank - 1; d >= 0; --d) {
@@ -1011,9 +1009,7 @@ LogicalResult convertScatterND(GraphImporter &im) {
   int64_t slice = 1;
   for (int64_t d = k; d < dt.getRank(); ++d)
     slice *= dt.getDimSize(d);
-  SmallVector<int64_t> strides(dt.getRank(), 1);
-  for (int64_t d = dt.getRank() - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * dt.getDimSize(d + 1);
+  SmallVector<int64_t> strides = stridesOf(dt.getShape());
   int64_t tuples = static_cast<int64_t>(indices->size()) / k;
   if (typeOf(*updates).getNumElements() != tuples * slice)
     return im.error() << "updates " << updates->getType() << " do not match "
@@ -1057,9 +1053,7 @@ LogicalResult convertScatterElements(GraphImporter &im) {
     return im.error() << "indices and updates " << ut
                       << " must have one shape, of the data's rank",
            failure();
-  SmallVector<int64_t> strides(dt.getRank(), 1);
-  for (int64_t d = dt.getRank() - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * dt.getDimSize(d + 1);
+  SmallVector<int64_t> strides = stridesOf(dt.getShape());
   std::vector<int64_t> targets;
   for (int64_t e = 0; e < ut.getNumElements(); ++e) {
     int64_t rem = e, flat = 0;

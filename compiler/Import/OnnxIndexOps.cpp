@@ -33,14 +33,6 @@ static LogicalResult convertArgReduce(GraphImporter &im) {
   return success();
 }
 
-/// The row-major strides of `shape`.
-static SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
-
 static LogicalResult convertGatherElements(GraphImporter &im) {
   FailureOr<RankedTensorType> typeOr = im.requiredInputType(0);
   if (failed(typeOr))

@@ -22,14 +22,6 @@ using namespace mlir;
 using namespace mlir::tandem;
 using namespace mlir::tandem::onnx_import;
 
-/// Row-major strides of `shape`.
-static SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
-
 static LogicalResult convertConstant(GraphImporter &im) {
   OpBuilder &b = im.builder();
   const onnx::AttributeProto *a = nullptr;

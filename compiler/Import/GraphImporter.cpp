@@ -31,7 +31,6 @@ using namespace mlir::tandem;
 using namespace mlir::tandem::onnx_import;
 
 /// Tensors with more elements than this are not tracked as known integers.
-static constexpr int64_t kMaxKnownElements = 4096;
 /// No tensor in an imported graph may hold more bytes than this (64 GiB):
 /// far past any model that runs, and small enough that sizes never overflow
 /// and a 200-byte model cannot ask for terabytes.
@@ -425,7 +424,7 @@ const KnownInts *GraphImporter::knownInput(unsigned i) const {
   if (!hasInput(i))
     return nullptr;
   auto it = known.find(node().input(i));
-  return it == known.end() ? nullptr : &it->second;
+  return it == known.end() ? evaluatedInput(i) : &it->second;
 }
 
 FailureOr<std::vector<int64_t>> GraphImporter::constantInts(unsigned i,
@@ -507,40 +506,20 @@ FailureOr<std::optional<double>> GraphImporter::constantScalar(unsigned i,
       return error() << what << " must be a scalar", failure();
     return std::optional<double>(static_cast<double>(k->values[0]));
   }
-  Value v = values.lookup(node().input(i));
-  // Casts of a constant scalar (an integer size cast to float in a shape
-  // computation) keep its value where the cast is exact.
-  while (v && v.getDefiningOp<CastOp>()) {
-    Value src = v.getDefiningOp<CastOp>().getInput();
-    auto c = src.getDefiningOp<ConstantOp>();
-    auto dense = c ? dyn_cast<DenseIntElementsAttr>(c.getValue()) : nullptr;
-    if (dense && dense.getNumElements() == 1 &&
-        isa<FloatType>(getElementTypeOrSelf(v.getType()))) {
-      // Unsigned sources (ui8 200) read as unsigned.
-      APInt bits = *dense.getValues<APInt>().begin();
-      int64_t value = dense.getElementType().isUnsignedInteger()
-                          ? int64_t(bits.getZExtValue())
-                          : bits.getSExtValue();
-      if (std::abs(value) <= (int64_t(1) << 24))
-        return std::optional<double>(static_cast<double>(value));
-    }
-    v = src;
+  // Constants, and IR over constants that folds (a size cast to float, a
+  // Ceil of a constant), read with their element type's signedness.
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(
+          evaluateConstant(values.lookup(node().input(i))));
+      dense && dense.getNumElements() == 1) {
+    Type elem = dense.getElementType();
+    if (isa<FloatType>(elem))
+      return std::optional<double>(
+          (*dense.getValues<APFloat>().begin()).convertToDouble());
+    APInt v = *dense.getValues<APInt>().begin();
+    return std::optional<double>(elem.isUnsignedInteger() || elem.isInteger(1)
+                                     ? double(v.getZExtValue())
+                                     : double(v.getSExtValue()));
   }
-  if (v)
-    if (auto c = v.getDefiningOp<ConstantOp>())
-      if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
-          dense && dense.getNumElements() == 1) {
-        Type elem = dense.getElementType();
-        if (isa<FloatType>(elem))
-          return std::optional<double>(
-              (*dense.getValues<APFloat>().begin()).convertToDouble());
-        // Integers of the types KnownInts does not track (i8, ui8, ...),
-        // read with their signedness.
-        APInt v = *dense.getValues<APInt>().begin();
-        return std::optional<double>(elem.isUnsignedInteger()
-                                         ? double(v.getZExtValue())
-                                         : double(v.getSExtValue()));
-      }
   InFlightDiagnostic diag = error() << "input #" << i << " (" << what
                                     << ") must be a constant scalar";
   addBindHint(diag, i);

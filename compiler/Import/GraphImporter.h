@@ -40,6 +40,9 @@ struct KnownInts {
 /// Whether import-time folding tracks tensors of `type` as KnownInts.
 bool isKnownIntType(Type type);
 
+/// Known tensors with more elements than this stay in the IR.
+constexpr int64_t kMaxKnownElements = 4096;
+
 class GraphImporter;
 
 /// Folds the current node's inputs into one value with the binary op `OpT`
@@ -167,8 +170,13 @@ public:
   FailureOr<RankedTensorType> requiredInputType(unsigned i);
   /// The tensor type of input `i` (null when missing).
   RankedTensorType inputType(unsigned i);
-  /// The known integer value of input `i`, if it is known at import time.
+  /// The known integer value of input `i`, if it is known at import time:
+  /// tracked by the KnownInts folders or computed by IR that folds
+  /// (evaluateConstant).
   const KnownInts *knownInput(unsigned i) const;
+  /// The value of `v` when the tandem ops computing it fold to a constant
+  /// (their folders evaluate small constants), or null.
+  Attribute evaluateConstant(Value v) const;
   /// The values of input `i`, which must be known at import time; `what`
   /// names it in the diagnostic.
   FailureOr<std::vector<int64_t>> constantInts(unsigned i, StringRef what);
@@ -286,6 +294,8 @@ private:
                                            Type elementType, int64_t count,
                                            StringRef what);
   Location fileLoc() const;
+  /// Input `i` evaluated by evaluateConstant as known integers, or null.
+  const KnownInts *evaluatedInput(unsigned i) const;
 
   MLIRContext &ctx;
   const onnx::ModelProto &model;
@@ -303,6 +313,10 @@ private:
   llvm::StringMap<Value> values;
   /// Tensors known at import time.
   llvm::StringMap<KnownInts> known;
+  /// evaluateConstant's results, and evaluatedInput's as KnownInts (values,
+  /// not names: a Loop body redefines its names each iteration).
+  mutable DenseMap<Value, Attribute> evaluationMemo;
+  mutable DenseMap<Value, std::unique_ptr<KnownInts>> evaluated;
 };
 
 /// Binds output 0 of the current two-input node: folded by `fold` when both

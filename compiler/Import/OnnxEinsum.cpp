@@ -156,7 +156,7 @@ LogicalResult convertEinsum(GraphImporter &im) {
   SmallVector<std::string> terms;
   std::optional<std::string> output;
   if (!parseEquation(equation, terms, output) ||
-      static_cast<int>(terms.size()) != im.numInputs())
+      terms.size() != im.numInputs())
     return im.error() << "malformed equation '" << equation << "' for "
                       << im.numInputs() << " inputs",
            failure();

@@ -127,7 +127,7 @@ struct FoldIntoGemm : OpRewritePattern<BatchNormOp> {
       auto type = cast<RankedTensorType>(cValue.getType());
       // Only per-column (or scalar) C folds into a 1-D bias.
       if (!values ||
-          type.getNumElements() != int64_t(n) && type.getNumElements() != 1)
+          (type.getNumElements() != int64_t(n) && type.getNumElements() != 1))
         return rewriter.notifyMatchFailure(bn, "c is not a per-column const");
       for (size_t j = 0; j < n; ++j)
         c[j] = (*values)[values->size() == 1 ? 0 : j];

@@ -8,6 +8,8 @@
 
 #include "dialects/Tandem/IR/TandemOps.h"
 
+#include "dialects/Tandem/IR/DataFolds.h"
+
 #include "dialects/Tandem/IR/ShapeInference.h"
 
 #include "mlir/IR/Matchers.h"
@@ -239,18 +241,12 @@ void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<TransposeOfUnitDimsToReshape>(context);
 }
 
-OpFoldResult ConcatOp::fold(FoldAdaptor) {
-  if (getInputs().size() == 1)
-    return getInputs().front();
-  return {};
-}
-
-OpFoldResult SliceOp::fold(FoldAdaptor) {
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType() &&
       llvm::all_of(getStarts(), [](int64_t s) { return s == 0; }) &&
       llvm::all_of(getSteps(), [](int64_t s) { return s == 1; }))
     return getInput();
-  return {};
+  return foldSliceConstant(*this, adaptor.getInput());
 }
 
 OpFoldResult PadOp::fold(FoldAdaptor) {
@@ -287,7 +283,7 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
       return zeroExtend ? v.zextOrTrunc(width) : v.sextOrTrunc(width);
     });
   }
-  return {};
+  return foldIntFloatCast(*this, adaptor.getInput());
 }
 
 OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
@@ -296,7 +292,7 @@ OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
   if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
     if (dense.isSplat())
       return dense.resizeSplat(getType());
-  return {};
+  return foldBroadcastToConstant(*this, adaptor.getInput());
 }
 
 //===----------------------------------------------------------------------===//

@@ -288,6 +288,7 @@ def Tandem_GatherOp : Tandem_InferredOp<"gather", [Pure]> {
   let results = (outs Tandem_AnyTensor:$output);
   let assemblyFormat =
       "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 def Tandem_GatherElementsOp : Tandem_InferredOp<"gather_elements", [Pure]> {
@@ -657,7 +658,7 @@ def Tandem_CmpOp : Tandem_InferredOp<"cmp",
   let results = (outs Tandem_BoolTensor:$output);
   let assemblyFormat = [{
     $predicate `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
-  }];
+  }];  let hasFolder = 1;
 }
 
 def Tandem_WhereOp : Tandem_InferredOp<"where",
@@ -682,7 +683,7 @@ def Tandem_WhereOp : Tandem_InferredOp<"where",
   let assemblyFormat = [{
     $condition `,` $on_true `,` $on_false attr-dict `:`
     functional-type(operands, results)
-  }];
+  }];  let hasFolder = 1;
 }
 
 class Tandem_DocUnaryOp<string mnemonic, Type t, string formula,

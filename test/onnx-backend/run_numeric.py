@@ -20,8 +20,15 @@ With --gpu, every op the GPU runs is placed on it and the tests run on the
 emulated device (with `mapped`, the CPU twins execute the GPU kernels'
 mapping: the GPU code path).
 
+With --onnxruntime, each test's outputs are also compared with
+onnxruntime's on the same inputs (same tolerances), wherever onnxruntime
+runs the model and itself matches the expected outputs: a Tandem output
+that matches the ONNX reference but not onnxruntime is a failure too. The
+summary counts the tests so checked, those onnxruntime cannot run and
+those where onnxruntime deviates from the reference.
+
 Prints "onnx-numeric: N passed, M failed, K known (...)" and exits non-zero
-on any failure. Run it with the venv's Python (onnx, numpy).
+on any failure. Run it with the venv's Python (onnx, numpy, onnxruntime).
 """
 import argparse
 import concurrent.futures
@@ -58,7 +65,55 @@ def read_pb(path):
     return numpy_helper.to_array(tensor)
 
 
+def close(actual, expected):
+    """numpy.allclose with the runner's tolerances; NaNs must match."""
+    if actual.shape != expected.shape:
+        return False
+    if actual.dtype.kind in "fc" or expected.dtype.kind in "fc":
+        return bool(np.allclose(actual.astype(np.float64),
+                                expected.astype(np.float64), rtol=1e-3,
+                                atol=1e-5, equal_nan=True))
+    return bool(np.array_equal(actual, expected))
+
+
+def onnxruntime_outputs(model_path, data_set, count):
+    """onnxruntime's outputs on `data_set`'s inputs, or None when it cannot
+    run the model."""
+    import onnxruntime
+    try:
+        options = onnxruntime.SessionOptions()
+        options.log_severity_level = 4
+        options.intra_op_num_threads = 1
+        session = onnxruntime.InferenceSession(
+            model_path, options, providers=["CPUExecutionProvider"])
+        feeds = {}
+        for i, info in enumerate(session.get_inputs()):
+            path = os.path.join(data_set, "input_%d.pb" % i)
+            if os.path.exists(path):
+                feeds[info.name] = read_pb(path)
+        return session.run(None, feeds)[:count]
+    except Exception:  # any failure to load or run: onnxruntime cannot
+        return None
+
+
+def check_onnxruntime(model_path, data_set, refs, out_dir, output_names):
+    """'checked', 'no-ort', 'ort-deviates' or a failure message."""
+    ort = onnxruntime_outputs(model_path, data_set, len(refs))
+    if ort is None or len(ort) != len(refs):
+        return "no-ort"
+    expected = [np.load(r) for r in refs]
+    if not all(close(np.asarray(o), e) for o, e in zip(ort, expected)):
+        return "ort-deviates"
+    for name, o in zip(output_names, ort):
+        actual = np.load(os.path.join(out_dir, name + ".npy"))
+        if not close(actual, np.asarray(o)):
+            return "output '%s' differs from onnxruntime's" % name
+    return "checked"
+
+
 def run_one(args, name, model_path):
+    """(None when the test passes, else the problem; the onnxruntime
+    check's outcome or None)."""
     work = os.path.join(args.work, name.replace("/", "__"))
     os.makedirs(work, exist_ok=True)
     flags = []
@@ -70,7 +125,7 @@ def run_one(args, name, model_path):
             flags += ["--gpu-twins=mapped"]
     model = onnx.load(model_path, load_external_data=False)
     inputs = run_conformance.graph_inputs(model_path)
-    lib, bound = None, None
+    lib, bound, ort = None, None, None
     for index, data_set in enumerate(sorted(glob.glob(os.path.join(
             os.path.dirname(model_path), "test_data_set_*")))):
         # Inputs bound at compile time take each data set's value, so a
@@ -81,7 +136,7 @@ def run_one(args, name, model_path):
                 [args.tandemc, model_path, "--emit=shared", "-o", lib] + flags,
                 model_path, data_set, timeout=300)
             if not ok:
-                return "compile: " + message
+                return "compile: " + message, None
         feeds, refs = [], []
         for i, input_name in enumerate(inputs):
             if input_name in bound:
@@ -103,13 +158,24 @@ def run_one(args, name, model_path):
             cmd += ["--input"] + feeds
         else:
             cmd += ["--random"]
-        cmd += ["--compare"] + refs + ["--rtol", "1e-3", "--atol", "1e-5"]
+        out_dir = os.path.join(work, "out%d" % index)
+        cmd += ["--compare"] + refs + ["--rtol", "1e-3", "--atol", "1e-5",
+                                       "--output-dir", out_dir]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         if proc.returncode != 0:
             lines = (proc.stdout + proc.stderr).strip().splitlines()
             return "run: " + (lines[-1] if lines else "exit %d" %
-                              proc.returncode)
-    return None
+                              proc.returncode), None
+        if args.onnxruntime:
+            outcome = check_onnxruntime(
+                model_path, data_set, refs, out_dir,
+                [o.name for o in model.graph.output])
+            if outcome not in ("checked", "no-ort", "ort-deviates"):
+                return "data set %d: %s" % (index, outcome), None
+            # The test's outcome is its worst data set's.
+            if ort is None or outcome != "checked":
+                ort = outcome
+    return None, ort
 
 
 def main():
@@ -127,6 +193,8 @@ def main():
                         choices=run_conformance.SUITES,
                         help="test suite of the wheel (repeatable; default: "
                              "all)")
+    parser.add_argument("--onnxruntime", action="store_true",
+                        help="also compare every output with onnxruntime's")
     parser.add_argument("--write-known", action="store_true",
                         help="print numeric_unsupported.txt lines for the "
                              "failures instead of failing")
@@ -149,7 +217,10 @@ def main():
         results = list(pool.map(lambda t: run_one(args, *t), tests))
 
     passed = failed = listed = 0
-    for (name, _), problem in zip(tests, results):
+    ort_counts = {"checked": 0, "no-ort": 0, "ort-deviates": 0}
+    for (name, _), (problem, ort) in zip(tests, results):
+        if problem is None and ort:
+            ort_counts[ort] += 1
         reason = known.get(name)
         if problem is None and reason is None:
             passed += 1
@@ -164,6 +235,12 @@ def main():
         else:
             failed += 1
             print("FAIL %s: %s" % (name, problem))
+    if args.onnxruntime:
+        print("onnxruntime: %d of the passing tests also match onnxruntime's "
+              "outputs; onnxruntime cannot run %d, and deviates from the "
+              "expected outputs on %d" %
+              (ort_counts["checked"], ort_counts["no-ort"],
+               ort_counts["ort-deviates"]))
     total = len(run_conformance.list_tests(args.suite))
     print("onnx-numeric: %d passed, %d failed, %d known (%d compiled and "
           "compared of %d backend tests: %s; onnx %s)" %

@@ -60,6 +60,16 @@ if [ "${TANDEM_SKIP_VENV:-0}" != 1 ]; then
   else
     log "venv up to date"
   fi
+  # timm and transformers for Debian's torch (the hub-models tests).
+  hub_stamp="$VENV/hub-pydeps/.tandem-requirements"
+  if ! cmp -s "$ROOT/scripts/requirements-hub.txt" "$hub_stamp" 2>/dev/null; then
+    log "installing timm and transformers into $VENV/hub-pydeps"
+    rm -rf "$VENV/hub-pydeps"
+    "$VENV/bin/pip" install -q --disable-pip-version-check --no-deps \
+      --only-binary=:all: --target "$VENV/hub-pydeps" \
+      -r "$ROOT/scripts/requirements-hub.txt"
+    cp "$ROOT/scripts/requirements-hub.txt" "$hub_stamp"
+  fi
 fi
 
 if [ -x /usr/local/cuda/bin/ptxas ]; then

@@ -91,12 +91,13 @@ echo "$out"
 add_counts "$rc" "$out"
 
 # The same node tests compiled to shared libraries and run with tandem-run,
-# compared with their expected outputs (rtol 1e-3, atol 1e-5).
+# compared with their expected outputs (rtol 1e-3, atol 1e-5) and with
+# onnxruntime's wherever it runs the model.
 echo "=== [onnx-numeric] backend node tests compiled, run and compared"
 rc=0
 out=$(.venv/bin/python test/onnx-backend/run_numeric.py \
   --tandemc build/bin/tandemc --tandem-run build/bin/tandem-run \
-  --work build/onnx-numeric) || rc=$?
+  --work build/onnx-numeric --onnxruntime) || rc=$?
 printf '%s\n' "$out" | tail -n 20
 add_counts "$rc" "$out"
 
@@ -161,6 +162,19 @@ rc=0
 out=$(.venv/bin/python test/e2e/run_e2e.py --tandemc build/bin/tandemc \
   --tandem-run build/bin/tandem-run --work build/e2e --models build/models \
   --set "$MODEL_SET" --threads 1,2) || rc=$?
+echo "$out"
+add_counts "$rc" "$out"
+
+# A new user's models: timm and transformers exports (the libraries' own
+# model code, random weights, torch.onnx.export defaults, a dynamic batch
+# bound with --input-shape) compiled and compared with onnxruntime.
+echo "=== [hub-models] timm + transformers exports vs onnxruntime"
+/usr/bin/python3 test/models/generate_hub_models.py build/hub-models \
+  --set "$MODEL_SET" 2>&1 | grep -v -i warn || true
+rc=0
+out=$(.venv/bin/python test/e2e/run_e2e.py --tandemc build/bin/tandemc \
+  --tandem-run build/bin/tandem-run --work build/hub-e2e \
+  --models build/hub-models --set "hub-$MODEL_SET") || rc=$?
 echo "$out"
 add_counts "$rc" "$out"
 

@@ -3,7 +3,8 @@
 tandem-run, compare with onnxruntime.
 
 usage: run_e2e.py --tandemc BIN --tandem-run BIN --work DIR
-                  [--small base|dtypes] [--models DIR] [--set ci|full]
+                  [--small base|dtypes] [--models DIR]
+                  [--set ci|full|hub-ci|hub-full]
                   [--threads T,...]
                   [--gpu all|island --devices D,... [--gpu-twins mapped]]
                   [NAME...]
@@ -11,7 +12,8 @@ usage: run_e2e.py --tandemc BIN --tandem-run BIN --work DIR
 Each case is an ONNX model: the small hand-built ones of
 test/tools/tandemc/Inputs/make_models.py (or, with --small dtypes, the
 uint8 and float64 ones of dtype_models.py) and the torch-exported ones in
---models (generate_torch_models.py). For each, the script draws inputs with
+--models (generate_torch_models.py; with --set hub-ci or hub-full, only the
+timm and transformers exports of generate_hub_models.py). For each, the script draws inputs with
 a fixed seed and computes the reference outputs with onnxruntime
 (onnx_reference.py), compiles the model with `tandemc --emit=shared`, and
 runs it with `tandem-run --compare` (rtol 1e-4, atol 1e-5 or 1e-6 x
@@ -54,6 +56,15 @@ FULL_TORCH = CI_TORCH + ["bert_block", "bert_block_opset17",
                          "transformer_encoder_mask", "mnasnet0_5",
                          "shufflenet_v2_x0_5", "efficientnet_b0",
                          "mobilenet_v3_small", "resnet50"]
+# timm and transformers exports (generate_hub_models.py): --set hub-ci and
+# hub-full, where a model that was not exported is a failure.
+HUB_CI = ["timm_efficientnet_b0", "timm_vit_small_patch16_224", "hf_bert",
+          "hf_gpt2"]
+HUB_FULL = HUB_CI + ["timm_mobilenetv3_large_100", "timm_convnext_tiny",
+                     "timm_resnet50", "hf_distilbert", "hf_t5_encoder",
+                     "hf_vit"]
+SETS = {"ci": CI_TORCH, "full": FULL_TORCH, "hub-ci": HUB_CI,
+        "hub-full": HUB_FULL}
 RTOL, ATOL = 1e-4, 1e-5
 # The absolute tolerance grows with the outputs' scale: at least SCALE_ATOL
 # times max|reference| (about 8 float32 ulps of the largest output). A deep
@@ -130,7 +141,7 @@ def main():
     parser.add_argument("--tandem-run", required=True)
     parser.add_argument("--work", required=True)
     parser.add_argument("--models")
-    parser.add_argument("--set", choices=["ci", "full"], default="ci")
+    parser.add_argument("--set", choices=list(SETS), default="ci")
     parser.add_argument("--threads", default="1",
                         help="comma-separated tandem-run --threads values; "
                         "each must match the reference, and all must give "
@@ -156,18 +167,22 @@ def main():
 
     import make_models
     cases = []
+    hub = args.set.startswith("hub")
     if args.small == "dtypes":
         import dtype_models
         small = dtype_models.MODELS
     else:
         small = {name: make_models.MODELS[name] for name in SMALL}
-    for name, build in small.items():
+    for name, build in (small.items() if not hub else ()):
         path = os.path.join(args.work, "small_" + name + ".onnx")
         onnx.save(build(), path)
         cases.append(("small_" + name, path, []))
     if args.models:
-        for name in (CI_TORCH if args.set == "ci" else FULL_TORCH):
+        for name in SETS[args.set]:
             path = os.path.join(args.models, name + ".onnx")
+            if not os.path.exists(path) and hub:
+                cases.append((name, path, None))
+                continue
             if not os.path.exists(path):
                 continue
             flags = open(os.path.join(args.models,
@@ -179,7 +194,8 @@ def main():
     passed = failed = 0
     for name, path, flags in cases:
         try:
-            problem = check(args, name, path, flags)
+            problem = ("not exported (%s is missing)" % path if flags is None
+                       else check(args, name, path, flags))
         except Exception as e:  # a crash in the harness is a failure too
             problem = "harness error: %s" % e
         if problem:

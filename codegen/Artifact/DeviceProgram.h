@@ -13,6 +13,8 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include "runtime/include/tandem/abi.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,15 +22,15 @@
 
 namespace mlir::tandem {
 
-/// Formats of a device image (TANDEM_IMAGE_*).
-enum class DeviceImageFormat : int32_t { PTX = 0, Cubin = 1, Fatbin = 2 };
-
-/// One device image, as the GPU code generator produced it.
-struct DeviceImageBlob {
-  /// "sm_90", ...
+/// One device image of the kernels, as the GPU code generator produces it
+/// and the object embeds it (a tandem_device_image_t).
+struct DeviceImage {
+  /// "sm_90", ...; for a fatbin, the archs it holds joined by ','.
   std::string arch;
-  DeviceImageFormat format = DeviceImageFormat::PTX;
-  /// The image; PTX text without its terminating NUL (the object adds it).
+  /// TANDEM_IMAGE_PTX, TANDEM_IMAGE_CUBIN or TANDEM_IMAGE_FATBIN (abi.h).
+  int32_t format = TANDEM_IMAGE_PTX;
+  /// PTX text without its terminating NUL (the object adds it), or the
+  /// binary.
   std::string bytes;
 };
 

@@ -6,50 +6,27 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
-// The ABI header is the one source of the dtype values; AbiDType mirrors it.
-#include "runtime/include/tandem/runtime.h"
-
 using namespace mlir;
 using namespace mlir::tandem;
 
-#define TANDEM_CHECK_DTYPE(ours, abi)                                          \
-  static_assert(static_cast<int>(AbiDType::ours) == abi,                       \
-                "AbiDType::" #ours " differs from " #abi)
-TANDEM_CHECK_DTYPE(F32, TANDEM_F32);
-TANDEM_CHECK_DTYPE(F16, TANDEM_F16);
-TANDEM_CHECK_DTYPE(BF16, TANDEM_BF16);
-TANDEM_CHECK_DTYPE(I64, TANDEM_I64);
-TANDEM_CHECK_DTYPE(I32, TANDEM_I32);
-TANDEM_CHECK_DTYPE(Bool, TANDEM_BOOL);
-TANDEM_CHECK_DTYPE(F64, TANDEM_F64);
-TANDEM_CHECK_DTYPE(I8, TANDEM_I8);
-TANDEM_CHECK_DTYPE(U8, TANDEM_U8);
-TANDEM_CHECK_DTYPE(I16, TANDEM_I16);
-TANDEM_CHECK_DTYPE(U16, TANDEM_U16);
-TANDEM_CHECK_DTYPE(U32, TANDEM_U32);
-TANDEM_CHECK_DTYPE(U64, TANDEM_U64);
-static_assert(static_cast<int>(AbiDType::U64) == TANDEM_DTYPE_LAST,
-              "AbiDType lacks the ABI's last dtype");
-#undef TANDEM_CHECK_DTYPE
-
-int64_t mlir::tandem::dtypeSize(AbiDType dtype) {
+int64_t mlir::tandem::dtypeSize(tandem_dtype_t dtype) {
   switch (dtype) {
-  case AbiDType::Bool:
-  case AbiDType::I8:
-  case AbiDType::U8:
+  case TANDEM_BOOL:
+  case TANDEM_I8:
+  case TANDEM_U8:
     return 1;
-  case AbiDType::F16:
-  case AbiDType::BF16:
-  case AbiDType::I16:
-  case AbiDType::U16:
+  case TANDEM_F16:
+  case TANDEM_BF16:
+  case TANDEM_I16:
+  case TANDEM_U16:
     return 2;
-  case AbiDType::F32:
-  case AbiDType::I32:
-  case AbiDType::U32:
+  case TANDEM_F32:
+  case TANDEM_I32:
+  case TANDEM_U32:
     return 4;
-  case AbiDType::F64:
-  case AbiDType::I64:
-  case AbiDType::U64:
+  case TANDEM_F64:
+  case TANDEM_I64:
+  case TANDEM_U64:
     return 8;
   }
   llvm_unreachable("unknown dtype");
@@ -62,64 +39,64 @@ int64_t TensorSignature::bytes() const {
   return count * dtypeSize(dtype);
 }
 
-llvm::StringRef mlir::tandem::dtypeName(AbiDType dtype) {
+llvm::StringRef mlir::tandem::dtypeName(tandem_dtype_t dtype) {
   switch (dtype) {
-  case AbiDType::F32:
+  case TANDEM_F32:
     return "f32";
-  case AbiDType::F16:
+  case TANDEM_F16:
     return "f16";
-  case AbiDType::BF16:
+  case TANDEM_BF16:
     return "bf16";
-  case AbiDType::I64:
+  case TANDEM_I64:
     return "i64";
-  case AbiDType::I32:
+  case TANDEM_I32:
     return "i32";
-  case AbiDType::Bool:
+  case TANDEM_BOOL:
     return "bool";
-  case AbiDType::F64:
+  case TANDEM_F64:
     return "f64";
-  case AbiDType::I8:
+  case TANDEM_I8:
     return "i8";
-  case AbiDType::U8:
+  case TANDEM_U8:
     return "u8";
-  case AbiDType::I16:
+  case TANDEM_I16:
     return "i16";
-  case AbiDType::U16:
+  case TANDEM_U16:
     return "u16";
-  case AbiDType::U32:
+  case TANDEM_U32:
     return "u32";
-  case AbiDType::U64:
+  case TANDEM_U64:
     return "u64";
   }
   llvm_unreachable("unknown dtype");
 }
 
-llvm::StringRef mlir::tandem::dtypeCType(AbiDType dtype) {
+llvm::StringRef mlir::tandem::dtypeCType(tandem_dtype_t dtype) {
   switch (dtype) {
-  case AbiDType::F32:
+  case TANDEM_F32:
     return "float";
-  case AbiDType::F16:
-  case AbiDType::BF16:
+  case TANDEM_F16:
+  case TANDEM_BF16:
     return "uint16_t";
-  case AbiDType::I64:
+  case TANDEM_I64:
     return "int64_t";
-  case AbiDType::I32:
+  case TANDEM_I32:
     return "int32_t";
-  case AbiDType::Bool:
+  case TANDEM_BOOL:
     return "bool";
-  case AbiDType::F64:
+  case TANDEM_F64:
     return "double";
-  case AbiDType::I8:
+  case TANDEM_I8:
     return "int8_t";
-  case AbiDType::U8:
+  case TANDEM_U8:
     return "uint8_t";
-  case AbiDType::I16:
+  case TANDEM_I16:
     return "int16_t";
-  case AbiDType::U16:
+  case TANDEM_U16:
     return "uint16_t";
-  case AbiDType::U32:
+  case TANDEM_U32:
     return "uint32_t";
-  case AbiDType::U64:
+  case TANDEM_U64:
     return "uint64_t";
   }
   llvm_unreachable("unknown dtype");
@@ -128,30 +105,30 @@ llvm::StringRef mlir::tandem::dtypeCType(AbiDType dtype) {
 /// The ABI dtype of a tandem element type: signless integers are signed,
 /// ui8 ... ui64 unsigned (the tandem dialect keeps ONNX's signedness until
 /// the lowering, and the signature is read before it).
-static std::optional<AbiDType> toDType(Type type) {
+static std::optional<tandem_dtype_t> toDType(Type type) {
   if (type.isF32())
-    return AbiDType::F32;
+    return TANDEM_F32;
   if (type.isF16())
-    return AbiDType::F16;
+    return TANDEM_F16;
   if (type.isBF16())
-    return AbiDType::BF16;
+    return TANDEM_BF16;
   if (type.isF64())
-    return AbiDType::F64;
+    return TANDEM_F64;
   if (type.isInteger(1))
-    return AbiDType::Bool;
+    return TANDEM_BOOL;
   auto integer = dyn_cast<IntegerType>(type);
   if (!integer || integer.isSigned())
     return std::nullopt;
   bool u = integer.isUnsigned();
   switch (integer.getWidth()) {
   case 8:
-    return u ? AbiDType::U8 : AbiDType::I8;
+    return u ? TANDEM_U8 : TANDEM_I8;
   case 16:
-    return u ? AbiDType::U16 : AbiDType::I16;
+    return u ? TANDEM_U16 : TANDEM_I16;
   case 32:
-    return u ? AbiDType::U32 : AbiDType::I32;
+    return u ? TANDEM_U32 : TANDEM_I32;
   case 64:
-    return u ? AbiDType::U64 : AbiDType::I64;
+    return u ? TANDEM_U64 : TANDEM_I64;
   default:
     return std::nullopt;
   }
@@ -163,7 +140,7 @@ static FailureOr<TensorSignature> readTensor(Operation *func, Type type,
                                              llvm::StringRef kind,
                                              unsigned index) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  std::optional<AbiDType> dtype =
+  std::optional<tandem_dtype_t> dtype =
       tensor ? toDType(tensor.getElementType()) : std::nullopt;
   if (!tensor || !tensor.hasStaticShape() || !dtype)
     return func->emitError() << kind << " #" << index << " has type " << type
@@ -205,13 +182,13 @@ mlir::tandem::readModelSignature(ModuleOp module, llvm::StringRef name) {
   llvm::DenseSet<Attribute> seen;
   module.walk([&](ConstantOp constant) {
     if (seen.insert(constant.getValue()).second)
-      signature.weightBytes += TensorSignature{
-          "",
-          toDType(constant.getType().getElementType()).value_or(AbiDType::F32),
-          {constant.getType().getShape().begin(),
-           constant.getType()
-               .getShape()
-               .end()}}.bytes();
+      signature.weightBytes +=
+          TensorSignature{
+              "",
+              toDType(constant.getType().getElementType()).value_or(TANDEM_F32),
+              {constant.getType().getShape().begin(),
+               constant.getType().getShape().end()}}
+              .bytes();
   });
   return signature;
 }

@@ -12,37 +12,22 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+// The element types are the ABI's (tandem_dtype_t, TANDEM_F32, ...).
+#include "runtime/include/tandem/abi.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace mlir::tandem {
 
-/// Element types as the runtime ABI numbers them (tandem_dtype_t; new ones
-/// are appended there and here, existing values never change).
-enum class AbiDType : int32_t {
-  F32 = 0,
-  F16 = 1,
-  BF16 = 2,
-  I64 = 3,
-  I32 = 4,
-  Bool = 5,
-  F64 = 6,
-  I8 = 7,
-  U8 = 8,
-  I16 = 9,
-  U16 = 10,
-  U32 = 11,
-  U64 = 12
-};
-
 /// Bytes per element of `dtype` (bool is one byte).
-int64_t dtypeSize(AbiDType dtype);
+int64_t dtypeSize(tandem_dtype_t dtype);
 
 /// One input or output.
 struct TensorSignature {
   std::string name;
-  AbiDType dtype;
+  tandem_dtype_t dtype;
   std::vector<int64_t> shape;
   int64_t bytes() const;
 };
@@ -59,8 +44,8 @@ struct ModelSignature {
 
 /// The ABI name of a dtype ("f32", "u8", ...) and its C type ("float",
 /// "uint8_t", ...).
-llvm::StringRef dtypeName(AbiDType dtype);
-llvm::StringRef dtypeCType(AbiDType dtype);
+llvm::StringRef dtypeName(tandem_dtype_t dtype);
+llvm::StringRef dtypeCType(tandem_dtype_t dtype);
 
 /// Reads the signature of the public function `name` of `module` (argument
 /// and result attributes `onnx.name` give the names). Fails with a

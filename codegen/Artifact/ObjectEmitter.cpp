@@ -2,6 +2,8 @@
 
 #include "codegen/Artifact/ObjectEmitter.h"
 
+#include "runtime/include/tandem/abi.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -17,14 +19,129 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 
+#include <cstddef>
+
 using namespace mlir;
 using namespace mlir::tandem;
 
-/// The ABI version a CPU-only model's descriptor declares.
-static constexpr uint32_t kAbiVersion = 1;
-/// The ABI version of a descriptor with the trailing device program
-/// (TANDEM_ABI_VERSION once the runtime has it, docs/GPU.md).
-static constexpr uint32_t kDeviceAbiVersion = 2;
+//===----------------------------------------------------------------------===//
+// ABI layouts
+//===----------------------------------------------------------------------===//
+
+// The descriptors are built as LLVM struct constants, field by field; abi.h
+// is their definition. Each LLVM type is checked against the abi.h struct
+// (field count, offsets and size, from offsetof/sizeof as the runtime is
+// compiled) on the target's data layout, so the two cannot drift apart and
+// a target whose C layout differs from the runtime's is refused.
+
+namespace {
+/// The layout of one abi.h struct as this compiler (and the runtime built
+/// with it) lays it out.
+struct AbiStruct {
+  const char *name;
+  llvm::SmallVector<uint64_t> offsets;
+  uint64_t size;
+};
+} // namespace
+
+static AbiStruct tensorDescLayout() {
+  return {"tandem_tensor_desc_t",
+          {offsetof(tandem_tensor_desc_t, name),
+           offsetof(tandem_tensor_desc_t, dtype),
+           offsetof(tandem_tensor_desc_t, rank),
+           offsetof(tandem_tensor_desc_t, shape)},
+          sizeof(tandem_tensor_desc_t)};
+}
+
+static AbiStruct execCtxLayout() {
+  return {"tandem_exec_ctx_t",
+          {offsetof(tandem_exec_ctx_t, pool),
+           offsetof(tandem_exec_ctx_t, arena),
+           offsetof(tandem_exec_ctx_t, arena_bytes),
+           offsetof(tandem_exec_ctx_t, reserved)},
+          sizeof(tandem_exec_ctx_t)};
+}
+
+static AbiStruct programKernelLayout() {
+  return {"tandem_program_kernel_t",
+          {offsetof(tandem_program_kernel_t, name),
+           offsetof(tandem_program_kernel_t, cpu_twin),
+           offsetof(tandem_program_kernel_t, num_args)},
+          sizeof(tandem_program_kernel_t)};
+}
+
+static AbiStruct deviceImageLayout() {
+  return {"tandem_device_image_t",
+          {offsetof(tandem_device_image_t, arch),
+           offsetof(tandem_device_image_t, format),
+           offsetof(tandem_device_image_t, data),
+           offsetof(tandem_device_image_t, size)},
+          sizeof(tandem_device_image_t)};
+}
+
+static AbiStruct deviceWeightLayout() {
+  return {"tandem_device_weight_t",
+          {offsetof(tandem_device_weight_t, device_offset),
+           offsetof(tandem_device_weight_t, host_data),
+           offsetof(tandem_device_weight_t, bytes)},
+          sizeof(tandem_device_weight_t)};
+}
+
+static AbiStruct deviceProgramLayout() {
+  return {"tandem_device_program_t",
+          {offsetof(tandem_device_program_t, num_kernels),
+           offsetof(tandem_device_program_t, kernels),
+           offsetof(tandem_device_program_t, num_images),
+           offsetof(tandem_device_program_t, images),
+           offsetof(tandem_device_program_t, num_weights),
+           offsetof(tandem_device_program_t, weights),
+           offsetof(tandem_device_program_t, device_arena_bytes),
+           offsetof(tandem_device_program_t, num_events),
+           offsetof(tandem_device_program_t, num_partitions),
+           offsetof(tandem_device_program_t, partition_names)},
+          sizeof(tandem_device_program_t)};
+}
+
+/// tandem_model_desc_t; a version-1 (CPU-only) descriptor ends before
+/// `device_program`.
+static AbiStruct modelDescLayout(bool withDeviceProgram) {
+  AbiStruct layout = {"tandem_model_desc_t",
+                      {offsetof(tandem_model_desc_t, abi_version),
+                       offsetof(tandem_model_desc_t, name),
+                       offsetof(tandem_model_desc_t, num_inputs),
+                       offsetof(tandem_model_desc_t, num_outputs),
+                       offsetof(tandem_model_desc_t, inputs),
+                       offsetof(tandem_model_desc_t, outputs),
+                       offsetof(tandem_model_desc_t, arena_bytes),
+                       offsetof(tandem_model_desc_t, weight_bytes),
+                       offsetof(tandem_model_desc_t, entry)},
+                      sizeof(tandem_model_desc_t)};
+  if (withDeviceProgram)
+    layout.offsets.push_back(offsetof(tandem_model_desc_t, device_program));
+  else
+    layout.size = offsetof(tandem_model_desc_t, device_program);
+  return layout;
+}
+
+/// Fails with a diagnostic when `type` does not lay out like `abi` on
+/// `dataLayout` (a CPU-only descriptor's struct may end with padding the
+/// runtime never reads, so its size is checked as at least the abi one).
+static LogicalResult checkAbiLayout(const llvm::DataLayout &dataLayout,
+                                    llvm::StructType *type,
+                                    const AbiStruct &abi, Location loc) {
+  const llvm::StructLayout *layout = dataLayout.getStructLayout(type);
+  bool same = type->getNumElements() == abi.offsets.size() &&
+              layout->getSizeInBytes() >= abi.size;
+  for (unsigned i = 0; same && i < abi.offsets.size(); ++i)
+    same = layout->getElementOffset(i) == abi.offsets[i];
+  if (same)
+    return success();
+  return emitError(loc) << "the target's data layout places the fields of "
+                        << abi.name
+                        << " differently from the runtime's abi.h (the "
+                           "runtime's C layout is LP64: x86-64 and AArch64 "
+                           "targets)";
+}
 
 static void initializeTargets() {
   static bool done = [] {
@@ -41,7 +158,7 @@ static void initializeTargets() {
 static FailureOr<llvm::Constant *>
 addDeviceProgram(llvm::Module &llvm, const std::string &model,
                  const DeviceProgram &program,
-                 llvm::ArrayRef<DeviceImageBlob> images, Location loc) {
+                 llvm::ArrayRef<DeviceImage> images, Location loc) {
   llvm::LLVMContext &ctx = llvm.getContext();
   auto *ptr = llvm::PointerType::getUnqual(ctx);
   auto *i32 = llvm::Type::getInt32Ty(ctx);
@@ -63,9 +180,11 @@ addDeviceProgram(llvm::Module &llvm, const std::string &model,
   };
   std::string prefix = model + "_device_";
 
-  // tandem_program_kernel_t { const char *name; tandem_cpu_kernel_fn twin;
-  //                           int32_t num_args; }
+  const llvm::DataLayout &dataLayout = llvm.getDataLayout();
   auto *kernelType = llvm::StructType::get(ctx, {ptr, ptr, i32});
+  if (failed(
+          checkAbiLayout(dataLayout, kernelType, programKernelLayout(), loc)))
+    return failure();
   llvm::SmallVector<llvm::Constant *> kernels;
   for (auto [i, kernel] : llvm::enumerate(program.kernels)) {
     llvm::Function *twin = llvm.getFunction(kernel.name + "__twin");
@@ -78,12 +197,12 @@ addDeviceProgram(llvm::Module &llvm, const std::string &model,
         {string(kernel.name, prefix + "kernel" + llvm::Twine(i) + "_name"),
          twin, llvm::ConstantInt::get(i32, kernel.numArgs)}));
   }
-  // tandem_device_image_t { const char *arch; int32_t format;
-  //                         const void *data; uint64_t size; }
   auto *imageType = llvm::StructType::get(ctx, {ptr, i32, ptr, i64});
+  if (failed(checkAbiLayout(dataLayout, imageType, deviceImageLayout(), loc)))
+    return failure();
   llvm::SmallVector<llvm::Constant *> imageList;
   for (auto [i, image] : llvm::enumerate(images)) {
-    bool text = image.format == DeviceImageFormat::PTX;
+    bool text = image.format == TANDEM_IMAGE_PTX;
     auto *data = global(
         llvm::ConstantDataArray::getString(ctx, image.bytes, /*AddNull=*/text),
         prefix + "image" + llvm::Twine(i));
@@ -91,12 +210,12 @@ addDeviceProgram(llvm::Module &llvm, const std::string &model,
     imageList.push_back(llvm::ConstantStruct::get(
         imageType,
         {string(image.arch, prefix + "image" + llvm::Twine(i) + "_arch"),
-         llvm::ConstantInt::get(i32, static_cast<int32_t>(image.format)), data,
+         llvm::ConstantInt::get(i32, image.format), data,
          llvm::ConstantInt::get(i64, image.bytes.size())}));
   }
-  // tandem_device_weight_t { uint64_t device_offset; const void *host_data;
-  //                          uint64_t bytes; }
   auto *weightType = llvm::StructType::get(ctx, {i64, ptr, i64});
+  if (failed(checkAbiLayout(dataLayout, weightType, deviceWeightLayout(), loc)))
+    return failure();
   llvm::SmallVector<llvm::Constant *> weights;
   for (const DeviceWeightInfo &weight : program.weights) {
     llvm::GlobalVariable *data =
@@ -112,11 +231,11 @@ addDeviceProgram(llvm::Module &llvm, const std::string &model,
   for (auto [i, name] : llvm::enumerate(program.partitions))
     names.push_back(string(name, prefix + "partition" + llvm::Twine(i)));
 
-  // tandem_device_program_t { int32 num_kernels; kernels; int32 num_images;
-  //   images; int32 num_weights; weights; uint64 device_arena_bytes;
-  //   int32 num_events; int32 num_partitions; partition_names; }
   auto *programType = llvm::StructType::get(
       ctx, {i32, ptr, i32, ptr, i32, ptr, i64, i32, i32, ptr});
+  if (failed(
+          checkAbiLayout(dataLayout, programType, deviceProgramLayout(), loc)))
+    return failure();
   return static_cast<llvm::Constant *>(
       global(llvm::ConstantStruct::get(
                  programType, {llvm::ConstantInt::get(i32, kernels.size()),
@@ -175,9 +294,12 @@ static LogicalResult addDescriptor(llvm::Module &llvm,
     for (size_t i = 0; i < sig.outputs.size(); ++i)
       args.push_back(load(entry->getArg(2), i));
     if (hasArena) {
-      // tandem_exec_ctx_t { pool; arena; arena_bytes; reserved[4]; }
+      // The arena pointer, field 1 of the tandem_exec_ctx_t.
       auto *ctxType = llvm::StructType::get(
           ctx, {ptr, ptr, i64, llvm::ArrayType::get(ptr, 4)});
+      if (failed(checkAbiLayout(llvm.getDataLayout(), ctxType, execCtxLayout(),
+                                loc)))
+        return failure();
       llvm::Value *slot = b.CreateStructGEP(ctxType, entry->getArg(0), 1);
       args.push_back(b.CreateLoad(ptr, slot));
     }
@@ -186,9 +308,10 @@ static LogicalResult addDescriptor(llvm::Module &llvm,
     b.CreateRet(llvm::ConstantInt::get(i32, 0));
   }
 
-  // tandem_tensor_desc_t { const char *name; int32 dtype; int32 rank;
-  //                        const int64_t *shape; }
   auto *tensorDesc = llvm::StructType::get(ctx, {ptr, i32, i32, ptr});
+  if (failed(checkAbiLayout(llvm.getDataLayout(), tensorDesc,
+                            tensorDescLayout(), loc)))
+    return failure();
   auto makeString = [&](llvm::StringRef text, const llvm::Twine &symbol) {
     auto *init = llvm::ConstantDataArray::getString(ctx, text);
     return new llvm::GlobalVariable(llvm, init->getType(), true,
@@ -217,13 +340,13 @@ static LogicalResult addDescriptor(llvm::Module &llvm,
         llvm, arrayType, true, llvm::GlobalValue::PrivateLinkage,
         llvm::ConstantArray::get(arrayType, descs), sig.name + "_" + kind);
   };
-  // tandem_model_desc_t { uint32 abi; const char *name; int32 nin, nout;
-  //   const tandem_tensor_desc_t *inputs, *outputs; uint64 arena, weights;
-  //   entry; and, from ABI version 2, const tandem_device_program_t * }
+  // A CPU-only model keeps the version-1 descriptor, without the trailing
+  // device program.
   llvm::SmallVector<llvm::Type *> fields = {i32, ptr, i32, i32, ptr,
                                             ptr, i64, i64, ptr};
   llvm::SmallVector<llvm::Constant *> values = {
-      llvm::ConstantInt::get(i32, program ? kDeviceAbiVersion : kAbiVersion),
+      llvm::ConstantInt::get(i32, program ? TANDEM_ABI_VERSION
+                                          : TANDEM_ABI_VERSION_CPU_ONLY),
       makeString(sig.name, sig.name + "_model_name"),
       llvm::ConstantInt::get(i32, sig.inputs.size()),
       llvm::ConstantInt::get(i32, sig.outputs.size()),
@@ -241,6 +364,9 @@ static LogicalResult addDescriptor(llvm::Module &llvm,
     values.push_back(*deviceProgram);
   }
   auto *modelDesc = llvm::StructType::get(ctx, fields);
+  if (failed(checkAbiLayout(llvm.getDataLayout(), modelDesc,
+                            modelDescLayout(program.has_value()), loc)))
+    return failure();
   auto *descriptor = new llvm::GlobalVariable(
       llvm, modelDesc, true, llvm::GlobalValue::ExternalLinkage,
       llvm::ConstantStruct::get(modelDesc, values), sig.name + "_descriptor");

@@ -34,7 +34,7 @@ struct ObjectOptions {
   /// per arch), from the GPU code generator; they go into the object's
   /// `tandem_device_program_t`. May be empty (the runtime then runs the CPU
   /// twins). Ignored for a model without a device program.
-  std::vector<DeviceImageBlob> deviceImages;
+  std::vector<DeviceImage> deviceImages;
 };
 
 /// Emits `module` (LLVM dialect) as `kind` to `os`. The model function named

@@ -119,7 +119,7 @@ FailureOr<std::string> CudaToolkit::pack(const std::vector<DeviceImage> &ptx,
   for (const auto *list : {&ptx, &cubins})
     for (const DeviceImage &image : *list) {
       TempFile &file = inputs[i++];
-      bool isPTX = image.format == DeviceImage::PTX;
+      bool isPTX = image.format == TANDEM_IMAGE_PTX;
       if (failed(file.create(isPTX ? "ptx" : "cubin", loc)) ||
           failed(file.write(image.bytes, loc)))
         return failure();

@@ -143,7 +143,7 @@ mlir::tandem::compileGPUKernels(ModuleOp module,
     FailureOr<std::string> ptx = compileToPTX(**mapped, arch, options);
     if (failed(ptx))
       return failure();
-    images.push_back({arch, DeviceImage::PTX, std::move(*ptx)});
+    images.push_back({arch, TANDEM_IMAGE_PTX, std::move(*ptx)});
   }
   if (!options.useToolkit)
     return images;
@@ -156,7 +156,7 @@ mlir::tandem::compileGPUKernels(ModuleOp module,
         toolkit.assemble(ptx.bytes, ptx.arch, module.getLoc());
     if (failed(cubin))
       return failure();
-    binaries.push_back({ptx.arch, DeviceImage::Cubin, std::move(*cubin)});
+    binaries.push_back({ptx.arch, TANDEM_IMAGE_CUBIN, std::move(*cubin)});
   }
   if (toolkit.hasFatbinary()) {
     FailureOr<std::string> fatbin =
@@ -165,7 +165,7 @@ mlir::tandem::compileGPUKernels(ModuleOp module,
       return failure();
     std::vector<std::string> archs(options.archs.begin(), options.archs.end());
     binaries.push_back(
-        {llvm::join(archs, ","), DeviceImage::Fatbin, std::move(*fatbin)});
+        {llvm::join(archs, ","), TANDEM_IMAGE_FATBIN, std::move(*fatbin)});
   }
   images.insert(images.end(), binaries.begin(), binaries.end());
   return images;

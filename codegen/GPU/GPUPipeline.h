@@ -11,6 +11,7 @@
 #ifndef TANDEM_CODEGEN_GPU_GPUPIPELINE_H
 #define TANDEM_CODEGEN_GPU_GPUPIPELINE_H
 
+#include "codegen/Artifact/DeviceProgram.h"
 #include "codegen/GPU/GPUFunctions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -49,16 +50,6 @@ struct GPUCodegenOptions {
   /// Where the CUDA toolkit lives (bin/ptxas, bin/fatbinary,
   /// nvvm/libdevice).
   std::string cudaRoot = "/usr/local/cuda";
-};
-
-/// One device image of the kernels.
-struct DeviceImage {
-  enum Format { PTX = 0, Cubin = 1, Fatbin = 2 };
-  /// "sm_90", ...; for a fatbin, the archs it holds joined by ','.
-  std::string arch;
-  Format format = PTX;
-  /// PTX text (no trailing NUL) or the binary.
-  std::string bytes;
 };
 
 /// Maps every kernel function of `module` to the GPU and compiles it: one

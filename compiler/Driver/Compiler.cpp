@@ -176,7 +176,7 @@ void mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
 /// device images of the model's GPU kernels (none for a CPU-only model).
 static ObjectOptions
 objectOptionsFor(const CompilerOptions &options,
-                 llvm::ArrayRef<DeviceImageBlob> deviceImages) {
+                 llvm::ArrayRef<DeviceImage> deviceImages) {
   ObjectOptions objectOptions;
   objectOptions.cpu = options.cpu;
   objectOptions.features = options.cpuFeatures;
@@ -190,7 +190,7 @@ objectOptionsFor(const CompilerOptions &options,
 static LogicalResult linkSharedLibrary(ModuleOp module,
                                        const ModelSignature &signature,
                                        const CompilerOptions &options,
-                                       llvm::ArrayRef<DeviceImageBlob> images,
+                                       llvm::ArrayRef<DeviceImage> images,
                                        Location fileLoc) {
   if (options.outputPath == "-")
     return emitError(fileLoc) << "--emit=shared needs an output file (-o)";
@@ -503,7 +503,7 @@ struct Compilation {
   /// bufferized phase on).
   bool gpuPartitions = false;
   /// The GPU kernels' images, compiled before the lowered phase.
-  std::vector<DeviceImageBlob> deviceImages;
+  std::vector<DeviceImage> deviceImages;
 };
 
 } // namespace
@@ -586,10 +586,7 @@ static LogicalResult beforePhase(Compilation &c, Phase phase) {
         compileKernels(c, /*useToolkit=*/true);
     if (failed(images))
       return failure();
-    for (DeviceImage &image : *images)
-      c.deviceImages.push_back({image.arch,
-                                static_cast<DeviceImageFormat>(image.format),
-                                std::move(image.bytes)});
+    c.deviceImages = std::move(*images);
     c.timer.report("gpu-kernels", start);
   }
   return success();
@@ -641,7 +638,7 @@ static LogicalResult writePTX(Compilation &c) {
   return writeFile(
       c.options.outputPath, c.fileLoc, [&](llvm::raw_pwrite_stream &os) {
         for (const DeviceImage &image : *images) {
-          if (image.format != DeviceImage::PTX)
+          if (image.format != TANDEM_IMAGE_PTX)
             continue;
           os << "// tandem: PTX for " << image.arch << "\n" << image.bytes;
           if (!llvm::StringRef(image.bytes).ends_with("\n"))

@@ -17,7 +17,7 @@ from typing import Optional
 
 from .errors import BY_CODE, TandemError
 
-# runtime.h: TANDEM_ABI_VERSION and TANDEM_ABI_VERSION_CPU_ONLY.
+# abi.h: TANDEM_ABI_VERSION and TANDEM_ABI_VERSION_CPU_ONLY.
 ABI_VERSION = 2
 ABI_VERSION_CPU_ONLY = 1
 

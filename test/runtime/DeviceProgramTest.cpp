@@ -11,6 +11,7 @@
 
 #include "GpuTestModel.h"
 #include "StatusHelpers.h"
+#include "device/cuda_images.h"
 #include "program/program.h"
 #include "program/test_hooks.h"
 #include "tandem/runtime.h"
@@ -554,12 +555,9 @@ TEST(DeviceProgramRuns, CudaImageChoice) {
       {"sm_80", TANDEM_IMAGE_CUBIN, ptx, 4},
       {"sm_90", TANDEM_IMAGE_FATBIN, ptx, 4},
       {"sm_90", TANDEM_IMAGE_CUBIN, ptx, 4}};
-  tandem_device_program_t program = {};
-  program.images = images;
   auto choose = [&](int count, const char *arch) {
-    program.num_images = count;
     const tandem_device_image_t *image =
-        tandem::sched::chooseImage(&program, arch);
+        tandem::device::chooseCudaImage(images, count, arch);
     return image ? static_cast<int>(image - images) : -1;
   };
   EXPECT_EQ(choose(6, "sm_90"), 5); // the exact cubin

@@ -101,8 +101,8 @@ protected:
     buildCPULowerToLLVMPipeline(pm);
     ModelSignature signature;
     signature.name = "m";
-    signature.inputs = {{"x", AbiDType::F32, {4}}};
-    signature.outputs = {{"y", AbiDType::F32, {4}}};
+    signature.inputs = {{"x", TANDEM_F32, {4}}};
+    signature.outputs = {{"y", TANDEM_F32, {4}}};
     EXPECT_TRUE(succeeded(pm.run(*module)));
     if (auto func = module->lookupSymbol<LLVM::LLVMFuncOp>("m"))
       if (auto bytes = func->getAttrOfType<IntegerAttr>(
@@ -118,7 +118,7 @@ protected:
   static ObjectOptions withPTX() {
     ObjectOptions options;
     options.deviceImages.push_back(
-        {"sm_90", DeviceImageFormat::PTX, ".version 8.0"});
+        {"sm_90", TANDEM_IMAGE_PTX, ".version 8.0"});
     return options;
   }
 

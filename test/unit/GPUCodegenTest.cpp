@@ -64,7 +64,7 @@ TEST_F(GPUCodegen, OnePTXPerArchAndTheKernelFunctionStays) {
   ASSERT_EQ(images->size(), 2u);
   for (auto [image, arch] : llvm::zip(*images, options.archs)) {
     EXPECT_EQ(image.arch, arch);
-    EXPECT_EQ(image.format, DeviceImage::PTX);
+    EXPECT_EQ(image.format, TANDEM_IMAGE_PTX);
     EXPECT_NE(image.bytes.find(".target " + arch), std::string::npos);
     EXPECT_NE(image.bytes.find(".visible .entry rowsum("), std::string::npos);
   }
@@ -87,13 +87,13 @@ TEST_F(GPUCodegen, CubinsAndFatbinWithTheToolkit) {
   ASSERT_EQ(images->size(), 5u);
   for (int i = 2; i < 4; ++i) {
     const DeviceImage &cubin = (*images)[i];
-    EXPECT_EQ(cubin.format, DeviceImage::Cubin);
+    EXPECT_EQ(cubin.format, TANDEM_IMAGE_CUBIN);
     EXPECT_EQ(cubin.arch, options.archs[i - 2]);
     EXPECT_EQ(cubin.bytes.substr(0, 4), "\x7f"
                                         "ELF");
   }
   const DeviceImage &fatbin = (*images)[4];
-  EXPECT_EQ(fatbin.format, DeviceImage::Fatbin);
+  EXPECT_EQ(fatbin.format, TANDEM_IMAGE_FATBIN);
   EXPECT_EQ(fatbin.arch, "sm_80,sm_90");
   // The fatbin magic 0xBA55ED50, little-endian.
   EXPECT_EQ(fatbin.bytes.substr(0, 4), std::string("\x50\xed\x55\xba", 4));

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tandem/abi.h"
+
 #if defined(_WIN32)
 #define TANDEM_API
 #elif defined(__GNUC__)
@@ -32,19 +34,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** Version of the descriptor/entry ABI in this header. Version 2 added the
- *  trailing `device_program` field of tandem_model_desc_t. tandem_model_create
- *  accepts TANDEM_ABI_VERSION and TANDEM_ABI_VERSION_CPU_ONLY (1: the
- *  descriptor ends before `device_program`, which is then never read) and
- *  rejects any other version. */
-#define TANDEM_ABI_VERSION 2
-/** The previous ABI version, still accepted: a CPU-only descriptor without
- *  the `device_program` field. */
-#define TANDEM_ABI_VERSION_CPU_ONLY 1
-
-/** Alignment, in bytes, of every arena (owned or caller-supplied). */
-#define TANDEM_ARENA_ALIGNMENT 64
 
 /*===------------------------------------------------------------------===*
  * Status
@@ -91,27 +80,6 @@ TANDEM_API const char *tandem_status_code_name(tandem_status_code_t code);
  * Element types and tensor descriptions
  *===------------------------------------------------------------------===*/
 
-/** Element types. The values are part of the ABI: new types are appended
- *  and existing values never change. */
-typedef enum {
-  TANDEM_F32 = 0,
-  TANDEM_F16 = 1,
-  TANDEM_BF16 = 2,
-  TANDEM_I64 = 3,
-  TANDEM_I32 = 4,
-  TANDEM_BOOL = 5,
-  TANDEM_F64 = 6,
-  TANDEM_I8 = 7,
-  TANDEM_U8 = 8,
-  TANDEM_I16 = 9,
-  TANDEM_U16 = 10,
-  TANDEM_U32 = 11,
-  TANDEM_U64 = 12
-} tandem_dtype_t;
-
-/** The largest tandem_dtype_t value this runtime knows. */
-#define TANDEM_DTYPE_LAST TANDEM_U64
-
 /** Bytes per element (bool is one byte); 0 for a value outside the enum.
  *  Thread-safe. */
 TANDEM_API size_t tandem_dtype_size(tandem_dtype_t dtype);
@@ -120,17 +88,6 @@ TANDEM_API size_t tandem_dtype_size(tandem_dtype_t dtype);
  *  "u16", "u32", "u64"; "unknown" outside the enum. Static storage;
  *  thread-safe. */
 TANDEM_API const char *tandem_dtype_name(tandem_dtype_t dtype);
-
-/** A statically shaped dense row-major tensor in a model's signature. All
- *  pointers refer to storage owned by the descriptor (constant data of the
- *  compiled model). `name` must not be NULL (tandem_model_create rejects a
- *  NULL name); it may be any NUL-terminated string. */
-typedef struct {
-  const char *name;
-  tandem_dtype_t dtype;
-  int32_t rank;
-  const int64_t *shape; /* `rank` extents; may be NULL when rank == 0 */
-} tandem_tensor_desc_t;
 
 /** Number of elements of `desc` (1 for rank 0), or -1 when `desc` is NULL,
  *  malformed (negative rank or extent, NULL shape with rank > 0) or the
@@ -141,9 +98,6 @@ tandem_tensor_desc_num_elements(const tandem_tensor_desc_t *desc);
 /*===------------------------------------------------------------------===*
  * CPU thread pool
  *===------------------------------------------------------------------===*/
-
-/** A fixed set of worker threads that run tandem_parallel_for chunks. */
-typedef struct tandem_thread_pool_s tandem_thread_pool_t;
 
 /** Physical cores this process may run on: distinct (package, core) pairs of
  *  the CPUs in its affinity mask, read from /sys (then /proc/cpuinfo); falls
@@ -194,22 +148,6 @@ TANDEM_API tandem_status_t tandem_arena_alloc(uint64_t bytes, void **out);
 
 /** Frees an arena from tandem_arena_alloc; NULL is a no-op. */
 TANDEM_API void tandem_arena_free(void *arena);
-
-/*===------------------------------------------------------------------===*
- * Models
- *===------------------------------------------------------------------===*/
-
-/** What generated code receives on every run. Owned by the model instance;
- *  valid for the duration of the entry call. */
-typedef struct {
-  tandem_thread_pool_t *pool; /* NULL: run serially */
-  void *arena;                /* TANDEM_ARENA_ALIGNMENT-aligned, or NULL */
-  uint64_t arena_bytes;       /* >= the descriptor's arena_bytes */
-  void *reserved[4];          /* runtime-private: [0] the instance's kernel
-                                 cache (may be NULL); [1] the run slot of a
-                                 device program (NULL for CPU-only models);
-                                 others NULL */
-} tandem_exec_ctx_t;
 
 /*===------------------------------------------------------------------===*
  * Kernels called by generated code
@@ -318,114 +256,8 @@ TANDEM_API void tandem_dwconv2d_f32(
 TANDEM_API const char *tandem_sgemm_f32_isa(void);
 
 /*===------------------------------------------------------------------===*
- * Device programs (GPU partitions; docs/GPU.md)
+ * Models (the descriptor and the entry's context are in abi.h)
  *===------------------------------------------------------------------===*/
-
-/** A kernel's CPU twin: args[i] points to the value of argument i (for a
- *  device pointer, a host `void *` to its bytes), as CUDA's kernelParams do.
- *  One call computes the whole launch. */
-typedef void (*tandem_cpu_kernel_fn)(void **args);
-
-/** One kernel of a device program. */
-typedef struct {
-  const char *name;              /* entry point in the device images */
-  tandem_cpu_kernel_fn cpu_twin; /* the same kernel for the host */
-  int32_t num_args;              /* all device pointers */
-} tandem_program_kernel_t;
-
-/** Epilogues of a library GEMM (tandem_gemm_desc_t::epilogue). The values
- *  are part of the ABI. */
-enum {
-  TANDEM_GEMM_EPILOGUE_NONE = 0,
-  TANDEM_GEMM_EPILOGUE_RELU = 1,      /* C = max(0, AB) */
-  TANDEM_GEMM_EPILOGUE_BIAS = 2,      /* C = AB + bias */
-  TANDEM_GEMM_EPILOGUE_BIAS_RELU = 3, /* C = max(0, AB + bias) */
-  /* GELU in its tanh approximation (ONNX Gelu approximate="tanh",
-   * cuBLASLt's GELU): gelu(x) = 0.5 x (1 + tanh(sqrt(2/pi)
-   * (x + 0.044715 x^3))). */
-  TANDEM_GEMM_EPILOGUE_GELU = 4,     /* C = gelu(AB) */
-  TANDEM_GEMM_EPILOGUE_BIAS_GELU = 5 /* C = gelu(AB + bias) */
-};
-
-/** tandem_gemm_desc_t::flags: cuBLASLt may use TF32 tensor cores
- *  (CUBLAS_COMPUTE_32F_FAST_TF32); without it, FP32 (CUBLAS_COMPUTE_32F). */
-#define TANDEM_GEMM_ALLOW_TF32 1
-
-/** An f32 GEMM of a device program, for a library (cuBLASLt) or the CPU
- *  sgemm: for each of `batch` problems p,
- *    C_p = epilogue(op(A_p) * op(B_p) [+ bias])
- *  with op(A_p) m x k, op(B_p) k x n and C_p m x n, all row-major with
- *  leading dimensions (elements between rows) lda, ldb, ldc. op(A) is A
- *  (A_p[i][l] at a[p*stride_a + i*lda + l]) or, with trans_a, A stored
- *  k x m (a[p*stride_a + l*lda + i]); likewise B. A batch stride of 0
- *  broadcasts the operand. `bias` has n elements, added to every row. C
- *  is overwritten (beta = 0) and must not overlap A, B or the bias. Every
- *  field is an int64_t so that generated code emits it as one constant
- *  array. */
-typedef struct {
-  int64_t batch, m, n, k;
-  int64_t trans_a, trans_b; /* 0 or 1 */
-  int64_t lda, ldb, ldc;
-  int64_t stride_a, stride_b, stride_c; /* elements between problems */
-  int64_t epilogue;                     /* TANDEM_GEMM_EPILOGUE_* */
-  int64_t flags;                        /* TANDEM_GEMM_ALLOW_TF32 */
-} tandem_gemm_desc_t;
-
-/** Formats of device images. The values are part of the ABI. */
-enum { TANDEM_IMAGE_PTX = 0, TANDEM_IMAGE_CUBIN = 1, TANDEM_IMAGE_FATBIN = 2 };
-
-/** One device image of a program (a CUDA module for one architecture). */
-typedef struct {
-  const char *arch; /* "sm_90", ... */
-  int32_t format;   /* TANDEM_IMAGE_* ; PTX is NUL-terminated text */
-  const void *data;
-  uint64_t size;
-} tandem_device_image_t;
-
-/** A weight that lives in the device arena, uploaded once at creation. */
-typedef struct {
-  uint64_t device_offset; /* in the device arena */
-  const void *host_data;  /* in the object's read-only data */
-  uint64_t bytes;
-} tandem_device_weight_t;
-
-/** Everything the runtime needs to run a model's GPU partitions. Constant
- *  data owned by the model's object code. */
-typedef struct {
-  int32_t num_kernels;
-  const tandem_program_kernel_t *kernels;
-  int32_t num_images;
-  const tandem_device_image_t *images;
-  int32_t num_weights;
-  const tandem_device_weight_t *weights;
-  uint64_t device_arena_bytes;
-  int32_t num_events;
-  int32_t num_partitions;             /* GPU and CPU partitions, in order */
-  const char *const *partition_names; /* e.g. "model_p0_gpu0" */
-} tandem_device_program_t;
-
-/** The compiler emits one of these per model, as a constant global named
- *  <name>_descriptor (and, in shared libraries, a
- *  `const tandem_model_desc_t *tandem_default_model` pointing at it). All of
- *  it is constant data owned by the model's object code. */
-typedef struct tandem_model_desc_t {
-  uint32_t abi_version; /* TANDEM_ABI_VERSION */
-  const char *name;
-  int32_t num_inputs;
-  int32_t num_outputs;
-  const tandem_tensor_desc_t *inputs;
-  const tandem_tensor_desc_t *outputs;
-  uint64_t arena_bytes;  /* host arena the entry needs, 64-byte aligned */
-  uint64_t weight_bytes; /* read-only weights in the object, for reporting */
-  /* Dense row-major buffers, inputs[i] / outputs[i] in descriptor order;
-   * returns 0 on success, non-zero on internal failure. Called by one thread
-   * at a time per exec context. */
-  int32_t (*entry)(const tandem_exec_ctx_t *ctx, const void *const *inputs,
-                   void *const *outputs);
-  /* ABI version 2 only (absent from version-1 descriptors): the GPU
-   * partitions' program, NULL for a CPU-only model. */
-  const tandem_device_program_t *device_program;
-} tandem_model_desc_t;
 
 /** Options of tandem_model_create. Always fill them with
  *  tandem_model_options_init first: later versions add fields. */

@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "device/cublaslt.h"
+#include "device/cuda_images.h"
 #include "device/device.h"
 
 #include <algorithm>
@@ -381,6 +382,11 @@ public:
   tandem_device_kind_t kind() const override { return TANDEM_DEVICE_CUDA; }
   const char *name() const override { return deviceName.c_str(); }
   const char *arch() const override { return smArch.c_str(); }
+  const tandem_device_image_t *
+  chooseImage(const tandem_device_image_t *images,
+              int32_t count) const override {
+    return tandem::device::chooseCudaImage(images, count, smArch.c_str());
+  }
 
   /// Clearing the observer first reports every op still timed (waiting for
   /// them), so that the old observer has seen all of its work.

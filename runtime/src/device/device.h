@@ -69,6 +69,18 @@ struct tandem_device_s {
   virtual const char *name() const = 0;
   /// The GPU architecture ("sm_90"); "" when it has none (emulated).
   virtual const char *arch() const { return ""; }
+  /// The image of a device program this device loads, chosen among its
+  /// `count` images: each backend knows its formats and architectures.
+  /// NULL when none fits.
+  virtual const tandem_device_image_t *
+  chooseImage(const tandem_device_image_t *images, int32_t count) const {
+    (void)images;
+    (void)count;
+    return nullptr;
+  }
+  /// Whether the device runs a program's kernels as their CPU twins
+  /// (loadCpuModule) instead of loading one of its images.
+  virtual bool runsCpuTwins() const { return false; }
   /// Sets (or clears, with nullptr) the observer of executed work; the
   /// observer must outlive the device's queued work. Ignored by backends
   /// that cannot time their work.

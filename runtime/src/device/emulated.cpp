@@ -228,6 +228,7 @@ public:
   }
 
   tandem_device_kind_t kind() const override { return TANDEM_DEVICE_EMULATED; }
+  bool runsCpuTwins() const override { return true; }
   const char *name() const override { return "emulated"; }
   /// TANDEM_EMULATED_GEMM=0 makes the device behave like a GPU without
   /// cuBLASLt (generated code then launches the GEMMs' fallback kernels).

@@ -63,13 +63,6 @@ tandem_status_t validateProgram(const tandem_model_desc_t *desc) {
   return nullptr;
 }
 
-/// "sm_90" -> 90; 0 when malformed.
-int smNumber(const char *arch) {
-  if (!arch || std::strncmp(arch, "sm_", 3) != 0)
-    return 0;
-  return std::atoi(arch + 3);
-}
-
 std::string listImages(const tandem_device_program_t *p) {
   static const char *const formats[] = {"ptx", "cubin", "fatbin"};
   std::string text;
@@ -88,7 +81,7 @@ std::string listImages(const tandem_device_program_t *p) {
 tandem_status_t loadModule(const tandem_model_desc_t *desc, Program *prog) {
   const tandem_device_program_t *p = desc->device_program;
   tandem_device_t *device = prog->device;
-  if (tandem_device_kind(device) == TANDEM_DEVICE_EMULATED) {
+  if (device->runsCpuTwins()) {
     std::vector<tandem_cpu_kernel_t> twins;
     for (int32_t k = 0; k < p->num_kernels; ++k)
       twins.push_back({p->kernels[k].name, p->kernels[k].cpu_twin});
@@ -98,7 +91,8 @@ tandem_status_t loadModule(const tandem_model_desc_t *desc, Program *prog) {
       return status;
   } else {
     std::string arch = device->arch();
-    const tandem_device_image_t *image = chooseImage(p, arch);
+    const tandem_device_image_t *image =
+        device->chooseImage(p->images, p->num_images);
     if (!image)
       return tandem_status_make(
           TANDEM_UNAVAILABLE,
@@ -134,33 +128,6 @@ uint64_t tensorBytes(const tandem_tensor_desc_t &tensor) {
 }
 
 } // namespace
-
-const tandem_device_image_t *chooseImage(const tandem_device_program_t *p,
-                                         const std::string &arch) {
-  const tandem_device_image_t *best = nullptr;
-  int bestRank = 0, bestSm = -1;
-  int deviceSm = smNumber(arch.c_str());
-  for (int32_t i = 0; i < p->num_images; ++i) {
-    const tandem_device_image_t &image = p->images[i];
-    if (!image.data)
-      continue;
-    bool sameArch = image.arch && arch == image.arch;
-    int rank = 0, sm = smNumber(image.arch);
-    if (image.format == TANDEM_IMAGE_CUBIN && sameArch)
-      rank = 4;
-    else if (image.format == TANDEM_IMAGE_FATBIN)
-      rank = sameArch ? 3 : 2;
-    else if (image.format == TANDEM_IMAGE_PTX &&
-             (deviceSm == 0 || sm <= deviceSm))
-      rank = 1;
-    if (rank > bestRank || (rank == bestRank && rank == 1 && sm > bestSm)) {
-      best = &image;
-      bestRank = rank;
-      bestSm = sm;
-    }
-  }
-  return best;
-}
 
 tandem_status_t createProgram(const tandem_model_desc_t *desc,
                               const tandem_model_options_t &options,

@@ -131,13 +131,6 @@ tandem_status_t createProgram(const tandem_model_desc_t *desc,
                               std::unique_ptr<Program> *out);
 void destroyProgram(Program *program);
 
-/// Picks the image for a CUDA device of `arch` ("sm_90"): a cubin for
-/// exactly that arch, else a fatbin (the driver picks inside it; one naming
-/// the arch first), else the PTX of the newest arch not above it
-/// (JIT-compiled); NULL when none fits.
-const tandem_device_image_t *chooseImage(const tandem_device_program_t *p,
-                                         const std::string &arch);
-
 /// Sets up slot `index`: its host arena (the caller's `arena` if non-NULL),
 /// and with a program its device arena, weights, streams and events.
 tandem_status_t createSlot(const tandem_model_desc_t *desc, Program *program,

@@ -2,6 +2,8 @@
 
 #include "compiler/CompilerDialects.h"
 
+#include "codegen/Target/Target.h"
+
 #include "dialects/Tandem/IR/TandemDialect.h"
 #include "dialects/TandemExec/IR/TandemExecOps.h"
 
@@ -79,6 +81,9 @@ void mlir::tandem::registerCompilerDialects(DialectRegistry &registry) {
               linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
               memref::MemRefDialect, NVVM::NVVMDialect, scf::SCFDialect,
               tensor::TensorDialect, ub::UBDialect, vector::VectorDialect>();
+
+  // What each device kind's code generator runs, for placement.
+  registerTargetInterfaces(registry);
 
   // Bufferisation (one-shot, across function boundaries; tandem.transfer
   // becomes tandem_exec.transfer), results to out-params and the

@@ -24,8 +24,8 @@
 
 #include "passes/Analysis/NodeName.h"
 #include "passes/Analysis/OpCost.h"
+#include "passes/Placement/DeviceSupport.h"
 #include "passes/Placement/MinCut.h"
-#include "passes/Placement/OpSupport.h"
 
 #include "dialects/Tandem/IR/TandemAttrs.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
@@ -125,7 +125,7 @@ static bool fusesIntoProducer(Operation *op) {
 }
 
 double mlir::tandem::estimateOpUs(Operation *op, const DeviceModel &device) {
-  if (device.isGpu() && whyNotOnGpu(op))
+  if (whyNotOnDevice(op, device.name.kind))
     return kInf;
   OpCost cost = estimateOpCost(op);
   double outputs = 0;
@@ -329,7 +329,8 @@ mlir::tandem::placeFunction(func::FuncOp func, const PlacerOptions &options) {
     for (const DeviceModel &device : targets.devices)
       costs[n].push_back(estimateOpUs(op, device));
     decision.costUs = costs[n];
-    std::optional<std::string> gpuProblem = whyNotOnGpu(op);
+    std::optional<std::string> gpuProblem =
+        whyNotOnDevice(op, DeviceName::Kind::GPU);
 
     std::string pinDetail;
     auto pin = findPin(op, options, pinDetail);
@@ -338,8 +339,8 @@ mlir::tandem::placeFunction(func::FuncOp func, const PlacerOptions &options) {
       std::string problem;
       if (!targets.find(device))
         problem = "the target has no " + formatDeviceName(device);
-      else if (device.kind == DeviceName::Kind::GPU && gpuProblem)
-        problem = formatDeviceName(device) + " cannot run it: " + *gpuProblem;
+      else if (std::optional<std::string> why = whyNotOnDevice(op, device.kind))
+        problem = formatDeviceName(device) + " cannot run it: " + *why;
       if (problem.empty()) {
         fixed[n] = device;
         decision.reason = reason;

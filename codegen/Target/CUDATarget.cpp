@@ -1,6 +1,12 @@
-//===- OpSupport.cpp - which ops a device kind can run --------------------===//
+//===- CUDATarget.cpp - the CUDA GPUs' code generator ---------------------===//
+//
+// Which ops the GPU code generator (codegen/GPU: kernels mapped to blocks
+// and threads, PTX/cubin/fatbin images, cuBLASLt GEMMs) compiles. GPU code
+// generation extends this as it learns new ops.
+//
+//===----------------------------------------------------------------------===//
 
-#include "passes/Placement/OpSupport.h"
+#include "codegen/Target/Target.h"
 
 #include "dialects/Tandem/IR/TandemOps.h"
 
@@ -9,14 +15,16 @@
 using namespace mlir;
 using namespace mlir::tandem;
 
-std::optional<std::string> mlir::tandem::whyNotOnGpu(Operation *op) {
-  if (auto fusion = dyn_cast<FusionOp>(op)) {
-    for (Operation &inner : fusion.getBody().front())
-      if (std::optional<std::string> why = whyNotOnGpu(&inner))
-        return "it contains " + inner.getName().getStringRef().str() + ": " +
-               *why;
-    return std::nullopt;
-  }
+namespace {
+class CUDATarget final : public Target {
+public:
+  DeviceName::Kind kind() const override { return DeviceName::Kind::GPU; }
+  llvm::StringRef name() const override { return "cuda"; }
+  std::optional<std::string> whyUnsupported(Operation *op) const override;
+};
+} // namespace
+
+std::optional<std::string> CUDATarget::whyUnsupported(Operation *op) const {
   if (isa<ConstantOp, YieldOp>(op))
     return std::nullopt;
   // Integer tensors are shape data (or indices) that feed host-side
@@ -44,4 +52,9 @@ std::optional<std::string> mlir::tandem::whyNotOnGpu(Operation *op) {
   if (auto pad = dyn_cast<PadOp>(op); pad && pad.getMode() != PadMode::Constant)
     return std::string("only constant padding has a GPU kernel");
   return std::nullopt;
+}
+
+const Target &mlir::tandem::getCUDATarget() {
+  static const CUDATarget target;
+  return target;
 }

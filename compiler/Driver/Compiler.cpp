@@ -120,7 +120,7 @@ void mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
   case Phase::Placed: {
     TandemPlaceOptions placement;
     placement.targets = llvm::join(options.targets, ",");
-    placement.cpuModel = options.cpuModel;
+    placement.cpuModel = options.cpuTarget.costModel;
     placement.deviceConfig = options.deviceConfig;
     placement.pins.assign(options.pins.begin(), options.pins.end());
     placement.softPlacement = options.softPlacement;
@@ -153,14 +153,14 @@ void mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
     // the host schedule (streams, events, copies, launches) with device
     // buffers in a device arena and host buffers in the host arena.
     buildGPUBufferizePipeline(pm);
-    buildHostSchedulePipeline(pm, options.gpuAllowTF32);
+    buildHostSchedulePipeline(pm, options.cudaTarget.allowTF32);
     pm.addPass(createTandemPlanMemory());
     bufferization::buildBufferDeallocationPipeline(pm);
     return;
   case Phase::Lowered:
     // With GPU partitions this also lowers the host schedule to
     // tandem_sched_* calls and wraps the kernels' CPU twins.
-    if (gpuPartitions && options.gpuTwinsMapped) {
+    if (gpuPartitions && options.cudaTarget.twinsMapped) {
       TandemMapKernelsToGPUOptions emulate;
       emulate.emulateOnHost = true;
       emulate.replaceKernels = true;
@@ -178,9 +178,9 @@ static ObjectOptions
 objectOptionsFor(const CompilerOptions &options,
                  llvm::ArrayRef<DeviceImage> deviceImages) {
   ObjectOptions objectOptions;
-  objectOptions.cpu = options.cpu;
-  objectOptions.features = options.cpuFeatures;
-  objectOptions.triple = options.triple;
+  objectOptions.cpu = options.cpuTarget.cpu;
+  objectOptions.features = options.cpuTarget.features;
+  objectOptions.triple = options.cpuTarget.triple;
   objectOptions.deviceImages.assign(deviceImages.begin(), deviceImages.end());
   return objectOptions;
 }
@@ -356,7 +356,7 @@ mlir::tandem::checkCompilerOptions(const CompilerOptions &options,
   if (std::string problem = validateFusionOptions(options.fusion);
       !problem.empty())
     return fail(problem);
-  for (const std::string &arch : options.cudaArchs)
+  for (const std::string &arch : options.cudaTarget.extraArchs)
     if (std::string problem = validateCudaArch(arch); !problem.empty())
       return fail("--cuda-arch: " + problem);
   // The GPUs of the targets give the kernels' architectures (the cost
@@ -393,7 +393,7 @@ mlir::tandem::checkCompilerOptions(const CompilerOptions &options,
   for (const DeviceModel &device : targets->devices)
     if (device.isGpu())
       addArch(device.arch);
-  for (const std::string &arch : options.cudaArchs)
+  for (const std::string &arch : options.cudaTarget.extraArchs)
     addArch(arch);
   return plan;
 }

@@ -55,6 +55,37 @@ struct FusionOptions {
 /// Returns the error message, or the empty string when they are valid.
 std::string validateFusionOptions(const FusionOptions &options);
 
+/// The CPU target's options (codegen/Target: CPUTarget).
+struct CPUTargetOptions {
+  /// The CPU to generate code for ("x86-64", "x86-64-v3", "znver4",
+  /// "native", ...), extra target features, and the target triple (empty
+  /// for the host's).
+  std::string cpu = "x86-64";
+  std::string features;
+  std::string triple;
+  /// The host CPU's preset for the placement cost model ("host" = this
+  /// machine).
+  std::string costModel = "host";
+};
+
+/// The CUDA target's options (codegen/Target: CUDATarget). The GPU
+/// architectures come from the GPU targets themselves (gpu:a100 is sm_80).
+struct CUDATargetOptions {
+  /// Extra CUDA architectures of the GPU kernels ("sm_80", "sm_90", ...),
+  /// besides those of the GPU targets: one PTX (and, with the CUDA
+  /// toolkit, cubin) per arch in the fatbin.
+  std::vector<std::string> extraArchs;
+  /// Testing: the CPU twins of GPU kernels run the kernels' GPU mapping
+  /// (every block and thread in host loops, shuffles and shared memory
+  /// emulated) instead of the linalg op, so that runs on the emulated device
+  /// check the code the GPU executes (tandemc --gpu-twins=mapped).
+  bool twinsMapped = false;
+  /// Library GEMMs may use TF32 tensor cores (cuBLASLt
+  /// CUBLAS_COMPUTE_32F_FAST_TF32: about 1e-3 relative error, several times
+  /// the FP32 throughput); off by default (tandemc --gpu-tf32).
+  bool allowTF32 = false;
+};
+
 /// Everything tandemc can be asked to do.
 struct CompilerOptions {
   std::string inputPath;
@@ -67,9 +98,6 @@ struct CompilerOptions {
   std::string name = "model";
   /// Devices of the build, e.g. {"cpu"} or {"cpu", "gpu:sm_90"}.
   std::vector<std::string> targets = {"cpu"};
-  /// The host CPU's preset for the placement cost model ("host" = this
-  /// machine).
-  std::string cpuModel = "host";
   /// JSON file overriding device numbers; empty for none.
   std::string deviceConfig;
   /// GLOB=DEVICE placement pins, first match wins.
@@ -80,25 +108,10 @@ struct CompilerOptions {
   std::string placementReport;
   /// Where to write a Graphviz drawing of the final IR; empty for none.
   std::string dotGraph;
-  /// Code generation: the CPU to generate code for ("x86-64", "x86-64-v3",
-  /// "znver4", "native", ...), extra target features, and the target triple
-  /// (empty for the host's).
-  std::string cpu = "x86-64";
-  std::string cpuFeatures;
-  std::string triple;
-  /// Extra CUDA architectures of the GPU kernels ("sm_80", "sm_90", ...),
-  /// besides those of the GPU targets (gpu:a100 is sm_80, gpu:h100 sm_90):
-  /// one PTX (and, with the CUDA toolkit, cubin) per arch.
-  std::vector<std::string> cudaArchs;
-  /// Testing: the CPU twins of GPU kernels run the kernels' GPU mapping
-  /// (every block and thread in host loops, shuffles and shared memory
-  /// emulated) instead of the linalg op, so that runs on the emulated device
-  /// check the code the GPU executes (tandemc --gpu-twins=mapped).
-  bool gpuTwinsMapped = false;
-  /// Library GEMMs may use TF32 tensor cores (cuBLASLt
-  /// CUBLAS_COMPUTE_32F_FAST_TF32: about 1e-3 relative error, several times
-  /// the FP32 throughput); off by default (tandemc --gpu-tf32).
-  bool gpuAllowTF32 = false;
+  /// The CPU target's options.
+  CPUTargetOptions cpuTarget;
+  /// The CUDA target's options (used when `targets` has a GPU).
+  CUDATargetOptions cudaTarget;
   /// With --emit=obj, where to write the C header; empty for the output
   /// path with its extension replaced by ".h".
   std::string headerPath;

@@ -97,7 +97,7 @@ TEST(DriverOptions, PlansThePhasesOfEachOutput) {
 TEST(DriverOptions, KernelArchsComeFromTheTargetsThenCudaArch) {
   CompilerOptions options;
   options.targets = {"cpu", "gpu:a100", "gpu:h100"};
-  options.cudaArchs = {"sm_90", "sm_89"};
+  options.cudaTarget.extraArchs = {"sm_90", "sm_89"};
   std::string error;
   std::optional<CompilePlan> plan = check(options, error);
   ASSERT_TRUE(plan) << error;
@@ -119,7 +119,7 @@ TEST(DriverOptions, RejectsBadOptionsBeforeAnyWork) {
   EXPECT_NE(error.find("unknown fusion kind 'kernel'"), std::string::npos);
 
   options = CompilerOptions();
-  options.cudaArchs = {"sm_91"};
+  options.cudaTarget.extraArchs = {"sm_91"};
   EXPECT_FALSE(check(options, error));
   EXPECT_NE(error.find("--cuda-arch: unknown CUDA architecture 'sm_91'"),
             std::string::npos);

@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
                  "devices, e.g. cpu or cpu,gpu:sm_90 (GPUs: sm_90, sm_80, "
                  "sm_89, h100, h200, a100, l4)")
       ->capture_default_str();
-  app.add_option("--cpu-model", options.cpuModel,
+  app.add_option("--cpu-model", options.cpuTarget.costModel,
                  "host CPU preset for the placement cost model: host (this "
                  "machine), generic, xeon-8480, epyc-9654, grace")
       ->capture_default_str();
@@ -136,13 +136,13 @@ int main(int argc, char **argv) {
                  "JSON, any other FILE a table");
   app.add_option("--dot-graph", options.dotGraph,
                  "also write a Graphviz drawing of the result to FILE");
-  app.add_option("--cpu", options.cpu,
+  app.add_option("--cpu", options.cpuTarget.cpu,
                  "CPU to generate code for: x86-64 (portable, default), "
                  "x86-64-v3, x86-64-v4, znver4, ..., or native")
       ->capture_default_str();
-  app.add_option("--cpu-features", options.cpuFeatures,
+  app.add_option("--cpu-features", options.cpuTarget.features,
                  "extra target features, e.g. +avx512f,-avx512vnni");
-  app.add_option("--target-triple", options.triple,
+  app.add_option("--target-triple", options.cpuTarget.triple,
                  "target triple for cross-compilation (default: the host's)");
   std::string cudaArchs;
   app.add_option("--cuda-arch", cudaArchs,
@@ -157,7 +157,7 @@ int main(int argc, char **argv) {
                  "emulated device checks the GPU code)")
       ->check(CLI::IsMember({"linalg", "mapped"}))
       ->capture_default_str();
-  app.add_flag("--gpu-tf32", options.gpuAllowTF32,
+  app.add_flag("--gpu-tf32", options.cudaTarget.allowTF32,
                "let GPU matmuls use TF32 tensor cores (cuBLASLt; about 1e-3 "
                "relative error, several times the FP32 throughput)");
   app.add_option("--memory-report", options.memoryReport,
@@ -250,16 +250,16 @@ int main(int argc, char **argv) {
     return fail("--target is empty (expected e.g. cpu or cpu,gpu:sm_90)");
 
   if (!cudaArchs.empty()) {
-    options.cudaArchs.clear();
+    options.cudaTarget.extraArchs.clear();
     llvm::SmallVector<llvm::StringRef> archs;
     llvm::StringRef(cudaArchs).split(archs, ',', -1, /*KeepEmpty=*/false);
     for (llvm::StringRef arch : archs)
-      options.cudaArchs.push_back(arch.trim().str());
-    if (options.cudaArchs.empty())
+      options.cudaTarget.extraArchs.push_back(arch.trim().str());
+    if (options.cudaTarget.extraArchs.empty())
       return fail("--cuda-arch is empty (expected e.g. sm_90 or sm_80,sm_90)");
   }
 
-  options.gpuTwinsMapped = gpuTwins == "mapped";
+  options.cudaTarget.twinsMapped = gpuTwins == "mapped";
 
   // Let MLIR parse its own debugging flags.
   registerAsmPrinterCLOptions();

@@ -175,6 +175,27 @@ def parse_args(argv):
     return args
 
 
+# A 1-minute load average above this at the start means other work was
+# running (the harness itself has not started timing yet); at the end the
+# run's own threads count, so the limit there is the largest thread count
+# plus this.
+LOAD_LIMIT = 1.0
+
+
+def busy_machine(load_start, load_end, threads):
+    """Why the run is not for the record (other work on the machine), or
+    ''."""
+    if load_start[0] > LOAD_LIMIT:
+        return "the 1-minute load average was %.2f at the start (over %.1f)" % (
+            load_start[0], LOAD_LIMIT)
+    limit = max(threads) + LOAD_LIMIT
+    if load_end[0] > limit:
+        return ("the 1-minute load average was %.2f at the end (over %.1f "
+                "for %d benchmark threads)" % (load_end[0], limit,
+                                               max(threads)))
+    return ""
+
+
 def _pick(parser, flag, value, registry, default):
     names = value.split(",") if value else default
     if flag == "--models" and value == "all":
@@ -400,11 +421,17 @@ def main(argv):
     if args.runs < 30:
         mode_line += "; fewer than 30 runs: not the recorded figures"
     lines.append(mode_line)
+    load_end = os.getloadavg()
+    busy = busy_machine(load_start, load_end, args.threads)
+    if busy:
+        lines.append("- **NOT FOR THE RECORD: %s.** Timings taken next to "
+                     "other work are not comparable; rerun on a quiet "
+                     "machine." % busy)
     lines.append("- Load average (1, 5, 15 min) at the start: %s; at the "
                  "end: %s (builds that take the lock wait for the run; "
                  "anything else on the machine shows here)" % (
                      ", ".join("%.2f" % x for x in load_start),
-                     ", ".join("%.2f" % x for x in os.getloadavg())))
+                     ", ".join("%.2f" % x for x in load_end)))
     lines.append("- Machine: %s, %d logical CPUs; FP32 FMA peak measured by "
                  "bench/native/fma_peak.c (%s; the best of 3 tries of %g s "
                  "at the start, one short try in every round, 3 at the "
@@ -440,9 +467,10 @@ def main(argv):
     elif args.smoke:
         out = os.path.join(ctx.work, "smoke.md")
     else:
-        out = os.path.join(HERE, "results", "%s-%s%s.md" % (
+        out = os.path.join(HERE, "results", "%s-%s%s%s.md" % (
             started.strftime("%Y-%m-%d"), host,
-            "-quick" if args.quick else ""))
+            "-quick" if args.quick else "",
+            "-not-for-record" if busy else ""))
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     if not args.smoke and not args.no_chart:
         png = os.path.splitext(out)[0] + ".png"
@@ -466,6 +494,7 @@ def main(argv):
         json.dump({"started": started.isoformat(timespec="seconds"),
                    "host": host, "cpu": cpu_name(), "argv": argv,
                    "mode": mode, "revision": ctx.revision, "isa": isa,
+                   "not_for_record": busy,
                    "peak_gflops": {str(t): p for t, p in peaks.items()},
                    "runtimes": {rt.name: rt.describe(ctx)
                                 for rt in args.runtimes},

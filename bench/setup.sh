@@ -33,10 +33,11 @@ if [ "${TANDEM_SKIP_APT:-0}" != 1 ]; then
 fi
 
 stamp="$VENV/.tandem-bench-requirements"
-want="$(cat "$ROOT/bench/requirements.txt" "$ROOT/scripts/requirements-test.txt")"
+want="$(cat "$ROOT/bench/requirements.txt" "$ROOT/bench/requirements-nodeps.txt" "$ROOT/scripts/requirements-test.txt")"
 if [ "$want" != "$(cat "$stamp" 2>/dev/null)" ]; then
   log "installing bench/requirements.txt into $VENV"
   "$VENV/bin/pip" install -q --disable-pip-version-check -r "$ROOT/bench/requirements.txt"
+  "$VENV/bin/pip" install -q --disable-pip-version-check --no-deps -r "$ROOT/bench/requirements-nodeps.txt"
   printf '%s' "$want" > "$stamp"
 else
   log "venv up to date"

@@ -683,7 +683,69 @@ class Iree(PeerRuntime):
                              ["--function", function])
 
 
+#===--- OpenVINO ---------------------------------------------------------===#
+
+
+class OpenVinoSession(Session):
+    def __init__(self, ov, path, threads, inputs, shapes):
+        core = ov.Core()
+        model = core.read_model(path)
+        # Static input shapes (the torch exports have a dynamic batch).
+        model.reshape({name: ov.PartialShape(list(shape))
+                       for name, shape in shapes.items()})
+        config = {"INFERENCE_NUM_THREADS": threads,
+                  "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1,
+                  "INFERENCE_PRECISION_HINT": "f32"}
+        self.compiled = core.compile_model(model, "CPU", config)
+        self.request = self.compiled.create_infer_request()
+        self.inputs = [(n, np.ascontiguousarray(a)) for n, a in inputs]
+        # Inputs as tensors sharing the arrays' memory: no copy per run.
+        for name, array in self.inputs:
+            self.request.set_tensor(name, ov.Tensor(array, shared_memory=True))
+        self.request.infer()
+
+    def run(self, runs, warmup):
+        infer = self.request.infer
+        times = []
+        for i in range(warmup + runs):
+            start = time.perf_counter_ns()
+            infer()
+            elapsed = _ms_since(start)
+            if i >= warmup:
+                times.append(elapsed)
+        return times
+
+    def outputs(self):
+        self.request.infer()
+        return [np.array(self.request.get_output_tensor(i).data)
+                for i in range(len(self.compiled.outputs))]
+
+
+class OpenVino(PeerRuntime):
+    """OpenVINO's CPU plugin, in process like onnxruntime."""
+    name = "openvino"
+    module = "openvino"
+
+    def _ov(self):
+        import openvino
+        return openvino
+
+    def describe(self, ctx):
+        return ("OpenVINO %s, CPU plugin, INFERENCE_NUM_THREADS=T, "
+                "PERFORMANCE_HINT=LATENCY, NUM_STREAMS=1, "
+                "INFERENCE_PRECISION_HINT=f32, inputs as shared tensors "
+                "(in-process)" % self._ov().__version__)
+
+    def open(self, ctx, model, threads, inputs):
+        shapes = dict((n, s) for n, s, _ in model.input_specs(ctx))
+        try:
+            return OpenVinoSession(self._ov(), model.onnx_path(ctx), threads,
+                                   inputs, shapes)
+        except RuntimeError as e:  # OpenVINO's conversion/compile errors
+            raise PeerUnavailable("openvino: %s" % str(e).splitlines()[0])
+
+
 # The registry. Keys are the names --runtimes accepts.
-RUNTIMES = {r.name: r for r in [Tandem(), OnnxRuntime(), OpenBlas(), Xla(),
-                                Iree()]}
+RUNTIMES = {r.name: r for r in [Tandem(), OnnxRuntime(), OpenVino(),
+                                OpenBlas(), Xla(), Iree()]}
 

@@ -70,6 +70,9 @@ void mlir::tandem::buildCPULowerToLLVMPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTandemFlattenEmptyArguments());
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createTandemOutlineParallelLoops());
+  // The loop nests of very long functions get functions of their own, so
+  // that LLVM's code generation stays linear in the graph's size.
+  pm.addPass(createTandemOutlineLoopNests());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());

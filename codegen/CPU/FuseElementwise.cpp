@@ -102,6 +102,22 @@ void foldReluEpilogues(Operation *root) {
   }
 }
 
+/// Fused loop bodies stop growing at this many ops. Each fusion clones the
+/// producer's body into the consumer's, so an unbounded chain of n
+/// single-use elementwise ops (the partition's fusions are inlined side by
+/// side) grew one body to n ops through n clones: O(n^2) here and in LLVM
+/// (10,000 ops did not compile in 600 s). Bodies of this size still hold
+/// every fusion the planner forms (at most 32 tandem ops, a few arith ops
+/// each), so models fuse as before.
+constexpr size_t kMaxFusedBodyOps = 256;
+
+/// The ops in `op`'s body (a linalg op's region), 0 when it has none.
+size_t bodySize(Operation *op) {
+  if (!op || op->getNumRegions() == 0 || op->getRegion(0).empty())
+    return 0;
+  return op->getRegion(0).front().getOperations().size();
+}
+
 struct FuseElementwisePass
     : tandem::impl::TandemFuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
@@ -111,7 +127,9 @@ struct FuseElementwisePass
       Operation *producer = fused->get().getDefiningOp();
       return producer && producer->hasOneUse() &&
              !isContractionLike(producer) &&
-             !isContractionLike(fused->getOwner());
+             !isContractionLike(fused->getOwner()) &&
+             bodySize(producer) + bodySize(fused->getOwner()) <=
+                 kMaxFusedBodyOps;
     };
     RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);

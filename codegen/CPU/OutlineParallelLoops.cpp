@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/CPU/BarePointer.h"
 #include "codegen/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -87,21 +88,6 @@ uint64_t countWork(Block &block) {
                                llvm::SaturatingMultiply(trips, inner));
   }
   return work;
-}
-
-/// True if a memref of this type becomes one plain pointer under the
-/// bare-pointer calling convention: static shape, strides and offset (the
-/// callee rebuilds the descriptor from the type).
-bool isBarePointerMemRef(MemRefType type) {
-  if (!type.hasStaticShape())
-    return false;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return false;
-  return ShapedType::isStatic(offset) && llvm::all_of(strides, [](int64_t s) {
-           return ShapedType::isStatic(s);
-         });
 }
 
 /// True if a chunk of the loop over `iv` writes only elements that no other
@@ -215,7 +201,8 @@ struct OutlineParallelLoopsPass
       }
       Type type = value.getType();
       auto memref = dyn_cast<MemRefType>(type);
-      if (memref ? !isBarePointerMemRef(memref) : !type.isIntOrIndexOrFloat())
+      if (memref ? !tandem::isBarePointerMemRef(memref)
+                 : !type.isIntOrIndexOrFloat())
         return std::nullopt;
       plan.arguments.push_back(value);
     }

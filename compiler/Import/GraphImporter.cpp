@@ -849,6 +849,7 @@ static ConverterMap allConverters() {
   registerQuantConverters(converters);
   registerShapeConverters(converters);
   registerIndexConverters(converters);
+  registerSamplingConverters(converters);
   return converters;
 }
 

@@ -1,0 +1,560 @@
+//===- OnnxSampling.cpp - ONNX GridSample, RoiAlign, ReverseSequence ------===//
+//
+// Ops that read their input at positions computed from run-time data (a
+// sampling grid, regions of interest, sequence lengths). Each is composed
+// from tandem ops: the positions and interpolation weights are elementwise
+// arithmetic on the run-time tensor, the reads are one gather over the
+// flattened spatial dims for all taps at once, and the interpolation is a
+// weighted sum (or max) over the taps. Indices are clamped into range before
+// they reach the gather, so its run-time index check never fires; positions
+// that ONNX reads as zero (GridSample's zeros padding, RoiAlign samples
+// outside the map) get a zero weight instead. The arithmetic follows the
+// ONNX reference implementation (onnx/reference/ops/op_grid_sample.py,
+// op_roi_align.py), which mirrors onnxruntime's kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Import/GraphImporter.h"
+
+#include "dialects/Tandem/IR/ShapeInference.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace mlir::tandem;
+using namespace mlir::tandem::onnx_import;
+
+namespace {
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+/// The type the sampling arithmetic runs in: f64 stays f64, every other
+/// float computes in f32 (as onnxruntime's f16 kernels do).
+Type computeType(GraphImporter &im, Type elem) {
+  return elem.isF64() ? elem : Type(im.builder().getF32Type());
+}
+
+/// `x` converted to `elem` (no op when it already has it).
+Value castTo(GraphImporter &im, Value x, Type elem) {
+  if (!x || typeOf(x).getElementType() == elem)
+    return x;
+  return im.create<CastOp>(x, elem);
+}
+
+/// Small builders over GraphImporter::create for the elementwise arithmetic.
+struct Arith {
+  GraphImporter &im;
+  Type ft; // the float compute type
+  Type i64;
+
+  Value c(double v) const { return im.scalarConstant(ft, v); }
+  Value ci(int64_t v) const {
+    return im.scalarConstant(i64, static_cast<double>(v));
+  }
+  Value add(Value a, Value b) const { return im.create<AddOp>(a, b); }
+  Value sub(Value a, Value b) const { return im.create<SubOp>(a, b); }
+  Value mul(Value a, Value b) const { return im.create<MulOp>(a, b); }
+  Value div(Value a, Value b) const { return im.create<DivOp>(a, b); }
+  Value max(Value a, Value b) const { return im.create<MaxOp>(a, b); }
+  Value min(Value a, Value b) const { return im.create<MinOp>(a, b); }
+  Value floor(Value a) const { return im.create<FloorOp>(a); }
+  Value cmp(CmpPredicate p, Value a, Value b) const {
+    return im.create<CmpOp>(p, a, b);
+  }
+  Value select(Value cond, Value a, Value b) const {
+    return im.create<WhereOp>(cond, a, b);
+  }
+  Value clamp(Value a, double lo, double hi) const {
+    return min(max(a, c(lo)), c(hi));
+  }
+  Value toInt(Value a) const { return im.create<CastOp>(a, i64); }
+  Value toFloat(Value a) const { return im.create<CastOp>(a, ft); }
+  Value reshape(Value a, ArrayRef<int64_t> shape) const {
+    return im.create<ReshapeOp>(a, shape);
+  }
+};
+
+/// A float constant tensor of `shape` and type `elem`.
+Value floatConstant(GraphImporter &im, ArrayRef<int64_t> shape, Type elem,
+                    ArrayRef<double> values) {
+  auto ft = cast<FloatType>(elem);
+  SmallVector<APFloat> converted;
+  for (double v : values) {
+    APFloat f(v);
+    bool losesInfo = false;
+    f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
+    converted.push_back(f);
+  }
+  auto attr =
+      DenseElementsAttr::get(RankedTensorType::get(shape, elem), converted);
+  return im.create<ConstantOp>(cast<ElementsAttr>(attr));
+}
+
+//===----------------------------------------------------------------------===//
+// GridSample
+//===----------------------------------------------------------------------===//
+
+enum class GridMode { Nearest, Linear, Cubic };
+enum class GridPadding { Zeros, Border, Reflection };
+
+/// The reference's _gs_reflect: `x` reflected at `lo` and `hi` until it lies
+/// in [lo, hi] (unchanged when it already does).
+Value reflect(const Arith &a, Value x, double lo, double hi) {
+  double range = hi - lo;
+  if (range <= 0)
+    return a.clamp(x, lo, hi);
+  Value below = a.cmp(CmpPredicate::LT, x, a.c(lo));
+  Value above = a.cmp(CmpPredicate::GT, x, a.c(hi));
+  Value dist = a.select(below, a.sub(a.c(lo), x), a.sub(x, a.c(hi)));
+  Value n = a.floor(a.div(dist, a.c(range)));
+  Value r = a.sub(dist, a.mul(n, a.c(range)));
+  Value half = a.mul(n, a.c(0.5));
+  Value even = a.cmp(CmpPredicate::EQ, a.floor(half), half);
+  // Below and n even, or above and n odd: lo + r; otherwise hi - r.
+  Value fromLo = a.cmp(CmpPredicate::EQ, below, even);
+  Value fx = a.select(fromLo, a.add(a.c(lo), r), a.sub(a.c(hi), r));
+  Value outside = a.im.create<OrOp>(below, above);
+  return a.select(outside, fx, x);
+}
+
+/// One spatial dim's taps: per tap, the clamped index (i64) and the weight
+/// (float, zero where zeros padding reads outside), each [N, P].
+struct DimTaps {
+  SmallVector<Value> index, weight;
+};
+
+DimTaps gridDimTaps(const Arith &a, Value g, int64_t size, GridMode mode,
+                    GridPadding padding, bool alignCorners) {
+  auto d = static_cast<double>(size);
+  // Unnormalise [-1, 1] to pixel coordinates.
+  Value x = alignCorners ? a.mul(a.mul(a.add(g, a.c(1)), a.c(0.5)), a.c(d - 1))
+                         : a.mul(a.sub(a.mul(a.add(g, a.c(1)), a.c(d)), a.c(1)),
+                                 a.c(0.5));
+  if (mode == GridMode::Nearest)
+    x = a.im.create<RoundOp>(x);
+  double lo = alignCorners ? 0.0 : -0.5, hi = alignCorners ? d - 1 : d - 0.5;
+  if (padding == GridPadding::Border)
+    x = a.select(a.cmp(CmpPredicate::LT, x, a.c(lo)), a.c(0),
+                 a.select(a.cmp(CmpPredicate::GT, x, a.c(hi)), a.c(d - 1), x));
+  else if (padding == GridPadding::Reflection)
+    x = reflect(a, x, lo, hi);
+
+  SmallVector<Value> taps, weights;
+  if (mode == GridMode::Nearest) {
+    taps.push_back(x);
+    weights.push_back(Value());
+  } else {
+    Value base = a.floor(x);
+    Value t = a.sub(x, base);
+    if (mode == GridMode::Linear) {
+      taps = {base, a.add(base, a.c(1))};
+      weights = {a.sub(a.c(1), t), t};
+    } else {
+      // Keys' cubic convolution with alpha = -0.75 (the reference's
+      // _gs_get_cubic_coeffs), for taps base-1 .. base+2.
+      const double al = -0.75;
+      Value t1 = a.add(t, a.c(1)), u = a.sub(a.c(1), t), u1 = a.sub(a.c(2), t);
+      auto far = [&](Value s) { // ((al*s - 5al)*s + 8al)*s - 4al
+        return a.sub(
+            a.mul(a.add(a.mul(a.sub(a.mul(a.c(al), s), a.c(5 * al)), s),
+                        a.c(8 * al)),
+                  s),
+            a.c(4 * al));
+      };
+      auto near = [&](Value s) { // ((al+2)*s - (al+3))*s*s + 1
+        return a.add(
+            a.mul(a.mul(a.sub(a.mul(a.c(al + 2), s), a.c(al + 3)), s), s),
+            a.c(1));
+      };
+      taps = {a.sub(base, a.c(1)), base, a.add(base, a.c(1)),
+              a.add(base, a.c(2))};
+      weights = {far(t1), near(t), near(u), far(u1)};
+    }
+  }
+
+  DimTaps out;
+  for (auto [tap, w] : llvm::zip(taps, weights)) {
+    Value idx = tap;
+    if (padding == GridPadding::Zeros) {
+      Value inside =
+          a.im.create<AndOp>(a.cmp(CmpPredicate::GE, tap, a.c(0)),
+                             a.cmp(CmpPredicate::LE, tap, a.c(d - 1)));
+      Value mask = a.toFloat(inside);
+      w = w ? a.mul(w, mask) : mask;
+    } else if (padding == GridPadding::Reflection) {
+      idx = reflect(a, tap, lo, hi);
+    }
+    out.index.push_back(a.toInt(a.clamp(idx, 0, d - 1)));
+    out.weight.push_back(w);
+  }
+  return out;
+}
+
+LogicalResult convertGridSample(GraphImporter &im) {
+  FailureOr<RankedTensorType> xTypeOr = im.requiredInputType(0),
+                              gTypeOr = im.requiredInputType(1);
+  if (failed(xTypeOr) || failed(gTypeOr))
+    return failure();
+  RankedTensorType xType = *xTypeOr, gType = *gTypeOr;
+  int64_t rank = xType.getRank(), k = rank - 2;
+  if (!isa<FloatType>(xType.getElementType()) ||
+      !isa<FloatType>(gType.getElementType()))
+    return im.error() << "expects float X and grid, got " << xType << " and "
+                      << gType,
+           failure();
+  if (rank < 3 || gType.getRank() != rank ||
+      gType.getDimSize(0) != xType.getDimSize(0) ||
+      gType.getDimSize(rank - 1) != k)
+    return im.error() << "expects X of shape (N, C, D1, ..., Dk) and grid of "
+                         "shape (N, H1, ..., Hk, k), got "
+                      << xType << " and " << gType,
+           failure();
+  if (im.opset() < 20 && k != 2)
+    return im.error() << "opset " << im.opset()
+                      << " GridSample takes 4-D inputs only, got " << xType,
+           failure();
+
+  std::string modeName =
+      im.attrString("mode", im.opset() < 20 ? "bilinear" : "linear");
+  GridMode mode;
+  if (modeName == "nearest")
+    mode = GridMode::Nearest;
+  else if (modeName == "linear" || modeName == "bilinear")
+    mode = GridMode::Linear;
+  else if (modeName == "cubic" || modeName == "bicubic")
+    mode = GridMode::Cubic;
+  else
+    return im.error() << "unknown mode '" << modeName
+                      << "' (expected linear, nearest or cubic)",
+           failure();
+  std::string padName = im.attrString("padding_mode", "zeros");
+  GridPadding padding;
+  if (padName == "zeros")
+    padding = GridPadding::Zeros;
+  else if (padName == "border")
+    padding = GridPadding::Border;
+  else if (padName == "reflection")
+    padding = GridPadding::Reflection;
+  else
+    return im.error() << "unknown padding_mode '" << padName
+                      << "' (expected zeros, border or reflection)",
+           failure();
+  bool alignCorners = im.attrInt("align_corners", 0) != 0;
+
+  int64_t n = xType.getDimSize(0), c = xType.getDimSize(1);
+  ArrayRef<int64_t> spatial = xType.getShape().drop_front(2);
+  ArrayRef<int64_t> outSpatial = gType.getShape().slice(1, k);
+  int64_t s = shape::numElements(spatial), p = shape::numElements(outSpatial);
+  if (s == 0 || p == 0 || n == 0 || c == 0)
+    return im.error() << "empty X or grid (" << xType << ", " << gType
+                      << ") is not supported",
+           failure();
+
+  FailureOr<Value> xOr = im.input(0), gridOr = im.input(1);
+  if (failed(xOr) || failed(gridOr))
+    return failure();
+  Type ft = computeType(im, xType.getElementType());
+  Arith a{im, ft, im.builder().getI64Type()};
+  Value grid = castTo(im, *gridOr, ft);
+
+  // Per spatial dim i (X dim 2 + i), its grid component is k - 1 - i (the
+  // grid lists x, the innermost dim, first).
+  SmallVector<DimTaps> dims;
+  SmallVector<int64_t> strides = stridesOf(spatial);
+  for (int64_t i = 0; i < k; ++i) {
+    SmallVector<int64_t> starts(rank, 0), limits(gType.getShape()),
+        steps(rank, 1);
+    starts[rank - 1] = k - 1 - i;
+    limits[rank - 1] = k - i;
+    Value g =
+        a.reshape(im.create<SliceOp>(grid, starts, limits, steps), {n, p});
+    dims.push_back(gridDimTaps(a, g, spatial[i], mode, padding, alignCorners));
+  }
+
+  // Every combination of taps: flat index and product weight.
+  int64_t tapsPerDim = dims.front().index.size();
+  int64_t corners = 1;
+  for (int64_t i = 0; i < k; ++i)
+    corners *= tapsPerDim;
+  SmallVector<Value> indices, weights;
+  for (int64_t corner = 0; corner < corners; ++corner) {
+    Value flat, weight;
+    for (int64_t i = k - 1, rem = corner; i >= 0; --i, rem /= tapsPerDim) {
+      int64_t t = rem % tapsPerDim;
+      Value term = dims[i].index[t];
+      if (strides[i] != 1)
+        term = a.mul(term, a.ci(strides[i]));
+      flat = flat ? a.add(flat, term) : term;
+      if (Value w = dims[i].weight[t])
+        weight = weight ? a.mul(weight, w) : w;
+    }
+    indices.push_back(flat);
+    weights.push_back(weight);
+  }
+
+  Value x = castTo(im, a.reshape(*xOr, {n, c, s}), ft);
+  Value index =
+      corners == 1 ? indices.front() : im.create<ConcatOp>(indices, /*axis=*/1);
+  index = im.create<BroadcastToOp>(a.reshape(index, {n, 1, corners * p}),
+                                   SmallVector<int64_t>{n, c, corners * p});
+  Value y = im.create<GatherElementsOp>(x, index, /*axis=*/2);
+  if (weights.front()) {
+    Value w = corners == 1 ? weights.front()
+                           : im.create<ConcatOp>(weights, /*axis=*/1);
+    y = a.mul(a.reshape(y, {n, c, corners, p}),
+              a.reshape(w, {n, 1, corners, p}));
+    y = im.create<ReduceSumOp>(y, ArrayRef<int64_t>{2}, /*keepdims=*/false);
+  }
+  SmallVector<int64_t> outShape{n, c};
+  llvm::append_range(outShape, outSpatial);
+  y = castTo(im, a.reshape(y, outShape), xType.getElementType());
+  if (!y || im.failedNode())
+    return failure();
+  im.setOutput(0, y);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// RoiAlign
+//===----------------------------------------------------------------------===//
+
+/// One axis of the RoiAlign samples (the reference's
+/// pre_calc_for_bilinear_interpolate), each [R, bins * grid]: the low and
+/// high source index (i64), their weights, and whether the sample lies in
+/// [-1, size].
+struct RoiAxis {
+  Value low, high, wLow, wHigh, valid;
+};
+
+RoiAxis roiAxis(const Arith &a, Value start, Value binSize, int64_t bins,
+                int64_t grid, int64_t size) {
+  // pos[j] for j = bin * grid + i is start + bin * binSize +
+  // (i + 0.5) * binSize / grid, as onnxruntime orders it.
+  std::vector<double> binIdx, sub;
+  for (int64_t b = 0; b < bins; ++b)
+    for (int64_t i = 0; i < grid; ++i) {
+      binIdx.push_back(static_cast<double>(b));
+      sub.push_back(static_cast<double>(i) + 0.5);
+    }
+  int64_t m = bins * grid;
+  Value bin = floatConstant(a.im, {1, m}, a.ft, binIdx);
+  Value frac = floatConstant(a.im, {1, m}, a.ft, sub);
+  Value pos = a.add(a.add(start, a.mul(bin, binSize)),
+                    a.div(a.mul(frac, binSize), a.c(grid)));
+  auto d = static_cast<double>(size);
+  RoiAxis r;
+  r.valid = a.im.create<AndOp>(a.cmp(CmpPredicate::GE, pos, a.c(-1)),
+                               a.cmp(CmpPredicate::LE, pos, a.c(d)));
+  pos = a.max(pos, a.c(0));
+  Value low = a.floor(pos);
+  Value atEdge = a.cmp(CmpPredicate::GE, low, a.c(d - 1));
+  Value high = a.select(atEdge, a.c(d - 1), a.add(low, a.c(1)));
+  low = a.select(atEdge, a.c(d - 1), low);
+  pos = a.select(atEdge, low, pos);
+  r.wHigh = a.sub(pos, low);
+  r.wLow = a.sub(a.c(1), r.wHigh);
+  r.low = a.toInt(a.clamp(low, 0, d - 1));
+  r.high = a.toInt(a.clamp(high, 0, d - 1));
+  return r;
+}
+
+LogicalResult convertRoiAlign(GraphImporter &im) {
+  FailureOr<RankedTensorType> xTypeOr = im.requiredInputType(0),
+                              rTypeOr = im.requiredInputType(1),
+                              bTypeOr = im.requiredInputType(2);
+  if (failed(xTypeOr) || failed(rTypeOr) || failed(bTypeOr))
+    return failure();
+  RankedTensorType xType = *xTypeOr, rType = *rTypeOr, bType = *bTypeOr;
+  if (xType.getRank() != 4 || !isa<FloatType>(xType.getElementType()))
+    return im.error() << "expects a float X of shape (N, C, H, W), got "
+                      << xType,
+           failure();
+  if (rType.getRank() != 2 || rType.getDimSize(1) != 4 ||
+      !isa<FloatType>(rType.getElementType()) || bType.getRank() != 1 ||
+      bType.getDimSize(0) != rType.getDimSize(0) ||
+      !isa<IntegerType>(bType.getElementType()))
+    return im.error() << "expects float rois of shape (R, 4) and integer "
+                         "batch_indices of shape (R), got "
+                      << rType << " and " << bType,
+           failure();
+  std::string mode = im.attrString("mode", "avg");
+  if (mode != "avg" && mode != "max")
+    return im.error() << "unknown mode '" << mode << "' (expected avg or max)",
+           failure();
+  std::string ctm =
+      im.attrString("coordinate_transformation_mode",
+                    im.opset() < 16 ? "output_half_pixel" : "half_pixel");
+  if (ctm != "half_pixel" && ctm != "output_half_pixel")
+    return im.error() << "unknown coordinate_transformation_mode '" << ctm
+                      << "' (expected half_pixel or output_half_pixel)",
+           failure();
+  bool halfPixel = ctm == "half_pixel";
+  int64_t ph = im.attrInt("output_height", 1),
+          pw = im.attrInt("output_width", 1);
+  int64_t ratio = im.attrInt("sampling_ratio", 0);
+  double scale = im.attrFloat("spatial_scale", 1.0f);
+  if (ph < 1 || pw < 1 || ph > (1 << 16) || pw > (1 << 16))
+    return im.error() << "output_height (" << ph << ") and output_width (" << pw
+                      << ") must lie in [1, 65536]",
+           failure();
+  if (ratio < 0 || ratio > 64)
+    return im.error() << "sampling_ratio = " << ratio << " must lie in [0, 64]",
+           failure();
+  if (ratio == 0)
+    return im.error() << "sampling_ratio = 0 (adaptive: the samples per bin "
+                         "depend on each roi's size, which a static "
+                         "compiler cannot size) is not supported; set a "
+                         "positive sampling_ratio",
+           failure();
+  int64_t n = xType.getDimSize(0), c = xType.getDimSize(1),
+          h = xType.getDimSize(2), w = xType.getDimSize(3),
+          r = rType.getDimSize(0);
+  if (n == 0 || c == 0 || h == 0 || w == 0 || r == 0)
+    return im.error() << "empty X or rois (" << xType << ", " << rType
+                      << ") is not supported",
+           failure();
+
+  FailureOr<Value> xOr = im.input(0), roisOr = im.input(1),
+                   batchOr = im.input(2);
+  if (failed(xOr) || failed(roisOr) || failed(batchOr))
+    return failure();
+  Type ft = computeType(im, xType.getElementType());
+  Arith a{im, ft, im.builder().getI64Type()};
+  Value rois = castTo(im, *roisOr, ft);
+  auto column = [&](int64_t i) {
+    return im.create<SliceOp>(rois, ArrayRef<int64_t>{0, i},
+                              ArrayRef<int64_t>{r, i + 1},
+                              ArrayRef<int64_t>{1, 1});
+  };
+  double offset = halfPixel ? 0.5 : 0.0;
+  auto scaled = [&](int64_t i) {
+    return a.sub(a.mul(column(i), a.c(scale)), a.c(offset));
+  };
+  Value startW = scaled(0), startH = scaled(1), endW = scaled(2),
+        endH = scaled(3);
+  Value roiW = a.sub(endW, startW), roiH = a.sub(endH, startH);
+  if (!halfPixel) {
+    roiW = a.max(roiW, a.c(1));
+    roiH = a.max(roiH, a.c(1));
+  }
+  Value binH = a.div(roiH, a.c(ph)), binW = a.div(roiW, a.c(pw));
+  RoiAxis y = roiAxis(a, startH, binH, ph, ratio, h);
+  RoiAxis x = roiAxis(a, startW, binW, pw, ratio, w);
+  int64_t my = ph * ratio, mx = pw * ratio;
+  auto asY = [&](Value v) { return a.reshape(v, {r, my, 1}); };
+  auto asX = [&](Value v) { return a.reshape(v, {r, 1, mx}); };
+  Value valid =
+      a.toFloat(im.create<AndOp>(asY(y.valid), asX(x.valid))); // [R, my, mx]
+
+  // Flat positions into X as (N * H * W) rows of C channels.
+  Value batch = castTo(im, *batchOr, a.i64);
+  batch = a.min(a.max(batch, a.ci(0)), a.ci(n - 1));
+  Value base = a.reshape(a.mul(batch, a.ci(h * w)), {r, 1, 1});
+  SmallVector<Value> indices, weights;
+  struct Corner {
+    Value yIdx, yW, xIdx, xW;
+  };
+  Corner cornersList[] = {{y.low, y.wLow, x.low, x.wLow},
+                          {y.low, y.wLow, x.high, x.wHigh},
+                          {y.high, y.wHigh, x.low, x.wLow},
+                          {y.high, y.wHigh, x.high, x.wHigh}};
+  for (const Corner &corner : cornersList) {
+    Value idx =
+        a.add(base, a.add(a.mul(asY(corner.yIdx), a.ci(w)), asX(corner.xIdx)));
+    indices.push_back(a.reshape(idx, {r, 1, my, mx}));
+    Value wt = a.mul(a.mul(asY(corner.yW), asX(corner.xW)), valid);
+    weights.push_back(a.reshape(wt, {r, 1, my, mx}));
+  }
+  Value index = im.create<ConcatOp>(indices, /*axis=*/1);  // [R, 4, my, mx]
+  Value weight = im.create<ConcatOp>(weights, /*axis=*/1); // [R, 4, my, mx]
+
+  Value data = castTo(im, *xOr, ft);
+  data = im.create<TransposeOp>(data, ArrayRef<int64_t>{0, 2, 3, 1});
+  data = a.reshape(data, {n * h * w, c});
+  Value v = im.create<GatherOp>(data, index, /*axis=*/0); // [R,4,my,mx,C]
+  v = a.mul(v, a.reshape(weight, {r, 4, my, mx, 1}));
+  Value out;
+  if (mode == "avg") {
+    v = im.create<ReduceSumOp>(v, ArrayRef<int64_t>{1}, /*keepdims=*/false);
+    v = a.reshape(v, {r, ph, ratio, pw, ratio, c});
+    v = im.create<ReduceSumOp>(v, ArrayRef<int64_t>{2, 4}, /*keepdims=*/false);
+    out = a.div(v, a.c(static_cast<double>(ratio * ratio)));
+  } else {
+    v = im.create<ReduceMaxOp>(v, ArrayRef<int64_t>{1}, /*keepdims=*/false);
+    v = a.reshape(v, {r, ph, ratio, pw, ratio, c});
+    out = im.create<ReduceMaxOp>(v, ArrayRef<int64_t>{2, 4},
+                                 /*keepdims=*/false);
+  }
+  out = im.create<TransposeOp>(out, ArrayRef<int64_t>{0, 3, 1, 2});
+  out = castTo(im, out, xType.getElementType());
+  if (!out || im.failedNode())
+    return failure();
+  im.setOutput(0, out);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReverseSequence
+//===----------------------------------------------------------------------===//
+
+/// ReverseSequence (opset 10): along time_axis, the first sequence_lens[b]
+/// elements of batch b are reversed and the rest kept. A GatherElements
+/// along time_axis with index t < len ? len - 1 - t : t; lengths are clamped
+/// to [0, T].
+LogicalResult convertReverseSequence(GraphImporter &im) {
+  FailureOr<RankedTensorType> xTypeOr = im.requiredInputType(0),
+                              lTypeOr = im.requiredInputType(1);
+  if (failed(xTypeOr) || failed(lTypeOr))
+    return failure();
+  RankedTensorType xType = *xTypeOr, lType = *lTypeOr;
+  int64_t batchAxis = im.attrInt("batch_axis", 1),
+          timeAxis = im.attrInt("time_axis", 0);
+  if (xType.getRank() < 2)
+    return im.error() << "expects an input of rank 2 or more, got " << xType,
+           failure();
+  if (!((batchAxis == 0 && timeAxis == 1) || (batchAxis == 1 && timeAxis == 0)))
+    return im.error() << "batch_axis (" << batchAxis << ") and time_axis ("
+                      << timeAxis << ") must be 0 and 1 in either order",
+           failure();
+  int64_t b = xType.getDimSize(batchAxis), t = xType.getDimSize(timeAxis);
+  if (lType.getRank() != 1 || lType.getDimSize(0) != b ||
+      !isa<IntegerType>(lType.getElementType()))
+    return im.error() << "sequence_lens must be an integer vector of the "
+                         "batch size "
+                      << b << ", got " << lType,
+           failure();
+  Arith a{im, im.builder().getF32Type(), im.builder().getI64Type()};
+  FailureOr<Value> xOr = im.input(0), lensOr = im.input(1);
+  if (failed(xOr) || failed(lensOr))
+    return failure();
+  // [B, 1] or [1, B] lengths against a [T, 1] or [1, T] iota, as the two
+  // leading dims of x are ordered.
+  SmallVector<int64_t> lenShape{1, 1}, iotaShape{1, 1};
+  lenShape[batchAxis] = b;
+  iotaShape[timeAxis] = t;
+  Value lens = castTo(im, *lensOr, a.i64);
+  lens = a.reshape(a.min(a.max(lens, a.ci(0)), a.ci(t)), lenShape);
+  KnownInts iota{iotaShape, {}, a.i64};
+  for (int64_t i = 0; i < t; ++i)
+    iota.values.push_back(i);
+  Value time = im.materialize(iota);
+  Value reversed = a.sub(a.sub(lens, a.ci(1)), time);
+  Value index = a.select(a.cmp(CmpPredicate::LT, time, lens), reversed, time);
+  SmallVector<int64_t> full(xType.getShape().take_front(2));
+  full.append(xType.getRank() - 2, 1);
+  index = im.create<BroadcastToOp>(a.reshape(index, full),
+                                   SmallVector<int64_t>(xType.getShape()));
+  Value y = im.create<GatherElementsOp>(*xOr, index, timeAxis);
+  if (!y || im.failedNode())
+    return failure();
+  im.setOutput(0, y);
+  return success();
+}
+
+} // namespace
+
+void mlir::tandem::onnx_import::registerSamplingConverters(ConverterMap &map) {
+  map["GridSample"] = convertGridSample;
+  map["RoiAlign"] = convertRoiAlign;
+  map["ReverseSequence"] = convertReverseSequence;
+}

@@ -123,22 +123,23 @@ struct DimTaps {
   SmallVector<Value> index, weight;
 };
 
-DimTaps gridDimTaps(const Arith &a, Value g, int64_t size, GridMode mode,
-                    GridPadding padding, bool alignCorners) {
+/// The pixel coordinate of normalised grid values `g` on a dim of `size`
+/// (rounded for nearest), before the padding mode applies.
+Value gridCoordinate(const Arith &a, Value g, int64_t size, GridMode mode,
+                     bool alignCorners) {
   auto d = static_cast<double>(size);
-  // Unnormalise [-1, 1] to pixel coordinates.
   Value x = alignCorners ? a.mul(a.mul(a.add(g, a.c(1)), a.c(0.5)), a.c(d - 1))
                          : a.mul(a.sub(a.mul(a.add(g, a.c(1)), a.c(d)), a.c(1)),
                                  a.c(0.5));
-  if (mode == GridMode::Nearest)
-    x = a.im.create<RoundOp>(x);
-  double lo = alignCorners ? 0.0 : -0.5, hi = alignCorners ? d - 1 : d - 0.5;
-  if (padding == GridPadding::Border)
-    x = a.select(a.cmp(CmpPredicate::LT, x, a.c(lo)), a.c(0),
-                 a.select(a.cmp(CmpPredicate::GT, x, a.c(hi)), a.c(d - 1), x));
-  else if (padding == GridPadding::Reflection)
-    x = reflect(a, x, lo, hi);
+  return mode == GridMode::Nearest ? a.im.create<RoundOp>(x) : x;
+}
 
+/// The taps of coordinate `x` (after the padding mode moved it) on a dim of
+/// `size`.
+DimTaps gridDimTaps(const Arith &a, Value x, int64_t size, GridMode mode,
+                    GridPadding padding, bool alignCorners) {
+  auto d = static_cast<double>(size);
+  double lo = alignCorners ? 0.0 : -0.5, hi = alignCorners ? d - 1 : d - 0.5;
   SmallVector<Value> taps, weights;
   if (mode == GridMode::Nearest) {
     taps.push_back(x);
@@ -259,6 +260,9 @@ LogicalResult convertGridSample(GraphImporter &im) {
 
   // Per spatial dim i (X dim 2 + i), its grid component is k - 1 - i (the
   // grid lists x, the innermost dim, first).
+  // Padding applies to each tap, not to the coordinate, as in onnxruntime
+  // (the reference also clamps or reflects the coordinate first, which
+  // gives the same values except for cubic taps with border padding).
   SmallVector<DimTaps> dims;
   SmallVector<int64_t> strides = stridesOf(spatial);
   for (int64_t i = 0; i < k; ++i) {
@@ -268,7 +272,8 @@ LogicalResult convertGridSample(GraphImporter &im) {
     limits[rank - 1] = k - i;
     Value g =
         a.reshape(im.create<SliceOp>(grid, starts, limits, steps), {n, p});
-    dims.push_back(gridDimTaps(a, g, spatial[i], mode, padding, alignCorners));
+    Value x = gridCoordinate(a, g, spatial[i], mode, alignCorners);
+    dims.push_back(gridDimTaps(a, x, spatial[i], mode, padding, alignCorners));
   }
 
   // Every combination of taps: flat index and product weight.

@@ -424,7 +424,13 @@ static LogicalResult sliceInput(GraphImporter &im, unsigned output,
     if (n > 1)
       reversed.push_back(d);
   }
-  Value y = im.create<SliceOp>(*x, s, l, st);
+  Value y = *x;
+  ArrayRef<int64_t> dims = cast<RankedTensorType>(y.getType()).getShape();
+  if (reversed.empty() ||
+      llvm::any_of(llvm::seq<size_t>(0, s.size()), [&](size_t d) {
+        return s[d] != 0 || l[d] != dims[d] || st[d] != 1;
+      }))
+    y = im.create<SliceOp>(y, s, l, st);
   for (int64_t d : reversed) {
     int64_t n = cast<RankedTensorType>(y.getType()).getDimSize(d);
     KnownInts order{{n}, {}, im.builder().getI64Type()};

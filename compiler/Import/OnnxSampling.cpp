@@ -19,6 +19,10 @@
 #include "dialects/Tandem/IR/ShapeInference.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include <cmath>
+#include <map>
 
 using namespace mlir;
 using namespace mlir::tandem;
@@ -363,6 +367,110 @@ RoiAxis roiAxis(const Arith &a, Value start, Value binSize, int64_t bins,
   return r;
 }
 
+/// The RoiAlign attributes and the shapes they apply to.
+struct RoiParams {
+  bool avg = true, halfPixel = true;
+  int64_t ph = 1, pw = 1;
+  double scale = 1.0;
+  int64_t n = 0, c = 0, h = 0, w = 0;
+};
+
+/// RoiAlign of `r` boxes `rois` ([r, 4], compute type) from batches `batch`
+/// ([r], i64) of `rows`, X as (N*H*W, C) rows, with a grid of `gh` x `gw`
+/// samples per bin: [r, C, PH, PW].
+Value roiAlignBoxes(const Arith &a, const RoiParams &p, Value rows, Value rois,
+                    Value batch, int64_t r, int64_t gh, int64_t gw) {
+  GraphImporter &im = a.im;
+  auto column = [&](int64_t i) {
+    return im.create<SliceOp>(rois, ArrayRef<int64_t>{0, i},
+                              ArrayRef<int64_t>{r, i + 1},
+                              ArrayRef<int64_t>{1, 1});
+  };
+  double offset = p.halfPixel ? 0.5 : 0.0;
+  auto scaled = [&](int64_t i) {
+    return a.sub(a.mul(column(i), a.c(p.scale)), a.c(offset));
+  };
+  Value startW = scaled(0), startH = scaled(1), endW = scaled(2),
+        endH = scaled(3);
+  Value roiW = a.sub(endW, startW), roiH = a.sub(endH, startH);
+  if (!p.halfPixel) {
+    roiW = a.max(roiW, a.c(1));
+    roiH = a.max(roiH, a.c(1));
+  }
+  Value binH = a.div(roiH, a.c(p.ph)), binW = a.div(roiW, a.c(p.pw));
+  RoiAxis y = roiAxis(a, startH, binH, p.ph, gh, p.h);
+  RoiAxis x = roiAxis(a, startW, binW, p.pw, gw, p.w);
+  int64_t my = p.ph * gh, mx = p.pw * gw, c = p.c;
+  auto asY = [&](Value v) { return a.reshape(v, {r, my, 1}); };
+  auto asX = [&](Value v) { return a.reshape(v, {r, 1, mx}); };
+  Value valid =
+      a.toFloat(im.create<AndOp>(asY(y.valid), asX(x.valid))); // [R, my, mx]
+
+  // Flat positions into the (N * H * W) rows of C channels.
+  batch = a.min(a.max(batch, a.ci(0)), a.ci(p.n - 1));
+  Value base = a.reshape(a.mul(batch, a.ci(p.h * p.w)), {r, 1, 1});
+  SmallVector<Value> indices, weights;
+  struct Corner {
+    Value yIdx, yW, xIdx, xW;
+  };
+  Corner cornersList[] = {{y.low, y.wLow, x.low, x.wLow},
+                          {y.low, y.wLow, x.high, x.wHigh},
+                          {y.high, y.wHigh, x.low, x.wLow},
+                          {y.high, y.wHigh, x.high, x.wHigh}};
+  for (const Corner &corner : cornersList) {
+    Value idx = a.add(
+        base, a.add(a.mul(asY(corner.yIdx), a.ci(p.w)), asX(corner.xIdx)));
+    indices.push_back(a.reshape(idx, {r, 1, my, mx}));
+    Value wt = a.mul(a.mul(asY(corner.yW), asX(corner.xW)), valid);
+    weights.push_back(a.reshape(wt, {r, 1, my, mx}));
+  }
+  Value index = im.create<ConcatOp>(indices, /*axis=*/1);  // [R, 4, my, mx]
+  Value weight = im.create<ConcatOp>(weights, /*axis=*/1); // [R, 4, my, mx]
+
+  Value v = im.create<GatherOp>(rows, index, /*axis=*/0); // [R,4,my,mx,C]
+  v = a.mul(v, a.reshape(weight, {r, 4, my, mx, 1}));
+  Value out;
+  if (p.avg) {
+    v = im.create<ReduceSumOp>(v, ArrayRef<int64_t>{1}, /*keepdims=*/false);
+    v = a.reshape(v, {r, p.ph, gh, p.pw, gw, c});
+    v = im.create<ReduceSumOp>(v, ArrayRef<int64_t>{2, 4}, /*keepdims=*/false);
+    out = a.div(v, a.c(static_cast<double>(gh * gw)));
+  } else {
+    v = im.create<ReduceMaxOp>(v, ArrayRef<int64_t>{1}, /*keepdims=*/false);
+    v = a.reshape(v, {r, p.ph, gh, p.pw, gw, c});
+    out = im.create<ReduceMaxOp>(v, ArrayRef<int64_t>{2, 4},
+                                 /*keepdims=*/false);
+  }
+  return im.create<TransposeOp>(out, ArrayRef<int64_t>{0, 3, 1, 2});
+}
+
+/// The float values of a constant `v` (dense or a dense_resource blob of
+/// f32), or std::nullopt.
+std::optional<std::vector<double>> constantFloatValues(Value v) {
+  auto c = v.getDefiningOp<ConstantOp>();
+  if (!c)
+    return std::nullopt;
+  std::vector<double> values;
+  if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue())) {
+    if (!isa<FloatType>(dense.getElementType()))
+      return std::nullopt;
+    for (const APFloat &f : dense.getValues<APFloat>())
+      values.push_back(f.convertToDouble());
+    return values;
+  }
+  if (auto blob = dyn_cast<DenseF32ResourceElementsAttr>(c.getValue()))
+    if (std::optional<ArrayRef<float>> data = blob.tryGetAsArrayRef()) {
+      values.assign(data->begin(), data->end());
+      return values;
+    }
+  return std::nullopt;
+}
+
+/// RoiAlign (opsets 10 and 16). With a positive sampling_ratio the boxes
+/// are run-time data; the adaptive sampling_ratio 0 sizes each box's sample
+/// grid from its size, which needs the boxes at compile time: they are then
+/// grouped by grid size, each group computed as above, and the results put
+/// back in box order with a constant gather.
 LogicalResult convertRoiAlign(GraphImporter &im) {
   FailureOr<RankedTensorType> xTypeOr = im.requiredInputType(0),
                               rTypeOr = im.requiredInputType(1),
@@ -382,10 +490,12 @@ LogicalResult convertRoiAlign(GraphImporter &im) {
                          "batch_indices of shape (R), got "
                       << rType << " and " << bType,
            failure();
+  RoiParams p;
   std::string mode = im.attrString("mode", "avg");
   if (mode != "avg" && mode != "max")
     return im.error() << "unknown mode '" << mode << "' (expected avg or max)",
            failure();
+  p.avg = mode == "avg";
   std::string ctm =
       im.attrString("coordinate_transformation_mode",
                     im.opset() < 16 ? "output_half_pixel" : "half_pixel");
@@ -393,28 +503,24 @@ LogicalResult convertRoiAlign(GraphImporter &im) {
     return im.error() << "unknown coordinate_transformation_mode '" << ctm
                       << "' (expected half_pixel or output_half_pixel)",
            failure();
-  bool halfPixel = ctm == "half_pixel";
-  int64_t ph = im.attrInt("output_height", 1),
-          pw = im.attrInt("output_width", 1);
+  p.halfPixel = ctm == "half_pixel";
+  p.ph = im.attrInt("output_height", 1);
+  p.pw = im.attrInt("output_width", 1);
   int64_t ratio = im.attrInt("sampling_ratio", 0);
-  double scale = im.attrFloat("spatial_scale", 1.0f);
-  if (ph < 1 || pw < 1 || ph > (1 << 16) || pw > (1 << 16))
-    return im.error() << "output_height (" << ph << ") and output_width (" << pw
-                      << ") must lie in [1, 65536]",
+  p.scale = im.attrFloat("spatial_scale", 1.0f);
+  if (p.ph < 1 || p.pw < 1 || p.ph > (1 << 16) || p.pw > (1 << 16))
+    return im.error() << "output_height (" << p.ph << ") and output_width ("
+                      << p.pw << ") must lie in [1, 65536]",
            failure();
   if (ratio < 0 || ratio > 64)
     return im.error() << "sampling_ratio = " << ratio << " must lie in [0, 64]",
            failure();
-  if (ratio == 0)
-    return im.error() << "sampling_ratio = 0 (adaptive: the samples per bin "
-                         "depend on each roi's size, which a static "
-                         "compiler cannot size) is not supported; set a "
-                         "positive sampling_ratio",
-           failure();
-  int64_t n = xType.getDimSize(0), c = xType.getDimSize(1),
-          h = xType.getDimSize(2), w = xType.getDimSize(3),
-          r = rType.getDimSize(0);
-  if (n == 0 || c == 0 || h == 0 || w == 0 || r == 0)
+  p.n = xType.getDimSize(0);
+  p.c = xType.getDimSize(1);
+  p.h = xType.getDimSize(2);
+  p.w = xType.getDimSize(3);
+  int64_t r = rType.getDimSize(0);
+  if (p.n == 0 || p.c == 0 || p.h == 0 || p.w == 0 || r == 0)
     return im.error() << "empty X or rois (" << xType << ", " << rType
                       << ") is not supported",
            failure();
@@ -423,74 +529,81 @@ LogicalResult convertRoiAlign(GraphImporter &im) {
                    batchOr = im.input(2);
   if (failed(xOr) || failed(roisOr) || failed(batchOr))
     return failure();
+  std::optional<std::vector<double>> known;
+  if (ratio == 0) {
+    known = constantFloatValues(*roisOr);
+    if (!known) {
+      InFlightDiagnostic diag =
+          im.error() << "sampling_ratio = 0 (adaptive: the samples per bin "
+                        "depend on each roi's size) needs rois known at "
+                        "compile time; set a positive sampling_ratio";
+      im.addBindHint(diag, 1);
+      return failure();
+    }
+  }
   Type ft = computeType(im, xType.getElementType());
   Arith a{im, ft, im.builder().getI64Type()};
   Value rois = castTo(im, *roisOr, ft);
-  auto column = [&](int64_t i) {
-    return im.create<SliceOp>(rois, ArrayRef<int64_t>{0, i},
-                              ArrayRef<int64_t>{r, i + 1},
-                              ArrayRef<int64_t>{1, 1});
-  };
-  double offset = halfPixel ? 0.5 : 0.0;
-  auto scaled = [&](int64_t i) {
-    return a.sub(a.mul(column(i), a.c(scale)), a.c(offset));
-  };
-  Value startW = scaled(0), startH = scaled(1), endW = scaled(2),
-        endH = scaled(3);
-  Value roiW = a.sub(endW, startW), roiH = a.sub(endH, startH);
-  if (!halfPixel) {
-    roiW = a.max(roiW, a.c(1));
-    roiH = a.max(roiH, a.c(1));
-  }
-  Value binH = a.div(roiH, a.c(ph)), binW = a.div(roiW, a.c(pw));
-  RoiAxis y = roiAxis(a, startH, binH, ph, ratio, h);
-  RoiAxis x = roiAxis(a, startW, binW, pw, ratio, w);
-  int64_t my = ph * ratio, mx = pw * ratio;
-  auto asY = [&](Value v) { return a.reshape(v, {r, my, 1}); };
-  auto asX = [&](Value v) { return a.reshape(v, {r, 1, mx}); };
-  Value valid =
-      a.toFloat(im.create<AndOp>(asY(y.valid), asX(x.valid))); // [R, my, mx]
-
-  // Flat positions into X as (N * H * W) rows of C channels.
   Value batch = castTo(im, *batchOr, a.i64);
-  batch = a.min(a.max(batch, a.ci(0)), a.ci(n - 1));
-  Value base = a.reshape(a.mul(batch, a.ci(h * w)), {r, 1, 1});
-  SmallVector<Value> indices, weights;
-  struct Corner {
-    Value yIdx, yW, xIdx, xW;
-  };
-  Corner cornersList[] = {{y.low, y.wLow, x.low, x.wLow},
-                          {y.low, y.wLow, x.high, x.wHigh},
-                          {y.high, y.wHigh, x.low, x.wLow},
-                          {y.high, y.wHigh, x.high, x.wHigh}};
-  for (const Corner &corner : cornersList) {
-    Value idx =
-        a.add(base, a.add(a.mul(asY(corner.yIdx), a.ci(w)), asX(corner.xIdx)));
-    indices.push_back(a.reshape(idx, {r, 1, my, mx}));
-    Value wt = a.mul(a.mul(asY(corner.yW), asX(corner.xW)), valid);
-    weights.push_back(a.reshape(wt, {r, 1, my, mx}));
-  }
-  Value index = im.create<ConcatOp>(indices, /*axis=*/1);  // [R, 4, my, mx]
-  Value weight = im.create<ConcatOp>(weights, /*axis=*/1); // [R, 4, my, mx]
+  Value rows = castTo(im, *xOr, ft);
+  rows = im.create<TransposeOp>(rows, ArrayRef<int64_t>{0, 2, 3, 1});
+  rows = a.reshape(rows, {p.n * p.h * p.w, p.c});
 
-  Value data = castTo(im, *xOr, ft);
-  data = im.create<TransposeOp>(data, ArrayRef<int64_t>{0, 2, 3, 1});
-  data = a.reshape(data, {n * h * w, c});
-  Value v = im.create<GatherOp>(data, index, /*axis=*/0); // [R,4,my,mx,C]
-  v = a.mul(v, a.reshape(weight, {r, 4, my, mx, 1}));
   Value out;
-  if (mode == "avg") {
-    v = im.create<ReduceSumOp>(v, ArrayRef<int64_t>{1}, /*keepdims=*/false);
-    v = a.reshape(v, {r, ph, ratio, pw, ratio, c});
-    v = im.create<ReduceSumOp>(v, ArrayRef<int64_t>{2, 4}, /*keepdims=*/false);
-    out = a.div(v, a.c(static_cast<double>(ratio * ratio)));
+  if (ratio > 0) {
+    out = roiAlignBoxes(a, p, rows, rois, batch, r, ratio, ratio);
   } else {
-    v = im.create<ReduceMaxOp>(v, ArrayRef<int64_t>{1}, /*keepdims=*/false);
-    v = a.reshape(v, {r, ph, ratio, pw, ratio, c});
-    out = im.create<ReduceMaxOp>(v, ArrayRef<int64_t>{2, 4},
-                                 /*keepdims=*/false);
+    // Each box's grid, computed in f32 as onnxruntime does.
+    std::map<std::pair<int64_t, int64_t>, std::vector<int64_t>> groups;
+    for (int64_t i = 0; i < r; ++i) {
+      auto coord = [&](int64_t j) {
+        return static_cast<float>((*known)[i * 4 + j]) *
+                   static_cast<float>(p.scale) -
+               (p.halfPixel ? 0.5f : 0.0f);
+      };
+      float roiW = coord(2) - coord(0), roiH = coord(3) - coord(1);
+      if (!p.halfPixel) {
+        roiW = std::max(roiW, 1.0f);
+        roiH = std::max(roiH, 1.0f);
+      }
+      float gh = std::ceil(roiH / static_cast<float>(p.ph)),
+            gw = std::ceil(roiW / static_cast<float>(p.pw));
+      if (!(gh < 4096 && gw < 4096))
+        return im.error() << "roi " << i << " needs a " << gh << " x " << gw
+                          << " sample grid per bin (sampling_ratio = 0); "
+                             "at most 4095 x 4095 is supported",
+               failure();
+      // No samples (an empty or inverted box) gives 0, as onnxruntime.
+      auto key = gh < 1 || gw < 1
+                     ? std::pair<int64_t, int64_t>(0, 0)
+                     : std::pair<int64_t, int64_t>(static_cast<int64_t>(gh),
+                                                   static_cast<int64_t>(gw));
+      groups[key].push_back(i);
+    }
+    SmallVector<Value> parts;
+    std::vector<int64_t> order(r);
+    int64_t position = 0;
+    for (auto &[grid, members] : groups) {
+      auto count = static_cast<int64_t>(members.size());
+      for (int64_t i : members)
+        order[i] = position++;
+      if (grid.first == 0) {
+        parts.push_back(im.create<BroadcastToOp>(
+            a.c(0), SmallVector<int64_t>{count, p.c, p.ph, p.pw}));
+        continue;
+      }
+      Value pick = im.materialize(KnownInts{{count}, members, a.i64});
+      parts.push_back(
+          roiAlignBoxes(a, p, rows, im.create<GatherOp>(rois, pick, /*axis=*/0),
+                        im.create<GatherOp>(batch, pick, /*axis=*/0), count,
+                        grid.first, grid.second));
+    }
+    out = parts.size() == 1 ? parts.front()
+                            : im.create<ConcatOp>(parts, /*axis=*/0);
+    if (groups.size() > 1)
+      out = im.create<GatherOp>(
+          out, im.materialize(KnownInts{{r}, order, a.i64}), /*axis=*/0);
   }
-  out = im.create<TransposeOp>(out, ArrayRef<int64_t>{0, 3, 1, 2});
   out = castTo(im, out, xType.getElementType());
   if (!out || im.failedNode())
     return failure();

@@ -130,6 +130,25 @@ def roi_align():
                                   ("half", 0.5))])
 
 
+def roi_align_adaptive():
+    """sampling_ratio 0 (each box's grid from its size) with constant boxes
+    of several sizes, an empty one and one past the map; run-time batch
+    indices; avg and max."""
+    n = helper.make_node
+    rois = np.array([[0.5, 1.0, 9.0, 7.5], [2.0, 2.0, 4.5, 3.0],
+                     [3.0, 3.0, 3.0, 3.0], [6.0, 1.0, 14.0, 12.5],
+                     [1.0, 0.0, 2.0, 9.0]], np.float32)
+    return build([
+        n("RoiAlign", ["x", "rois", "batch"], ["avg"], output_height=2,
+          output_width=3, spatial_scale=1.0),
+        n("RoiAlign", ["x", "rois", "batch"], ["max"], mode="max",
+          output_height=3, output_width=2, spatial_scale=0.5,
+          coordinate_transformation_mode="output_half_pixel"),
+    ], [vi("x", F, [4, 2, 10, 12]), vi("batch", I64, [5])],
+        [vi("avg", F), vi("max", F)],
+        [numpy_helper.from_array(rois, "rois")], opset=16)
+
+
 def reverse_sequence():
     """Both axis orders, run-time lengths (0 to 3), trailing dims."""
     n = helper.make_node
@@ -217,7 +236,7 @@ IMPORT_MODELS = {
     "grid_sample_bad_grid": lambda: one_node(
         "GridSample", ["x", "g"], [vi("x", F, [1, 1, 3, 3]),
                                    vi("g", F, [1, 2, 2, 3])]),
-    "roi_align_adaptive": lambda: one_node(
+    "roi_align_adaptive_runtime": lambda: one_node(
         "RoiAlign", ["x", "r", "b"], [vi("x", F, [1, 1, 4, 4]),
                                       vi("r", F, [2, 4]), vi("b", I64, [2])],
         opset=16),
@@ -250,6 +269,7 @@ IMPORT_MODELS = {
 MODELS = {"grid_sample_2d": grid_sample_2d,
           "grid_sample_opset16": grid_sample_opset16,
           "grid_sample_3d": grid_sample_3d, "roi_align": roi_align,
+          "roi_align_adaptive": roi_align_adaptive,
           "reverse_sequence": reverse_sequence,
           "slice_neg_steps": slice_neg_steps, "pow_int": pow_int}
 

@@ -8,9 +8,10 @@
 // weighted sum (or max) over the taps. Indices are clamped into range before
 // they reach the gather, so its run-time index check never fires; positions
 // that ONNX reads as zero (GridSample's zeros padding, RoiAlign samples
-// outside the map) get a zero weight instead. The arithmetic follows the
-// ONNX reference implementation (onnx/reference/ops/op_grid_sample.py,
-// op_roi_align.py), which mirrors onnxruntime's kernels.
+// outside the map) get a zero weight instead. The arithmetic follows
+// onnxruntime's kernels (grid_sample.cc, roialign.cc) and the ONNX reference
+// implementation (onnx/reference/ops/op_grid_sample.py, op_roi_align.py),
+// which agree except where noted at GridSample.
 //
 //===----------------------------------------------------------------------===//
 

@@ -73,6 +73,14 @@ struct Arith {
     return min(max(a, c(lo)), c(hi));
   }
   Value toInt(Value a) const { return im.create<CastOp>(a, i64); }
+  /// Integral float positions `a` as i64 indices into [0, size): clamped,
+  /// and NaN (from a NaN grid or box, whose weights make the result NaN)
+  /// read as 0, so no float-to-int conversion sees a value out of range.
+  Value index(Value a, int64_t size) const {
+    Value clamped = clamp(a, 0, static_cast<double>(size - 1));
+    return toInt(
+        select(cmp(CmpPredicate::EQ, clamped, clamped), clamped, c(0)));
+  }
   Value toFloat(Value a) const { return im.create<CastOp>(a, ft); }
   Value reshape(Value a, ArrayRef<int64_t> shape) const {
     return im.create<ReshapeOp>(a, shape);
@@ -190,7 +198,7 @@ DimTaps gridDimTaps(const Arith &a, Value x, int64_t size, GridMode mode,
     } else if (padding == GridPadding::Reflection) {
       idx = reflect(a, tap, lo, hi);
     }
-    out.index.push_back(a.toInt(a.clamp(idx, 0, d - 1)));
+    out.index.push_back(a.index(idx, size));
     out.weight.push_back(w);
   }
   return out;
@@ -246,6 +254,15 @@ LogicalResult convertGridSample(GraphImporter &im) {
                       << "' (expected zeros, border or reflection)",
            failure();
   bool alignCorners = im.attrInt("align_corners", 0) != 0;
+  int64_t taps = mode == GridMode::Nearest  ? 1
+                 : mode == GridMode::Linear ? 2
+                                            : 4;
+  if (k > 1 &&
+      std::pow(static_cast<double>(taps), static_cast<double>(k)) > 256)
+    return im.error() << modeName << " sampling of " << k
+                      << " spatial dims reads " << taps << "^" << k
+                      << " taps per point; at most 256 are supported",
+           failure();
 
   int64_t n = xType.getDimSize(0), c = xType.getDimSize(1);
   ArrayRef<int64_t> spatial = xType.getShape().drop_front(2);
@@ -363,8 +380,8 @@ RoiAxis roiAxis(const Arith &a, Value start, Value binSize, int64_t bins,
   pos = a.select(atEdge, low, pos);
   r.wHigh = a.sub(pos, low);
   r.wLow = a.sub(a.c(1), r.wHigh);
-  r.low = a.toInt(a.clamp(low, 0, d - 1));
-  r.high = a.toInt(a.clamp(high, 0, d - 1));
+  r.low = a.index(low, size);
+  r.high = a.index(high, size);
   return r;
 }
 

@@ -236,6 +236,10 @@ IMPORT_MODELS = {
     "grid_sample_bad_grid": lambda: one_node(
         "GridSample", ["x", "g"], [vi("x", F, [1, 1, 3, 3]),
                                    vi("g", F, [1, 2, 2, 3])]),
+    "grid_sample_too_many_taps": lambda: one_node(
+        "GridSample", ["x", "g"], [vi("x", F, [1, 1, 2, 2, 2, 2, 2]),
+                                   vi("g", F, [1, 1, 1, 1, 1, 1, 5])],
+        mode="cubic"),
     "roi_align_adaptive_runtime": lambda: one_node(
         "RoiAlign", ["x", "r", "b"], [vi("x", F, [1, 1, 4, 4]),
                                       vi("r", F, [2, 4]), vi("b", I64, [2])],

@@ -319,19 +319,22 @@ LogicalResult convertGridSample(GraphImporter &im) {
     weights.push_back(weight);
   }
 
+  // X as (N, S, C) rows: one gather_nd row of C channels per tap, so the
+  // tap indices are computed once, not per channel.
   Value x = castTo(im, a.reshape(*xOr, {n, c, s}), ft);
+  x = im.create<TransposeOp>(x, ArrayRef<int64_t>{0, 2, 1});
   Value index =
       corners == 1 ? indices.front() : im.create<ConcatOp>(indices, /*axis=*/1);
-  index = im.create<BroadcastToOp>(a.reshape(index, {n, 1, corners * p}),
-                                   SmallVector<int64_t>{n, c, corners * p});
-  Value y = im.create<GatherElementsOp>(x, index, /*axis=*/2);
+  index = a.reshape(index, {n, corners * p, 1});
+  Value y = im.create<GatherNDOp>(x, index, /*batch_dims=*/1); // [N, K*P, C]
   if (weights.front()) {
     Value w = corners == 1 ? weights.front()
                            : im.create<ConcatOp>(weights, /*axis=*/1);
-    y = a.mul(a.reshape(y, {n, c, corners, p}),
-              a.reshape(w, {n, 1, corners, p}));
-    y = im.create<ReduceSumOp>(y, ArrayRef<int64_t>{2}, /*keepdims=*/false);
+    y = a.mul(a.reshape(y, {n, corners, p, c}),
+              a.reshape(w, {n, corners, p, 1}));
+    y = im.create<ReduceSumOp>(y, ArrayRef<int64_t>{1}, /*keepdims=*/false);
   }
+  y = im.create<TransposeOp>(y, ArrayRef<int64_t>{0, 2, 1}); // [N, C, P]
   SmallVector<int64_t> outShape{n, c};
   llvm::append_range(outShape, outSpatial);
   y = castTo(im, a.reshape(y, outShape), xType.getElementType());

@@ -146,6 +146,34 @@ static Value integerPow(GraphImporter &im, Value base, Value e) {
 /// pow in f64 truncated to the base's type, as onnxruntime computes it, and
 /// exact (integerPow) where the exponent is integral.
 static LogicalResult convertPow(GraphImporter &im) {
+  // Known integers (shape arithmetic such as 2^k) fold with integerPow's
+  // semantics, wrapping in the base's width.
+  const KnownInts *kb = im.knownInput(0), *ke = im.knownInput(1);
+  if (kb && ke && !kb->elementType.isInteger(1) &&
+      !ke->elementType.isInteger(1)) {
+    unsigned width = kb->elementType.getIntOrFloatBitWidth();
+    std::optional<KnownInts> r =
+        foldKnown({kb, ke}, kb->elementType,
+                  [width](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+                    int64_t x = v[0], e = v[1];
+                    if (e < 0)
+                      return x == 1 ? 1 : x == -1 ? ((e & 1) ? -1 : 1) : 0;
+                    if (e > 63)
+                      e = (e & 1) ? 63 : 62;
+                    llvm::APInt result(width, 1),
+                        square(width, static_cast<uint64_t>(x),
+                               /*isSigned=*/true,
+                               /*implicitTrunc=*/true);
+                    for (; e; e >>= 1, square *= square)
+                      if (e & 1)
+                        result *= square;
+                    return result.getSExtValue();
+                  });
+    if (r) {
+      im.setKnownOutput(0, std::move(*r));
+      return success();
+    }
+  }
   FailureOr<Value> base = im.input(0), exponent = im.input(1);
   if (failed(base) || failed(exponent))
     return failure();

@@ -259,6 +259,12 @@ IMPORT_MODELS = {
     "pow_unsigned_base": lambda: one_node(
         "Pow", ["x", "e"], [vi("x", TensorProto.UINT8, [3]),
                             vi("e", I64, [3])], opset=15),
+    # Pow of known integers folds at import.
+    "pow_known": lambda: build(
+        [helper.make_node("Pow", ["b", "e"], ["p"]),
+         helper.make_node("Add", ["p", "x"], ["y"])],
+        [vi("x", I64, [4])], [vi("y", I64, [4])],
+        [const("b", [2, 3, -1, 2]), const("e", [10, 3, 5, -1])], opset=15),
     # Shape -> Slice with a negative step -> Reshape folds at import.
     "slice_neg_known": lambda: build(
         [helper.make_node("Shape", ["x"], ["s"]),

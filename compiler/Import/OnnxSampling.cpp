@@ -73,13 +73,18 @@ struct Arith {
     return min(max(a, c(lo)), c(hi));
   }
   Value toInt(Value a) const { return im.create<CastOp>(a, i64); }
-  /// Integral float positions `a` as i64 indices into [0, size): clamped,
-  /// and NaN (from a NaN grid or box, whose weights make the result NaN)
-  /// read as 0, so no float-to-int conversion sees a value out of range.
-  Value index(Value a, int64_t size) const {
+  /// Integral float positions `a` clamped into [0, size), NaN (from a NaN
+  /// grid or box, whose weights make the result NaN) read as 0, so no
+  /// float-to-int conversion sees a value out of range.
+  Value position(Value a, int64_t size) const {
     Value clamped = clamp(a, 0, static_cast<double>(size - 1));
-    return toInt(
-        select(cmp(CmpPredicate::EQ, clamped, clamped), clamped, c(0)));
+    return select(cmp(CmpPredicate::EQ, clamped, clamped), clamped, c(0));
+  }
+  /// Whether flat indices below `count` are exact in the float type, so
+  /// they can be computed there (on the GPU, where placement keeps integer
+  /// arithmetic off) and converted once.
+  bool exactBelow(int64_t count) const {
+    return ft.isF64() || count <= (int64_t(1) << 24);
   }
   Value toFloat(Value a) const { return im.create<CastOp>(a, ft); }
   Value reshape(Value a, ArrayRef<int64_t> shape) const {
@@ -130,8 +135,9 @@ Value reflect(const Arith &a, Value x, double lo, double hi) {
   return a.select(outside, fx, x);
 }
 
-/// One spatial dim's taps: per tap, the clamped index (i64) and the weight
-/// (float, zero where zeros padding reads outside), each [N, P].
+/// One spatial dim's taps: per tap, the clamped position (an integral
+/// float) and the weight (float, zero where zeros padding reads outside),
+/// each [N, P].
 struct DimTaps {
   SmallVector<Value> index, weight;
 };
@@ -198,7 +204,7 @@ DimTaps gridDimTaps(const Arith &a, Value x, int64_t size, GridMode mode,
     } else if (padding == GridPadding::Reflection) {
       idx = reflect(a, tap, lo, hi);
     }
-    out.index.push_back(a.index(idx, size));
+    out.index.push_back(a.position(idx, size));
     out.weight.push_back(w);
   }
   return out;
@@ -304,13 +310,17 @@ LogicalResult convertGridSample(GraphImporter &im) {
   for (int64_t i = 0; i < k; ++i)
     corners *= tapsPerDim;
   SmallVector<Value> indices, weights;
+  bool inFloat = a.exactBelow(s);
   for (int64_t corner = 0; corner < corners; ++corner) {
     Value flat, weight;
     for (int64_t i = k - 1, rem = corner; i >= 0; --i, rem /= tapsPerDim) {
       int64_t t = rem % tapsPerDim;
       Value term = dims[i].index[t];
+      if (!inFloat)
+        term = a.toInt(term);
       if (strides[i] != 1)
-        term = a.mul(term, a.ci(strides[i]));
+        term = a.mul(term, inFloat ? a.c(static_cast<double>(strides[i]))
+                                   : a.ci(strides[i]));
       flat = flat ? a.add(flat, term) : term;
       if (Value w = dims[i].weight[t])
         weight = weight ? a.mul(weight, w) : w;
@@ -325,6 +335,8 @@ LogicalResult convertGridSample(GraphImporter &im) {
   x = im.create<TransposeOp>(x, ArrayRef<int64_t>{0, 2, 1});
   Value index =
       corners == 1 ? indices.front() : im.create<ConcatOp>(indices, /*axis=*/1);
+  if (inFloat)
+    index = a.toInt(index);
   index = a.reshape(index, {n, corners * p, 1});
   Value y = im.create<GatherNDOp>(x, index, /*batch_dims=*/1); // [N, K*P, C]
   if (weights.front()) {
@@ -350,8 +362,8 @@ LogicalResult convertGridSample(GraphImporter &im) {
 
 /// One axis of the RoiAlign samples (the reference's
 /// pre_calc_for_bilinear_interpolate), each [R, bins * grid]: the low and
-/// high source index (i64), their weights, and whether the sample lies in
-/// [-1, size].
+/// high source position (integral floats), their weights, and whether the
+/// sample lies in [-1, size].
 struct RoiAxis {
   Value low, high, wLow, wHigh, valid;
 };
@@ -383,8 +395,8 @@ RoiAxis roiAxis(const Arith &a, Value start, Value binSize, int64_t bins,
   pos = a.select(atEdge, low, pos);
   r.wHigh = a.sub(pos, low);
   r.wLow = a.sub(a.c(1), r.wHigh);
-  r.low = a.index(low, size);
-  r.high = a.index(high, size);
+  r.low = a.position(low, size);
+  r.high = a.position(high, size);
   return r;
 }
 
@@ -429,7 +441,11 @@ Value roiAlignBoxes(const Arith &a, const RoiParams &p, Value rows, Value rois,
 
   // Flat positions into the (N * H * W) rows of C channels.
   batch = a.min(a.max(batch, a.ci(0)), a.ci(p.n - 1));
-  Value base = a.reshape(a.mul(batch, a.ci(p.h * p.w)), {r, 1, 1});
+  bool inFloat = a.exactBelow(p.n * p.h * p.w);
+  auto asIndex = [&](Value v) { return inFloat ? v : a.toInt(v); };
+  Value base = inFloat ? a.mul(a.toFloat(batch), a.c(p.h * p.w))
+                       : a.mul(batch, a.ci(p.h * p.w));
+  base = a.reshape(base, {r, 1, 1});
   SmallVector<Value> indices, weights;
   struct Corner {
     Value yIdx, yW, xIdx, xW;
@@ -439,13 +455,16 @@ Value roiAlignBoxes(const Arith &a, const RoiParams &p, Value rows, Value rois,
                           {y.high, y.wHigh, x.low, x.wLow},
                           {y.high, y.wHigh, x.high, x.wHigh}};
   for (const Corner &corner : cornersList) {
-    Value idx = a.add(
-        base, a.add(a.mul(asY(corner.yIdx), a.ci(p.w)), asX(corner.xIdx)));
+    Value width = inFloat ? a.c(p.w) : a.ci(p.w);
+    Value idx = a.add(base, a.add(a.mul(asY(asIndex(corner.yIdx)), width),
+                                  asX(asIndex(corner.xIdx))));
     indices.push_back(a.reshape(idx, {r, 1, my, mx}));
     Value wt = a.mul(a.mul(asY(corner.yW), asX(corner.xW)), valid);
     weights.push_back(a.reshape(wt, {r, 1, my, mx}));
   }
-  Value index = im.create<ConcatOp>(indices, /*axis=*/1);  // [R, 4, my, mx]
+  Value index = im.create<ConcatOp>(indices, /*axis=*/1); // [R, 4, my, mx]
+  if (inFloat)
+    index = a.toInt(index);
   Value weight = im.create<ConcatOp>(weights, /*axis=*/1); // [R, 4, my, mx]
 
   Value v = im.create<GatherOp>(rows, index, /*axis=*/0); // [R,4,my,mx,C]

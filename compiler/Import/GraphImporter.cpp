@@ -828,6 +828,7 @@ static ConverterMap allConverters() {
   registerQuantConverters(converters);
   registerShapeConverters(converters);
   registerIndexConverters(converters);
+  registerSamplingConverters(converters);
   return converters;
 }
 

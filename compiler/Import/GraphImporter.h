@@ -85,6 +85,9 @@ void registerQuantConverters(ConverterMap &map);
 void registerShapeConverters(ConverterMap &map);
 /// ArgMax, ArgMin, GatherElements, GatherND, CumSum and TopK.
 void registerIndexConverters(ConverterMap &map);
+/// GridSample, RoiAlign and ReverseSequence: gathers at positions computed
+/// from run-time data, with weighted sums.
+void registerSamplingConverters(ConverterMap &map);
 
 /// The row-major strides of `shape` (in elements).
 SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape);

@@ -102,21 +102,116 @@ convertBinary(GraphImporter &im,
   return foldOrCreateBinary<OpT>(im, fold);
 }
 
-/// Pow allows an exponent of another type (e.g. float ** int64): it is
-/// converted to the base's element type, which must be a float.
+/// base^e for an integer base and an i64 exponent, exactly, as
+/// onnxruntime's std::pow computes it for results it can represent: six
+/// squarings cover exponents up to 63 (beyond, |base| >= 2 overflows and
+/// only base 0 and +-1 are defined, which keep the exponent's parity);
+/// a negative exponent gives 1 for base 1, +-1 for base -1 and 0 otherwise
+/// (the truncated 1 / base^-e).
+static Value integerPow(GraphImporter &im, Value base, Value e) {
+  Type t = cast<RankedTensorType>(base.getType()).getElementType();
+  Type i64 = im.builder().getI64Type();
+  auto c = [&](Type ty, int64_t v) {
+    return im.scalarConstant(ty, static_cast<double>(v));
+  };
+  Value one = c(t, 1), zero = c(t, 0);
+  Value negative = im.create<CmpOp>(CmpPredicate::LT, e, c(i64, 0));
+  Value odd = im.create<CmpOp>(CmpPredicate::NE, im.create<AndOp>(e, c(i64, 1)),
+                               c(i64, 0));
+  // Large exponents keep their parity: 62 or 63.
+  Value large = im.create<CmpOp>(CmpPredicate::GT, e, c(i64, 63));
+  Value bounded = im.create<WhereOp>(
+      large, im.create<WhereOp>(odd, c(i64, 63), c(i64, 62)), e);
+  Value result = one, square = base;
+  for (int bit = 0; bit < 6; ++bit) {
+    Value set = im.create<CmpOp>(
+        CmpPredicate::NE, im.create<AndOp>(bounded, c(i64, int64_t(1) << bit)),
+        c(i64, 0));
+    result = im.create<WhereOp>(set, im.create<MulOp>(result, square), result);
+    if (bit < 5)
+      square = im.create<MulOp>(square, square);
+  }
+  Value isOne = im.create<CmpOp>(CmpPredicate::EQ, base, one);
+  Value isMinusOne = im.create<CmpOp>(CmpPredicate::EQ, base, c(t, -1));
+  Value inverse = im.create<WhereOp>(
+      isOne, one,
+      im.create<WhereOp>(isMinusOne, im.create<WhereOp>(odd, c(t, -1), one),
+                         zero));
+  return im.create<WhereOp>(negative, inverse, result);
+}
+
+/// Pow allows an exponent of another type (e.g. float ** int64). A float
+/// base takes the exponent converted to its type. An integer base with an
+/// integer exponent is exact (integerPow); with a float exponent it is
+/// pow in f64 truncated to the base's type, as onnxruntime computes it, and
+/// exact (integerPow) where the exponent is integral.
 static LogicalResult convertPow(GraphImporter &im) {
+  // Known integers (shape arithmetic such as 2^k) fold with integerPow's
+  // semantics, wrapping in the base's width.
+  const KnownInts *kb = im.knownInput(0), *ke = im.knownInput(1);
+  if (kb && ke && !kb->elementType.isInteger(1) &&
+      !ke->elementType.isInteger(1)) {
+    unsigned width = kb->elementType.getIntOrFloatBitWidth();
+    std::optional<KnownInts> r =
+        foldKnown({kb, ke}, kb->elementType,
+                  [width](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+                    int64_t x = v[0], e = v[1];
+                    if (e < 0)
+                      return x == 1 ? 1 : x == -1 ? ((e & 1) ? -1 : 1) : 0;
+                    if (e > 63)
+                      e = (e & 1) ? 63 : 62;
+                    llvm::APInt result(width, 1),
+                        square(width, static_cast<uint64_t>(x),
+                               /*isSigned=*/true,
+                               /*implicitTrunc=*/true);
+                    for (; e; e >>= 1, square *= square)
+                      if (e & 1)
+                        result *= square;
+                    return result.getSExtValue();
+                  });
+    if (r) {
+      im.setKnownOutput(0, std::move(*r));
+      return success();
+    }
+  }
   FailureOr<Value> base = im.input(0), exponent = im.input(1);
   if (failed(base) || failed(exponent))
     return failure();
   Type elem = cast<RankedTensorType>(base->getType()).getElementType();
-  if (!isa<FloatType>(elem))
-    return im.error() << "an integer base (" << base->getType()
-                      << ") is not supported; Pow needs a float base",
-           failure();
+  Type expElem = cast<RankedTensorType>(exponent->getType()).getElementType();
   Value e = *exponent;
-  if (cast<RankedTensorType>(e.getType()).getElementType() != elem)
-    e = im.create<CastOp>(e, elem);
-  im.setOutput(0, im.create<PowOp>(*base, e));
+  if (isa<FloatType>(elem)) {
+    if (expElem != elem)
+      e = im.create<CastOp>(e, elem);
+    im.setOutput(0, im.create<PowOp>(*base, e));
+    return success();
+  }
+  if (!elem.isSignlessInteger() || elem.isInteger(1) || expElem.isInteger(1))
+    return im.error() << "Pow of " << base->getType() << " by "
+                      << exponent->getType()
+                      << " is not supported (the base must be a float or "
+                         "signed integer, the exponent a number)",
+           failure();
+  Type i64 = im.builder().getI64Type(), f64 = im.builder().getF64Type();
+  if (!isa<FloatType>(expElem)) {
+    if (expElem != i64)
+      e = im.create<CastOp>(e, i64);
+    im.setOutput(0, integerPow(im, *base, e));
+    return success();
+  }
+  Value ef = im.create<CastOp>(e, f64);
+  // Integral exponents go the exact way; +-1e15 keeps parity and stays in
+  // i64 (every double beyond 2^53 is even).
+  Value integral =
+      im.create<CmpOp>(CmpPredicate::EQ, im.create<FloorOp>(ef), ef);
+  Value bounded = im.create<CastOp>(
+      im.create<MinOp>(im.create<MaxOp>(ef, im.scalarConstant(f64, -1e15)),
+                       im.scalarConstant(f64, 1e15)),
+      i64);
+  Value exact = integerPow(im, *base, bounded);
+  Value viaFloat = im.create<CastOp>(
+      im.create<PowOp>(im.create<CastOp>(*base, f64), ef), elem);
+  im.setOutput(0, im.create<WhereOp>(integral, exact, viaFloat));
   return success();
 }
 

@@ -373,8 +373,18 @@ static LogicalResult convertConcat(GraphImporter &im) {
   return success();
 }
 
+/// The number of elements a slice takes: starts[d], starts[d] + steps[d],
+/// ... while below limits[d] (steps[d] > 0) or above it (steps[d] < 0).
+static int64_t sliceCount(int64_t start, int64_t limit, int64_t step) {
+  if (step > 0)
+    return limit > start ? llvm::divideCeil(limit - start, step) : 0;
+  return start > limit ? llvm::divideCeil(start - limit, -step) : 0;
+}
+
 /// Slices input 0 with full-rank starts/limits/steps, on values or known
-/// tensors.
+/// tensors. A negative step walks down from starts[d] to above limits[d]
+/// (which may be -1): the value becomes a positive-step tandem.slice of the
+/// same elements followed by a tandem.gather that reverses the axis.
 static LogicalResult sliceInput(GraphImporter &im, unsigned output,
                                 ArrayRef<int64_t> starts,
                                 ArrayRef<int64_t> limits,
@@ -382,7 +392,7 @@ static LogicalResult sliceInput(GraphImporter &im, unsigned output,
   if (const KnownInts *k = im.knownInput(0)) {
     KnownInts r{{}, {}, k->elementType};
     for (size_t d = 0; d < starts.size(); ++d)
-      r.shape.push_back(llvm::divideCeil(limits[d] - starts[d], steps[d]));
+      r.shape.push_back(sliceCount(starts[d], limits[d], steps[d]));
     SmallVector<int64_t> inStrides = stridesOf(k->shape);
     int64_t count = shape::numElements(r.shape);
     SmallVector<int64_t> index(r.shape.size());
@@ -402,7 +412,35 @@ static LogicalResult sliceInput(GraphImporter &im, unsigned output,
   FailureOr<Value> x = im.input(0);
   if (failed(x))
     return failure();
-  im.setOutput(output, im.create<SliceOp>(*x, starts, limits, steps));
+  SmallVector<int64_t> s(starts), l(limits), st(steps), reversed;
+  for (size_t d = 0; d < starts.size(); ++d) {
+    if (steps[d] > 0)
+      continue;
+    // The same elements in ascending order: lowest .. starts[d].
+    int64_t n = sliceCount(starts[d], limits[d], steps[d]);
+    st[d] = -steps[d];
+    s[d] = n == 0 ? 0 : starts[d] - (n - 1) * st[d];
+    l[d] = n == 0 ? 0 : starts[d] + 1;
+    if (n > 1)
+      reversed.push_back(d);
+  }
+  Value y = *x;
+  ArrayRef<int64_t> dims = cast<RankedTensorType>(y.getType()).getShape();
+  if (reversed.empty() ||
+      llvm::any_of(llvm::seq<size_t>(0, s.size()), [&](size_t d) {
+        return s[d] != 0 || l[d] != dims[d] || st[d] != 1;
+      }))
+    y = im.create<SliceOp>(y, s, l, st);
+  for (int64_t d : reversed) {
+    int64_t n = cast<RankedTensorType>(y.getType()).getDimSize(d);
+    KnownInts order{{n}, {}, im.builder().getI64Type()};
+    for (int64_t i = n - 1; i >= 0; --i)
+      order.values.push_back(i);
+    y = im.create<GatherOp>(y, im.materialize(order), d);
+    if (!y)
+      return failure();
+  }
+  im.setOutput(output, y);
   return success();
 }
 
@@ -437,22 +475,35 @@ static LogicalResult convertSlice(GraphImporter &im) {
                          "length",
            failure();
   SmallVector<int64_t> s(rank, 0), l(type.getShape()), st(rank, 1);
+  SmallVector<bool> seen(rank, false);
   for (size_t i = 0; i < axes.size(); ++i) {
     FailureOr<int64_t> axis = im.normalizeAxis(axes[i], rank, "axis");
     if (failed(axis))
       return failure();
+    if (seen[*axis])
+      return im.error() << "axis " << *axis << " is sliced twice", failure();
+    seen[*axis] = true;
     int64_t dim = type.getDimSize(*axis);
-    if (steps[i] <= 0)
-      return im.error() << "step " << steps[i] << " on axis " << *axis
-                        << " is not supported (only positive steps)",
+    if (steps[i] == 0)
+      return im.error() << "step 0 on axis " << *axis << " is not allowed",
              failure();
-    auto clampIndex = [dim](int64_t v) {
+    // ONNX's clamping: [0, dim] for positive steps, starts in [0, dim - 1]
+    // and ends in [-1, dim - 1] for negative ones. Starts and ends are
+    // int64 and may be INT64_MIN/MAX ("to the end").
+    auto clampIndex = [dim](int64_t v, int64_t lo, int64_t hi) {
       if (v < 0)
-        v += dim;
-      return std::clamp<int64_t>(v, 0, dim);
+        v = v < -dim ? -1 - dim : v + dim;
+      return std::clamp<int64_t>(v, lo, hi);
     };
-    s[*axis] = clampIndex((*starts)[i]);
-    l[*axis] = std::max(s[*axis], clampIndex((*ends)[i]));
+    if (dim == 0) {
+      s[*axis] = l[*axis] = 0;
+    } else if (steps[i] > 0) {
+      s[*axis] = clampIndex((*starts)[i], 0, dim);
+      l[*axis] = std::max(s[*axis], clampIndex((*ends)[i], 0, dim));
+    } else {
+      s[*axis] = clampIndex((*starts)[i], 0, dim - 1);
+      l[*axis] = std::min(s[*axis], clampIndex((*ends)[i], -1, dim - 1));
+    }
     st[*axis] = steps[i];
   }
   return sliceInput(im, 0, s, l, st);

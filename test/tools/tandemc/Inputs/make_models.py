@@ -571,7 +571,7 @@ MODELS = {
     "bad_celu": bad_op("Celu", 1, {"alpha": 0.0}),
     "bad_sin_int": bad_op("Sin", 1, {}, TensorProto.INT32),
     "bad_not_float": bad_op("Not", 1, {}),
-    "bad_pow_int": bad_op("Pow", 2, {}, TensorProto.INT32),
+    "bad_pow_uint": bad_op("Pow", 2, {}, TensorProto.UINT8),
     "elu_f16": bad_op("Elu", 1, {}, TensorProto.FLOAT16),
     "missing_initializer": missing_initializer,
     "inconsistent_shapes": inconsistent_shapes,

@@ -79,7 +79,8 @@ LogicalResult convertPRelu(GraphImporter &im) {
                       << " does not broadcast unidirectionally to the input "
                       << xt
                       << " (its dims align with the input's last ones; a "
-                         "per-channel slope has shape [C, 1, ...])",
+                         "per-channel slope has shape [C, 1, ...]; "
+                         "onnxruntime rejects this slope too)",
            failure();
   Type t = elementTypeOf(*x);
   Value negative =

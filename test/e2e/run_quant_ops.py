@@ -2,7 +2,8 @@
 """End to end on small models of the integer and quantised contractions
 (MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv), Col2Im, and a
 small conv net quantised by onnxruntime.quantization.quantize_static in
-both QOperator (QLinearConv/QLinearMatMul) and QDQ format.
+both QOperator (QLinearConv/QLinearMatMul) and QDQ format, and an MLP
+quantised by quantize_dynamic (DynamicQuantizeLinear + MatMulInteger).
 
 usage: run_quant_ops.py --tandemc BIN --tandem-run BIN --work DIR
                         [--gpu none|all] [--gpu-twins linalg|mapped]
@@ -15,10 +16,10 @@ output, except for the zero-point forms that onnxruntime's kernels reject
 w_zero_point; onnx's reference implementation fails on them too), where it
 is the ONNX definition evaluated in numpy. Integer outputs
 must match exactly; float outputs (Col2Im, the quantised nets' dequantised
-logits) within rtol 1e-4. The QDQ net's reference is onnxruntime with its
-graph optimisations off: with them on, onnxruntime rewrites the
-DequantizeLinear -> Conv -> QuantizeLinear chains into its integer kernels,
-which round differently from the float graph the model describes. With
+logits) within rtol 1e-4. onnxruntime rewrites the QDQ net's
+DequantizeLinear -> Conv/MatMul -> QuantizeLinear chains into its
+QLinearConv and QLinearMatMul kernels; Tandem computes them in float as
+written, and the two agree on this net. With
 --gpu all, every op is pinned to the GPU (integer ones stay on the CPU) and
 the model runs on each --devices value; all runs must give the same bytes.
 Prints "PASS name" / "FAIL name: why" and "quant-ops: N passed, M failed".
@@ -283,8 +284,34 @@ def quantized_net(fmt):
         return onnx.load(dst)
 
 
-# name: (builder, reference): "ort", "ort-noopt" (no graph optimisations)
-# or "numpy" (numpy_reference).
+def float_mlp():
+    """A small float MLP for onnxruntime's dynamic quantiser."""
+    n = helper.make_node
+    w = lambda name, *s: numpy_helper.from_array(  # noqa: E731
+        (RNG.standard_normal(s) * 0.3).astype(np.float32), name)
+    return build([
+        n("MatMul", ["x", "w1"], ["h"]), n("Add", ["h", "b1"], ["hb"]),
+        n("Relu", ["hb"], ["r"]),
+        n("MatMul", ["r", "w2"], ["o"]), n("Add", ["o", "b2"], ["logits"]),
+    ], [vi("x", F, [4, 32])], [vi("logits", F, [4, 10])],
+        [w("w1", 32, 64), w("b1", 64), w("w2", 64, 10), w("b2", 10)])
+
+
+def dynamic_mlp():
+    """float_mlp quantised by onnxruntime.quantization.quantize_dynamic:
+    DynamicQuantizeLinear of the activations, MatMulInteger with the int8
+    weights, and the float rescale."""
+    import tempfile
+
+    from onnxruntime import quantization as q
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = os.path.join(tmp, "f.onnx"), os.path.join(tmp, "q.onnx")
+        onnx.save(float_mlp(), src)
+        q.quantize_dynamic(src, dst, weight_type=q.QuantType.QInt8)
+        return onnx.load(dst)
+
+
+# name: (builder, reference): "ort" or "numpy" (numpy_reference).
 MODELS = {
     "matmul_integer": (matmul_integer, "ort"),
     "matmul_integer_per_row": (matmul_integer_per_row, "numpy"),
@@ -294,7 +321,8 @@ MODELS = {
     "qlinear_conv": (qlinear_conv, "ort"),
     "col2im": (col2im, "ort"),
     "qoperator_net": (lambda: quantized_net("qoperator"), "ort"),
-    "qdq_net": (lambda: quantized_net("qdq"), "ort-noopt"),
+    "qdq_net": (lambda: quantized_net("qdq"), "ort"),
+    "dynamic_mlp": (dynamic_mlp, "ort"),
 }
 
 
@@ -397,11 +425,7 @@ def reference(model_path, kind, feeds):
     if kind == "numpy":
         return numpy_reference(model_path, feeds)
     import onnxruntime as ort
-    options = ort.SessionOptions()
-    if kind == "ort-noopt":
-        options.graph_optimization_level = \
-            ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    session = ort.InferenceSession(model_path, options,
+    session = ort.InferenceSession(model_path,
                                    providers=["CPUExecutionProvider"])
     return session.run(None, feeds)
 

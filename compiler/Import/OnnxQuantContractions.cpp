@@ -249,12 +249,13 @@ LogicalResult convertQLinearMatMul(GraphImporter &im) {
   Value scale =
       im.create<DivOp>(im.create<MulOp>(*sa, *sb),
                        im.create<ReshapeOp>(*ys, ArrayRef<int64_t>{}));
+  // A 1-D operand drops a dim from the product that per-row or per-column
+  // scales would broadcast along.
   auto at = typeOf(*a), bt = typeOf(*b);
-  // A 1-D operand drops its dim from the product; so do its scales.
   if (scale && (at.getRank() == 1 || bt.getRank() == 1) &&
       typeOf(scale).getNumElements() != 1)
-    return im.error() << "per-row or per-column scales need 2-D operands, "
-                         "got "
+    return im.error() << "per-row or per-column scales need operands of rank "
+                         "2 or more, got "
                       << at << " and " << bt,
            failure();
   im.setOutput(0, requantize(im, *acc, scale, *yzp, *target));

@@ -362,6 +362,13 @@ IMPORT_MODELS = {
          const("s", 0.1, np.float32), const("az", 0, np.uint8),
          const("bz", 0, np.int8), const("ys", [0.1, 0.2], np.float32),
          const("yz", 0, np.uint8)], out=U8),
+    "qlmm_1d_rows": lambda: one_node(
+        "QLinearMatMul", ["a", "as", "az", "b", "s", "bz", "s", "yz"],
+        [vi("a", U8, [2, 3])],
+        [const("b", [1, -2, 3], np.int8),
+         const("as", [0.1, 0.2], np.float32), const("s", 0.1, np.float32),
+         const("az", 0, np.uint8), const("bz", 0, np.int8),
+         const("yz", 0, np.uint8)], out=U8),
     "col2im_runtime_shape": lambda: one_node(
         "Col2Im", ["x", "img", "blk"],
         [vi("x", F, [1, 4, 9]), vi("img", I64, [2])],

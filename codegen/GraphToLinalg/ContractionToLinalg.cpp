@@ -3,7 +3,8 @@
 // matmul (linalg.matmul / batch_matmul, or a broadcasting linalg.generic),
 // gemm (transposes, alpha/beta/C epilogue) and conv2d (tensor.pad, then
 // conv_2d_nchw_fchw, depthwise_conv_2d_nchw_chw or conv_2d_ngchw_gfchw by
-// groups, accumulating into the broadcast bias). f16/bf16 accumulate in f32.
+// groups, accumulating into the broadcast bias). f16/bf16 accumulate in f32,
+// i32 in i32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -132,10 +133,14 @@ struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
               [&](OpBuilder &b, Location nloc, ValueRange args) {
                 Value l = convertScalar(b, nloc, args[0], acc);
                 Value r = convertScalar(b, nloc, args[1], acc);
-                Value p = arith::MulFOp::create(b, nloc, l, r);
-                linalg::YieldOp::create(
-                    b, nloc,
-                    arith::AddFOp::create(b, nloc, args[2], p).getResult());
+                Value sum;
+                if (isa<FloatType>(acc))
+                  sum = arith::AddFOp::create(
+                      b, nloc, args[2], arith::MulFOp::create(b, nloc, l, r));
+                else
+                  sum = arith::AddIOp::create(
+                      b, nloc, args[2], arith::MulIOp::create(b, nloc, l, r));
+                linalg::YieldOp::create(b, nloc, sum);
               })
               .getResult(0);
     }

@@ -27,6 +27,11 @@ public:
 std::optional<std::string> CUDATarget::whyUnsupported(Operation *op) const {
   if (isa<ConstantOp, YieldOp>(op))
     return std::nullopt;
+  // MatMulInteger, ConvInteger and the QLinear ops' exact i32 products.
+  if (isa<Conv2DOp, MatmulOp>(op) &&
+      isa<IntegerType>(
+          cast<RankedTensorType>(op->getResult(0).getType()).getElementType()))
+    return std::string("integer matmuls and convolutions have no GPU kernel");
   // Integer tensors are shape data (or indices) that feed host-side
   // decisions; computing them on the GPU would only add transfers. The
   // indices that arg_max/arg_min/top_k pick from float data are the

@@ -826,6 +826,8 @@ static ConverterMap allConverters() {
   registerRecurrentConverters(converters);
   registerControlFlowConverters(converters);
   registerQuantConverters(converters);
+  registerQuantContractionConverters(converters);
+  registerCol2ImConverters(converters);
   registerShapeConverters(converters);
   registerIndexConverters(converters);
   registerSamplingConverters(converters);

@@ -82,6 +82,29 @@ void registerControlFlowConverters(ConverterMap &map);
 /// QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear, computed in
 /// float as onnxruntime computes QDQ models.
 void registerQuantConverters(ConverterMap &map);
+/// MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv: exact i32
+/// accumulation, then (QLinear*) onnxruntime's float requantisation.
+void registerQuantContractionConverters(ConverterMap &map);
+/// Col2Im, as a sum of strided placements of the column blocks.
+void registerCol2ImConverters(ConverterMap &map);
+
+/// The current Conv-like node's convolution of `x` by `w` (plus the
+/// optional `bias`), from its kernel_shape, strides, pads, auto_pad,
+/// dilations and group attributes; 1-D (N x C x L) and 2-D inputs.
+FailureOr<Value> convolve(GraphImporter &im, Value x, Value w, Value bias);
+
+/// ONNX MatMul of `a` and `b` (NumPy semantics: 1-D operands promoted, and
+/// the added dim dropped again).
+FailureOr<Value> numpyMatmul(GraphImporter &im, Value a, Value b);
+
+/// `v` (a scale or zero point: one value, or 1-D with `axisSize` values)
+/// shaped to broadcast along `axis` of a tensor of `rank`; `what` names it
+/// in the diagnostic.
+FailureOr<Value> alongAxis(GraphImporter &im, Value v, int64_t rank,
+                           int64_t axis, int64_t axisSize, StringRef what);
+
+/// The range [lo, hi] of integer type `t` (signed, or ui8 ... ui64).
+std::pair<double, double> intRange(Type t);
 void registerShapeConverters(ConverterMap &map);
 /// ArgMax, ArgMin, GatherElements, GatherND, CumSum and TopK.
 void registerIndexConverters(ConverterMap &map);

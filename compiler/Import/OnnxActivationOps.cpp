@@ -63,15 +63,30 @@ LogicalResult convertPRelu(GraphImporter &im) {
   FailureOr<Value> x = im.input(0), slope = im.input(1);
   if (failed(x) || failed(slope))
     return failure();
+  // Unidirectional broadcasting (opset 7 on): the slope's dims align with
+  // the input's trailing dims. A [C] slope against an N x C x ... input (the
+  // opset-6 pytorch-converted PReLU tests) does not, and onnxruntime rejects
+  // those models too.
+  auto xt = cast<RankedTensorType>(x->getType());
+  auto st = cast<RankedTensorType>(slope->getType());
+  bool broadcasts = st.getRank() <= xt.getRank();
+  for (int64_t d = 1; broadcasts && d <= st.getRank(); ++d) {
+    int64_t s = st.getDimSize(st.getRank() - d);
+    broadcasts = s == 1 || s == xt.getDimSize(xt.getRank() - d);
+  }
+  if (!broadcasts)
+    return im.error() << "slope " << st
+                      << " does not broadcast unidirectionally to the input "
+                      << xt
+                      << " (its dims align with the input's last ones; a "
+                         "per-channel slope has shape [C, 1, ...]; "
+                         "onnxruntime rejects this slope too)",
+           failure();
   Type t = elementTypeOf(*x);
   Value negative =
       im.create<CmpOp>(CmpPredicate::LT, *x, im.scalarConstant(t, 0.0));
   Value scaled = im.create<MulOp>(*x, *slope);
   Value y = im.create<WhereOp>(negative, scaled, *x);
-  if (y && y.getType() != x->getType())
-    return im.error() << "slope " << slope->getType()
-                      << " does not broadcast to the input " << x->getType(),
-           failure();
   im.setOutput(0, y);
   return success();
 }

@@ -110,12 +110,10 @@ static Value dropTo1D(GraphImporter &im, Value v, bool oneD) {
       v, ArrayRef<int64_t>{t.getDimSize(0), t.getDimSize(1), t.getDimSize(3)});
 }
 
-static LogicalResult convertConv(GraphImporter &im) {
-  FailureOr<Value> x = im.input(0), w = im.input(1);
-  if (failed(x) || failed(w))
-    return failure();
-  auto xType = cast<RankedTensorType>(x->getType());
-  auto wType = cast<RankedTensorType>(w->getType());
+FailureOr<Value> mlir::tandem::onnx_import::convolve(GraphImporter &im, Value x,
+                                                     Value w, Value bias) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
   if (wType.getRank() != 4 && wType.getRank() != 3)
     return im.error() << "only 1-D and 2-D convolutions are supported, "
                          "weight is "
@@ -132,14 +130,24 @@ static LogicalResult convertConv(GraphImporter &im) {
   Window2D win;
   if (failed(resolveWindow(im, xType, kernel, win)))
     return failure();
-  FailureOr<Value> bias = im.optionalInput(2);
-  if (failed(bias))
-    return failure();
   bool oneD = xType.getRank() == 3;
-  Value y = im.create<Conv2DOp>(liftTo2D(im, *x), liftTo2D(im, *w), *bias,
-                                win.strides, win.pads, win.dilations,
-                                im.attrInt("group", 1));
-  im.setOutput(0, dropTo1D(im, y, oneD));
+  Value y =
+      im.create<Conv2DOp>(liftTo2D(im, x), liftTo2D(im, w), bias, win.strides,
+                          win.pads, win.dilations, im.attrInt("group", 1));
+  if (!y)
+    return failure();
+  return dropTo1D(im, y, oneD);
+}
+
+static LogicalResult convertConv(GraphImporter &im) {
+  FailureOr<Value> x = im.input(0), w = im.input(1);
+  FailureOr<Value> bias = im.optionalInput(2);
+  if (failed(x) || failed(w) || failed(bias))
+    return failure();
+  FailureOr<Value> y = convolve(im, *x, *w, *bias);
+  if (failed(y))
+    return failure();
+  im.setOutput(0, *y);
   return success();
 }
 
@@ -323,14 +331,12 @@ static LogicalResult convertGemm(GraphImporter &im) {
   return success();
 }
 
-static LogicalResult convertMatMul(GraphImporter &im) {
-  FailureOr<Value> a = im.input(0), b = im.input(1);
-  if (failed(a) || failed(b))
-    return failure();
-  auto aType = cast<RankedTensorType>(a->getType());
-  auto bType = cast<RankedTensorType>(b->getType());
+FailureOr<Value> mlir::tandem::onnx_import::numpyMatmul(GraphImporter &im,
+                                                        Value a, Value b) {
+  auto aType = cast<RankedTensorType>(a.getType());
+  auto bType = cast<RankedTensorType>(b.getType());
   // NumPy semantics for 1-D operands: promote, multiply, drop the dim.
-  Value lhs = *a, rhs = *b;
+  Value lhs = a, rhs = b;
   if (aType.getRank() == 1)
     lhs = im.create<ReshapeOp>(lhs, ArrayRef<int64_t>{1, aType.getDimSize(0)});
   if (bType.getRank() == 1)
@@ -347,7 +353,19 @@ static LogicalResult convertMatMul(GraphImporter &im) {
       shape.erase(shape.end() - (bType.getRank() == 1 ? 1 : 2));
     result = im.create<ReshapeOp>(result, shape);
   }
-  im.setOutput(0, result);
+  if (!result)
+    return failure();
+  return result;
+}
+
+static LogicalResult convertMatMul(GraphImporter &im) {
+  FailureOr<Value> a = im.input(0), b = im.input(1);
+  if (failed(a) || failed(b))
+    return failure();
+  FailureOr<Value> y = numpyMatmul(im, *a, *b);
+  if (failed(y))
+    return failure();
+  im.setOutput(0, *y);
   return success();
 }
 

@@ -16,15 +16,12 @@ using namespace mlir;
 using namespace mlir::tandem;
 using namespace mlir::tandem::onnx_import;
 
-namespace {
-
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-/// `v` (a scale or zero point, scalar or 1-D) shaped to broadcast along
-/// `axis` of a tensor of `rank`.
-FailureOr<Value> alongAxis(GraphImporter &im, Value v, int64_t rank,
-                           int64_t axis, int64_t axisSize, StringRef what) {
-  RankedTensorType t = typeOf(v);
+FailureOr<Value> mlir::tandem::onnx_import::alongAxis(GraphImporter &im,
+                                                      Value v, int64_t rank,
+                                                      int64_t axis,
+                                                      int64_t axisSize,
+                                                      StringRef what) {
+  auto t = cast<RankedTensorType>(v.getType());
   if (t.getNumElements() == 1)
     return Value(im.create<ReshapeOp>(v, ArrayRef<int64_t>{}));
   if (t.getRank() != 1 || t.getDimSize(0) != axisSize)
@@ -38,13 +35,16 @@ FailureOr<Value> alongAxis(GraphImporter &im, Value v, int64_t rank,
   return Value(im.create<ReshapeOp>(v, shape));
 }
 
-/// The range of integer type `t`.
-std::pair<double, double> intRange(Type t) {
+std::pair<double, double> mlir::tandem::onnx_import::intRange(Type t) {
   unsigned w = t.getIntOrFloatBitWidth();
   if (t.isUnsignedInteger())
     return {0.0, std::ldexp(1.0, w) - 1};
   return {-std::ldexp(1.0, w - 1), std::ldexp(1.0, w - 1) - 1};
 }
+
+namespace {
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
 /// The axis and its size for per-axis parameters.
 FailureOr<std::pair<int64_t, int64_t>>

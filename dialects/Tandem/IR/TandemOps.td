@@ -44,6 +44,10 @@ defvar Tandem_FloatTypes = [F64, F32, F16, BF16];
 defvar Tandem_IntTypes = [I64, I32, I16, I8, UI64, UI32, UI16, UI8];
 
 def Tandem_FloatTensor : RankedTensorOf<Tandem_FloatTypes>;
+// conv2d and matmul also take i32 (the importer's MatMulInteger, ConvInteger
+// and QLinear* ops: int8 data widened to i32, exact i32 accumulation).
+def Tandem_ContractionTensor
+    : RankedTensorOf<!listconcat(Tandem_FloatTypes, [I32])>;
 def Tandem_NumericTensor
     : RankedTensorOf<!listconcat(Tandem_FloatTypes, Tandem_IntTypes)>;
 def Tandem_AnyTensor
@@ -391,7 +395,9 @@ def Tandem_Conv2DOp : Tandem_InferredOp<"conv2d",
     and adds the optional `bias` (O). `strides` and `dilations` have two
     entries (H, W); `pads` has four, in ONNX order
     `[top, left, bottom, right]`. `groups` divides both C and O; depthwise
-    convolution has `groups == C`.
+    convolution has `groups == C`. Float types, or i32 (exact integer
+    accumulation, wrapping like onnxruntime's int32 kernels; integer
+    convolutions run on the CPU).
 
     Each output spatial size is
     `(in + pad_begin + pad_end - dilation * (k - 1) - 1) / stride + 1`
@@ -407,12 +413,13 @@ def Tandem_Conv2DOp : Tandem_InferredOp<"conv2d",
           -> tensor<1x64x112x112xf32>
     ```
   }];
-  let arguments = (ins Tandem_FloatTensor:$input, Tandem_FloatTensor:$filter,
-                       Optional<Tandem_FloatTensor>:$bias,
+  let arguments = (ins Tandem_ContractionTensor:$input,
+                       Tandem_ContractionTensor:$filter,
+                       Optional<Tandem_ContractionTensor>:$bias,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
                        DefaultValuedAttr<I64Attr, "1">:$groups);
-  let results = (outs Tandem_FloatTensor:$output);
+  let results = (outs Tandem_ContractionTensor:$output);
   let assemblyFormat = [{
     $input `,` $filter (`,` $bias^)? attr-dict `:`
     functional-type(operands, results)
@@ -426,6 +433,8 @@ def Tandem_MatmulOp : Tandem_InferredOp<"matmul",
     `lhs` is `[..., M, K]` and `rhs` is `[..., K, N]`; the leading batch
     dimensions broadcast like NumPy, giving `[..., M, N]`. Both operands have
     rank 2 or more (the importer reshapes ONNX's 1-D MatMul operands).
+    Float types, or i32 (exact integer accumulation; integer matmuls run on
+    the CPU).
 
     Example:
 
@@ -435,8 +444,9 @@ def Tandem_MatmulOp : Tandem_InferredOp<"matmul",
           -> tensor<1x12x128x128xf32>
     ```
   }];
-  let arguments = (ins Tandem_FloatTensor:$lhs, Tandem_FloatTensor:$rhs);
-  let results = (outs Tandem_FloatTensor:$output);
+  let arguments = (ins Tandem_ContractionTensor:$lhs,
+                       Tandem_ContractionTensor:$rhs);
+  let results = (outs Tandem_ContractionTensor:$output);
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
 }

@@ -138,3 +138,44 @@ func.func @conv_grouped(%x: tensor<1x4x7x7xf32>, %w: tensor<6x2x3x3xf32>) -> ten
   %0 = tandem.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x4x7x7xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x5x5xf32>
   return %0 : tensor<1x6x5x5xf32>
 }
+
+// -----
+
+// An i32 matmul (MatMulInteger's widened operands) accumulates in i32.
+// CHECK-LABEL: func.func @matmul_i32
+// CHECK: %[[ZERO:.+]] = arith.constant 0 : i32
+// CHECK: %[[FILL:.+]] = linalg.fill ins(%[[ZERO]] : i32) outs(%{{.+}} : tensor<4x5xi32>)
+// CHECK: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<4x16xi32>, tensor<16x5xi32>) outs(%[[FILL]] : tensor<4x5xi32>)
+func.func @matmul_i32(%a: tensor<4x16xi32>, %b: tensor<16x5xi32>) -> tensor<4x5xi32> {
+  %0 = tandem.matmul %a, %b : (tensor<4x16xi32>, tensor<16x5xi32>) -> tensor<4x5xi32>
+  return %0 : tensor<4x5xi32>
+}
+
+// -----
+
+// Broadcasting batch dims in i32: the generic multiplies and adds integers.
+// CHECK-LABEL: func.func @matmul_broadcast_batch_i32
+// CHECK: ^bb0(%[[L:.+]]: i32, %[[R:.+]]: i32, %[[ACC:.+]]: i32):
+// CHECK: %[[P:.+]] = arith.muli %[[L]], %[[R]]
+// CHECK: arith.addi %[[ACC]], %[[P]]
+// CHECK-NOT: arith.mulf
+func.func @matmul_broadcast_batch_i32(%a: tensor<2x1x4x5xi32>, %b: tensor<3x5x6xi32>) -> tensor<2x3x4x6xi32> {
+  %0 = tandem.matmul %a, %b : (tensor<2x1x4x5xi32>, tensor<3x5x6xi32>) -> tensor<2x3x4x6xi32>
+  return %0 : tensor<2x3x4x6xi32>
+}
+
+// -----
+
+// An i32 convolution (ConvInteger, QLinearConv) pads with integer zeros and
+// accumulates into the broadcast i32 bias.
+// CHECK-LABEL: func.func @conv_i32
+// CHECK: %[[ZERO:.+]] = arith.constant 0 : i32
+// CHECK: tensor.pad
+// CHECK: tensor.yield %[[ZERO]] : i32
+// CHECK: %[[INIT:.+]] = linalg.generic {{.+}} ins(%{{.+}} : tensor<6xi32>) outs(%{{.+}} : tensor<1x6x4x4xi32>)
+// CHECK: linalg.conv_2d_nchw_fchw {{.+}} ins(%{{.+}}, %{{.+}} : tensor<1x4x9x9xi32>, tensor<6x4x3x3xi32>) outs(%[[INIT]] : tensor<1x6x4x4xi32>)
+func.func @conv_i32(%x: tensor<1x4x7x7xi32>, %w: tensor<6x4x3x3xi32>, %b: tensor<6xi32>) -> tensor<1x6x4x4xi32> {
+  %0 = tandem.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64}
+      : (tensor<1x4x7x7xi32>, tensor<6x4x3x3xi32>, tensor<6xi32>) -> tensor<1x6x4x4xi32>
+  return %0 : tensor<1x6x4x4xi32>
+}

@@ -156,6 +156,23 @@ func.func @broadcast_to_incompatible(%x: tensor<3xf32>) {
 
 // -----
 
+func.func @matmul_i8(%a: tensor<4x8xi8>, %b: tensor<8x2xi8>) {
+  // Integer contractions take i32 (widened) operands only.
+  // expected-error @+1 {{'tandem.matmul' op operand #0 must be ranked tensor of}}
+  %0 = tandem.matmul %a, %b : (tensor<4x8xi8>, tensor<8x2xi8>) -> tensor<4x2xi8>
+  return
+}
+
+// -----
+
+func.func @conv_mixed_types(%x: tensor<1x3x8x8xi32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'tandem.conv2d' op failed to verify that all of {input, filter, output} have same element type}}
+  %0 = tandem.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xi32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xi32>
+  return
+}
+
+// -----
+
 func.func @conv_input_rank(%x: tensor<3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+1 {{'tandem.conv2d' op expects a rank-4 NCHW input, got 'tensor<3x8x8xf32>'}}
   %0 = tandem.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
@@ -221,9 +238,10 @@ func.func @conv_result_mismatch(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>
 
 // -----
 
-func.func @conv_int_input(%x: tensor<1x3x8x8xi32>, %w: tensor<4x3x3x3xi32>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 64-bit float or 32-bit float or 16-bit float or bfloat16 type values}}
-  %0 = tandem.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xi32>, tensor<4x3x3x3xi32>) -> tensor<1x4x6x6xi32>
+func.func @conv_int_input(%x: tensor<1x3x8x8xi8>, %w: tensor<4x3x3x3xi8>) {
+  // Only i32 integers: int8 data is widened first.
+  // expected-error @+1 {{operand #0 must be ranked tensor of 64-bit float or 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer values}}
+  %0 = tandem.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xi8>, tensor<4x3x3x3xi8>) -> tensor<1x4x6x6xi8>
   return
 }
 

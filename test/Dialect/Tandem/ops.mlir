@@ -52,6 +52,15 @@ func.func @compute(%x: tensor<1x4x8x8xf32>, %w: tensor<8x2x3x3xf32>,
   %1 = tandem.conv2d %x, %w2 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x4x4xf32>
   // CHECK: tandem.matmul %{{.*}}, %{{.*}} : (tensor<2x16x32xf32>, tensor<32x8xf32>) -> tensor<2x16x8xf32>
   %2 = tandem.matmul %a, %m : (tensor<2x16x32xf32>, tensor<32x8xf32>) -> tensor<2x16x8xf32>
+  // i32 contractions (the importer's integer matmul and conv).
+  // CHECK: tandem.matmul %{{.*}}, %{{.*}} : (tensor<16x32xi32>, tensor<32x8xi32>) -> tensor<16x8xi32>
+  %gi = tandem.cast %g {to = i32} : tensor<16x32xf32> -> tensor<16x32xi32>
+  %mi = tandem.cast %m {to = i32} : tensor<32x8xf32> -> tensor<32x8xi32>
+  %mmi = tandem.matmul %gi, %mi : (tensor<16x32xi32>, tensor<32x8xi32>) -> tensor<16x8xi32>
+  // CHECK: tandem.conv2d %{{.*}}, %{{.*}} {{.+}} : (tensor<1x4x8x8xi32>, tensor<8x2x3x3xi32>) -> tensor<1x8x4x4xi32>
+  %xi = tandem.cast %x {to = i32} : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xi32>
+  %wi = tandem.cast %w {to = i32} : tensor<8x2x3x3xf32> -> tensor<8x2x3x3xi32>
+  %convi = tandem.conv2d %xi, %wi {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x4x8x8xi32>, tensor<8x2x3x3xi32>) -> tensor<1x8x4x4xi32>
   // CHECK: tandem.gemm %{{.*}}, %{{.*}}, %{{.*}} {alpha = 5.000000e-01 : f32, trans_b = true} : (tensor<16x32xf32>, tensor<8x32xf32>, tensor<8xf32>) -> tensor<16x8xf32>
   %3 = tandem.gemm %g, %h, %c {trans_b = true, alpha = 0.5 : f32} : (tensor<16x32xf32>, tensor<8x32xf32>, tensor<8xf32>) -> tensor<16x8xf32>
   // CHECK: tandem.gemm %{{.*}}, %{{.*}} {trans_a = true} : (tensor<32x8xf32>, tensor<32x8xf32>) -> tensor<8x8xf32>

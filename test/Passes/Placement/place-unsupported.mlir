@@ -12,6 +12,19 @@ func.func @int_data(%x: tensor<1024x1024xi64>) -> tensor<1024x1024xi64> {
 
 // -----
 
+// An i32 matmul (MatMulInteger's) has no GPU kernel; the float
+// requantisation after it may go to the GPU.
+// CHECK-LABEL: placement of @int_matmul
+// CHECK: matmul#0 {{.*}}/device:CPU:0   unsupported on GPU  {{.*}}integer matmuls and convolutions have no GPU kernel
+// CHECK-LABEL: func.func @int_matmul
+// CHECK: tandem.matmul {{.*}}#tandem.device<"/device:CPU:0">
+func.func @int_matmul(%a: tensor<512x512xi32>, %b: tensor<512x512xi32>) -> tensor<512x512xi32> {
+  %0 = tandem.matmul %a, %b : (tensor<512x512xi32>, tensor<512x512xi32>) -> tensor<512x512xi32>
+  return %0 : tensor<512x512xi32>
+}
+
+// -----
+
 // Reflect padding has no GPU kernel: the pad runs on the host, between the
 // GPU ops around it.
 // CHECK-LABEL: placement of @reflect_pad

@@ -66,6 +66,8 @@ void registerActivationConverters(ConverterMap &map);
 /// bitwise ops, BitShift, Mean, CastLike and Size.
 void registerMathConverters(ConverterMap &map);
 void registerNNConverters(ConverterMap &map);
+/// Conv, ConvTranspose, MaxPool, AveragePool and LpPool in 1-D, 2-D and 3-D.
+void registerConvPoolConverters(ConverterMap &map);
 /// Ops decomposed into other tandem ops: LogSoftmax, the derived reductions,
 /// global max/Lp pools, the normalisations, Tile, DepthToSpace,
 /// SpaceToDepth, Trilu, OneHot, Range and EyeLike.

@@ -317,19 +317,14 @@ static LogicalResult convertConvTranspose(GraphImporter &im) {
   if (outputShape && outputShape->size() != size)
     return im.error() << "output_shape must have " << spatial << " entries",
            failure();
-  if (im.attrInts("pads") && autoPad == "NOTSET") {
-    pads = ints("pads", 0, 0);
-    if (pads.size() != 2 * size)
-      return im.error() << "pads must have " << 2 * spatial << " entries",
-             failure();
-  } else if (autoPad == "NOTSET" || autoPad == "VALID") {
-    pads.assign(2 * size, 0);
-    // With output_shape and no pads the result is cut (or zero-extended)
-    // at the end, as the ONNX reference computes it.
-    if (outputShape)
-      for (int64_t d = 0; d < spatial; ++d)
-        pads[spatial + d] = full[d] - (*outputShape)[d];
-  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+  bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+  if (!same && autoPad != "NOTSET" && autoPad != "VALID")
+    return im.error() << "unknown auto_pad '" << autoPad << "'", failure();
+  if (outputShape || same) {
+    // The ONNX spec (and onnxruntime): output_shape overrides pads; the
+    // total padding it implies goes half to each side, the odd one at the
+    // end with SAME_UPPER and at the start otherwise (a negative total
+    // extends the result).
     pads.assign(2 * size, 0);
     for (int64_t d = 0; d < spatial; ++d) {
       int64_t out = outputShape ? (*outputShape)[d]
@@ -339,8 +334,13 @@ static LogicalResult convertConvTranspose(GraphImporter &im) {
       pads[d] = autoPad == "SAME_UPPER" ? half : total - half;
       pads[spatial + d] = total - pads[d];
     }
+  } else if (im.attrInts("pads") && autoPad == "NOTSET") {
+    pads = ints("pads", 0, 0);
+    if (pads.size() != 2 * size)
+      return im.error() << "pads must have " << 2 * spatial << " entries",
+             failure();
   } else {
-    return im.error() << "unknown auto_pad '" << autoPad << "'", failure();
+    pads.assign(2 * size, 0);
   }
   for (int64_t d = 0; d < spatial; ++d)
     if (full[d] - pads[d] - pads[spatial + d] <= 0)

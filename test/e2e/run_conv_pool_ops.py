@@ -7,12 +7,13 @@ asymmetric pads, auto_pad, ceil_mode with count_include_pad, output_shape.
 
 usage: run_conv_pool_ops.py --tandemc BIN --tandem-run BIN --work DIR
                             [--gpu none|all] [--gpu-twins linalg|mapped]
-                            [--devices D,...] [NAME...]
+                            [--devices D,...] [--write-only] [NAME...]
 
 Each model is checked like run_e2e.py does (onnxruntime reference, rtol
 1e-4), on the CPU or, with --gpu all, with every op the GPU runs placed on
 it and run on the --devices. Prints "PASS name" / "FAIL name: why" and
-"conv-pool-ops: N passed, M failed".
+"conv-pool-ops: N passed, M failed". With --write-only, only writes the
+models (DIR/NAME.onnx), for the ptxas test.
 """
 import argparse
 import os
@@ -207,6 +208,7 @@ def main():
     parser.add_argument("--gpu-twins", choices=["linalg", "mapped"],
                         default="linalg")
     parser.add_argument("--devices", default="")
+    parser.add_argument("--write-only", action="store_true")
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
     args.threads = [1]
@@ -218,6 +220,8 @@ def main():
             continue
         path = os.path.join(args.work, name + ".onnx")
         onnx.save(make(), path)
+        if args.write_only:
+            continue
         try:
             problem = run_e2e.check(args, name, path, [])
         except Exception as e:  # a crash in the harness is a failure too
@@ -229,6 +233,8 @@ def main():
             passed += 1
             print("PASS %s" % name)
         sys.stdout.flush()
+    if args.write_only:
+        return 0
     print("conv-pool-ops: %d passed, %d failed" % (passed, failed))
     return 1 if failed or not passed else 0
 

@@ -149,7 +149,7 @@ static Value emitConv3D(GraphImporter &im, Value x, Value w, Value bias,
   ArrayRef<int64_t> xs = dimsOf(x), ws = dimsOf(w);
   int64_t n = xs[0], c = xs[1], d = xs[2], h = xs[3], wd = xs[4];
   int64_t f = ws[0], cg = ws[1], kd = ws[2], kh = ws[3], kw = ws[4];
-  if (group <= 0 || cg * group != c || f % group != 0) {
+  if (group <= 0 || group > c || cg * group != c || f % group != 0) {
     im.error() << "input channels (" << c << ") must equal weight channels ("
                << cg << ") times group (" << group
                << "), and group divide the filters (" << f << "); input "

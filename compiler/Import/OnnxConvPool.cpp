@@ -1,11 +1,11 @@
 //===- OnnxConvPool.cpp - ONNX convolutions and windowed pools -> tandem --===//
 //
-// Conv, ConvTranspose, MaxPool, AveragePool and LpPool over 1-D, 2-D and 3-D
-// inputs. The tandem window ops are 2-D (NCHW): a 1-D window is lifted to a
-// unit height; a 3-D convolution is one 2-D convolution with the depth taps
-// folded into the channels and the output depths into the batch; a 3-D pool
-// is a 2-D pool over H and W and then one over D (max, sum and the average
-// divisor all factor per axis).
+// Conv, ConvTranspose, MaxPool (with its Indices output), AveragePool and
+// LpPool over 1-D, 2-D and 3-D inputs. The tandem window ops are 2-D (NCHW): a
+// 1-D window is lifted to a unit height; a 3-D convolution is one 2-D
+// convolution with the depth taps folded into the channels and the output
+// depths into the batch; a 3-D pool is a 2-D pool over H and W and then one
+// over D (max, sum and the average divisor all factor per axis).
 //
 //===----------------------------------------------------------------------===//
 
@@ -476,11 +476,102 @@ static SmallVector<int64_t> avgPoolDilations(const Window &w) {
   return w.dilations;
 }
 
+/// MaxPool's Indices output: each window's first maximum as a flat index
+/// into the input, (n * C + c) * S plus the spatial position, row-major or
+/// (`columnMajor`, storage_order = 1) column-major over the S spatial
+/// elements, padding not counted. The windows are gathered with constant
+/// indices from the input viewed as N x C x S and extended by one -inf
+/// element that padding taps read (N x C x O x K for O outputs of K taps),
+/// arg_max picks the tap, and a constant table maps (output, tap) to the
+/// index (a padding tap to the window's first real one, which also holds the
+/// maximum when a padding tap wins a tie at -inf). Costs K times the output
+/// in memory. Null after a diagnostic.
+static Value maxPoolIndices(GraphImporter &im, Value x, const Window &win,
+                            bool ceil, bool columnMajor) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  if (!isa<FloatType>(xType.getElementType())) {
+    im.error() << "the Indices output needs a float input, got " << xType;
+    return {};
+  }
+  ArrayRef<int64_t> xs = xType.getShape();
+  int64_t n = xs[0], c = xs[1], rank = win.rank();
+  SmallVector<int64_t> in(xs.drop_front(2)), out;
+  int64_t spatial = 1, outputs = 1, taps = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    out.push_back(shape::windowOutputSize(in[d], win.kernel[d], win.strides[d],
+                                          win.padBegin(d), win.padEnd(d),
+                                          win.dilations[d], ceil));
+    spatial *= in[d];
+    outputs *= out[d];
+    taps *= win.kernel[d];
+  }
+  constexpr int64_t maxTable = int64_t(1) << 24;
+  if (outputs * taps > maxTable) {
+    im.error() << "the Indices output needs a table of " << outputs * taps
+               << " window taps, more than " << maxTable << " are supported";
+    return {};
+  }
+  // Per (output, tap): the position gathered (spatial for padding) and the
+  // index reported.
+  Type i64 = im.builder().getI64Type();
+  KnownInts gathered{{outputs, taps}, {}, i64},
+      reported{{outputs * taps}, {}, i64};
+  SmallVector<int64_t> o(rank, 0), j(rank, 0);
+  for (int64_t oi = 0; oi < outputs; ++oi) {
+    int64_t first = -1;
+    size_t start = reported.values.size();
+    j.assign(rank, 0);
+    for (int64_t ji = 0; ji < taps; ++ji) {
+      int64_t rowMajor = 0, colMajor = 0, colStride = 1;
+      bool inside = true;
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t p =
+            o[d] * win.strides[d] - win.padBegin(d) + j[d] * win.dilations[d];
+        inside &= p >= 0 && p < in[d];
+        rowMajor = rowMajor * in[d] + p;
+        colMajor += p * colStride;
+        colStride *= in[d];
+      }
+      gathered.values.push_back(inside ? rowMajor : spatial);
+      int64_t index = columnMajor ? colMajor : rowMajor;
+      reported.values.push_back(inside ? index : -1);
+      if (inside && first < 0)
+        first = index;
+      for (int64_t d = rank - 1; d >= 0 && ++j[d] == win.kernel[d]; --d)
+        j[d] = 0;
+    }
+    for (size_t i = start; i < reported.values.size(); ++i)
+      if (reported.values[i] < 0)
+        reported.values[i] = std::max<int64_t>(first, 0);
+    for (int64_t d = rank - 1; d >= 0 && ++o[d] == out[d]; --d)
+      o[d] = 0;
+  }
+  KnownInts tapBase{{outputs}, {}, i64}, planeBase{{n, c, 1}, {}, i64};
+  for (int64_t oi = 0; oi < outputs; ++oi)
+    tapBase.values.push_back(oi * taps);
+  for (int64_t plane = 0; plane < n * c; ++plane)
+    planeBase.values.push_back(plane * spatial);
+  Value data = im.create<ReshapeOp>(x, ArrayRef<int64_t>{n, c, spatial});
+  data = im.create<PadOp>(data, ArrayRef<int64_t>{0, 0, 0},
+                          ArrayRef<int64_t>{0, 0, 1}, PadMode::Constant,
+                          APFloat::getInf(APFloat::IEEEdouble(), true));
+  Value windows = im.create<GatherOp>(data, im.materialize(gathered), 2);
+  Value tap = im.create<ArgMaxOp>(windows, 3, /*keepdims=*/false,
+                                  /*select_last_index=*/false);
+  Value flat = im.create<AddOp>(tap, im.materialize(tapBase));
+  Value index = im.create<GatherOp>(im.materialize(reported), flat, 0);
+  index = im.create<AddOp>(index, im.materialize(planeBase));
+  SmallVector<int64_t> shape{n, c};
+  shape.append(out);
+  return im.create<ReshapeOp>(index, shape);
+}
+
 template <typename PoolOp> static LogicalResult convertPool(GraphImporter &im) {
   FailureOr<Value> x = im.input(0);
   if (failed(x))
     return failure();
-  if (failed(im.checkUnusedOutputs(1)))
+  constexpr bool isMax = std::is_same_v<PoolOp, MaxPool2DOp>;
+  if (failed(im.checkUnusedOutputs(isMax ? 2 : 1)))
     return failure();
   std::optional<std::vector<int64_t>> kernel = im.attrInts("kernel_shape");
   if (!kernel)
@@ -491,13 +582,23 @@ template <typename PoolOp> static LogicalResult convertPool(GraphImporter &im) {
     return failure();
   bool ceil = im.attrInt("ceil_mode", 0) != 0;
   Value y;
-  if constexpr (std::is_same_v<PoolOp, MaxPool2DOp>) {
-    if (im.attrInt("storage_order", 0) != 0)
-      return im.error() << "storage_order = 1 is not supported", failure();
+  if constexpr (isMax) {
+    int64_t storageOrder = im.attrInt("storage_order", 0);
+    if (storageOrder != 0 && storageOrder != 1)
+      return im.error() << "storage_order must be 0 or 1, got " << storageOrder,
+             failure();
     y = poolWindow(im, *x, win, [&](Value in, const Window &w) -> Value {
       return im.create<MaxPool2DOp>(in, w.kernel, w.strides, w.pads,
                                     w.dilations, ceil);
     });
+    // storage_order only affects the Indices output.
+    if (y && im.node().output_size() > 1 && !im.node().output(1).empty()) {
+      Value indices =
+          maxPoolIndices(im, *x, win, ceil, /*columnMajor=*/storageOrder == 1);
+      if (!indices)
+        return failure();
+      im.setOutput(1, indices);
+    }
   } else {
     bool includePad = im.attrInt("count_include_pad", 0) != 0;
     y = poolWindow(im, *x, win, [&](Value in, const Window &w) -> Value {

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """End to end on small models of the 3-D convolutions and pools and of the
 dilated average and Lp pools (Conv, ConvTranspose, MaxPool, AveragePool,
-LpPool over NCDHW inputs; dilated AveragePool and LpPool in 1-D and 2-D),
+LpPool over NCDHW inputs; dilated AveragePool and LpPool in 1-D and 2-D;
+MaxPool's Indices output),
 covering the attribute combinations the ONNX node tests leave out: groups,
 asymmetric pads, auto_pad, ceil_mode with count_include_pad, output_shape.
 
@@ -141,6 +142,34 @@ def dilated_pools():
                  [vi(o) for o in outs], opset=19)
 
 
+def max_pool_indices():
+    """MaxPool's Indices output in 1-D, 2-D (storage_order 0 and 1, pads,
+    ceil_mode, dilations) and 3-D, on floor(2x): ties pick the first
+    maximum in window order, as onnxruntime does."""
+    n = helper.make_node
+    i64 = TensorProto.INT64
+    nodes = [n("Mul", ["x", "two"], ["x2"]), n("Floor", ["x2"], ["t"]),
+             n("Mul", ["v", "two"], ["v2"]), n("Floor", ["v2"], ["tv"]),
+             n("Mul", ["s", "two"], ["s2"]), n("Floor", ["s2"], ["ts"]),
+             n("MaxPool", ["t"], ["m0", "i0"], kernel_shape=[3, 3],
+               strides=[2, 2], pads=[1, 1, 1, 1]),
+             n("MaxPool", ["t"], ["m1", "i1"], kernel_shape=[2, 3],
+               strides=[2, 2], pads=[1, 0, 0, 1], ceil_mode=1,
+               storage_order=1),
+             n("MaxPool", ["t"], ["m2", "i2"], kernel_shape=[2, 2],
+               dilations=[2, 3]),
+             n("MaxPool", ["tv"], ["m3", "i3"], kernel_shape=[2, 2, 3],
+               strides=[2, 1, 2], pads=[0, 1, 1, 1, 0, 1]),
+             n("MaxPool", ["ts"], ["m4", "i4"], kernel_shape=[3],
+               strides=[2], pads=[1, 1], storage_order=1)]
+    outs = [vi("m%d" % i) for i in range(5)] + [
+        helper.make_tensor_value_info("i%d" % i, i64, None) for i in range(5)]
+    return build(nodes, [vi("x", [2, 3, 7, 8]), vi("v", [1, 2, 5, 4, 6]),
+                         vi("s", [2, 2, 9])], outs,
+                 [numpy_helper.from_array(np.array(2.0, np.float32), "two")],
+                 opset=13)
+
+
 def conv_transpose3d():
     """ConvTranspose 3-D: strides with output_padding, groups, pads and
     dilations, output_shape (cropping 1, 0 and 1; and 2, 3 and 3 despite
@@ -195,7 +224,7 @@ def video_block():
 
 
 MODELS = {"conv3d": conv3d, "pool3d": pool3d,
-          "dilated_pools": dilated_pools,
+          "dilated_pools": dilated_pools, "max_pool_indices": max_pool_indices,
           "conv_transpose3d": conv_transpose3d, "video_block": video_block}
 
 

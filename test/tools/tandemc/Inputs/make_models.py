@@ -509,6 +509,22 @@ CONV_POOL = {
                           strides=[2, 1, 2], output_padding=[1, 0, 0])],
         [tensor("x", [1, 2, 2, 3, 3])], [tensor("y", [1, 3, 5, 5, 7])],
         [weight("w", 2, 3, 2, 3, 3)]),
+    "cp_maxpool_indices": lambda: model(
+        [helper.make_node("MaxPool", ["x"], ["y", "i"], name="n",
+                          kernel_shape=[2, 2], strides=[2, 2],
+                          pads=[1, 0, 0, 0], storage_order=1)],
+        [tensor("x", [1, 2, 3, 4])],
+        [tensor("y", [1, 2, 2, 2]), tensor("i", [1, 2, 2, 2], I64)]),
+    "cp_maxpool_indices_int": lambda: model(
+        [helper.make_node("MaxPool", ["x"], ["y", "i"], name="n",
+                          kernel_shape=[2, 2])],
+        [tensor("x", [1, 1, 3, 3], TensorProto.UINT8)],
+        [tensor("y", [1, 1, 2, 2], TensorProto.UINT8),
+         tensor("i", [1, 1, 2, 2], I64)]),
+    "cp_storage_order": one_node("MaxPool", [("x", [1, 1, 3, 3], F32)],
+                                 ([1, 1, 2, 2], F32),
+                                 {"kernel_shape": [2, 2],
+                                  "storage_order": 2}),
     "cp_conv4d": lambda: model(
         [helper.make_node("Conv", ["x", "w"], ["y"], name="n")],
         [tensor("x", [1, 1, 3, 3, 3, 3])], [tensor("y", [1, 1, 2, 2, 2, 2])],

@@ -198,7 +198,8 @@ out=$(.venv/bin/python test/e2e/run_e2e.py --tandemc build/bin/tandemc \
   --models build/models --set "$MODEL_SET" --gpu all --gpu-twins mapped \
   --devices emulated,cpu \
   mlp conv_bn_relu resnet18 mobilenet_v2 transformer_encoder lstm_tagger \
-  gru_encoder unet_small gpt_block audio_encoder detection_head) || rc=$?
+  gru_encoder unet_small gpt_block audio_encoder detection_head \
+  video_classifier) || rc=$?
 echo "$out"
 add_counts "$rc" "$out"
 # Now that build/models exists, the lit test that runs ptxas (sm_80, sm_90)

@@ -462,15 +462,18 @@ struct PoolDim {
     }
     return false;
   }
-  /// The avg-pool divisor of output `o` (PyTorch/ONNX semantics: the
-  /// window is clipped to the padded extent, and to the input unless
-  /// padding counts).
+  /// The avg-pool divisor of output `o` (onnxruntime/PyTorch semantics: the
+  /// window's taps that lie in the padded extent, or in the input unless
+  /// padding counts; a ceil-mode window's overhang never counts).
   int64_t divisor(int64_t o, bool countIncludePad) const {
-    int64_t start = o * stride - padBegin;
-    int64_t end = std::min(start + kernel, in + padEnd);
-    if (countIncludePad)
-      return end - start;
-    return std::min(end, in) - std::max<int64_t>(start, 0);
+    int64_t lo = countIncludePad ? -padBegin : 0;
+    int64_t hi = countIncludePad ? in + padEnd : in;
+    int64_t count = 0;
+    for (int64_t j = 0; j < kernel; ++j) {
+      int64_t i = o * stride - padBegin + j * dilation;
+      count += i >= lo && i < hi;
+    }
+    return count;
   }
 };
 
@@ -551,7 +554,10 @@ struct AvgPoolToLinalg : OpConversionPattern<AvgPool2DOp> {
     auto type = cast<RankedTensorType>(op.getType());
     Type elem = type.getElementType();
     bool includePad = op.getCountIncludePad();
-    auto geometry = poolGeometry(op, {}, /*checkWindows=*/!includePad);
+    SmallVector<int64_t> dilations(op.getDilations());
+    if (dilations.empty())
+      dilations.assign(2, 1);
+    auto geometry = poolGeometry(op, dilations, /*checkWindows=*/!includePad);
     if (failed(geometry))
       return failure();
     auto [h, w] = *geometry;
@@ -570,7 +576,8 @@ struct AvgPoolToLinalg : OpConversionPattern<AvgPool2DOp> {
     SmallVector<NamedAttribute> attrs = {
         rewriter.getNamedAttr("strides",
                               rewriter.getI64TensorAttr(op.getStrides())),
-        rewriter.getNamedAttr("dilations", rewriter.getI64TensorAttr({1, 1}))};
+        rewriter.getNamedAttr("dilations",
+                              rewriter.getI64TensorAttr(dilations))};
     Value sum = linalg::PoolingNchwSumOp::create(rewriter, loc, TypeRange{type},
                                                  ValueRange{input, window},
                                                  ValueRange{init}, attrs)

@@ -820,6 +820,7 @@ static ConverterMap allConverters() {
   ConverterMap converters;
   registerElementwiseConverters(converters);
   registerNNConverters(converters);
+  registerConvPoolConverters(converters);
   registerComposedConverters(converters);
   registerResizeConverters(converters);
   registerEinsumConverters(converters);

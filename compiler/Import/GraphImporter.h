@@ -66,6 +66,8 @@ void registerActivationConverters(ConverterMap &map);
 /// bitwise ops, BitShift, Mean, CastLike and Size.
 void registerMathConverters(ConverterMap &map);
 void registerNNConverters(ConverterMap &map);
+/// Conv, ConvTranspose, MaxPool, AveragePool and LpPool in 1-D, 2-D and 3-D.
+void registerConvPoolConverters(ConverterMap &map);
 /// Ops decomposed into other tandem ops: LogSoftmax, the derived reductions,
 /// global max/Lp pools, the normalisations, Tile, DepthToSpace,
 /// SpaceToDepth, Trilu, OneHot, Range and EyeLike.
@@ -90,7 +92,7 @@ void registerCol2ImConverters(ConverterMap &map);
 
 /// The current Conv-like node's convolution of `x` by `w` (plus the
 /// optional `bias`), from its kernel_shape, strides, pads, auto_pad,
-/// dilations and group attributes; 1-D (N x C x L) and 2-D inputs.
+/// dilations and group attributes; 1-D, 2-D and 3-D inputs (OnnxConvPool.cpp).
 FailureOr<Value> convolve(GraphImporter &im, Value x, Value w, Value bias);
 
 /// ONNX MatMul of `a` and `b` (NumPy semantics: 1-D operands promoted, and

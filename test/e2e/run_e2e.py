@@ -51,7 +51,7 @@ SMALL = ["mlp", "conv_block", "attention", "mlp_gelu"]
 CI_TORCH = ["mlp", "conv_bn_relu", "resnet18", "mobilenet_v2",
             "squeezenet1_0", "transformer_encoder", "lstm_tagger",
             "gru_encoder", "unet_small", "gpt_block", "audio_encoder",
-            "detection_head"]
+            "detection_head", "video_classifier"]
 FULL_TORCH = CI_TORCH + ["bert_block", "bert_block_opset17",
                          "transformer_encoder_mask", "mnasnet0_5",
                          "shufflenet_v2_x0_5", "efficientnet_b0",

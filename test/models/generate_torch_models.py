@@ -191,6 +191,34 @@ class DetectionHead(nn.Module):
                                            1)))
 
 
+class VideoClassifier(nn.Module):
+    """A small 3-D CNN video classifier (C3D-style): Conv3d + BatchNorm3d +
+    ReLU blocks, MaxPool3d, a temporal-only conv, AdaptiveAvgPool3d and a
+    Linear head. BatchNorm statistics are random, so that they matter."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv3d(3, 16, 3, padding=1), nn.BatchNorm3d(16), nn.ReLU(),
+            nn.MaxPool3d((1, 2, 2)),
+            nn.Conv3d(16, 32, 3, stride=(1, 2, 2), padding=1),
+            nn.BatchNorm3d(32), nn.ReLU(),
+            nn.MaxPool3d(2, ceil_mode=True),
+            nn.Conv3d(32, 32, (3, 1, 1), padding=(1, 0, 0)),
+            nn.BatchNorm3d(32), nn.ReLU(),
+            nn.AdaptiveAvgPool3d(1))
+        self.fc = nn.Linear(32, 10)
+        for m in self.modules():
+            if isinstance(m, nn.BatchNorm3d):
+                nn.init.uniform_(m.weight, 0.5, 1.5)
+                nn.init.uniform_(m.bias, -0.5, 0.5)
+                nn.init.uniform_(m.running_mean, -0.5, 0.5)
+                nn.init.uniform_(m.running_var, 0.5, 1.5)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(self.features(x), 1))
+
+
 def vision(name):
     return lambda: getattr(torchvision.models, name)(weights=None)
 
@@ -222,7 +250,7 @@ MODELS = {
     "mlp": (Mlp, [(64, 784)], None, 13),
     "conv_bn_relu": (conv_bn_relu, [(1, 3, 64, 64)], None, 13),
     # Models that need the wider op set: recurrent layers, ConvTranspose,
-    # GroupNorm, Resize, Trilu, 1-D convolutions, LeakyRelu.
+    # GroupNorm, Resize, Trilu, 1-D and 3-D convolutions, LeakyRelu.
     "lstm_tagger": (LstmTagger, [(2, 16, 64)], None, 14),
     "gru_encoder": (GruEncoder, [(12, 2, 32)], None, 14),
     "unet_small": (UNetSmall, [(1, 3, 64, 64)], None, 17),
@@ -230,6 +258,7 @@ MODELS = {
     "audio_encoder": (AudioEncoder, [(1, 1, 4000)], None, 17),
     "detection_head": (DetectionHead, [(1, 64, 13, 13), (1, 32, 26, 26)],
                        None, 13),
+    "video_classifier": (VideoClassifier, [(1, 3, 8, 56, 56)], None, 17),
 }
 
 # The representative subset CI runs; --set full adds the large models.
@@ -238,7 +267,7 @@ CI_SET = ["resnet18", "mobilenet_v2", "squeezenet1_0", "mobilenet_v3_small",
           "transformer_encoder", "transformer_encoder_mask", "bert_block",
           "bert_block_opset17", "mlp", "conv_bn_relu", "lstm_tagger",
           "gru_encoder", "unet_small", "gpt_block", "audio_encoder",
-          "detection_head"]
+          "detection_head", "video_classifier"]
 
 
 def export(name, out_dir):

@@ -782,10 +782,12 @@ LogicalResult AvgPool2DOp::inferReturnTypes(MLIRContext *,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
   const int64_t unitDilations[] = {1, 1};
-  return inferPool2DType(loc, getOperationName(), adaptor.getInput(),
-                         adaptor.getKernelShape(), adaptor.getStrides(),
-                         adaptor.getPads(), unitDilations,
-                         adaptor.getCeilMode(), types);
+  ArrayRef<int64_t> dilations = adaptor.getDilations();
+  return inferPool2DType(
+      loc, getOperationName(), adaptor.getInput(), adaptor.getKernelShape(),
+      adaptor.getStrides(), adaptor.getPads(),
+      dilations.empty() ? ArrayRef<int64_t>(unitDilations) : dilations,
+      adaptor.getCeilMode(), types);
 }
 
 LogicalResult GlobalAvgPoolOp::inferReturnTypes(MLIRContext *,

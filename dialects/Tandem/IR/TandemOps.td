@@ -834,8 +834,11 @@ def Tandem_AvgPool2DOp : Tandem_InferredOp<"avg_pool2d",
   let summary = "2-D average pooling over NCHW";
   let description = [{
     Averages over `kernel_shape` windows, as ONNX `AveragePool`. Padding
-    elements are counted in the divisor only with `count_include_pad`.
-    Attributes are laid out as for `tandem.max_pool2d`.
+    elements are counted in the divisor only with `count_include_pad`; a
+    `ceil_mode` window's overhang past the end padding never counts (as in
+    onnxruntime and PyTorch). Attributes are laid out as for
+    `tandem.max_pool2d`; `dilations` may be omitted (no dilation), and a
+    dilated window's divisor counts its taps, not its span.
 
     Example:
 
@@ -849,7 +852,9 @@ def Tandem_AvgPool2DOp : Tandem_InferredOp<"avg_pool2d",
                        DenseI64ArrayAttr:$kernel_shape,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
-                       DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
+                       DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
+                       DefaultValuedOptionalAttr<DenseI64ArrayAttr,
+                                                 "{}">:$dilations);
   let results = (outs Tandem_FloatTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }

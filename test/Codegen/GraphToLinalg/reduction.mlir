@@ -105,6 +105,21 @@ func.func @avg_pool_include_pad(%a: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> 
 
 // -----
 
+// A dilated average pool keeps its dilations on the linalg op; the divisor
+// counts taps: the first row window's tap -1 is padding, and the ceil-mode
+// column window's tap 6 lies past the input.
+// CHECK-LABEL: func.func @avg_pool_dilated
+// CHECK: %[[PAD:.+]] = tensor.pad %{{.+}} low[0, 0, 1, 0] high[0, 0, 1, 1]
+// CHECK: linalg.pooling_nchw_sum {dilations = dense<2> : tensor<2xi64>, strides = dense<[3, 2]> : tensor<2xi64>} ins(%[[PAD]], %{{.+}} : tensor<1x1x7x7xf32>, tensor<2x2xf32>)
+// CHECK: arith.constant dense<{{\[}}[2.000000e+00, 2.000000e+00, 1.000000e+00], [4.000000e+00, 4.000000e+00, 2.000000e+00]]> : tensor<2x3xf32>
+// CHECK: arith.divf
+func.func @avg_pool_dilated(%a: tensor<1x1x5x6xf32>) -> tensor<1x1x2x3xf32> {
+  %0 = tandem.avg_pool2d %a {kernel_shape = array<i64: 2, 2>, strides = array<i64: 3, 2>, pads = array<i64: 1, 0, 1, 0>, dilations = array<i64: 2, 2>, ceil_mode = true} : tensor<1x1x5x6xf32> -> tensor<1x1x2x3xf32>
+  return %0 : tensor<1x1x2x3xf32>
+}
+
+// -----
+
 // softmax: max, exp(x - max), sum, divide.
 // CHECK-DAG: #[[ROWS:.+]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: func.func @softmax

@@ -417,6 +417,22 @@ func.func @pool_kernel_size(%x: tensor<1x8x9x9xf32>) {
 
 // -----
 
+func.func @avg_pool_dilations_size(%x: tensor<1x8x9x9xf32>) {
+  // expected-error @+1 {{'dilations' must have 2 entries, got 1 ([2])}}
+  %0 = tandem.avg_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 2>} : tensor<1x8x9x9xf32> -> tensor<1x8x5x5xf32>
+  return
+}
+
+// -----
+
+func.func @avg_pool_dilations_positive(%x: tensor<1x8x9x9xf32>) {
+  // expected-error @+1 {{'dilations' entries must be positive, got [0, 1]}}
+  %0 = tandem.avg_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 0, 1>} : tensor<1x8x9x9xf32> -> tensor<1x8x5x5xf32>
+  return
+}
+
+// -----
+
 func.func @pool_pads_vs_kernel(%x: tensor<1x8x9x9xf32>) {
   // expected-error @+1 {{pads [2, 2, 2, 2] must be smaller than the kernel [2, 2]}}
   %0 = tandem.max_pool2d %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 2, 2, 2, 2>, dilations = array<i64: 1, 1>} : tensor<1x8x9x9xf32> -> tensor<1x8x6x6xf32>

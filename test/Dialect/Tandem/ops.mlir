@@ -194,6 +194,8 @@ func.func @pool_and_norm(%x: tensor<1x8x9x9xf32>, %p: tensor<8xf32>,
   %1 = tandem.max_pool2d %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = true} : tensor<1x8x9x9xf32> -> tensor<1x8x5x5xf32>
   // CHECK: tandem.avg_pool2d %{{.*}} {count_include_pad = true, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x8x9x9xf32> -> tensor<1x8x9x9xf32>
   %2 = tandem.avg_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = true} : tensor<1x8x9x9xf32> -> tensor<1x8x9x9xf32>
+  // CHECK: tandem.avg_pool2d %{{.*}} {dilations = array<i64: 2, 3>, kernel_shape = array<i64: 3, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x9x9xf32> -> tensor<1x8x5x6xf32>
+  %dil = tandem.avg_pool2d %x {kernel_shape = array<i64: 3, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 2, 3>} : tensor<1x8x9x9xf32> -> tensor<1x8x5x6xf32>
   // CHECK: tandem.global_avg_pool %{{.*}} : tensor<1x8x9x9xf32> -> tensor<1x8x1x1xf32>
   %3 = tandem.global_avg_pool %x : tensor<1x8x9x9xf32> -> tensor<1x8x1x1xf32>
   // CHECK: tandem.batch_norm %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 1.000000e-03 : f32} : (tensor<1x8x9x9xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x9x9xf32>

@@ -919,12 +919,14 @@ def pool_ref(x, k, s, pads, dil, ceil, kind, include_pad=False):
             if kind == "max":
                 out[:, :, i, j] = win.max((2, 3))
             else:
-                he = min(hs + k[0], h + pads[2])
-                we = min(ws_ + k[1], w + pads[3])
+                # The divisor counts the taps in the input, or with
+                # include_pad in the padded input (never a ceil-mode
+                # window's overhang), as onnxruntime and PyTorch do.
                 if include_pad:
-                    cnt = (he - hs) * (we - ws_)
+                    cnt = (sum(r < h + pads[2] for r in rows) *
+                           sum(cc < w + pads[3] for cc in cols))
                 else:
-                    cnt = (min(he, h) - max(hs, 0)) * (min(we, w) - max(ws_, 0))
+                    cnt = len(vr) * len(vc)
                 out[:, :, i, j] = win.sum((2, 3)) / cnt
     return out
 
@@ -936,6 +938,8 @@ POOLS = [
     ((1, 2, 9, 6), (3, 2), (2, 1), (1, 0, 1, 1), (1, 1), True),
     ((1, 1, 10, 9), (3, 3), (3, 2), (1, 1, 0, 1), (2, 1), True),
     ((1, 3, 5, 5), (5, 5), (1, 1), (0, 0, 0, 0), (1, 1), False),
+    # Dilated in both dims with a ceil-mode overhang: 7 = 2 + 5, taps 0, 2.
+    ((1, 2, 7, 8), (2, 3), (2, 2), (1, 0, 1, 1), (2, 2), True),
 ]
 
 
@@ -961,17 +965,16 @@ def avg_pool():
     p = Prog()
     refs = []
     for xs, k, s, pd, dl, ceil in POOLS:
-        if dl != (1, 1):
-            continue
         for include in (False, True):
             x = rand(*xs)
             ref = pool_ref(x, k, s, pd, dl, ceil, "avg", include)
             j = lambda v: ", ".join(map(str, v))
+            dil = "" if dl == (1, 1) else f", dilations = array<i64: {j(dl)}>"
             v = p.op(f"tandem.avg_pool2d {p.const(x)} {{kernel_shape = "
                      f"array<i64: {j(k)}>, strides = array<i64: {j(s)}>, pads = "
                      f"array<i64: {j(pd)}>, ceil_mode = {str(ceil).lower()}, "
-                     f"count_include_pad = {str(include).lower()}}} : {t(xs)} -> "
-                     f"{t(ref.shape)}")
+                     f"count_include_pad = {str(include).lower()}{dil}}} : "
+                     f"{t(xs)} -> {t(ref.shape)}")
             p.out(v, ref.shape)
             refs.append(ref)
     return p, refs

@@ -471,6 +471,90 @@ COMPOSED = {
                                                "strides": [2, 2]}),
 }
 
+# 3-D convolutions and pools, dilated average and Lp pools, and their errors
+# (import-conv-pool.test).
+CONV_POOL = {
+    "cp_conv3d": lambda: model(
+        [helper.make_node("Conv", ["x", "w", "b"], ["y"], name="n", group=2,
+                          pads=[1, 0, 1, 0, 1, 1], strides=[2, 1, 2],
+                          dilations=[1, 2, 1])],
+        [tensor("x", [1, 4, 5, 6, 6])], [tensor("y", [1, 6, 2, 3, 3])],
+        [weight("w", 6, 2, 3, 3, 3), weight("b", 6)]),
+    "cp_conv3d_kd1": lambda: model(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="n")],
+        [tensor("x", [2, 3, 4, 5, 5])], [tensor("y", [2, 4, 4, 3, 3])],
+        [weight("w", 4, 3, 1, 3, 3)]),
+    "cp_maxpool3d": one_node("MaxPool", [("x", [1, 2, 4, 6, 6], F32)],
+                             ([1, 2, 2, 4, 4], F32),
+                             {"kernel_shape": [2, 3, 3],
+                              "strides": [2, 2, 2],
+                              "pads": [0, 1, 1, 0, 1, 1], "ceil_mode": 1}),
+    "cp_avgpool3d": one_node("AveragePool", [("x", [1, 2, 5, 4, 4], F32)],
+                             ([1, 2, 1, 2, 2], F32),
+                             {"kernel_shape": [3, 2, 2],
+                              "strides": [2, 2, 2], "dilations": [2, 1, 1],
+                              "count_include_pad": 1}),
+    "cp_avgpool_dilated": one_node("AveragePool", [("x", [1, 1, 6, 6], F32)],
+                                   ([1, 1, 3, 3], F32),
+                                   {"kernel_shape": [2, 2],
+                                    "strides": [2, 2], "pads": [1, 1, 1, 1],
+                                    "dilations": [2, 2]}),
+    "cp_lppool3d": one_node("LpPool", [("x", [1, 1, 4, 5, 5], F32)],
+                            ([1, 1, 3, 2, 2], F32),
+                            {"kernel_shape": [2, 2, 2], "p": 3,
+                             "strides": [1, 2, 2], "dilations": [1, 2, 2],
+                             "pads": [0, 0, 1, 0, 0, 0]}),
+    "cp_convtranspose3d": lambda: model(
+        [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="n",
+                          strides=[2, 1, 2], output_padding=[1, 0, 0])],
+        [tensor("x", [1, 2, 2, 3, 3])], [tensor("y", [1, 3, 5, 5, 7])],
+        [weight("w", 2, 3, 2, 3, 3)]),
+    "cp_maxpool_indices": lambda: model(
+        [helper.make_node("MaxPool", ["x"], ["y", "i"], name="n",
+                          kernel_shape=[2, 2], strides=[2, 2],
+                          pads=[1, 0, 0, 0], storage_order=1)],
+        [tensor("x", [1, 2, 3, 4])],
+        [tensor("y", [1, 2, 2, 2]), tensor("i", [1, 2, 2, 2], I64)]),
+    "cp_maxpool_indices_int": lambda: model(
+        [helper.make_node("MaxPool", ["x"], ["y", "i"], name="n",
+                          kernel_shape=[2, 2])],
+        [tensor("x", [1, 1, 3, 3], TensorProto.UINT8)],
+        [tensor("y", [1, 1, 2, 2], TensorProto.UINT8),
+         tensor("i", [1, 1, 2, 2], I64)]),
+    "cp_storage_order": one_node("MaxPool", [("x", [1, 1, 3, 3], F32)],
+                                 ([1, 1, 2, 2], F32),
+                                 {"kernel_shape": [2, 2],
+                                  "storage_order": 2}),
+    "cp_conv4d": lambda: model(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="n")],
+        [tensor("x", [1, 1, 3, 3, 3, 3])], [tensor("y", [1, 1, 2, 2, 2, 2])],
+        [weight("w", 1, 1, 2, 2, 2, 2)]),
+    "cp_conv3d_kernel": lambda: model(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="n",
+                          kernel_shape=[3, 3, 2])],
+        [tensor("x", [1, 2, 4, 4, 4])], [tensor("y", [1, 2, 2, 2, 3])],
+        [weight("w", 2, 2, 3, 3, 3)]),
+    "cp_conv3d_group": lambda: model(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="n", group=3)],
+        [tensor("x", [1, 4, 4, 4, 4])], [tensor("y", [1, 3, 2, 2, 2])],
+        [weight("w", 3, 1, 3, 3, 3)]),
+    "cp_conv3d_depth": lambda: model(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="n")],
+        [tensor("x", [1, 2, 2, 4, 4])], [tensor("y", [1, 2, 1, 2, 2])],
+        [weight("w", 2, 2, 3, 3, 3)]),
+    "cp_pool4d": one_node("MaxPool", [("x", [1, 1, 3, 3, 3, 3], F32)],
+                          ([1, 1, 2, 2, 2, 2], F32),
+                          {"kernel_shape": [2, 2, 2, 2]}),
+    "cp_lppool_window": one_node("LpPool", [("x", [1, 1, 3, 3, 3], F32)],
+                                 ([1, 1, 1, 1, 1], F32),
+                                 {"kernel_shape": [2, 2, 2],
+                                  "dilations": [3, 1, 1]}),
+    "cp_convtranspose4d": lambda: model(
+        [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="n")],
+        [tensor("x", [1, 1, 2, 2, 2, 2])], [tensor("y", [1, 1, 3, 3, 3, 3])],
+        [weight("w", 1, 1, 2, 2, 2, 2)]),
+}
+
 
 EINSUMS = {
     "e_matmul": ("bij, bjk -> bik", [(5, 2, 3), (5, 3, 4)]),
@@ -602,7 +686,7 @@ def main():
         elif name == "not_onnx":
             open(path, "w").write("this is a text file, not a model\n" * 4)
         else:
-            m = {**MODELS, **COMPOSED}[name]()
+            m = {**MODELS, **COMPOSED, **CONV_POOL}[name]()
             open(path, "wb").write(m.SerializeToString())
 
 

@@ -101,9 +101,26 @@ std::string onnx_import::onnxTypeName(int32_t onnxType) {
   if (onnx::TensorProto::DataType_IsValid(onnxType))
     return onnx::TensorProto::DataType_Name(
         static_cast<onnx::TensorProto::DataType>(onnxType));
-  // Types newer than the protobuf definitions we build against (FLOAT8*,
-  // INT4, ...) have no name here.
-  return "#" + std::to_string(onnxType);
+  // Types newer than the protobuf definitions we build against have no
+  // name there: the ones of onnx 1.17's TensorProto.DataType.
+  switch (onnxType) {
+  case 17:
+    return "FLOAT8E4M3FN";
+  case 18:
+    return "FLOAT8E4M3FNUZ";
+  case 19:
+    return "FLOAT8E5M2";
+  case 20:
+    return "FLOAT8E5M2FNUZ";
+  case 21:
+    return "UINT4";
+  case 22:
+    return "INT4";
+  case 23:
+    return "FLOAT4E2M1";
+  default:
+    return "#" + std::to_string(onnxType);
+  }
 }
 
 /// Bytes per element in the dense storage MLIR uses (1 for i1).

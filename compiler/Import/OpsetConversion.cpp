@@ -16,8 +16,48 @@
 #include <onnx/version_converter/convert.h>
 
 #include <exception>
+#include <set>
+#include <string>
 
 using namespace mlir;
+
+/// The first name `graph` uses (a node input or a graph output) that no
+/// graph input, initializer, earlier node output or enclosing scope
+/// defines, with what uses it; "" when every name is defined. onnx's
+/// version converter dereferences such names unchecked (a SEGV in
+/// graphProtoToGraph), and its checker does not catch all of them.
+static std::string undefinedName(const onnx::GraphProto &graph,
+                                 std::set<std::string> scope) {
+  for (const onnx::ValueInfoProto &input : graph.input())
+    scope.insert(input.name());
+  for (const onnx::TensorProto &init : graph.initializer())
+    scope.insert(init.name());
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    std::string who =
+        "node '" +
+        (node.name().empty() ? node.op_type() + "_" + std::to_string(index)
+                             : node.name()) +
+        "'";
+    for (const std::string &input : node.input())
+      if (!input.empty() && !scope.count(input))
+        return "input '" + input + "' of " + who;
+    for (const onnx::AttributeProto &attr : node.attribute()) {
+      if (attr.has_g())
+        if (std::string name = undefinedName(attr.g(), scope); !name.empty())
+          return name;
+      for (const onnx::GraphProto &g : attr.graphs())
+        if (std::string name = undefinedName(g, scope); !name.empty())
+          return name;
+    }
+    for (const std::string &output : node.output())
+      if (!output.empty())
+        scope.insert(output);
+  }
+  for (const onnx::ValueInfoProto &output : graph.output())
+    if (!scope.count(output.name()))
+      return "graph output '" + output.name() + "'";
+  return "";
+}
 
 LogicalResult mlir::tandem::onnx_import::convertOpset(onnx::ModelProto &model,
                                                       int64_t from, int64_t to,
@@ -48,6 +88,10 @@ LogicalResult mlir::tandem::onnx_import::convertOpset(onnx::ModelProto &model,
   } catch (...) {
     invalid = "unknown error";
   }
+  if (invalid.empty())
+    if (std::string name = undefinedName(model.graph(), {}); !name.empty())
+      invalid = name + " is not defined by any graph input, initializer or "
+                       "earlier node";
   if (!invalid.empty()) {
     invalid = invalid.substr(0, invalid.find('\n'));
     return emitError(fileLoc)

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/CPU/BarePointer.h"
+#include "codegen/CPU/OutlineCaptures.h"
 #include "codegen/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -47,20 +47,9 @@ std::optional<Captures> analyse(Operation *loop) {
   for (Value operand : loop->getOperands())
     used.insert(operand);
   Captures captures;
-  for (Value value : used) {
-    Operation *def = value.getDefiningOp();
-    if (def && def->getNumResults() == 1 &&
-        (matchPattern(def, m_Constant()) || isa<memref::GetGlobalOp>(def))) {
-      captures.rebuilds.push_back(def);
-      continue;
-    }
-    Type type = value.getType();
-    auto memref = dyn_cast<MemRefType>(type);
-    if (memref ? !tandem::isBarePointerMemRef(memref)
-               : !type.isIntOrIndexOrFloat())
-      return std::nullopt;
-    captures.arguments.push_back(value);
-  }
+  if (failed(tandem::sortCaptures(used.getArrayRef(), captures.rebuilds,
+                                  captures.arguments)))
+    return std::nullopt;
   return captures;
 }
 

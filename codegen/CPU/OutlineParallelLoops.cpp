@@ -25,7 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/CPU/BarePointer.h"
+#include "codegen/CPU/OutlineCaptures.h"
 #include "codegen/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -192,20 +192,9 @@ struct OutlineParallelLoopsPass
 
     llvm::SetVector<Value> captures;
     getUsedValuesDefinedAbove(loop.getRegion(), captures);
-    for (Value value : captures) {
-      Operation *def = value.getDefiningOp();
-      if (def && def->getNumResults() == 1 &&
-          (matchPattern(def, m_Constant()) || isa<memref::GetGlobalOp>(def))) {
-        plan.rebuilds.push_back(def);
-        continue;
-      }
-      Type type = value.getType();
-      auto memref = dyn_cast<MemRefType>(type);
-      if (memref ? !tandem::isBarePointerMemRef(memref)
-                 : !type.isIntOrIndexOrFloat())
-        return std::nullopt;
-      plan.arguments.push_back(value);
-    }
+    if (failed(tandem::sortCaptures(captures.getArrayRef(), plan.rebuilds,
+                                    plan.arguments)))
+      return std::nullopt;
     return plan;
   }
 

@@ -1,5 +1,9 @@
-//===- BarePointer.h - memrefs the bare-pointer convention passes -*- C++
-//-*-===//
+//===- OutlineCaptures.h - what an outlined loop takes along ----*- C++ -*-===//
+//
+// Shared by tandem-outline-parallel-loops and tandem-outline-loop-nests:
+// which values a loop moved into a function can receive as arguments.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef TANDEM_CODEGEN_CPU_OUTLINECAPTURES_H
 #define TANDEM_CODEGEN_CPU_OUTLINECAPTURES_H

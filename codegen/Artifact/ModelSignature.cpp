@@ -10,26 +10,9 @@ using namespace mlir;
 using namespace mlir::tandem;
 
 int64_t mlir::tandem::dtypeSize(tandem_dtype_t dtype) {
-  switch (dtype) {
-  case TANDEM_BOOL:
-  case TANDEM_I8:
-  case TANDEM_U8:
-    return 1;
-  case TANDEM_F16:
-  case TANDEM_BF16:
-  case TANDEM_I16:
-  case TANDEM_U16:
-    return 2;
-  case TANDEM_F32:
-  case TANDEM_I32:
-  case TANDEM_U32:
-    return 4;
-  case TANDEM_F64:
-  case TANDEM_I64:
-  case TANDEM_U64:
-    return 8;
-  }
-  llvm_unreachable("unknown dtype");
+  int64_t size = tandem_abi_dtype_size(dtype);
+  assert(size > 0 && "unknown dtype");
+  return size;
 }
 
 int64_t TensorSignature::bytes() const {
@@ -40,35 +23,7 @@ int64_t TensorSignature::bytes() const {
 }
 
 llvm::StringRef mlir::tandem::dtypeName(tandem_dtype_t dtype) {
-  switch (dtype) {
-  case TANDEM_F32:
-    return "f32";
-  case TANDEM_F16:
-    return "f16";
-  case TANDEM_BF16:
-    return "bf16";
-  case TANDEM_I64:
-    return "i64";
-  case TANDEM_I32:
-    return "i32";
-  case TANDEM_BOOL:
-    return "bool";
-  case TANDEM_F64:
-    return "f64";
-  case TANDEM_I8:
-    return "i8";
-  case TANDEM_U8:
-    return "u8";
-  case TANDEM_I16:
-    return "i16";
-  case TANDEM_U16:
-    return "u16";
-  case TANDEM_U32:
-    return "u32";
-  case TANDEM_U64:
-    return "u64";
-  }
-  llvm_unreachable("unknown dtype");
+  return tandem_abi_dtype_name(dtype);
 }
 
 llvm::StringRef mlir::tandem::dtypeCType(tandem_dtype_t dtype) {

@@ -55,6 +55,65 @@ typedef enum {
 /** The largest tandem_dtype_t value this runtime knows. */
 #define TANDEM_DTYPE_LAST TANDEM_U64
 
+/** Bytes per element of `dtype` (bool is one byte); 0 outside the enum.
+ *  The runtime's tandem_dtype_size and the compiler share it. */
+static inline int32_t tandem_abi_dtype_size(tandem_dtype_t dtype) {
+  switch (dtype) {
+  case TANDEM_F32:
+  case TANDEM_I32:
+  case TANDEM_U32:
+    return 4;
+  case TANDEM_F16:
+  case TANDEM_BF16:
+  case TANDEM_I16:
+  case TANDEM_U16:
+    return 2;
+  case TANDEM_I64:
+  case TANDEM_F64:
+  case TANDEM_U64:
+    return 8;
+  case TANDEM_BOOL:
+  case TANDEM_I8:
+  case TANDEM_U8:
+    return 1;
+  }
+  return 0;
+}
+
+/** "f32", "f16", ... of `dtype`; "unknown" outside the enum. The
+ *  runtime's tandem_dtype_name and the compiler share it. */
+static inline const char *tandem_abi_dtype_name(tandem_dtype_t dtype) {
+  switch (dtype) {
+  case TANDEM_F32:
+    return "f32";
+  case TANDEM_F16:
+    return "f16";
+  case TANDEM_BF16:
+    return "bf16";
+  case TANDEM_I64:
+    return "i64";
+  case TANDEM_I32:
+    return "i32";
+  case TANDEM_BOOL:
+    return "bool";
+  case TANDEM_F64:
+    return "f64";
+  case TANDEM_I8:
+    return "i8";
+  case TANDEM_U8:
+    return "u8";
+  case TANDEM_I16:
+    return "i16";
+  case TANDEM_U16:
+    return "u16";
+  case TANDEM_U32:
+    return "u32";
+  case TANDEM_U64:
+    return "u64";
+  }
+  return "unknown";
+}
+
 /** A statically shaped dense row-major tensor in a model's signature. All
  *  pointers refer to storage owned by the descriptor (constant data of the
  *  compiled model). `name` must not be NULL (tandem_model_create rejects a

@@ -191,6 +191,14 @@ out=$(.venv/bin/python test/e2e/run_e2e.py --tandemc build/bin/tandemc \
   mlp conv_bn_relu resnet18 mobilenet_v2 transformer_encoder) || rc=$?
 echo "$out"
 add_counts "$rc" "$out"
+echo "=== [gpu-e2e-two-gpus] two GPUs: one kind of op on /device:GPU:1, the rest on GPU:0"
+rc=0
+out=$(.venv/bin/python test/e2e/run_e2e.py --tandemc build/bin/tandemc \
+  --tandem-run build/bin/tandem-run --work build/gpu-e2e-two-gpus \
+  --models build/models --set "$MODEL_SET" --gpu two-gpus \
+  --devices emulated,cpu mlp resnet18 mobilenet_v2 transformer_encoder) || rc=$?
+echo "$out"
+add_counts "$rc" "$out"
 echo "=== [gpu-e2e-mapped] every op on the GPU, twins running the GPU kernels' mapping"
 rc=0
 out=$(.venv/bin/python test/e2e/run_e2e.py --tandemc build/bin/tandemc \

@@ -25,12 +25,15 @@ mlir::tandem::readDeviceProgram(ModuleOp module) {
   auto weights = dict.getAs<ArrayAttr>("weights");
   auto partitions = dict.getAs<ArrayAttr>("partitions");
   auto events = dict.getAs<IntegerAttr>("num_events");
-  auto arena = dict.getAs<IntegerAttr>("device_arena_bytes");
-  if (!kernels || !weights || !partitions || !events || !arena)
+  auto arena = dict.getAs<DenseI64ArrayAttr>("device_arena_sizes");
+  if (!kernels || !weights || !partitions || !events || !arena ||
+      arena.empty() ||
+      llvm::any_of(arena.asArrayRef(), [](int64_t bytes) { return bytes < 0; }))
     return malformed();
   DeviceProgram program;
   program.numEvents = events.getInt();
-  program.arenaBytes = arena.getInt();
+  for (int64_t bytes : arena.asArrayRef())
+    program.arenaBytes.push_back(static_cast<uint64_t>(bytes));
   for (Attribute k : kernels) {
     auto entry = dyn_cast<DictionaryAttr>(k);
     auto name = entry ? entry.getAs<StringAttr>("name") : StringAttr();
@@ -44,11 +47,14 @@ mlir::tandem::readDeviceProgram(ModuleOp module) {
     auto entry = dyn_cast<DictionaryAttr>(w);
     auto global =
         entry ? entry.getAs<FlatSymbolRefAttr>("global") : FlatSymbolRefAttr();
+    auto device = entry ? entry.getAs<IntegerAttr>("device") : IntegerAttr();
     auto offset = entry ? entry.getAs<IntegerAttr>("offset") : IntegerAttr();
     auto bytes = entry ? entry.getAs<IntegerAttr>("bytes") : IntegerAttr();
-    if (!global || !offset || !bytes)
+    if (!global || !device || !offset || !bytes || device.getInt() < 0 ||
+        device.getInt() >= static_cast<int64_t>(program.arenaBytes.size()))
       return malformed();
     program.weights.push_back({global.getValue().str(),
+                               static_cast<int32_t>(device.getInt()),
                                static_cast<uint64_t>(offset.getInt()),
                                static_cast<uint64_t>(bytes.getInt())});
   }

@@ -42,9 +42,10 @@ struct DeviceKernelInfo {
 };
 
 /// One weight uploaded when the model is created: the constant global
-/// holding its data and its place in the device arena.
+/// holding its data, the GPU whose arena holds it and its place there.
 struct DeviceWeightInfo {
   std::string global;
+  int32_t device = 0;
   uint64_t offset = 0, bytes = 0;
 };
 
@@ -53,7 +54,8 @@ struct DeviceProgram {
   std::vector<DeviceWeightInfo> weights;
   /// GPU and CPU partitions, in the order of the schedule.
   std::vector<std::string> partitions;
-  uint64_t arenaBytes = 0;
+  /// Per GPU (/device:GPU:0 first), the bytes of its device arena.
+  std::vector<uint64_t> arenaBytes;
   int32_t numEvents = 0;
 };
 

@@ -98,7 +98,10 @@ static AbiStruct deviceProgramLayout() {
            offsetof(tandem_device_program_t, device_arena_bytes),
            offsetof(tandem_device_program_t, num_events),
            offsetof(tandem_device_program_t, num_partitions),
-           offsetof(tandem_device_program_t, partition_names)},
+           offsetof(tandem_device_program_t, partition_names),
+           offsetof(tandem_device_program_t, num_devices),
+           offsetof(tandem_device_program_t, device_arena_sizes),
+           offsetof(tandem_device_program_t, weight_devices)},
           sizeof(tandem_device_program_t)};
 }
 
@@ -216,8 +219,9 @@ addDeviceProgram(llvm::Module &llvm, const std::string &model,
   auto *weightType = llvm::StructType::get(ctx, {i64, ptr, i64});
   if (failed(checkAbiLayout(dataLayout, weightType, deviceWeightLayout(), loc)))
     return failure();
-  llvm::SmallVector<llvm::Constant *> weights;
+  llvm::SmallVector<llvm::Constant *> weights, weightDevices, arenaSizes;
   for (const DeviceWeightInfo &weight : program.weights) {
+    weightDevices.push_back(llvm::ConstantInt::get(i32, weight.device));
     llvm::GlobalVariable *data =
         llvm.getGlobalVariable(weight.global, /*AllowInternal=*/true);
     if (!data)
@@ -231,24 +235,30 @@ addDeviceProgram(llvm::Module &llvm, const std::string &model,
   for (auto [i, name] : llvm::enumerate(program.partitions))
     names.push_back(string(name, prefix + "partition" + llvm::Twine(i)));
 
+  for (uint64_t bytes : program.arenaBytes)
+    arenaSizes.push_back(llvm::ConstantInt::get(i64, bytes));
+
   auto *programType = llvm::StructType::get(
-      ctx, {i32, ptr, i32, ptr, i32, ptr, i64, i32, i32, ptr});
+      ctx, {i32, ptr, i32, ptr, i32, ptr, i64, i32, i32, ptr, i32, ptr, ptr});
   if (failed(
           checkAbiLayout(dataLayout, programType, deviceProgramLayout(), loc)))
     return failure();
-  return static_cast<llvm::Constant *>(
-      global(llvm::ConstantStruct::get(
-                 programType, {llvm::ConstantInt::get(i32, kernels.size()),
-                               array(kernelType, kernels, prefix + "kernels"),
-                               llvm::ConstantInt::get(i32, imageList.size()),
-                               array(imageType, imageList, prefix + "images"),
-                               llvm::ConstantInt::get(i32, weights.size()),
-                               array(weightType, weights, prefix + "weights"),
-                               llvm::ConstantInt::get(i64, program.arenaBytes),
-                               llvm::ConstantInt::get(i32, program.numEvents),
-                               llvm::ConstantInt::get(i32, names.size()),
-                               array(ptr, names, prefix + "partition_names")}),
-             model + "_device_program"));
+  return static_cast<llvm::Constant *>(global(
+      llvm::ConstantStruct::get(
+          programType, {llvm::ConstantInt::get(i32, kernels.size()),
+                        array(kernelType, kernels, prefix + "kernels"),
+                        llvm::ConstantInt::get(i32, imageList.size()),
+                        array(imageType, imageList, prefix + "images"),
+                        llvm::ConstantInt::get(i32, weights.size()),
+                        array(weightType, weights, prefix + "weights"),
+                        llvm::ConstantInt::get(i64, program.arenaBytes.front()),
+                        llvm::ConstantInt::get(i32, program.numEvents),
+                        llvm::ConstantInt::get(i32, names.size()),
+                        array(ptr, names, prefix + "partition_names"),
+                        llvm::ConstantInt::get(i32, arenaSizes.size()),
+                        array(i64, arenaSizes, prefix + "arena_sizes"),
+                        array(i32, weightDevices, prefix + "weight_devices")}),
+      model + "_device_program"));
 }
 
 /// Adds `<name>_descriptor`, `<name>_entry` and, when asked,

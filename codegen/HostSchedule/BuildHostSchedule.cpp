@@ -1,8 +1,9 @@
 //===- BuildHostSchedule.cpp - the tandem-build-host-schedule pass --------===//
 //
 // Turns a bufferised model's transfers and partition calls into the
-// tandem_exec host schedule: copies on the h2d/d2h streams, launches on the
-// compute stream, the events between them, host waits and partition markers.
+// tandem_exec host schedule: per GPU, copies on its h2d/d2h streams and
+// launches on its compute stream, the events between them, host waits and
+// partition markers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,9 +61,11 @@ public:
   LogicalResult run();
 
 private:
-  StreamAttr stream(Stream s) { return StreamAttr::get(b.getContext(), s); }
-  Value record(Location loc, Stream s) {
-    return RecordOp::create(b, loc, eventType, stream(s));
+  StreamAttr stream(StreamKind kind, unsigned gpu) {
+    return StreamAttr::get(b.getContext(), kind, gpu);
+  }
+  Value record(Location loc, StreamKind kind, unsigned gpu) {
+    return RecordOp::create(b, loc, eventType, stream(kind, gpu));
   }
   /// The device buffer standing for the host-typed buffer `value`.
   FailureOr<Value> device(Value value, Operation *user);
@@ -113,7 +116,9 @@ void ScheduleBuilder::waitOnCompute(Location loc, ValueRange buffers) {
       continue;
     computePending.erase(buffer);
     if (computeWaited.insert(event).second)
-      WaitOp::create(b, loc, event, stream(Stream::Compute));
+      WaitOp::create(b, loc, event,
+                     stream(StreamKind::Compute,
+                            deviceIndexOf(buffer.getType()).value_or(0)));
   }
 }
 
@@ -141,7 +146,8 @@ void ScheduleBuilder::hostWaitBefore(Operation *op, bool mayWrite) {
 LogicalResult ScheduleBuilder::hoistArgumentCopies() {
   Block &body = func.getBody().front();
   b.setInsertionPointToStart(&body);
-  llvm::SmallVector<Value> targets;
+  // Per GPU, its copies, then one event.
+  llvm::MapVector<unsigned, llvm::SmallVector<Value>> targets;
   for (auto transfer : llvm::to_vector(body.getOps<TransferOp>())) {
     if (!transfer.getDst().isGPU() || !isa<BlockArgument>(transfer.getSource()))
       continue;
@@ -155,17 +161,19 @@ LogicalResult ScheduleBuilder::hoistArgumentCopies() {
         exec::AllocOp::create(b, alloc.getLoc(), type, IntegerAttr());
     deviceBuffer[alloc] = target;
     oldAllocs.insert(alloc);
+    unsigned gpu = transfer.getDst().getIndex();
     CopyOp::create(b, transfer.getLoc(), transfer.getSource(), target,
-                   stream(Stream::H2D), b.getI64IntegerAttr(memRefBytes(type)));
-    targets.push_back(target);
+                   stream(StreamKind::H2D, gpu),
+                   b.getI64IntegerAttr(memRefBytes(type)));
+    targets[gpu].push_back(target);
     transfer.erase();
   }
-  if (targets.empty())
-    return success();
-  Value event = record(func.getLoc(), Stream::H2D);
-  h2dEvents.insert(event);
-  for (Value target : targets)
-    computePending[target] = event;
+  for (auto &[gpu, copied] : targets) {
+    Value event = record(func.getLoc(), StreamKind::H2D, gpu);
+    h2dEvents.insert(event);
+    for (Value target : copied)
+      computePending[target] = event;
+  }
   return success();
 }
 
@@ -211,6 +219,9 @@ ScheduleBuilder::scheduleCopies(MutableArrayRef<TransferOp> group) {
   b.setInsertionPoint(group.back());
   Location loc = group.back().getLoc();
   bool h2d = group.front().getDst().isGPU();
+  // The batch's GPU: every transfer of a batch has the same one.
+  unsigned gpu = h2d ? group.front().getDst().getIndex()
+                     : group.front().getSrc().getIndex();
   if (h2d) {
     llvm::SmallVector<Value> targets;
     bool temporary = false;
@@ -220,13 +231,13 @@ ScheduleBuilder::scheduleCopies(MutableArrayRef<TransferOp> group) {
       if (failed(target))
         return failure();
       CopyOp::create(b, transfer.getLoc(), transfer.getSource(), *target,
-                     stream(Stream::H2D),
+                     stream(StreamKind::H2D, gpu),
                      b.getI64IntegerAttr(
                          memRefBytes(cast<MemRefType>(target->getType()))));
       targets.push_back(*target);
       temporary |= !isa<BlockArgument>(transfer.getSource());
     }
-    Value event = record(loc, Stream::H2D);
+    Value event = record(loc, StreamKind::H2D, gpu);
     h2dEvents.insert(event);
     if (temporary)
       h2dTemporaryEvents.insert(event);
@@ -243,8 +254,8 @@ ScheduleBuilder::scheduleCopies(MutableArrayRef<TransferOp> group) {
   }
   // A buffer copied back straight after its upload has not been waited for.
   waitOnCompute(loc, sources);
-  Value computed = record(loc, Stream::Compute);
-  WaitOp::create(b, loc, computed, stream(Stream::D2H));
+  Value computed = record(loc, StreamKind::Compute, gpu);
+  WaitOp::create(b, loc, computed, stream(StreamKind::D2H, gpu));
   // A download may write host memory an upload still reads, unless compute
   // (which the download waits for) has waited for that upload.
   for (Value event : h2dTemporaryEvents)
@@ -252,10 +263,11 @@ ScheduleBuilder::scheduleCopies(MutableArrayRef<TransferOp> group) {
       HostWaitOp::create(b, loc, event);
   for (auto [transfer, source] : llvm::zip(group, sources)) {
     CopyOp::create(
-        b, transfer.getLoc(), source, transfer.getTarget(), stream(Stream::D2H),
+        b, transfer.getLoc(), source, transfer.getTarget(),
+        stream(StreamKind::D2H, gpu),
         b.getI64IntegerAttr(memRefBytes(cast<MemRefType>(source.getType()))));
   }
-  Value event = record(loc, Stream::D2H);
+  Value event = record(loc, StreamKind::D2H, gpu);
   d2hEvents.insert(event);
   for (TransferOp transfer : group)
     hostPending[transfer.getTarget()] = event;
@@ -268,7 +280,8 @@ LogicalResult ScheduleBuilder::inlineGPUPartition(func::CallOp call,
   Location loc = call.getLoc();
   StringAttr name = callee.getSymNameAttr();
   DeviceAttr gpu = deviceOf(callee);
-  PartitionBeginOp::create(b, loc, name, stream(Stream::Compute));
+  PartitionBeginOp::create(b, loc, name,
+                           stream(StreamKind::Compute, gpu.getIndex()));
   IRMapping map;
   for (auto [arg, operand] :
        llvm::zip(callee.getArguments(), call.getOperands())) {
@@ -308,7 +321,7 @@ LogicalResult ScheduleBuilder::inlineGPUPartition(func::CallOp call,
       waitOnCompute(kernelCall.getLoc(), args);
       ArrayRef<int64_t> d = dims.asArrayRef();
       LaunchOp::create(b, kernelCall.getLoc(), kernelCall.getCalleeAttr(), args,
-                       stream(Stream::Compute),
+                       stream(StreamKind::Compute, gpu.getIndex()),
                        b.getDenseI64ArrayAttr(d.take_front(3)),
                        b.getDenseI64ArrayAttr(d.drop_front(3)));
     } else if (isa<memref::DeallocOp>(op)) {
@@ -324,7 +337,8 @@ LogicalResult ScheduleBuilder::inlineGPUPartition(func::CallOp call,
              << "' may only allocate buffers, read weights and call kernels";
     }
   }
-  PartitionEndOp::create(b, loc, name, stream(Stream::Compute));
+  PartitionEndOp::create(b, loc, name,
+                         stream(StreamKind::Compute, gpu.getIndex()));
   call.erase();
   return success();
 }
@@ -367,16 +381,18 @@ LogicalResult ScheduleBuilder::run() {
         isa<exec::AllocOp, CopyOp, RecordOp>(op))
       continue;
     if (auto transfer = dyn_cast<TransferOp>(op)) {
-      // A batch: consecutive transfers in one direction (allocations of
-      // their buffers may sit in between).
+      // A batch: consecutive transfers in one direction to or from one GPU
+      // (allocations of their buffers may sit in between).
       bool h2d = transfer.getDst().isGPU();
+      DeviceAttr gpu = h2d ? transfer.getDst() : transfer.getSrc();
       llvm::SmallVector<TransferOp> group = {transfer};
       size_t j = i + 1;
       for (; j < ops.size(); ++j) {
         if (isa<memref::AllocOp, exec::AllocOp>(ops[j]))
           continue;
         auto next = dyn_cast<TransferOp>(ops[j]);
-        if (!next || done.contains(next) || next.getDst().isGPU() != h2d)
+        if (!next || done.contains(next) || next.getDst().isGPU() != h2d ||
+            (h2d ? next.getDst() : next.getSrc()) != gpu)
           break;
         group.push_back(next);
       }

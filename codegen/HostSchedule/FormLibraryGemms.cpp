@@ -541,10 +541,10 @@ struct FormLibraryGemmsPass
     };
     auto gemm = GemmOp::create(
         builder, matmul.getLoc(), matmul.getKernelAttr(), a, b, bias, result,
-        StreamAttr::get(builder.getContext(), Stream::Compute), i64(g->batch),
-        i64(g->m), i64(g->n), i64(g->k), unit(g->transA), unit(g->transB),
-        i64(g->lda), i64(g->ldb), i64(g->ldc), i64(g->strideA), i64(g->strideB),
-        i64(g->strideC), builder.getStringAttr(kind), unit(allowTF32),
+        matmul.getStream(), i64(g->batch), i64(g->m), i64(g->n), i64(g->k),
+        unit(g->transA), unit(g->transB), i64(g->lda), i64(g->ldb), i64(g->ldc),
+        i64(g->strideA), i64(g->strideB), i64(g->strideC),
+        builder.getStringAttr(kind), unit(allowTF32),
         i64(1 + (fill ? 1 : 0) + (epilogueLaunch ? 1 : 0)));
     // The fallback: the replaced launches, in order, right after the gemm.
     Operation *after = gemm;

@@ -55,9 +55,12 @@ private:
     return LLVM::ConstantOp::create(b, loc, type,
                                     b.getIntegerAttr(type, value));
   }
-  Value stream(Location loc, Stream s) {
-    return constant(loc, i32, static_cast<int32_t>(s));
+  Value stream(Location loc, StreamAttr s) {
+    return constant(loc, i32, s.getRuntimeNumber());
   }
+  /// The address of GPU `gpu`'s device arena in this run, computed once at
+  /// the entry.
+  Value deviceBase(unsigned gpu);
   /// The number of `kernel` in the program's table (registered on first use).
   int64_t kernelIndex(StringAttr kernel, int64_t arity) {
     auto [it, inserted] = kernels.insert({kernel, arity});
@@ -76,7 +79,12 @@ private:
   llvm::MapVector<StringAttr, int64_t> kernels;
   int64_t numGemms = 0;
   llvm::SmallVector<Attribute> partitions, weights;
-  int64_t numEvents = 0, arenaBytes = 0;
+  int64_t numEvents = 0;
+  /// Per GPU, the bytes of its device arena.
+  llvm::SmallVector<int64_t> arenaBytes;
+  /// Per GPU, its arena's base address; the op after the last of them.
+  llvm::DenseMap<unsigned, Value> bases;
+  Operation *entryEnd = nullptr;
   std::string model;
 };
 } // namespace
@@ -96,6 +104,27 @@ void ScheduleLowering::call(Location loc, StringRef name, ValueRange args) {
   LLVM::LLVMFuncOp callee =
       runtimeFunction(name, LLVM::LLVMVoidType::get(b.getContext()), params);
   LLVM::CallOp::create(b, loc, callee, args);
+}
+
+Value ScheduleLowering::deviceBase(unsigned gpu) {
+  if (Value base = bases.lookup(gpu))
+    return base;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(entryEnd);
+  Location loc = entryEnd->getLoc();
+  Value base =
+      gpu == 0
+          ? LLVM::CallOp::create(
+                b, loc, runtimeFunction("tandem_sched_device_base", i64, {ptr}),
+                ValueRange{ctx})
+                .getResult()
+          : LLVM::CallOp::create(
+                b, loc,
+                runtimeFunction("tandem_sched_device_base_of", i64, {ptr, i32}),
+                ValueRange{ctx, constant(loc, i32, gpu)})
+                .getResult();
+  bases[gpu] = base;
+  return base;
 }
 
 Value ScheduleLowering::hostPointer(Location loc, Value memref) {
@@ -158,9 +187,16 @@ LogicalResult ScheduleLowering::lowerFunction(func::FuncOp func) {
                                  "(after '@"
                               << model << "'): one model per module";
   model = func.getSymName().str();
-  if (auto bytes = func->getAttrOfType<IntegerAttr>(
-          TandemExecDialect::getDeviceArenaBytesAttrName()))
-    arenaBytes = bytes.getInt();
+  if (Attribute sizes =
+          func->getAttr(TandemExecDialect::getDeviceArenaBytesAttrName())) {
+    auto array = dyn_cast<DenseI64ArrayAttr>(sizes);
+    if (!array || array.empty())
+      return func.emitOpError()
+             << "has a malformed '"
+             << TandemExecDialect::getDeviceArenaBytesAttrName()
+             << "' (an array of each GPU's arena bytes): " << sizes;
+    arenaBytes.assign(array.asArrayRef().begin(), array.asArrayRef().end());
+  }
 
   // The run's exec context: the trailing argument.
   MLIRContext *context = func.getContext();
@@ -175,13 +211,11 @@ LogicalResult ScheduleLowering::lowerFunction(func::FuncOp func) {
   }
   ctx = func.getArgument(nargs - 1);
 
+  // The entry: the arena bases (deviceBase) and the launches' argument
+  // arrays go before this marker, which is erased at the end.
   b.setInsertionPointToStart(&body);
   Location loc = func.getLoc();
-  Value base =
-      LLVM::CallOp::create(
-          b, loc, runtimeFunction("tandem_sched_device_base", i64, {ptr}),
-          ValueRange{ctx})
-          .getResult();
+  entryEnd = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(0));
 
   llvm::DenseMap<Value, Value> address;
   llvm::DenseMap<Value, int64_t> eventId;
@@ -195,8 +229,16 @@ LogicalResult ScheduleLowering::lowerFunction(func::FuncOp func) {
       if (!offset)
         return op->emitOpError()
                << "has no offset: run tandem-plan-device-memory first";
+      unsigned gpu = deviceIndexOf(buffer.getType()).value_or(0);
+      if (gpu >= arenaBytes.size())
+        return op->emitOpError()
+               << "is a buffer of GPU " << gpu << ", but '"
+               << TandemExecDialect::getDeviceArenaBytesAttrName() << "' sizes "
+               << arenaBytes.size()
+               << " arena(s): run tandem-plan-device-memory first";
       address[buffer] = LLVM::AddOp::create(
-          b, loc, base, constant(loc, i64, static_cast<int64_t>(*offset)));
+          b, loc, deviceBase(gpu),
+          constant(loc, i64, static_cast<int64_t>(*offset)));
       return success();
     };
     LogicalResult result =
@@ -207,9 +249,14 @@ LogicalResult ScheduleLowering::lowerFunction(func::FuncOp func) {
             .Case([&](WeightOp weight) {
               if (failed(deviceAddress(weight.getBuffer(), weight.getOffset())))
                 return failure();
-              if (weightSeen.insert(weight.getGlobal()).second)
+              unsigned gpu = deviceIndexOf(weight.getType()).value_or(0);
+              if (weightSeen
+                      .insert(
+                          (weight.getGlobal() + "@" + llvm::Twine(gpu)).str())
+                      .second)
                 weights.push_back(b.getDictionaryAttr(
                     {b.getNamedAttr("global", weight.getGlobalAttr()),
+                     b.getNamedAttr("device", b.getI64IntegerAttr(gpu)),
                      b.getNamedAttr("offset",
                                     b.getI64IntegerAttr(*weight.getOffset())),
                      b.getNamedAttr("bytes", b.getI64IntegerAttr(memRefBytes(
@@ -218,14 +265,14 @@ LogicalResult ScheduleLowering::lowerFunction(func::FuncOp func) {
             })
             .Case([&](CopyOp copy) {
               Value bytes = constant(loc, i64, copy.getBytes());
-              if (copy.getStream() == Stream::H2D)
+              if (copy.getStream().getKind() == StreamKind::H2D)
                 call(loc, "tandem_sched_copy_h2d",
-                     {ctx, stream(loc, Stream::H2D),
+                     {ctx, stream(loc, copy.getStream()),
                       address.lookup(copy.getTarget()),
                       hostPointer(loc, copy.getSource()), bytes});
               else
                 call(loc, "tandem_sched_copy_d2h",
-                     {ctx, stream(loc, Stream::D2H),
+                     {ctx, stream(loc, copy.getStream()),
                       hostPointer(loc, copy.getTarget()),
                       address.lookup(copy.getSource()), bytes});
               return success();
@@ -301,7 +348,7 @@ LogicalResult ScheduleLowering::lowerFunction(func::FuncOp func) {
               size_t n = std::max<size_t>(launch.getArgs().size(), 1);
               {
                 OpBuilder::InsertionGuard guard(b);
-                b.setInsertionPointAfter(base.getDefiningOp());
+                b.setInsertionPoint(entryEnd);
                 args = LLVM::AllocaOp::create(
                     b, loc, ptr, LLVM::LLVMArrayType::get(i64, n),
                     constant(loc, i64, 1), /*alignment=*/8);
@@ -331,7 +378,7 @@ LogicalResult ScheduleLowering::lowerFunction(func::FuncOp func) {
                    {ctx, constant(loc, i32, id),
                     constant(loc, i32,
                              begin.getStream()
-                                 ? static_cast<int32_t>(*begin.getStream())
+                                 ? begin.getStream()->getRuntimeNumber()
                                  : kNoStream)});
               return success();
             })
@@ -340,7 +387,7 @@ LogicalResult ScheduleLowering::lowerFunction(func::FuncOp func) {
                    {ctx, constant(loc, i32, partitionId.lookup(end.getName())),
                     constant(loc, i32,
                              end.getStream()
-                                 ? static_cast<int32_t>(*end.getStream())
+                                 ? end.getStream()->getRuntimeNumber()
                                  : kNoStream)});
               return success();
             })
@@ -351,6 +398,9 @@ LogicalResult ScheduleLowering::lowerFunction(func::FuncOp func) {
     if (failed(result))
       return failure();
   }
+  entryEnd->erase();
+  entryEnd = nullptr;
+  bases.clear();
   for (Operation *op : llvm::reverse(ops)) {
     if (!op->use_empty())
       return op->emitOpError()
@@ -378,8 +428,10 @@ void ScheduleLowering::recordProgram() {
            b.getNamedAttr("partitions", b.getArrayAttr(partitions)),
            b.getNamedAttr("weights", b.getArrayAttr(weights)),
            b.getNamedAttr("num_events", b.getI64IntegerAttr(numEvents)),
-           b.getNamedAttr("device_arena_bytes",
-                          b.getI64IntegerAttr(arenaBytes))}));
+           b.getNamedAttr("device_arena_sizes",
+                          b.getDenseI64ArrayAttr(
+                              arenaBytes.empty() ? llvm::ArrayRef<int64_t>{0}
+                                                 : arenaBytes))}));
 }
 
 namespace {

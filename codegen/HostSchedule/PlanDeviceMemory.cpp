@@ -1,8 +1,8 @@
 //===- PlanDeviceMemory.cpp - the tandem-plan-device-memory pass ----------===//
 //
 // Gives every device buffer of a host schedule (tandem_exec.alloc and
-// tandem_exec.weight) a static offset in the device arena, from lifetimes
-// over the schedule.
+// tandem_exec.weight) a static offset in the device arena of its GPU, from
+// lifetimes over the schedule.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,20 +32,33 @@ struct PlanDeviceMemoryPass
     for (Operation &op : body)
       position[&op] = last++;
 
-    // Weights first: one slot per global, live for the whole run.
-    llvm::MapVector<StringAttr, llvm::SmallVector<WeightOp>> weights;
+    // Each GPU has its own arena. Weights first: one slot per global and
+    // GPU, live for the whole run.
+    using WeightKey = std::pair<unsigned, StringAttr>;
+    llvm::MapVector<WeightKey, llvm::SmallVector<WeightOp>> weights;
     llvm::SmallVector<exec::AllocOp> allocs;
+    unsigned numGpus = 0;
+    auto gpuOf = [&](Type type) {
+      unsigned gpu = deviceIndexOf(type).value_or(0);
+      numGpus = std::max(numGpus, gpu + 1);
+      return gpu;
+    };
     for (Operation &op : body) {
       if (auto weight = dyn_cast<WeightOp>(op))
-        weights[weight.getGlobalAttr().getAttr()].push_back(weight);
+        weights[{gpuOf(weight.getType()), weight.getGlobalAttr().getAttr()}]
+            .push_back(weight);
       else if (auto alloc = dyn_cast<exec::AllocOp>(op))
-        allocs.push_back(alloc);
+        allocs.push_back(alloc), gpuOf(alloc.getType());
     }
     if (weights.empty() && allocs.empty())
       return success();
-    llvm::SmallVector<ArenaSlot> slots;
-    for (auto &[global, ops] : weights)
-      slots.push_back({memRefBytes(ops.front().getType()), 0, last});
+    // Per GPU, its slots; `owner` says which weight group or alloc each is.
+    llvm::SmallVector<llvm::SmallVector<ArenaSlot>> slots(numGpus);
+    llvm::SmallVector<std::pair<unsigned, size_t>> weightSlot, allocSlot;
+    for (auto &[key, ops] : weights) {
+      weightSlot.push_back({key.first, slots[key.first].size()});
+      slots[key.first].push_back({memRefBytes(ops.front().getType()), 0, last});
+    }
     for (exec::AllocOp alloc : allocs) {
       // Live from its first use to its last: buffers are often allocated
       // well before the launch that first writes them.
@@ -66,21 +79,22 @@ struct PlanDeviceMemoryPass
       // their place for the whole run.
       if (copied)
         start = 0, end = last;
-      slots.push_back(
+      unsigned gpu = gpuOf(alloc.getType());
+      allocSlot.push_back({gpu, slots[gpu].size()});
+      slots[gpu].push_back(
           {std::max<int64_t>(memRefBytes(alloc.getType()), 1), start, end});
     }
-    int64_t total = assignArenaOffsets(slots, alignment);
+    llvm::SmallVector<int64_t> totals;
+    for (auto &gpuSlots : slots)
+      totals.push_back(assignArenaOffsets(gpuSlots, alignment));
+    for (auto [group, place] : llvm::zip(weights, weightSlot))
+      for (WeightOp weight : group.second)
+        weight.setOffset(slots[place.first][place.second].offset);
+    for (auto [alloc, place] : llvm::zip(allocs, allocSlot))
+      alloc.setOffset(slots[place.first][place.second].offset);
     OpBuilder builder(func.getContext());
-    unsigned i = 0;
-    for (auto &[global, ops] : weights) {
-      for (WeightOp weight : ops)
-        weight.setOffset(slots[i].offset);
-      ++i;
-    }
-    for (exec::AllocOp alloc : allocs)
-      alloc.setOffset(slots[i++].offset);
     func->setAttr(TandemExecDialect::getDeviceArenaBytesAttrName(),
-                  builder.getI64IntegerAttr(total));
+                  builder.getDenseI64ArrayAttr(totals));
     return success();
   }
 

@@ -251,14 +251,20 @@ static void writeMemoryReport(const ModelSignature &sig,
      << "  weights (read-only, in the object):     " << bytes(sig.weightBytes)
      << "\n";
   if (program) {
-    uint64_t weights = 0;
-    for (const DeviceWeightInfo &weight : program->weights)
-      weights += weight.bytes;
-    os << "  device arena (GPU memory, allocated at creation, per run in "
-          "flight): "
-       << bytes(program->arenaBytes) << "\n"
-       << "    of which weights (uploaded once at creation): " << bytes(weights)
-       << "\n";
+    // One device arena per GPU; a single GPU keeps the one-line form.
+    bool several = program->arenaBytes.size() > 1;
+    for (auto [gpu, arena] : llvm::enumerate(program->arenaBytes)) {
+      uint64_t weights = 0;
+      for (const DeviceWeightInfo &weight : program->weights)
+        if (static_cast<size_t>(weight.device) == gpu)
+          weights += weight.bytes;
+      os << "  device arena"
+         << (several ? " of /device:GPU:" + std::to_string(gpu) : "")
+         << " (GPU memory, allocated at creation, per run in flight): "
+         << bytes(arena) << "\n"
+         << "    of which weights (uploaded once at creation): "
+         << bytes(weights) << "\n";
+    }
   }
   auto tensors = [&](llvm::StringRef kind,
                      llvm::ArrayRef<TensorSignature> list) {

@@ -184,23 +184,43 @@ static void buildSchedule(func::FuncOp func, std::vector<Partition> &partitions,
   // Where each original value is available: (value, device) -> value.
   llvm::DenseMap<std::pair<Value, Attribute>, Value> available;
   // Sends `values`, available on `source`, to every other device reading
-  // them: one batched transfer per destination.
+  // them: one batched transfer per destination. A value one GPU sends to
+  // another goes through the host (GPU -> host, then host -> GPU), as the
+  // placement cost model assumes (TargetConfig::transferUs): the host
+  // schedule copies only between the host and one GPU.
   auto distribute = [&](llvm::ArrayRef<Value> values, DeviceAttr source,
                         Location loc) {
-    llvm::MapVector<Attribute, llvm::SmallVector<Value>> byDestination;
+    llvm::MapVector<Attribute, llvm::SmallVector<Value>> byDestination,
+        fromHost;
+    llvm::SmallVector<Value> &toHost = byDestination[host];
     for (Value v : values)
-      for (Attribute device : readers.lookup(v))
-        if (device != source)
+      for (Attribute device : readers.lookup(v)) {
+        if (device == source)
+          continue;
+        if (source.isGPU() && cast<DeviceAttr>(device).isGPU()) {
+          if (!llvm::is_contained(toHost, v))
+            toHost.push_back(v);
+          fromHost[device].push_back(v);
+        } else if (!llvm::is_contained(byDestination[device], v)) {
           byDestination[device].push_back(v);
-    for (auto &[destination, group] : byDestination) {
+        }
+      }
+    auto send = [&](DeviceAttr from, Attribute destination,
+                    llvm::ArrayRef<Value> group) {
+      if (group.empty())
+        return;
       llvm::SmallVector<Value> inputs;
       for (Value v : group)
-        inputs.push_back(available.lookup({v, source}));
-      auto transfer = TransferOp::create(builder, loc, inputs, source,
+        inputs.push_back(available.lookup({v, from}));
+      auto transfer = TransferOp::create(builder, loc, inputs, from,
                                          cast<DeviceAttr>(destination));
       for (auto [v, copied] : llvm::zip(group, transfer.getResults()))
         available[{v, destination}] = copied;
-    }
+    };
+    for (auto &[destination, group] : byDestination)
+      send(source, destination, group);
+    for (auto &[destination, group] : fromHost)
+      send(host, destination, group);
   };
 
   llvm::SmallVector<Value> arguments(func.getArguments());

@@ -17,8 +17,10 @@ from typing import Optional
 
 from .errors import BY_CODE, TandemError
 
-# abi.h: TANDEM_ABI_VERSION and TANDEM_ABI_VERSION_CPU_ONLY.
-ABI_VERSION = 2
+# abi.h: TANDEM_ABI_VERSION, TANDEM_ABI_VERSION_ONE_GPU and
+# TANDEM_ABI_VERSION_CPU_ONLY.
+ABI_VERSION = 3
+ABI_VERSION_ONE_GPU = 2
 ABI_VERSION_CPU_ONLY = 1
 
 # tandem_dtype_t values -> names, as tandem_dtype_name spells them.
@@ -57,13 +59,22 @@ class DeviceImage(ctypes.Structure):
 
 
 class DeviceProgram(ctypes.Structure):
-    """tandem_device_program_t"""
+    """tandem_device_program_t up to `partition_names` (all an ABI-2
+    program has)."""
     _fields_ = [("num_kernels", _i32), ("kernels", _c_vp),
                 ("num_images", _i32), ("images", ctypes.POINTER(DeviceImage)),
                 ("num_weights", _i32), ("weights", _c_vp),
                 ("device_arena_bytes", _u64), ("num_events", _i32),
                 ("num_partitions", _i32),
                 ("partition_names", ctypes.POINTER(ctypes.c_char_p))]
+
+
+class DeviceProgramV3(ctypes.Structure):
+    """tandem_device_program_t of ABI version 3 (adds the GPUs)."""
+    _fields_ = DeviceProgram._fields_ + [
+        ("num_devices", _i32),
+        ("device_arena_sizes", ctypes.POINTER(_u64)),
+        ("weight_devices", ctypes.POINTER(_i32))]
 
 
 class ModelDescV2(ctypes.Structure):

@@ -156,11 +156,13 @@ class ModelInfo:
                                        path)
         v1 = ctypes.cast(ptr, ctypes.POINTER(_capi.ModelDescV1)).contents
         if v1.abi_version not in (_capi.ABI_VERSION,
+                                  _capi.ABI_VERSION_ONE_GPU,
                                   _capi.ABI_VERSION_CPU_ONLY):
             raise InvalidArgumentError(
-                "%s: descriptor ABI version %d, this package knows %d and %d"
-                % (path, v1.abi_version, _capi.ABI_VERSION,
-                   _capi.ABI_VERSION_CPU_ONLY))
+                "%s: descriptor ABI version %d, this package knows %d, %d "
+                "and %d" % (path, v1.abi_version, _capi.ABI_VERSION,
+                            _capi.ABI_VERSION_ONE_GPU,
+                            _capi.ABI_VERSION_CPU_ONLY))
         self._desc_ptr = ptr
         self.abi_version = int(v1.abi_version)
         self.name = (v1.name or b"").decode()
@@ -169,6 +171,9 @@ class ModelInfo:
         self.arena_bytes = int(v1.arena_bytes)
         self.weight_bytes = int(v1.weight_bytes)
         self.device_arena_bytes = 0
+        # Per GPU of the program (/device:GPU:0 first), its arena's bytes;
+        # device_arena_bytes is their sum.
+        self.device_arena_sizes: List[int] = []
         self.cuda_archs: List[str] = []
         self.partitions: List[str] = []
         self.has_device_program = False
@@ -177,7 +182,16 @@ class ModelInfo:
             if v2.device_program:
                 prog = v2.device_program.contents
                 self.has_device_program = True
-                self.device_arena_bytes = int(prog.device_arena_bytes)
+                if self.abi_version >= 3:
+                    prog3 = ctypes.cast(
+                        v2.device_program,
+                        ctypes.POINTER(_capi.DeviceProgramV3)).contents
+                    self.device_arena_sizes = [
+                        int(prog3.device_arena_sizes[i])
+                        for i in range(prog3.num_devices)]
+                else:
+                    self.device_arena_sizes = [int(prog.device_arena_bytes)]
+                self.device_arena_bytes = sum(self.device_arena_sizes)
                 archs = []
                 for i in range(prog.num_images):
                     arch = (prog.images[i].arch or b"").decode()

@@ -331,6 +331,7 @@ def test_gpu_partitions(mlp_gpu):
     assert info.placement == "gpu" and info.has_device_program
     assert "sm_90" in info.cuda_archs
     assert info.device_arena_bytes > 0
+    assert info.device_arena_sizes == [info.device_arena_bytes]
     x = rand(4, 16)
     ref = onnx_models.reference(mlp_gpu.proto, {"x": x})["y"]
     with tandem.load(mlp_gpu.path, device="emulated") as m:
@@ -350,3 +351,25 @@ def test_gpu_partitions(mlp_gpu):
         np.testing.assert_allclose(m(x), ref, rtol=RTOL, atol=ATOL)
     with pytest.raises(tandem.InvalidArgumentError, match="tpu"):
         tandem.load(mlp_gpu.path, device="tpu")
+
+
+def test_two_gpus(workdir):
+    """The MLP on two GPUs (its ReLU on /device:GPU:1, the rest on GPU:0):
+    one device arena per GPU, two emulated devices, and the CPU fallback."""
+    proto = onnx_models.mlp()
+    art = tandem.compile(proto, workdir / "mlp_two_gpus.so",
+                         name="mlp_two_gpus", input_shapes={"x": (4, 16)},
+                         target="cpu,gpu:sm_90,gpu:sm_90",
+                         place=["tandem.relu=gpu:1", "*=gpu:0"])
+    info = tandem.inspect(art.path)
+    assert len(info.device_arena_sizes) == 2
+    assert all(size > 0 for size in info.device_arena_sizes)
+    assert info.device_arena_bytes == sum(info.device_arena_sizes)
+    assert "mlp_two_gpus_p1_gpu1" in info.partitions
+    x = rand(4, 16)
+    ref = onnx_models.reference(proto, {"x": x})["y"]
+    with tandem.load(art.path, device="emulated") as m:
+        assert m.device == "emulated, emulated"
+        np.testing.assert_allclose(m(x), ref, rtol=RTOL, atol=ATOL)
+    with tandem.load(art.path, device="cpu") as m:
+        np.testing.assert_allclose(m(x), ref, rtol=RTOL, atol=ATOL)

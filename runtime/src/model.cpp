@@ -187,14 +187,16 @@ tandem_status_t validateDescriptor(const tandem_model_desc_t *desc) {
     return tandem_status_make(TANDEM_INVALID_ARGUMENT,
                               "model descriptor is NULL");
   if (desc->abi_version != TANDEM_ABI_VERSION &&
+      desc->abi_version != TANDEM_ABI_VERSION_ONE_GPU &&
       desc->abi_version != TANDEM_ABI_VERSION_CPU_ONLY)
     return tandem_status_make(
         TANDEM_INVALID_ARGUMENT,
         "model '%s' was compiled for runtime ABI version %u, but this "
-        "runtime implements ABI version %u (and %u for CPU-only models); "
-        "recompile the model",
+        "runtime implements ABI version %u (and %u for one-GPU models, %u "
+        "for CPU-only models); recompile the model",
         desc->name ? desc->name : "", desc->abi_version,
         static_cast<unsigned>(TANDEM_ABI_VERSION),
+        static_cast<unsigned>(TANDEM_ABI_VERSION_ONE_GPU),
         static_cast<unsigned>(TANDEM_ABI_VERSION_CPU_ONLY));
   if (!desc->name)
     return tandem_status_make(TANDEM_INVALID_ARGUMENT,
@@ -599,7 +601,7 @@ const char *tandem_model_device_name(const tandem_model_t *model) {
 }
 
 const char *tandem_model_fallback_reason(const tandem_model_t *model) {
-  if (!model || !isLive(model) || !model->program || model->program->device)
+  if (!model || !isLive(model) || !model->program || model->program->onDevice())
     return nullptr;
   return model->program->fallbackReason.c_str();
 }
@@ -761,9 +763,11 @@ tandem_status_t tandem_model_run_checked(tandem_model_t *model,
 
 tandem_stream_t *tandem_internal_model_stream(tandem_model_t *model, int slot,
                                               int stream) {
-  if (!model || !model->program || !model->program->device || slot < 0 ||
+  if (!model || !model->program || !model->program->onDevice() || slot < 0 ||
       static_cast<size_t>(slot) >= model->slots.size() || stream < 0 ||
-      stream >= tandem::sched::kNumStreams)
+      stream >= model->program->numDevices * tandem::sched::kNumStreams)
     return nullptr;
-  return model->slots[static_cast<size_t>(slot)]->streams[stream];
+  return model->slots[static_cast<size_t>(slot)]
+      ->devices[static_cast<size_t>(stream / tandem::sched::kNumStreams)]
+      .streams[stream % tandem::sched::kNumStreams];
 }

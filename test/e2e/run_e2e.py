@@ -6,7 +6,8 @@ usage: run_e2e.py --tandemc BIN --tandem-run BIN --work DIR
                   [--small base|dtypes] [--models DIR]
                   [--set ci|full|hub-ci|hub-full]
                   [--threads T,...]
-                  [--gpu all|island --devices D,... [--gpu-twins mapped]]
+                  [--gpu all|island|two-gpus --devices D,...
+                   [--gpu-twins mapped]]
                   [NAME...]
 
 Each case is an ONNX model: the small hand-built ones of
@@ -22,8 +23,10 @@ max|reference| if larger) at each of the
 
 With --gpu, models are compiled for --target=cpu,gpu:sm_90 with every op
 pinned to the GPU (`all`), or with one kind of op pinned to the CPU
-between GPU parts (`island`: GPU -> CPU -> GPU copies at every such op);
---devices then runs each on those tandem-run --device values (emulated:
+between GPU parts (`island`: GPU -> CPU -> GPU copies at every such op),
+or for two GPUs (`two-gpus`: --target=cpu,gpu:sm_90,gpu:sm_90, that kind of
+op on /device:GPU:1 and every other op on /device:GPU:0, so values cross
+between the GPUs through the host); --devices then runs each on those tandem-run --device values (emulated:
 separate device memory, streams on threads; cpu: the fallback), which must
 all match the reference and give bit-identical outputs. With
 --gpu-twins mapped, the kernels' CPU twins run the GPU kernels' own mapping
@@ -88,6 +91,10 @@ def gpu_flags(mode, name):
     if mode == "island":
         return ["--target=cpu,gpu:sm_90", "--place",
                 ISLAND.get(name, "tandem.relu") + "=cpu", "--place", "*=gpu"]
+    if mode == "two-gpus":
+        return ["--target=cpu,gpu:sm_90,gpu:sm_90", "--place",
+                ISLAND.get(name, "tandem.relu") + "=gpu:1", "--place",
+                "*=gpu:0"]
     return []
 
 
@@ -146,7 +153,7 @@ def main():
                         help="comma-separated tandem-run --threads values; "
                         "each must match the reference, and all must give "
                         "bit-identical outputs")
-    parser.add_argument("--gpu", choices=["none", "all", "island"],
+    parser.add_argument("--gpu", choices=["none", "all", "island", "two-gpus"],
                         default="none",
                         help="compile with GPU partitions (see above)")
     parser.add_argument("--gpu-twins", choices=["linalg", "mapped"],

@@ -429,6 +429,63 @@ TEST(DeviceProgramRuns, ErrorsNameTheCopyOrKernel) {
   }
 }
 
+TEST(DeviceProgramTwoGpus, RunsOnTwoDevicesAndTheCpu) {
+  // p0 on GPU 0 and p2 on GPU 1: two emulated devices with their own
+  // arenas, streams and events (random delays expose a missing order), or
+  // the CPU fallback with one host arena per GPU.
+  ScopedEnv delay("TANDEM_EMULATED_DELAY_US", "0-2000");
+  for (const char *device : {"emulated", "cpu"}) {
+    std::string trace = ::testing::TempDir() + "two_gpu_" + device + ".json";
+    tandem_model_options_t options = optionsFor(device);
+    options.trace_path = trace.c_str();
+    options.pipeline_depth = 2;
+    ModelPtr model = create(&gpu_test_two_gpu_descriptor, options);
+    ASSERT_TRUE(model);
+    EXPECT_STREQ(tandem_model_device_name(model.get()),
+                 std::string(device) == "emulated" ? "emulated, emulated"
+                                                   : "cpu");
+    for (int round = 0; round < 5; ++round)
+      EXPECT_EQ(runRound(model.get(), round), 0)
+          << device << " round " << round;
+    tandem_model_stats_t s = stats(model.get());
+    EXPECT_EQ(s.h2d_copies, 10u) << device;
+    EXPECT_EQ(s.d2h_copies, 10u) << device;
+    model.reset(); // writes the trace
+    std::string text = readFile(trace);
+    EXPECT_NE(text.find("slot 0: GPU:1 compute stream"), std::string::npos)
+        << device;
+    EXPECT_EQ(countOf(text, "\"name\":\"k1_relu\""), 5) << device;
+    std::remove(trace.c_str());
+  }
+}
+
+TEST(DeviceProgramTwoGpus, StreamsWaitOnlyForTheirGpusEvents) {
+  ModelPtr model =
+      create(&gpu_test_two_gpu_cross_wait_descriptor, optionsFor("emulated"));
+  ASSERT_TRUE(model);
+  Status result;
+  runRound(model.get(), 0, &result);
+  EXPECT_EQ(result.code, TANDEM_INTERNAL);
+  EXPECT_EQ(result.message,
+            "model 'gpu_test': wait: stream 3 (GPU 1) waits for event 1, "
+            "recorded on GPU 0: streams wait only for events of their own "
+            "GPU");
+}
+
+TEST(DeviceProgramTwoGpus, ValidatesWeightDevices) {
+  tandem_model_t *raw = nullptr;
+  tandem_model_options_t options = optionsFor("emulated");
+  Status result = take(tandem_model_create(
+      &gpu_test_two_gpu_bad_weight_descriptor, &options, &raw));
+  EXPECT_EQ(result.code, TANDEM_INVALID_ARGUMENT);
+  EXPECT_EQ(result.message, "model 'gpu_test': device program: weight 1 is "
+                            "on GPU 2, but the program has 2 GPUs");
+  EXPECT_EQ(raw, nullptr);
+  // Without a program (or beyond its GPUs) there is no arena base.
+  tandem_exec_ctx_t ctx = {};
+  EXPECT_EQ(tandem_sched_device_base_of(&ctx, 1), 0u);
+}
+
 TEST(DeviceProgramRuns, SchedWithoutAProgramFailsTheRun) {
   // A CPU-only model's context has no slot: calling tandem_sched_* is an
   // error of the run, not a crash.
@@ -480,24 +537,26 @@ TEST(DeviceProgramRuns, CudaWithoutADriverFallsBackToTheCpu) {
   if (cudaDriverPresent())
     GTEST_SKIP() << "a CUDA driver is installed";
   ScopedEnv quiet("TANDEM_QUIET", nullptr);
-  for (const char *device : {"cuda", "cuda:0", "auto"}) {
-    tandem_model_options_t options = optionsFor(device);
-    options.log_fallback = 1;
-    testing::internal::CaptureStderr();
-    ModelPtr model = create(&gpu_test_descriptor, options);
-    std::string log = testing::internal::GetCapturedStderr();
-    ASSERT_TRUE(model);
-    EXPECT_STREQ(tandem_model_device_name(model.get()), "cpu");
-    const char *reason = tandem_model_fallback_reason(model.get());
-    ASSERT_NE(reason, nullptr);
-    EXPECT_NE(std::string(reason).find("no CUDA driver (libcuda.so.1 not "
-                                       "found"),
-              std::string::npos)
-        << reason;
-    EXPECT_EQ(log, std::string("tandem: model 'gpu_test': ") + reason +
-                       "; running GPU partitions on the CPU\n");
-    EXPECT_EQ(runRound(model.get(), 0), 0);
-  }
+  for (const char *device : {"cuda", "cuda:0", "auto"})
+    for (const tandem_model_desc_t *desc :
+         {&gpu_test_descriptor, &gpu_test_two_gpu_descriptor}) {
+      tandem_model_options_t options = optionsFor(device);
+      options.log_fallback = 1;
+      testing::internal::CaptureStderr();
+      ModelPtr model = create(desc, options);
+      std::string log = testing::internal::GetCapturedStderr();
+      ASSERT_TRUE(model);
+      EXPECT_STREQ(tandem_model_device_name(model.get()), "cpu");
+      const char *reason = tandem_model_fallback_reason(model.get());
+      ASSERT_NE(reason, nullptr);
+      EXPECT_NE(std::string(reason).find("no CUDA driver (libcuda.so.1 not "
+                                         "found"),
+                std::string::npos)
+          << reason;
+      EXPECT_EQ(log, std::string("tandem: model 'gpu_test': ") + reason +
+                         "; running GPU partitions on the CPU\n");
+      EXPECT_EQ(runRound(model.get(), 0), 0);
+    }
   // Silenced by the option and by TANDEM_QUIET=1.
   testing::internal::CaptureStderr();
   ModelPtr silent = create(&gpu_test_descriptor, optionsFor("cuda"));

@@ -12,6 +12,10 @@
  * omits the compute stream's wait for the copy of x (a schedule bug the
  * emulated device's delays must expose), one that copies past the device
  * arena's end and one that launches a kernel that does not exist (errors).
+ * These are ABI version 2 programs (one GPU). The two-GPU variants (ABI
+ * version 3) run p2 on /device:GPU:1, with its own device arena (t, r) and
+ * streams 3 to 5; one of them makes GPU 1's compute stream wait for an
+ * event GPU 0 recorded, one puts a weight on a GPU the program lacks.
  *===----------------------------------------------------------------------===*/
 
 #include "GpuTestModel.h"
@@ -159,14 +163,125 @@ const tandem_model_desc_t gpu_test_no_program_descriptor = {
     noProgramEntry,     NULL};
 
 #define DESCRIPTOR(name, entryFn)                                              \
-  const tandem_model_desc_t name = {                                           \
-      TANDEM_ABI_VERSION, "gpu_test", 1,         1,       kInputs,             \
-      kOutputs,           2 * BYTES,  2 * BYTES, entryFn, &kProgram}
+  const tandem_model_desc_t name = {TANDEM_ABI_VERSION_ONE_GPU,                \
+                                    "gpu_test",                                \
+                                    1,                                         \
+                                    1,                                         \
+                                    kInputs,                                   \
+                                    kOutputs,                                  \
+                                    2 * BYTES,                                 \
+                                    2 * BYTES,                                 \
+                                    entryFn,                                   \
+                                    &kProgram}
 
 DESCRIPTOR(gpu_test_descriptor, correctEntry);
 DESCRIPTOR(gpu_test_no_wait_descriptor, noWaitEntry);
 DESCRIPTOR(gpu_test_bad_copy_descriptor, badCopyEntry);
 DESCRIPTOR(gpu_test_bad_kernel_descriptor, badKernelEntry);
+
+/* The two-GPU program: GPU 0 as above, GPU 1's arena holds t and r. */
+enum { T1 = 0, R1 = BYTES };
+enum TwoGpuVariant { TWO_CORRECT, TWO_CROSS_WAIT };
+
+static int32_t twoGpuEntry(const tandem_exec_ctx_t *ctx,
+                           const void *const *inputs, void *const *outputs,
+                           enum TwoGpuVariant variant) {
+  uint64_t base0 = tandem_sched_device_base_of(ctx, 0);
+  uint64_t base1 = tandem_sched_device_base_of(ctx, 1);
+  char *host = (char *)ctx->arena;
+
+  /* p0 on GPU 0: streams 0 compute, 1 h2d, 2 d2h. */
+  tandem_sched_copy_h2d(ctx, 1, base0 + X, inputs[0], BYTES);
+  tandem_sched_record(ctx, 0, 1);
+  tandem_sched_wait(ctx, 0, 0);
+  tandem_sched_partition_begin(ctx, 0, 0);
+  uint64_t k0Args[4] = {base0 + X, base0 + W, base0 + B, base0 + Y};
+  tandem_sched_launch(ctx, 0, 0, GPU_TEST_N / 256, 1, 1, 256, 1, 1, k0Args);
+  tandem_sched_partition_end(ctx, 0, 0);
+  tandem_sched_record(ctx, 1, 0);
+  tandem_sched_wait(ctx, 2, 1);
+  tandem_sched_copy_d2h(ctx, 2, host + HOST_Y, base0 + Y, BYTES);
+  tandem_sched_record(ctx, 2, 2);
+  tandem_sched_host_wait(ctx, 2);
+
+  /* p1 on the CPU. */
+  tandem_sched_partition_begin(ctx, 1, -1);
+  const float *y = (const float *)(host + HOST_Y);
+  float *t = (float *)(host + HOST_T);
+  for (int i = 0; i < GPU_TEST_N; ++i)
+    t[i] = -y[i];
+  tandem_sched_partition_end(ctx, 1, -1);
+
+  /* p2 on GPU 1: streams 3 compute, 4 h2d, 5 d2h. */
+  tandem_sched_copy_h2d(ctx, 4, base1 + T1, host + HOST_T, BYTES);
+  tandem_sched_record(ctx, 3, 4);
+  tandem_sched_wait(ctx, 3, variant == TWO_CROSS_WAIT ? 1 : 3);
+  tandem_sched_partition_begin(ctx, 2, 3);
+  uint64_t k1Args[2] = {base1 + T1, base1 + R1};
+  tandem_sched_launch(ctx, 3, 1, GPU_TEST_N / 256, 1, 1, 256, 1, 1, k1Args);
+  tandem_sched_partition_end(ctx, 2, 3);
+  tandem_sched_record(ctx, 4, 3);
+  tandem_sched_wait(ctx, 5, 4);
+  tandem_sched_copy_d2h(ctx, 5, outputs[0], base1 + R1, BYTES);
+  tandem_sched_record(ctx, 5, 5);
+  tandem_sched_host_wait(ctx, 5);
+  return 0;
+}
+
+static int32_t twoGpuCorrectEntry(const tandem_exec_ctx_t *ctx,
+                                  const void *const *inputs,
+                                  void *const *outputs) {
+  return twoGpuEntry(ctx, inputs, outputs, TWO_CORRECT);
+}
+static int32_t twoGpuCrossWaitEntry(const tandem_exec_ctx_t *ctx,
+                                    const void *const *inputs,
+                                    void *const *outputs) {
+  return twoGpuEntry(ctx, inputs, outputs, TWO_CROSS_WAIT);
+}
+
+static const char *const kTwoGpuPartitions[] = {
+    "gpu_test_p0_gpu0", "gpu_test_p1_cpu0", "gpu_test_p2_gpu1"};
+static const uint64_t kTwoGpuArenas[] = {6 * BYTES, 2 * BYTES};
+static const int32_t kTwoGpuWeightDevices[] = {0, 0};
+static const int32_t kBadWeightDevices[] = {0, 2};
+static const tandem_device_program_t kTwoGpuProgram = {2,
+                                                       kKernels,
+                                                       1,
+                                                       kImages,
+                                                       2,
+                                                       kWeights,
+                                                       6 * BYTES,
+                                                       6,
+                                                       3,
+                                                       kTwoGpuPartitions,
+                                                       2,
+                                                       kTwoGpuArenas,
+                                                       kTwoGpuWeightDevices};
+static const tandem_device_program_t kBadWeightProgram = {2,
+                                                          kKernels,
+                                                          1,
+                                                          kImages,
+                                                          2,
+                                                          kWeights,
+                                                          6 * BYTES,
+                                                          6,
+                                                          3,
+                                                          kTwoGpuPartitions,
+                                                          2,
+                                                          kTwoGpuArenas,
+                                                          kBadWeightDevices};
+
+#define TWO_GPU_DESCRIPTOR(name, entryFn, program)                             \
+  const tandem_model_desc_t name = {                                           \
+      TANDEM_ABI_VERSION, "gpu_test", 1,         1,       kInputs,             \
+      kOutputs,           2 * BYTES,  2 * BYTES, entryFn, &program}
+
+TWO_GPU_DESCRIPTOR(gpu_test_two_gpu_descriptor, twoGpuCorrectEntry,
+                   kTwoGpuProgram);
+TWO_GPU_DESCRIPTOR(gpu_test_two_gpu_cross_wait_descriptor, twoGpuCrossWaitEntry,
+                   kTwoGpuProgram);
+TWO_GPU_DESCRIPTOR(gpu_test_two_gpu_bad_weight_descriptor, twoGpuCorrectEntry,
+                   kBadWeightProgram);
 
 #ifdef GPU_TEST_SHARED_LIBRARY
 /* As a dlopen-able model for tandem-run: the weights are filled when the

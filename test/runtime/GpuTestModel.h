@@ -26,6 +26,13 @@ extern const tandem_model_desc_t gpu_test_bad_copy_descriptor;
 /** Launches kernel 7 of a program of 2. */
 extern const tandem_model_desc_t gpu_test_bad_kernel_descriptor;
 
+/** The same model with p2 on /device:GPU:1 (ABI version 3, two GPUs). */
+extern const tandem_model_desc_t gpu_test_two_gpu_descriptor;
+/** GPU 1's compute stream waits for an event recorded on GPU 0. */
+extern const tandem_model_desc_t gpu_test_two_gpu_cross_wait_descriptor;
+/** A weight on GPU 2 of a two-GPU program. */
+extern const tandem_model_desc_t gpu_test_two_gpu_bad_weight_descriptor;
+
 /** No device program, but an entry that calls tandem_sched_record. */
 extern const tandem_model_desc_t gpu_test_no_program_descriptor;
 

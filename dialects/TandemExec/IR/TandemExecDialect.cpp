@@ -24,12 +24,30 @@ using namespace mlir::tandem::exec;
 #define GET_TYPEDEF_CLASSES
 #include "dialects/TandemExec/IR/TandemExecTypes.cpp.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "dialects/TandemExec/IR/TandemExecAttrs.cpp.inc"
+
 void TandemExecDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "dialects/TandemExec/IR/TandemExecOps.cpp.inc"
       >();
   registerTypes();
+  registerAttributes();
+}
+
+void TandemExecDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialects/TandemExec/IR/TandemExecAttrs.cpp.inc"
+      >();
+}
+
+std::string StreamAttr::getLabel() const {
+  std::string label = stringifyStreamKind(getKind()).str();
+  if (getDevice() != 0)
+    label += "[" + std::to_string(getDevice()) + "]";
+  return label;
 }
 
 void TandemExecDialect::registerTypes() {
@@ -45,6 +63,12 @@ bool mlir::tandem::exec::isDeviceMemRef(Type type) {
     return false;
   auto device = dyn_cast_or_null<DeviceAttr>(memref.getMemorySpace());
   return device && device.isGPU();
+}
+
+std::optional<unsigned> mlir::tandem::exec::deviceIndexOf(Type type) {
+  if (!isDeviceMemRef(type))
+    return std::nullopt;
+  return cast<DeviceAttr>(cast<MemRefType>(type).getMemorySpace()).getIndex();
 }
 
 int64_t mlir::tandem::exec::memRefBytes(MemRefType type) {

@@ -1,6 +1,6 @@
 //===- TandemExecDialect.h - the host schedule dialect ----------*- C++ -*-===//
 //
-// Declares the tandem_exec dialect, its event type and its stream enum.
+// Declares the tandem_exec dialect, its event type and its stream attribute.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,11 +18,18 @@
 #define GET_TYPEDEF_CLASSES
 #include "dialects/TandemExec/IR/TandemExecTypes.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "dialects/TandemExec/IR/TandemExecAttrs.h.inc"
+
 namespace mlir::tandem::exec {
 
 /// Whether `type` is a memref in a GPU's memory space (a `#tandem.device`
 /// of kind GPU).
 bool isDeviceMemRef(Type type);
+
+/// The GPU number of a memref in a GPU's memory space (its `#tandem.device`
+/// index); std::nullopt for other memrefs.
+std::optional<unsigned> deviceIndexOf(Type type);
 
 /// Bytes of a statically shaped memref of int or float elements (i1 takes a
 /// byte); -1 for other element types (index, complex, ...). Ops verify that

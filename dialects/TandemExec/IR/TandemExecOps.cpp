@@ -16,8 +16,45 @@ using namespace mlir;
 using namespace mlir::tandem;
 using namespace mlir::tandem::exec;
 
+//===----------------------------------------------------------------------===//
+// Streams in op syntax: `compute` for GPU 0's, `compute[1]` for GPU 1's.
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseStream(OpAsmParser &parser, StreamAttr &stream) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<StreamKind> kind = symbolizeStreamKind(keyword);
+  if (!kind)
+    return parser.emitError(loc) << "unknown stream '" << keyword
+                                 << "' (expected compute, h2d or d2h)";
+  unsigned device = 0;
+  if (succeeded(parser.parseOptionalLSquare()) &&
+      (parser.parseInteger(device) || parser.parseRSquare()))
+    return failure();
+  stream = StreamAttr::get(parser.getContext(), *kind, device);
+  return success();
+}
+
+static void printStream(OpAsmPrinter &printer, Operation *, StreamAttr stream) {
+  printer << stream.getLabel();
+}
+
 #define GET_OP_CLASSES
 #include "dialects/TandemExec/IR/TandemExecOps.cpp.inc"
+
+/// Checks that the device buffer `type` (operand `what` of `op`) lives on the
+/// GPU of `stream`.
+static LogicalResult checkStreamDevice(Operation *op, StreamAttr stream,
+                                       Type type, const llvm::Twine &what) {
+  std::optional<unsigned> device = deviceIndexOf(type);
+  if (!device || *device == stream.getDevice())
+    return success();
+  return op->emitOpError() << "on stream " << stream.getLabel() << " (GPU "
+                           << stream.getDevice() << ") uses " << what
+                           << " of GPU " << *device << ": " << type;
+}
 
 /// Whether two memrefs hold the same data layout: shape and element type
 /// (memory spaces may differ).
@@ -106,14 +143,17 @@ LogicalResult CopyOp::verify() {
   if (!sameData(source, target))
     return emitOpError() << "copies " << source << " into " << target
                          << ": shapes and element types must match";
-  if (getStream() == Stream::Compute)
+  if (getStream().isCompute())
     return emitOpError() << "must run on the h2d or d2h stream, not compute";
-  bool h2d = getStream() == Stream::H2D;
+  bool h2d = getStream().getKind() == StreamKind::H2D;
   if (isDeviceMemRef(source) == h2d || isDeviceMemRef(target) != h2d)
-    return emitOpError() << "on " << stringifyStream(getStream())
+    return emitOpError() << "on " << getStream().getLabel()
                          << " must copy from "
                          << (h2d ? "host to device" : "device to host")
                          << " memory";
+  if (failed(checkStreamDevice(*this, getStream(), h2d ? target : source,
+                               "a device buffer")))
+    return failure();
   if (failed(checkElements(*this, source)))
     return failure();
   if (getBytes() != memRefBytes(source))
@@ -123,10 +163,19 @@ LogicalResult CopyOp::verify() {
 }
 
 LogicalResult WaitOp::verify() {
-  if (auto record = getEvent().getDefiningOp<RecordOp>())
-    if (record.getStream() == getStream())
-      return emitOpError() << "makes stream " << stringifyStream(getStream())
-                           << " wait for an event it recorded itself";
+  auto record = getEvent().getDefiningOp<RecordOp>();
+  if (!record)
+    return success();
+  if (record.getStream() == getStream())
+    return emitOpError() << "makes stream " << getStream().getLabel()
+                         << " wait for an event it recorded itself";
+  if (record.getStream().getDevice() != getStream().getDevice())
+    return emitOpError() << "makes stream " << getStream().getLabel()
+                         << " of GPU " << getStream().getDevice()
+                         << " wait for an event recorded on "
+                         << record.getStream().getLabel() << " of GPU "
+                         << record.getStream().getDevice()
+                         << ": a stream waits only for its own GPU's events";
   return success();
 }
 
@@ -141,12 +190,16 @@ LogicalResult LaunchOp::verify() {
       return emitOpError() << "has a " << what
                            << " dimension out of range (1..2^32-1)";
   }
-  if (getStream() != Stream::Compute)
+  if (!getStream().isCompute())
     return emitOpError() << "must run on the compute stream";
-  for (auto [i, arg] : llvm::enumerate(getArgs()))
+  for (auto [i, arg] : llvm::enumerate(getArgs())) {
     if (!isDeviceMemRef(arg.getType()))
       return emitOpError() << "argument " << i
                            << " is not a device buffer: " << arg.getType();
+    if (failed(checkStreamDevice(*this, getStream(), arg.getType(),
+                                 "argument " + llvm::Twine(i))))
+      return failure();
+  }
   return success();
 }
 
@@ -176,17 +229,16 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
 
 /// Checks a partition marker's stream: a GPU partition's launches run on the
 /// compute stream.
-static LogicalResult checkMarkerStream(Operation *op,
-                                       std::optional<Stream> stream) {
-  if (stream && *stream != Stream::Compute)
+static LogicalResult checkMarkerStream(Operation *op, StreamAttr stream) {
+  if (stream && !stream.isCompute())
     return op->emitOpError()
-           << "brackets a GPU partition on stream " << stringifyStream(*stream)
+           << "brackets a GPU partition on stream " << stream.getLabel()
            << "; launches run on compute";
   return success();
 }
 
 LogicalResult PartitionBeginOp::verify() {
-  if (failed(checkMarkerStream(*this, getStream())))
+  if (failed(checkMarkerStream(*this, getStreamAttr())))
     return failure();
   for (Operation *op = getOperation()->getNextNode(); op;
        op = op->getNextNode()) {
@@ -206,7 +258,7 @@ LogicalResult PartitionBeginOp::verify() {
 }
 
 LogicalResult PartitionEndOp::verify() {
-  if (failed(checkMarkerStream(*this, getStream())))
+  if (failed(checkMarkerStream(*this, getStreamAttr())))
     return failure();
   for (Operation *op = getOperation()->getPrevNode(); op;
        op = op->getPrevNode()) {
@@ -275,8 +327,15 @@ LogicalResult GemmOp::verify() {
   if (batch < 1 || m < 1 || n < 1 || k < 1)
     return emitOpError() << "needs batch, m, n and k of at least 1, got "
                          << batch << ", " << m << ", " << n << ", " << k;
-  if (getStream() != Stream::Compute)
+  if (!getStream().isCompute())
     return emitOpError() << "must run on the compute stream";
+  for (auto [what, value] : {std::pair<StringRef, Value>{"a", getA()},
+                             {"b", getB()},
+                             {"c", getC()},
+                             {"bias", getBias()}})
+    if (value && failed(checkStreamDevice(*this, getStream(), value.getType(),
+                                          "operand " + what)))
+      return failure();
   int64_t epilogue = getEpilogueCode();
   if (epilogue < 0)
     return emitOpError() << "has an unknown epilogue '" << getEpilogue()

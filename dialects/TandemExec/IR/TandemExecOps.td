@@ -124,9 +124,9 @@ def TandemExec_CopyOp : TandemExec_Op<"copy"> {
   let arguments = (ins
     Arg<AnyStaticShapeMemRef, "", [MemRead]>:$source,
     Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$target,
-    TandemExec_Stream:$stream, I64Attr:$bytes);
+    TandemExec_StreamAttr:$stream, I64Attr:$bytes);
   let assemblyFormat = [{
-    $source `,` $target `on` $stream `bytes` $bytes attr-dict `:`
+    $source `,` $target `on` custom<Stream>($stream) `bytes` $bytes attr-dict `:`
     type($source) `,` type($target)
   }];
   let hasVerifier = 1;
@@ -144,9 +144,9 @@ def TandemExec_RecordOp : TandemExec_Op<"record", [StreamEffects]> {
     %e = tandem_exec.record on h2d
     ```
   }];
-  let arguments = (ins TandemExec_Stream:$stream);
+  let arguments = (ins TandemExec_StreamAttr:$stream);
   let results = (outs TandemExec_EventType:$event);
-  let assemblyFormat = "`on` $stream attr-dict";
+  let assemblyFormat = "`on` custom<Stream>($stream) attr-dict";
 }
 
 def TandemExec_WaitOp : TandemExec_Op<"wait", [StreamEffects]> {
@@ -162,8 +162,8 @@ def TandemExec_WaitOp : TandemExec_Op<"wait", [StreamEffects]> {
     tandem_exec.wait %e on compute
     ```
   }];
-  let arguments = (ins TandemExec_EventType:$event, TandemExec_Stream:$stream);
-  let assemblyFormat = "$event `on` $stream attr-dict";
+  let arguments = (ins TandemExec_EventType:$event, TandemExec_StreamAttr:$stream);
+  let assemblyFormat = "$event `on` custom<Stream>($stream) attr-dict";
   let hasVerifier = 1;
 }
 
@@ -204,10 +204,10 @@ def TandemExec_LaunchOp : TandemExec_Op<"launch",
   let arguments = (ins FlatSymbolRefAttr:$kernel,
                        Arg<Variadic<AnyStaticShapeMemRef>, "",
                            [MemRead, MemWrite]>:$args,
-                       TandemExec_Stream:$stream,
+                       TandemExec_StreamAttr:$stream,
                        DenseI64ArrayAttr:$grid, DenseI64ArrayAttr:$block);
   let assemblyFormat = [{
-    $kernel `(` $args `)` `on` $stream `grid` $grid `block` $block attr-dict
+    $kernel `(` $args `)` `on` custom<Stream>($stream) `grid` $grid `block` $block attr-dict
     (`:` type($args)^)?
   }];
   let hasVerifier = 1;
@@ -261,7 +261,7 @@ def TandemExec_GemmOp : TandemExec_Op<"gemm",
                        Arg<AnyStaticShapeMemRef, "", [MemRead]>:$b,
                        Arg<Optional<AnyStaticShapeMemRef>, "", [MemRead]>:$bias,
                        Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$c,
-                       TandemExec_Stream:$stream,
+                       TandemExec_StreamAttr:$stream,
                        I64Attr:$batch, I64Attr:$m, I64Attr:$n, I64Attr:$k,
                        UnitAttr:$trans_a, UnitAttr:$trans_b,
                        I64Attr:$lda, I64Attr:$ldb, I64Attr:$ldc,
@@ -269,7 +269,7 @@ def TandemExec_GemmOp : TandemExec_Op<"gemm",
                        I64Attr:$stride_c, StrAttr:$epilogue, UnitAttr:$tf32,
                        I64Attr:$fallback);
   let assemblyFormat = [{
-    $kernel `(` $a `,` $b (`,` `bias` $bias^)? `)` `->` $c `on` $stream
+    $kernel `(` $a `,` $b (`,` `bias` $bias^)? `)` `->` $c `on` custom<Stream>($stream)
     attr-dict `:` type($a) `,` type($b) (`,` type($bias)^)? `->` type($c)
     `fallback` $fallback
   }];
@@ -299,8 +299,8 @@ def TandemExec_PartitionBeginOp : TandemExec_Op<"partition_begin", [StreamEffect
     tandem_exec.partition_begin "m_p1_cpu0"
     ```
   }];
-  let arguments = (ins StrAttr:$name, OptionalAttr<TandemExec_Stream>:$stream);
-  let assemblyFormat = "$name (`on` $stream^)? attr-dict";
+  let arguments = (ins StrAttr:$name, OptionalAttr<TandemExec_StreamAttr>:$stream);
+  let assemblyFormat = "$name (`on` custom<Stream>($stream)^)? attr-dict";
   let hasVerifier = 1;
 }
 
@@ -316,8 +316,8 @@ def TandemExec_PartitionEndOp : TandemExec_Op<"partition_end", [StreamEffects]> 
     tandem_exec.partition_end "m_p0_gpu0" on compute
     ```
   }];
-  let arguments = (ins StrAttr:$name, OptionalAttr<TandemExec_Stream>:$stream);
-  let assemblyFormat = "$name (`on` $stream^)? attr-dict";
+  let arguments = (ins StrAttr:$name, OptionalAttr<TandemExec_StreamAttr>:$stream);
+  let assemblyFormat = "$name (`on` custom<Stream>($stream)^)? attr-dict";
   let hasVerifier = 1;
 }
 

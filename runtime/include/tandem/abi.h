@@ -22,14 +22,26 @@ extern "C" {
 #endif
 
 /** Version of the descriptor/entry ABI in this header. Version 2 added the
- *  trailing `device_program` field of tandem_model_desc_t. tandem_model_create
- *  accepts TANDEM_ABI_VERSION and TANDEM_ABI_VERSION_CPU_ONLY (1: the
- *  descriptor ends before `device_program`, which is then never read) and
- *  rejects any other version. */
-#define TANDEM_ABI_VERSION 2
-/** The previous ABI version, still accepted: a CPU-only descriptor without
- *  the `device_program` field. */
+ *  trailing `device_program` field of tandem_model_desc_t; version 3 the
+ *  trailing multi-GPU fields of tandem_device_program_t (`num_devices`,
+ *  `device_arena_sizes`, `weight_devices`). tandem_model_create accepts
+ *  TANDEM_ABI_VERSION, TANDEM_ABI_VERSION_ONE_GPU (2: the program ends
+ *  before `num_devices` and runs on one GPU) and TANDEM_ABI_VERSION_CPU_ONLY
+ *  (1: the descriptor ends before `device_program`, which is then never
+ *  read) and rejects any other version. */
+#define TANDEM_ABI_VERSION 3
+/** The previous ABI version, still accepted: a device program for one GPU,
+ *  without the fields version 3 appended. */
+#define TANDEM_ABI_VERSION_ONE_GPU 2
+/** The first ABI version, still accepted: a CPU-only descriptor without the
+ *  `device_program` field. */
 #define TANDEM_ABI_VERSION_CPU_ONLY 1
+
+/** Streams per GPU of a device program. The host schedule numbers the
+ *  streams of GPU d (its /device:GPU:d) d * TANDEM_STREAMS_PER_DEVICE + k,
+ *  with k TANDEM_STREAM_COMPUTE, TANDEM_STREAM_H2D or TANDEM_STREAM_D2H. */
+#define TANDEM_STREAMS_PER_DEVICE 3
+enum { TANDEM_STREAM_COMPUTE = 0, TANDEM_STREAM_H2D = 1, TANDEM_STREAM_D2H = 2 };
 
 /** Alignment, in bytes, of every arena (owned or caller-supplied). */
 #define TANDEM_ARENA_ALIGNMENT 64
@@ -221,6 +233,14 @@ typedef struct {
   int32_t num_events;
   int32_t num_partitions;             /* GPU and CPU partitions, in order */
   const char *const *partition_names; /* e.g. "model_p0_gpu0" */
+  /* ABI version 3 only (absent from version-2 programs, which run on one
+   * GPU): the GPUs the program runs on, /device:GPU:0 .. num_devices - 1,
+   * each with its own device arena (device_arena_bytes is GPU 0's), and the
+   * GPU whose arena holds each weight (a weight two GPUs read is listed
+   * once per GPU). */
+  int32_t num_devices;                /* >= 1 */
+  const uint64_t *device_arena_sizes; /* num_devices sizes */
+  const int32_t *weight_devices;      /* num_weights GPU numbers */
 } tandem_device_program_t;
 
 /** The compiler emits one of these per model, as a constant global named
@@ -241,7 +261,7 @@ typedef struct tandem_model_desc_t {
    * at a time per exec context. */
   int32_t (*entry)(const tandem_exec_ctx_t *ctx, const void *const *inputs,
                    void *const *outputs);
-  /* ABI version 2 only (absent from version-1 descriptors): the GPU
+  /* ABI version 2 and later (absent from version-1 descriptors): the GPU
    * partitions' program, NULL for a CPU-only model. */
   const tandem_device_program_t *device_program;
 } tandem_model_desc_t;

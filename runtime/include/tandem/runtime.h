@@ -311,8 +311,8 @@ TANDEM_API void tandem_model_options_init(tandem_model_options_t *options);
  *  always detect. */
 typedef struct tandem_model_s tandem_model_t;
 
-/** Validates `desc` (non-NULL, abi_version TANDEM_ABI_VERSION or
- *  TANDEM_ABI_VERSION_CPU_ONLY, a name, an entry, well-formed tensor
+/** Validates `desc` (non-NULL, abi_version TANDEM_ABI_VERSION,
+ *  TANDEM_ABI_VERSION_ONE_GPU or TANDEM_ABI_VERSION_CPU_ONLY, a name, an entry, well-formed tensor
  *  descriptions: non-NULL names, known dtypes, rank >= 0, extents >= 0 whose
  *  product fits int64_t; a consistent device program) and `options` (NULL =
  *  defaults; a caller arena must be 64-byte aligned and at least
@@ -322,9 +322,13 @@ typedef struct tandem_model_s tandem_model_t;
  *  desc->arena_bytes (slot 0 uses the caller's arena if given), allocated
  *  once here. With a device program it also chooses the device (see
  *  tandem_model_options_t::device; no CUDA driver or GPU: the CPU fallback,
- *  logged once on stderr unless silenced), loads the module, and gives each
- *  slot its device arena with the weights uploaded, 3 streams, the events
- *  and pinned staging. An unknown device spec gives
+ *  logged once on stderr unless silenced) for each GPU of the program, loads
+ *  the module on each, and gives each slot, per GPU, its device arena with
+ *  its weights uploaded, 3 streams and the events, and pinned staging. A
+ *  program with several GPUs opens one device per GPU: "emulated" opens an
+ *  emulated device for each; CUDA ("auto", "cuda", "cuda:N") opens
+ *  consecutive ordinals from the first GPU's, and a GPU beyond the
+ *  machine's last device shares the first GPU's device (logged). An unknown device spec gives
  *  TANDEM_INVALID_ARGUMENT. On success *out owns the instance (release with
  *  tandem_model_destroy); on failure *out is NULL. `desc` and a caller arena
  *  must outlive the instance; the instance never frees them. Thread-safe:
@@ -455,9 +459,13 @@ TANDEM_API tandem_status_t tandem_model_wait(tandem_run_t *ticket);
  *===------------------------------------------------------------------===*
  *
  * The entry of a model with a device program calls these with the exec
- * context it was given (docs/GPU.md). Streams: 0 compute, 1 host-to-device,
- * 2 device-to-host. Events 0..num_events-1 belong to the run. A device
- * pointer is tandem_sched_device_base(ctx) + an offset in the device arena.
+ * context it was given (docs/GPU.md). Streams of GPU 0: 0 compute,
+ * 1 host-to-device, 2 device-to-host; GPU d's are 3d, 3d+1 and 3d+2
+ * (TANDEM_STREAMS_PER_DEVICE). Events 0..num_events-1 belong to the run;
+ * a stream waits only for events recorded on its own GPU. A device pointer
+ * of GPU d is tandem_sched_device_base_of(ctx, d) + an offset in that GPU's
+ * device arena, and every device pointer a call passes lies in the arena of
+ * its stream's GPU.
  * None returns an error: the first failure of a run (a bad stream or event
  * number, a failed copy or launch) is recorded in the run's slot, later
  * calls of that run do nothing, and the run returns TANDEM_INTERNAL with a
@@ -466,9 +474,14 @@ TANDEM_API tandem_status_t tandem_model_wait(tandem_run_t *ticket);
  * do nothing. Called by the one thread running the entry.
  */
 
-/** The device address of the run's device arena (CPU fallback: its host
- *  address); 0 when ctx has no device program. */
+/** The device address of GPU 0's device arena for the run (CPU fallback:
+ *  its host address); 0 when ctx has no device program. */
 TANDEM_API uint64_t tandem_sched_device_base(const tandem_exec_ctx_t *ctx);
+
+/** The same for GPU `device` of the program; 0 when ctx has no device
+ *  program or the program has no such GPU. */
+TANDEM_API uint64_t tandem_sched_device_base_of(const tandem_exec_ctx_t *ctx,
+                                                int32_t device);
 
 /** Enqueues a copy of `bytes` from host `src` to device address `dst` on
  *  `stream`. A source outside the run's host arena (a caller's input) is

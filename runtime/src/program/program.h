@@ -3,13 +3,15 @@
 // A model instance runs on slots: slot 0 serves tandem_model_run, and
 // tandem_model_run_async keeps up to pipeline_depth slots in flight. Each
 // slot owns what one run needs: a host arena, and for a model with a device
-// program, a region of device memory holding the device arena (weights
-// included), three streams, the program's events, pinned staging for
-// copies, and the CUDA Graphs of its GPU partitions. The tandem_sched_*
-// functions (sched.cpp) find the slot in tandem_exec_ctx_t::reserved[1].
+// program, per GPU of the program a region of device memory holding that
+// GPU's device arena (its weights included), three streams and the
+// program's events, plus pinned staging for copies and the CUDA Graphs of
+// its GPU partitions. The tandem_sched_* functions (sched.cpp) find the slot
+// in tandem_exec_ctx_t::reserved[1].
 //
-// A Program is the instance-wide part: the chosen device (NULL: the CPU
-// fallback), the loaded module and its kernels, counters and the trace.
+// A Program is the instance-wide part: per GPU of the program the opened
+// device, its loaded module and kernels (none: the CPU fallback), counters
+// and the trace.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,24 +38,46 @@ struct Stats {
       d2hCopies{0}, d2hBytes{0}, stagedBytes{0};
 };
 
-/// The streams of a run, by ABI number.
-constexpr int kComputeStream = 0;
-constexpr int kNumStreams = 3;
+/// The streams of one GPU, by ABI number within the GPU (abi.h).
+constexpr int kComputeStream = TANDEM_STREAM_COMPUTE;
+constexpr int kNumStreams = TANDEM_STREAMS_PER_DEVICE;
+/// The most GPUs one program may use.
+constexpr int kMaxDevices = 16;
+
+/// One GPU of a program as opened on this machine.
+struct ProgramDevice {
+  tandem_device_t *device = nullptr;
+  tandem_device_module_t *module = nullptr;
+  std::vector<tandem_device_kernel_t *> kernels;
+};
 
 /// The instance-wide state of a device program.
 struct Program {
   const tandem_model_desc_t *desc = nullptr;
   const tandem_device_program_t *program = nullptr;
-  /// NULL: the CPU fallback.
-  tandem_device_t *device = nullptr;
+  /// The program's GPUs (/device:GPU:0 ...), from the descriptor: one for
+  /// an ABI version 2 program.
+  int32_t numDevices = 1;
+  /// Per GPU, the bytes of its device arena; per weight, its GPU.
+  std::vector<uint64_t> arenaBytes;
+  std::vector<int32_t> weightDevices;
+  /// Per GPU, the device it runs on; empty on the CPU fallback.
+  std::vector<ProgramDevice> devices;
+  /// "cpu", or the devices' names ("emulated", "cuda:0 (...)", joined with
+  /// ", " for more than one GPU).
   std::string deviceName = "cpu";
   /// Non-empty on the CPU fallback.
   std::string fallbackReason;
-  tandem_device_module_t *module = nullptr;
-  std::vector<tandem_device_kernel_t *> kernels;
   bool graphs = true;
   Stats *stats = nullptr;
   Trace *trace = nullptr;
+
+  bool onDevice() const { return !devices.empty(); }
+  /// The device that allocates pinned host memory (GPU 0's); NULL on the
+  /// CPU fallback.
+  tandem_device_t *hostDevice() const {
+    return devices.empty() ? nullptr : devices.front().device;
+  }
 };
 
 /// One kernel launch or library GEMM as the entry asked for it.
@@ -97,14 +121,21 @@ struct Slot {
   void *pinnedArena = nullptr; // tandem_device_host_alloc
   uint64_t arenaBytes = 0;
 
-  // Device program state.
-  uint64_t deviceBase = 0;              // device address, or host address
-  tandem_device_ptr_t deviceMemory = 0; // the allocation (device)
-  void *hostDeviceArena = nullptr;      // the CPU fallback's "device" arena
-  tandem_stream_t *streams[kNumStreams] = {};
-  std::vector<tandem_event_t *> events;
-  std::vector<tandem_event_t *> copyEvents; // for PendingCopy
-  size_t nextCopyEvent = 0;
+  /// Device program state of one GPU of the program.
+  struct Device {
+    uint64_t base = 0;              // device address, or host address
+    tandem_device_ptr_t memory = 0; // the allocation (device)
+    void *hostArena = nullptr;      // the CPU fallback's "device" arena
+    tandem_stream_t *streams[kNumStreams] = {};
+    /// The program's events, created on this GPU: an event is recorded on
+    /// the GPU of its stream (lastRecord), and waited for there.
+    std::vector<tandem_event_t *> events;
+    std::vector<tandem_event_t *> copyEvents; // for PendingCopy
+    size_t nextCopyEvent = 0;
+  };
+  std::vector<Device> devices;
+  /// Per event, the GPU of its latest record (-1: none this run).
+  std::vector<int32_t> lastRecord;
   struct Chunk {
     void *data;
     uint64_t bytes;

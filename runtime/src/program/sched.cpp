@@ -76,13 +76,30 @@ Slot *activeSlot(const tandem_exec_ctx_t *ctx, const char *function) {
   return slot->error.empty() ? slot : nullptr;
 }
 
-bool onDevice(const Slot *slot) { return slot->program->device != nullptr; }
+bool onDevice(const Slot *slot) { return slot->program->onDevice(); }
+
+/// The GPU of schedule stream `stream` and its handle (abi.h numbers GPU
+/// d's streams from d * TANDEM_STREAMS_PER_DEVICE).
+int32_t gpuOf(int32_t stream) { return stream / kNumStreams; }
+Slot::Device &slotGpu(Slot *slot, int32_t stream) {
+  return slot->devices[static_cast<size_t>(gpuOf(stream))];
+}
+tandem_stream_t *streamHandle(Slot *slot, int32_t stream) {
+  return slotGpu(slot, stream).streams[stream % kNumStreams];
+}
 
 bool checkStream(Slot *slot, int32_t stream, const char *function) {
-  if (stream >= 0 && stream < kNumStreams)
+  int32_t gpus = slot->program->numDevices;
+  if (stream >= 0 && stream < gpus * kNumStreams)
     return true;
-  fail(slot, "%s: stream %d does not exist (0 compute, 1 h2d, 2 d2h)", function,
-       stream);
+  if (gpus == 1)
+    fail(slot, "%s: stream %d does not exist (0 compute, 1 h2d, 2 d2h)",
+         function, stream);
+  else
+    fail(slot,
+         "%s: stream %d does not exist (the program's %d GPUs have streams "
+         "0 to %d: GPU d's compute, h2d and d2h streams are 3d, 3d+1, 3d+2)",
+         function, stream, gpus, gpus * kNumStreams - 1);
   return false;
 }
 
@@ -94,24 +111,29 @@ bool checkEvent(Slot *slot, int32_t event, const char *function) {
   return false;
 }
 
-/// [address, address + bytes) must lie in the slot's device arena.
-bool checkRange(Slot *slot, uint64_t address, uint64_t bytes,
+/// [address, address + bytes) must lie in the device arena of the GPU of
+/// `stream`.
+bool checkRange(Slot *slot, int32_t stream, uint64_t address, uint64_t bytes,
                 const char *what) {
-  uint64_t size = slot->program->program->device_arena_bytes;
-  uint64_t base = slot->deviceBase;
+  int32_t gpu = gpuOf(stream);
+  uint64_t size = slot->program->arenaBytes[static_cast<size_t>(gpu)];
+  uint64_t base = slotGpu(slot, stream).base;
   if (address >= base && address - base <= size &&
       bytes <= size - (address - base))
     return true;
+  std::string arena = slot->program->numDevices > 1
+                          ? "the device arena of GPU " + std::to_string(gpu)
+                          : std::string("the device arena");
   if (address < base || address - base > size)
     fail(slot,
-         "%s: device address 0x%" PRIx64 " is outside the device arena "
+         "%s: device address 0x%" PRIx64 " is outside %s "
          "[0x%" PRIx64 ", +%" PRIu64 ")",
-         what, address, base, size);
+         what, address, arena.c_str(), base, size);
   else
     fail(slot,
          "%s: %" PRIu64 " bytes at device offset %" PRIu64
-         " run past the end of the device arena (%" PRIu64 " bytes)",
-         what, bytes, address - base, size);
+         " run past the end of %s (%" PRIu64 " bytes)",
+         what, bytes, address - base, arena.c_str(), size);
   return false;
 }
 
@@ -120,7 +142,7 @@ const char *kernelName(const Slot *slot, int32_t kernel) {
 }
 
 int streamTrack(const Slot *slot, int32_t stream) {
-  return trackId(slot->index, stream);
+  return streamTrackId(slot->index, stream);
 }
 
 /// The CPU fallback's launch: runs `work` on the calling thread, as a
@@ -170,7 +192,7 @@ bool issueGemm(Slot *slot, const LaunchRecord &launch, int32_t stream,
     });
   }
   return enqueued(slot,
-                  tandem_device_gemm(slot->streams[stream], launch.gemm,
+                  tandem_device_gemm(streamHandle(slot, stream), launch.gemm,
                                      args[0], args[1], args[2], args[3], name),
                   "gemm", launch, stream, captured);
 }
@@ -201,10 +223,11 @@ bool issueLaunch(Slot *slot, const LaunchRecord &launch, int32_t stream,
                                {launch.dims[3], launch.dims[4], launch.dims[5]},
                                0};
   return enqueued(slot,
-                  tandem_device_launch(slot->streams[stream],
-                                       slot->program->kernels[launch.kernel],
-                                       &dims, args.data(),
-                                       static_cast<int32_t>(n)),
+                  tandem_device_launch(
+                      streamHandle(slot, stream),
+                      slot->program->devices[static_cast<size_t>(gpuOf(stream))]
+                          .kernels[static_cast<size_t>(launch.kernel)],
+                      &dims, args.data(), static_cast<int32_t>(n)),
                   "kernel", launch, stream, captured);
 }
 
@@ -228,7 +251,7 @@ void finishPartition(Slot *slot) {
   PartitionState &partition =
       slot->partitions[static_cast<size_t>(slot->openPartition)];
   int32_t stream = slot->openStream;
-  tandem_stream_t *handle = slot->streams[stream];
+  tandem_stream_t *handle = streamHandle(slot, stream);
   bool useGraph = slot->program->graphs && !partition.ungraphable &&
                   slot->runIndex >= 1 && !slot->buffered.empty();
   if (!useGraph) {
@@ -276,14 +299,16 @@ void *stage(Slot *slot, uint64_t bytes) {
       slot->staging.back().bytes - slot->stagingUsed < rounded) {
     uint64_t size = std::max(rounded, slot->stagingTotal);
     void *data = nullptr;
-    if (failed(slot,
-               tandem_device_host_alloc(slot->program->device, size, &data),
-               "pinned staging"))
+    if (failed(
+            slot,
+            tandem_device_host_alloc(slot->program->hostDevice(), size, &data),
+            "pinned staging"))
       return nullptr;
     try {
       slot->staging.push_back({data, size});
     } catch (...) {
-      tandem_status_free(tandem_device_host_free(slot->program->device, data));
+      tandem_status_free(
+          tandem_device_host_free(slot->program->hostDevice(), data));
       fail(slot, "pinned staging: out of host memory");
       return nullptr;
     }
@@ -325,15 +350,29 @@ bool insideHostArena(const Slot *slot, const void *ptr, uint64_t bytes) {
          bytes <= slot->arenaBytes - (p - begin);
 }
 
-tandem_event_t *copyEvent(Slot *slot) {
-  if (slot->nextCopyEvent == slot->copyEvents.size()) {
+/// An event of the GPU of `stream` for a staged copy on it.
+tandem_event_t *copyEvent(Slot *slot, int32_t stream) {
+  Slot::Device &gpu = slotGpu(slot, stream);
+  if (gpu.nextCopyEvent == gpu.copyEvents.size()) {
     tandem_event_t *event = nullptr;
-    if (failed(slot, tandem_event_create(slot->program->device, &event),
+    if (failed(slot,
+               tandem_event_create(
+                   slot->program->devices[static_cast<size_t>(gpuOf(stream))]
+                       .device,
+                   &event),
                "copy event"))
       return nullptr;
-    slot->copyEvents.push_back(event);
+    gpu.copyEvents.push_back(event);
   }
-  return slot->copyEvents[slot->nextCopyEvent++];
+  return gpu.copyEvents[gpu.nextCopyEvent++];
+}
+
+/// The copy of `event` on the GPU of its latest record (`gpu` when it has
+/// none this run).
+tandem_event_t *recordedEvent(Slot *slot, int32_t event, int32_t gpu) {
+  int32_t recorded = slot->lastRecord[static_cast<size_t>(event)];
+  return slot->devices[static_cast<size_t>(recorded >= 0 ? recorded : gpu)]
+      .events[static_cast<size_t>(event)];
 }
 
 /// What both copies start with: the slot, the stream, the device range and
@@ -346,7 +385,7 @@ Slot *beginCopy(const tandem_exec_ctx_t *ctx, int32_t stream, uint64_t device,
   const char *op = function + std::strlen("tandem_sched_");
   Slot *slot = activeSlot(ctx, function);
   if (!slot || !checkStream(slot, stream, op) ||
-      !checkRange(slot, device, bytes, op))
+      !checkRange(slot, stream, device, bytes, op))
     return nullptr;
   if (!host && bytes) {
     fail(slot, "%s", nullHost);
@@ -372,7 +411,9 @@ bool LaunchRecord::operator==(const LaunchRecord &other) const {
 void beginRun(Slot *slot) {
   slot->error.clear();
   slot->pending.clear();
-  slot->nextCopyEvent = 0;
+  for (Slot::Device &gpu : slot->devices)
+    gpu.nextCopyEvent = 0;
+  std::fill(slot->lastRecord.begin(), slot->lastRecord.end(), -1);
   slot->stagingUsed = 0;
   slot->stagingTotal = 0;
   slot->openPartition = -1;
@@ -391,18 +432,20 @@ std::string endRun(Slot *slot) {
     slot->openPartition = -1;
   }
   if (onDevice(slot)) {
-    for (tandem_stream_t *stream : slot->streams)
-      failed(slot, tandem_stream_synchronize(stream), "synchronizing a stream");
+    for (Slot::Device &gpu : slot->devices)
+      for (tandem_stream_t *stream : gpu.streams)
+        failed(slot, tandem_stream_synchronize(stream),
+               "synchronizing a stream");
     deliver(slot, true);
     // Keep one staging chunk of this run's high-water mark.
     if (slot->staging.size() > 1) {
       for (const Slot::Chunk &chunk : slot->staging)
         tandem_status_free(
-            tandem_device_host_free(slot->program->device, chunk.data));
+            tandem_device_host_free(slot->program->hostDevice(), chunk.data));
       slot->staging.clear();
       void *data = nullptr;
       tandem_status_t status = tandem_device_host_alloc(
-          slot->program->device, slot->stagingTotal, &data);
+          slot->program->hostDevice(), slot->stagingTotal, &data);
       if (!status)
         slot->staging.push_back({data, slot->stagingTotal});
       tandem_status_free(status); // Allocated again on demand.
@@ -418,8 +461,16 @@ std::string endRun(Slot *slot) {
 extern "C" {
 
 uint64_t tandem_sched_device_base(const tandem_exec_ctx_t *ctx) {
+  return tandem_sched_device_base_of(ctx, 0);
+}
+
+uint64_t tandem_sched_device_base_of(const tandem_exec_ctx_t *ctx,
+                                     int32_t device) {
   Slot *slot = slotOf(ctx);
-  return slot ? slot->deviceBase : 0;
+  if (!slot || device < 0 ||
+      static_cast<size_t>(device) >= slot->devices.size())
+    return 0;
+  return slot->devices[static_cast<size_t>(device)].base;
 }
 
 void tandem_sched_copy_h2d(const tandem_exec_ctx_t *ctx, int32_t stream,
@@ -444,11 +495,11 @@ void tandem_sched_copy_h2d(const tandem_exec_ctx_t *ctx, int32_t stream,
     char what[96];
     std::snprintf(what, sizeof(what),
                   "copy_h2d of %" PRIu64 " bytes to device offset %" PRIu64,
-                  bytes, dst - slot->deviceBase);
-    if (failed(
-            slot,
-            tandem_memcpy_h2d_async(slot->streams[stream], dst, staging, bytes),
-            what))
+                  bytes, dst - slotGpu(slot, stream).base);
+    if (failed(slot,
+               tandem_memcpy_h2d_async(streamHandle(slot, stream), dst, staging,
+                                       bytes),
+               what))
       return;
     slot->stats->stagedBytes += bytes;
   }
@@ -474,24 +525,20 @@ void tandem_sched_copy_d2h(const tandem_exec_ctx_t *ctx, int32_t stream,
     char what[96];
     std::snprintf(what, sizeof(what),
                   "copy_d2h of %" PRIu64 " bytes from device offset %" PRIu64,
-                  bytes, src - slot->deviceBase);
+                  bytes, src - slotGpu(slot, stream).base);
+    tandem_stream_t *handle = streamHandle(slot, stream);
     if (insideHostArena(slot, dst, bytes)) {
-      if (failed(
-              slot,
-              tandem_memcpy_d2h_async(slot->streams[stream], dst, src, bytes),
-              what))
+      if (failed(slot, tandem_memcpy_d2h_async(handle, dst, src, bytes), what))
         return;
     } else {
       // The caller's buffer: into staging now, delivered at a host wait.
       void *staging = stage(slot, bytes);
-      tandem_event_t *done = staging ? copyEvent(slot) : nullptr;
+      tandem_event_t *done = staging ? copyEvent(slot, stream) : nullptr;
       if (!done)
         return;
-      if (failed(slot,
-                 tandem_memcpy_d2h_async(slot->streams[stream], staging, src,
-                                         bytes),
+      if (failed(slot, tandem_memcpy_d2h_async(handle, staging, src, bytes),
                  what) ||
-          failed(slot, tandem_event_record(done, slot->streams[stream]), what))
+          failed(slot, tandem_event_record(done, handle), what))
         return;
       slot->pending.push_back({staging, dst, bytes, done});
       slot->stats->stagedBytes += bytes;
@@ -508,11 +555,15 @@ void tandem_sched_record(const tandem_exec_ctx_t *ctx, int32_t event,
       !checkStream(slot, stream, "record") || !onDevice(slot))
     return;
   flushOpen(slot);
-  if (slot->error.empty())
-    failed(slot,
-           tandem_event_record(slot->events[static_cast<size_t>(event)],
-                               slot->streams[stream]),
-           "record");
+  if (!slot->error.empty())
+    return;
+  int32_t gpu = gpuOf(stream);
+  slot->lastRecord[static_cast<size_t>(event)] = gpu;
+  failed(slot,
+         tandem_event_record(
+             slotGpu(slot, stream).events[static_cast<size_t>(event)],
+             streamHandle(slot, stream)),
+         "record");
 }
 
 void tandem_sched_wait(const tandem_exec_ctx_t *ctx, int32_t stream,
@@ -522,11 +573,20 @@ void tandem_sched_wait(const tandem_exec_ctx_t *ctx, int32_t stream,
       !checkStream(slot, stream, "wait") || !onDevice(slot))
     return;
   flushOpen(slot);
-  if (slot->error.empty())
-    failed(slot,
-           tandem_stream_wait_event(slot->streams[stream],
-                                    slot->events[static_cast<size_t>(event)]),
-           "wait");
+  if (!slot->error.empty())
+    return;
+  int32_t recorded = slot->lastRecord[static_cast<size_t>(event)];
+  if (recorded >= 0 && recorded != gpuOf(stream)) {
+    fail(slot,
+         "wait: stream %d (GPU %d) waits for event %d, recorded on GPU %d: "
+         "streams wait only for events of their own GPU",
+         stream, gpuOf(stream), event, recorded);
+    return;
+  }
+  failed(slot,
+         tandem_stream_wait_event(streamHandle(slot, stream),
+                                  recordedEvent(slot, event, gpuOf(stream))),
+         "wait");
 }
 
 void tandem_sched_host_wait(const tandem_exec_ctx_t *ctx, int32_t event) {
@@ -535,10 +595,8 @@ void tandem_sched_host_wait(const tandem_exec_ctx_t *ctx, int32_t event) {
     return;
   flushOpen(slot);
   if (slot->error.empty() &&
-      !failed(
-          slot,
-          tandem_event_synchronize(slot->events[static_cast<size_t>(event)]),
-          "host_wait"))
+      !failed(slot, tandem_event_synchronize(recordedEvent(slot, event, 0)),
+              "host_wait"))
     deliver(slot, false);
 }
 
@@ -569,7 +627,7 @@ void tandem_sched_launch(const tandem_exec_ctx_t *ctx, int32_t stream,
     char what[160];
     std::snprintf(what, sizeof(what), "kernel '%s', argument %d",
                   kernelName(slot, kernel), i);
-    if (!checkRange(slot, args[i], 0, what))
+    if (!checkRange(slot, stream, args[i], 0, what))
       return;
   }
   launch.args.assign(args, args + n);
@@ -607,7 +665,9 @@ int32_t tandem_sched_gemm(const tandem_exec_ctx_t *ctx, int32_t stream,
   }
   // No GEMM library on this device (CUDA without cuBLASLt): the caller
   // launches the generated kernels.
-  if (onDevice(slot) && !slot->program->device->hasGemm())
+  if (onDevice(slot) &&
+      !slot->program->devices[static_cast<size_t>(gpuOf(stream))]
+           .device->hasGemm())
     return 0;
   const uint64_t addresses[4] = {a, b, c, bias};
   static const char *const operands[4] = {"A", "B", "C", "bias"};
@@ -619,7 +679,7 @@ int32_t tandem_sched_gemm(const tandem_exec_ctx_t *ctx, int32_t stream,
     char what[200];
     std::snprintf(what, sizeof(what), "gemm '%s', operand %s", name,
                   operands[i]);
-    if (!checkRange(slot, addresses[i], bytes, what))
+    if (!checkRange(slot, stream, addresses[i], bytes, what))
       return 1;
   }
   LaunchRecord launch;

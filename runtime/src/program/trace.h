@@ -25,9 +25,18 @@
 namespace tandem {
 namespace sched {
 
-/// Track numbers: slot s, stream k (0..2) or the host (3).
+/// Track numbers within a slot: the host (3), and the schedule's stream n
+/// (GPU n / 3, kind n % 3; abi.h) at n for GPU 0 and n + 1 after it. A
+/// program has at most kMaxDevices GPUs (program.h), so a slot's tracks fit
+/// in kTracksPerSlot.
 constexpr int kHostTrack = 3;
-inline int trackId(int slot, int track) { return 1 + slot * 4 + track; }
+constexpr int kTracksPerSlot = 64;
+inline int trackId(int slot, int track) {
+  return 1 + slot * kTracksPerSlot + track;
+}
+inline int streamTrackId(int slot, int stream) {
+  return trackId(slot, stream < kHostTrack ? stream : stream + 1);
+}
 
 /// Steady-clock nanoseconds, the devices' clock (device.h).
 using tandem::device::nowNs;

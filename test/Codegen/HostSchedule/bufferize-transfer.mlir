@@ -15,7 +15,7 @@
 
 // CHECK-LABEL: func.func @round_trip(
 // CHECK-SAME:    %[[X:[^:]+]]: memref<4xf32>, %[[Y:[^:]+]]: memref<4xf32>)
-// CHECK-SAME:    tandem_exec.device_arena_bytes = 256 : i64
+// CHECK-SAME:    tandem_exec.device_arena_bytes = array<i64: 256>
 // CHECK-NEXT:    %[[D:.+]] = tandem_exec.alloc {offset = 0 : i64}
 // CHECK-NEXT:    tandem_exec.copy %[[X]], %[[D]] on h2d bytes 16
 // CHECK:         tandem_exec.copy %[[D]], %[[Y]] on d2h bytes 16

@@ -6,7 +6,7 @@
 // move into an scf.if that runs them when the call returns 0. The named
 // kernel is in the program's table.
 
-// CHECK:       module attributes {tandem_exec.program = {device_arena_bytes = 4096 : i64,
+// CHECK:       module attributes {tandem_exec.program = {device_arena_sizes = array<i64: 4096>,
 // CHECK-SAME:    kernels = [{name = "k_mm", num_args = 3 : i64}, {name = "k_fill", num_args = 1 : i64}, {name = "k_bias", num_args = 3 : i64}]
 
 // Descriptors: batch, m, n, k, trans_a, trans_b, lda, ldb, ldc, strides,
@@ -45,7 +45,7 @@ func.func private @k_fill(%c: memref<2x3xf32>) attributes {tandem.kernel}
 func.func private @k_mm(%a: memref<2x4xf32>, %b: memref<4x3xf32>, %c: memref<2x3xf32>) attributes {tandem.kernel}
 func.func private @k_bias(%c: memref<2x3xf32>, %b: memref<3xf32>, %y: memref<2x3xf32>) attributes {tandem.kernel}
 
-func.func @m() attributes {tandem_exec.device_arena_bytes = 4096 : i64} {
+func.func @m() attributes {tandem_exec.device_arena_bytes = array<i64: 4096>} {
   %a = tandem_exec.alloc {offset = 0 : i64} : memref<2x4xf32, #gpu>
   %b = tandem_exec.alloc {offset = 256 : i64} : memref<4x3xf32, #gpu>
   %bias = tandem_exec.alloc {offset = 512 : i64} : memref<3xf32, #gpu>

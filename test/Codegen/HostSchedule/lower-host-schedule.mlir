@@ -6,17 +6,17 @@
 // events and partitions are numbered in schedule order, and what the
 // artifact needs is left in the module's tandem_exec.program attribute.
 
-// CHECK:       module attributes {tandem_exec.program = {device_arena_bytes = 1024 : i64,
+// CHECK:       module attributes {tandem_exec.program = {device_arena_sizes = array<i64: 1024>,
 // CHECK-SAME:    kernels = [{name = "k_add", num_args = 3 : i64}, {name = "k_neg", num_args = 2 : i64}],
 // CHECK-SAME:    model = "m", num_events = 3 : i64,
 // CHECK-SAME:    partitions = ["m_p0_gpu0", "m_p1_cpu0"],
-// CHECK-SAME:    weights = [{bytes = 16 : i64, global = @w, offset = 0 : i64}]}
+// CHECK-SAME:    weights = [{bytes = 16 : i64, device = 0 : i64, global = @w, offset = 0 : i64}]}
 
 // CHECK-LABEL: func.func @m(
 // CHECK-SAME:    %[[X:[^:]+]]: memref<4xf32>, %[[Y:[^:]+]]: memref<4xf32>, %[[CTX:[^:]+]]: !llvm.ptr {tandem.exec_ctx})
 // CHECK:         %[[BASE:.+]] = llvm.call @tandem_sched_device_base(%[[CTX]]) : (!llvm.ptr) -> i64
-// CHECK:         %[[ARGS1:.+]] = llvm.alloca %{{.+}} x !llvm.array<2 x i64>
 // CHECK:         %[[ARGS0:.+]] = llvm.alloca %{{.+}} x !llvm.array<3 x i64>
+// CHECK:         %[[ARGS1:.+]] = llvm.alloca %{{.+}} x !llvm.array<2 x i64>
 // CHECK:         %[[XOFF:.+]] = llvm.mlir.constant(256 : i64) : i64
 // CHECK-NEXT:    %[[XD:.+]] = llvm.add %[[BASE]], %[[XOFF]] : i64
 // CHECK:         %[[XPTR:.+]] = memref.extract_aligned_pointer_as_index %[[X]]
@@ -62,7 +62,7 @@ memref.global "private" constant @w : memref<4xf32> = dense<1.0>
 func.func private @k_add(%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<4xf32>) attributes {tandem.kernel}
 func.func private @k_neg(%a: memref<4xf32>, %b: memref<4xf32>) attributes {tandem.kernel}
 
-func.func @m(%x: memref<4xf32>, %y: memref<4xf32>) attributes {tandem_exec.device_arena_bytes = 1024 : i64} {
+func.func @m(%x: memref<4xf32>, %y: memref<4xf32>) attributes {tandem_exec.device_arena_bytes = array<i64: 1024>} {
   %xd = tandem_exec.alloc {offset = 256 : i64} : memref<4xf32, #tandem.device<"/device:GPU:0">>
   tandem_exec.copy %x, %xd on h2d bytes 16 : memref<4xf32>, memref<4xf32, #tandem.device<"/device:GPU:0">>
   %up = tandem_exec.record on h2d

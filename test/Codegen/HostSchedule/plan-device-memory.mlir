@@ -8,7 +8,7 @@
 // live from their first to their last launch, so %t3 reuses %t1's place.
 
 // CHECK-LABEL: func.func @chain
-// CHECK-SAME:    tandem_exec.device_arena_bytes = 1280 : i64
+// CHECK-SAME:    tandem_exec.device_arena_bytes = array<i64: 1280>
 // CHECK:         tandem_exec.alloc {offset = 256 : i64}
 // CHECK-NEXT:    tandem_exec.copy
 // CHECK:         tandem_exec.alloc {offset = 512 : i64}
@@ -18,7 +18,7 @@
 // CHECK-NEXT:    tandem_exec.weight @w {offset = 0 : i64}
 
 // ALIGN64-LABEL: func.func @chain
-// ALIGN64-SAME:    tandem_exec.device_arena_bytes = 512 : i64
+// ALIGN64-SAME:    tandem_exec.device_arena_bytes = array<i64: 512>
 
 // BAD: tandem-plan-device-memory: alignment must be a power of two, got 48
 

@@ -298,3 +298,41 @@ func.func @gemm_negative_stride(%a: memref<2x4xf32, #tandem.device<"/device:GPU:
   tandem_exec.launch @k_mm(%a, %b, %c) on compute grid [1, 1, 1] block [32, 1, 1] : memref<2x4xf32, #tandem.device<"/device:GPU:0">>, memref<4x3xf32, #tandem.device<"/device:GPU:0">>, memref<2x3xf32, #tandem.device<"/device:GPU:0">>
   return
 }
+
+// -----
+
+// Each GPU has its own streams: a copy or launch on GPU 1's stream uses
+// GPU 1's buffers, and a stream waits only for its own GPU's events.
+func.func @copy_other_gpu(%x: memref<4xf32>) {
+  %d = tandem_exec.alloc : memref<4xf32, #tandem.device<"/device:GPU:0">>
+  // expected-error @+1 {{on stream h2d[1] (GPU 1) uses a device buffer of GPU 0: 'memref<4xf32, #tandem.device<"/device:GPU:0">>'}}
+  tandem_exec.copy %x, %d on h2d[1] bytes 16 : memref<4xf32>, memref<4xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func private @k(memref<4xf32>) attributes {tandem.kernel}
+func.func @launch_other_gpu() {
+  %d = tandem_exec.alloc : memref<4xf32, #tandem.device<"/device:GPU:1">>
+  // expected-error @+1 {{on stream compute (GPU 0) uses argument 0 of GPU 1}}
+  tandem_exec.launch @k(%d) on compute grid [1, 1, 1] block [32, 1, 1] : memref<4xf32, #tandem.device<"/device:GPU:1">>
+  return
+}
+
+// -----
+
+func.func @wait_other_gpu() {
+  %e = tandem_exec.record on h2d
+  // expected-error @+1 {{makes stream compute[1] of GPU 1 wait for an event recorded on h2d of GPU 0: a stream waits only for its own GPU's events}}
+  tandem_exec.wait %e on compute[1]
+  return
+}
+
+// -----
+
+func.func @unknown_stream() {
+  // expected-error @+1 {{unknown stream 'copy' (expected compute, h2d or d2h)}}
+  %e = tandem_exec.record on copy
+  return
+}

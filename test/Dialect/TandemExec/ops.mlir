@@ -62,3 +62,23 @@ func.func @gemm(%a: memref<2x4xf32, #tandem.device<"/device:GPU:0">>, %b: memref
   tandem_exec.launch @k_mm(%a, %b, %c) on compute grid [1, 1, 1] block [32, 1, 1] : memref<2x4xf32, #tandem.device<"/device:GPU:0">>, memref<4x3xf32, #tandem.device<"/device:GPU:0">>, memref<2x3xf32, #tandem.device<"/device:GPU:0">>
   return
 }
+
+// GPU 1's streams print with their GPU; GPU 0's without.
+// CHECK-LABEL: func.func @second_gpu
+func.func @second_gpu(%x: memref<4xf32>) {
+  %d = tandem_exec.alloc : memref<4xf32, #tandem.device<"/device:GPU:1">>
+  // CHECK: tandem_exec.copy %{{.+}}, %{{.+}} on h2d[1] bytes 16
+  tandem_exec.copy %x, %d on h2d[1] bytes 16 : memref<4xf32>, memref<4xf32, #tandem.device<"/device:GPU:1">>
+  // CHECK: tandem_exec.record on h2d[1]
+  %e = tandem_exec.record on h2d[1]
+  // CHECK: tandem_exec.partition_begin "m_p0_gpu1" on compute[1]
+  tandem_exec.partition_begin "m_p0_gpu1" on compute[1]
+  // CHECK: tandem_exec.wait %{{.+}} on compute[1]
+  tandem_exec.wait %e on compute[1]
+  // CHECK: tandem_exec.partition_end "m_p0_gpu1" on compute[1]
+  tandem_exec.partition_end "m_p0_gpu1" on compute[1]
+  // The attribute on its own.
+  // CHECK: tandem_exec.record on d2h {tag = #tandem_exec.stream<compute, 1>}
+  %f = tandem_exec.record on d2h[0] {tag = #tandem_exec.stream<compute, 1>}
+  return
+}

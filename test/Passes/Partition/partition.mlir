@@ -87,15 +87,35 @@ func.func @diamond(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
-// Two GPUs: a value moves from one to the other in one transfer.
+// Two GPUs: a value moves from one to the other through the host (the host
+// schedule copies only between the host and one GPU).
 // CHECK-LABEL: func.func @two_gpus
 // CHECK: %[[A:.+]] = call @two_gpus_p0_gpu0
-// CHECK: %[[B:.+]] = tandem.transfer %[[A]] from "/device:GPU:0" to "/device:GPU:1"
+// CHECK: %[[H:.+]] = tandem.transfer %[[A]] from "/device:GPU:0" to "/device:CPU:0"
+// CHECK: %[[B:.+]] = tandem.transfer %[[H]] from "/device:CPU:0" to "/device:GPU:1"
 // CHECK: call @two_gpus_p1_gpu1(%[[B]])
 func.func @two_gpus(%x: tensor<8xf32>) -> tensor<8xf32> {
   %a = tandem.exp %x {tandem.device = #tandem.device<"/device:GPU:0">} : tensor<8xf32>
   %b = tandem.neg %a {tandem.device = #tandem.device<"/device:GPU:1">} : tensor<8xf32>
   return %b : tensor<8xf32>
+}
+
+// -----
+
+// A value the host and another GPU both read goes to the host once, and on
+// to the other GPU from there.
+// CHECK-LABEL: func.func @two_gpus_and_host
+// CHECK: %[[A:.+]] = call @two_gpus_and_host_p0_gpu0
+// CHECK: %[[H:.+]] = tandem.transfer %[[A]] from "/device:GPU:0" to "/device:CPU:0"
+// CHECK-NOT: from "/device:GPU:0"
+// CHECK: %[[B:.+]] = tandem.transfer %[[H]] from "/device:CPU:0" to "/device:GPU:1"
+// CHECK-DAG: call @two_gpus_and_host_p{{[12]}}_gpu1(%[[B]])
+// CHECK-DAG: call @two_gpus_and_host_p{{[12]}}_cpu0(%[[H]])
+func.func @two_gpus_and_host(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %a = tandem.exp %x {tandem.device = #tandem.device<"/device:GPU:0">} : tensor<8xf32>
+  %b = tandem.neg %a {tandem.device = #tandem.device<"/device:GPU:1">} : tensor<8xf32>
+  %c = tandem.tanh %a {tandem.device = #tandem.device<"/device:CPU:0">} : tensor<8xf32>
+  return %b, %c : tensor<8xf32>, tensor<8xf32>
 }
 
 // -----

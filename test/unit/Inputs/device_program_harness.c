@@ -37,6 +37,9 @@ typedef struct {
   int32_t num_events;
   int32_t num_partitions;
   const char *const *partition_names;
+  int32_t num_devices;
+  const uint64_t *device_arena_sizes;
+  const int32_t *weight_devices;
 } program_t;
 typedef struct {
   const char *name;
@@ -144,7 +147,7 @@ void tandem_sched_partition_end(const void *ctx, int32_t partition,
 
 int main(void) {
   const desc_t *d = &m_descriptor;
-  CHECK(d->abi_version == 2);
+  CHECK(d->abi_version == 3);
   CHECK(strcmp(d->name, "m") == 0);
   program = d->device_program;
   CHECK(program != NULL);
@@ -162,6 +165,10 @@ int main(void) {
   CHECK(strcmp(program->partition_names[0], "m_p0_gpu0") == 0);
   CHECK(strcmp(program->partition_names[1], "m_p1_cpu0") == 0);
   CHECK(program->device_arena_bytes > 0);
+  /* One GPU: its arena is GPU 0's, and the weight lives there. */
+  CHECK(program->num_devices == 1);
+  CHECK(program->device_arena_sizes[0] == program->device_arena_bytes);
+  CHECK(program->weight_devices[0] == 0);
 
   /* Creation: the device arena, with the weights uploaded once. */
   device = aligned_alloc(256, program->device_arena_bytes);

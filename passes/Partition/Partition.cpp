@@ -49,17 +49,15 @@ struct Partition {
 };
 } // namespace
 
-/// Orders devices: the host first, then GPUs by index.
+/// Orders devices: by kind (the host first), then by index.
 static std::pair<int, unsigned> deviceOrder(DeviceAttr device) {
-  DeviceName name = *parseDeviceName(device.getName());
-  return {name.kind == DeviceName::Kind::CPU ? 0 : 1, name.index};
+  return {static_cast<int>(device.getKind()), device.getIndex()};
 }
 
 /// "cpu0", "gpu1": the device part of a partition's name.
 static std::string deviceSuffix(DeviceAttr device) {
-  DeviceName name = *parseDeviceName(device.getName());
-  return (name.kind == DeviceName::Kind::CPU ? "cpu" : "gpu") +
-         std::to_string(name.index);
+  return deviceKindName(device.getKind()).lower() +
+         std::to_string(device.getIndex());
 }
 
 /// Groups the ops of `func` into partitions, in a valid execution order.

@@ -115,7 +115,7 @@ TEST_F(TandemOpsTest, LargeConstantsDoNotFold) {
 }
 
 TEST_F(TandemOpsTest, DeviceAttributeRoundTrips) {
-  auto device = DeviceAttr::get(&context, DeviceKind::GPU, 1);
+  auto device = DeviceAttr::get(&context, DeviceName::Kind::GPU, 1);
   EXPECT_EQ(device.getName(), "/device:GPU:1");
   Value a = constant({2}, 1.0f);
   Operation *relu = ReluOp::create(builder, loc, a);

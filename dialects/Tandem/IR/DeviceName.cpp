@@ -3,6 +3,8 @@
 #include "dialects/Tandem/IR/DeviceName.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/ErrorHandling.h"
 
 using namespace mlir::tandem;
 
@@ -45,8 +47,18 @@ std::optional<DeviceName> mlir::tandem::parseDeviceName(llvm::StringRef text) {
   return device;
 }
 
+llvm::StringRef mlir::tandem::deviceKindName(DeviceName::Kind kind) {
+  switch (kind) {
+  case DeviceName::Kind::CPU:
+    return "CPU";
+  case DeviceName::Kind::GPU:
+    return "GPU";
+  }
+  llvm_unreachable("a device kind without a name");
+}
+
 std::string mlir::tandem::formatDeviceName(const DeviceName &device) {
-  return std::string("/device:") +
-         (device.kind == DeviceName::Kind::CPU ? "CPU" : "GPU") + ":" +
-         std::to_string(device.index);
+  return ("/device:" + deviceKindName(device.kind) + ":" +
+          llvm::Twine(device.index))
+      .str();
 }

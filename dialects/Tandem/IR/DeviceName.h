@@ -18,6 +18,9 @@ namespace mlir::tandem {
 
 /// The kind and ordinal of a device, independent of any MLIRContext.
 struct DeviceName {
+  /// The device kinds: the one enum #tandem.device, placement and the
+  /// targets share. A new kind is a value here, its name in
+  /// deviceKindName, and a Target (codegen/Target).
   enum class Kind { CPU, GPU };
   Kind kind = Kind::CPU;
   unsigned index = 0;
@@ -32,6 +35,9 @@ struct DeviceName {
 /// bare "gpu" (index 0). Kinds are case-insensitive. Returns std::nullopt for
 /// anything else.
 std::optional<DeviceName> parseDeviceName(llvm::StringRef text);
+
+/// "CPU", "GPU": the kind as device names spell it.
+llvm::StringRef deviceKindName(DeviceName::Kind kind);
 
 /// Returns the canonical name, e.g. "/device:GPU:1".
 std::string formatDeviceName(const DeviceName &device);

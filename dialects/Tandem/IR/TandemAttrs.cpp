@@ -28,13 +28,8 @@ void TandemDialect::registerAttributes() {
       >();
 }
 
-static DeviceName::Kind toNameKind(DeviceKind kind) {
-  return kind == DeviceKind::CPU ? DeviceName::Kind::CPU
-                                 : DeviceName::Kind::GPU;
-}
-
 std::string DeviceAttr::getName() const {
-  return formatDeviceName({toNameKind(getKind()), getIndex()});
+  return formatDeviceName(getDeviceName());
 }
 
 Attribute DeviceAttr::parse(AsmParser &parser, Type) {
@@ -57,10 +52,7 @@ void DeviceAttr::print(AsmPrinter &printer) const {
 
 DeviceAttr mlir::tandem::getDeviceAttr(MLIRContext *context,
                                        const DeviceName &name) {
-  return DeviceAttr::get(context,
-                         name.kind == DeviceName::Kind::CPU ? DeviceKind::CPU
-                                                            : DeviceKind::GPU,
-                         name.index);
+  return DeviceAttr::get(context, name.kind, name.index);
 }
 
 DeviceAttr mlir::tandem::getDevice(Operation *op) {

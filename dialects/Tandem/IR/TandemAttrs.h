@@ -11,14 +11,13 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
 
+#include "dialects/Tandem/IR/DeviceName.h"
 #include "dialects/Tandem/IR/TandemEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "dialects/Tandem/IR/TandemAttrs.h.inc"
 
 namespace mlir::tandem {
-
-struct DeviceName;
 
 /// Returns the device attribute for a parsed device name.
 DeviceAttr getDeviceAttr(MLIRContext *context, const DeviceName &name);

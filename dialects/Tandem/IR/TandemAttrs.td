@@ -16,13 +16,8 @@ include "mlir/IR/EnumAttr.td"
 // Enums
 //===----------------------------------------------------------------------===//
 
-def Tandem_DeviceKind : I32EnumAttr<"DeviceKind", "kind of device", [
-    I32EnumAttrCase<"CPU", 0>,
-    I32EnumAttrCase<"GPU", 1>
-  ]> {
-  let cppNamespace = "::mlir::tandem";
-  let genSpecializedAttr = 0;
-}
+// Device kinds are DeviceName::Kind (DeviceName.h), the one enum that
+// placement, the targets and #tandem.device share.
 
 def Tandem_FusionKind : I32EnumAttr<"FusionKind", "kind of fusion", [
     I32EnumAttrCase<"Loop", 0, "loop">,
@@ -107,15 +102,22 @@ def Tandem_DeviceAttr : AttrDef<Tandem_Dialect, "Device"> {
     where the op runs.
   }];
   let parameters = (ins
-    "::mlir::tandem::DeviceKind":$kind,
+    "::mlir::tandem::DeviceName::Kind":$kind,
     "unsigned":$index
   );
   let hasCustomAssemblyFormat = 1;
   let extraClassDeclaration = [{
     /// The canonical TensorFlow-style name, e.g. "/device:GPU:0".
     std::string getName() const;
-    bool isCPU() const { return getKind() == ::mlir::tandem::DeviceKind::CPU; }
-    bool isGPU() const { return getKind() == ::mlir::tandem::DeviceKind::GPU; }
+    bool isCPU() const {
+      return getKind() == ::mlir::tandem::DeviceName::Kind::CPU;
+    }
+    bool isGPU() const {
+      return getKind() == ::mlir::tandem::DeviceName::Kind::GPU;
+    }
+    ::mlir::tandem::DeviceName getDeviceName() const {
+      return {getKind(), getIndex()};
+    }
   }];
 }
 

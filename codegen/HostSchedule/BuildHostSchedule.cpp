@@ -485,11 +485,11 @@ struct BuildHostSchedulePass
 };
 } // namespace
 
-void mlir::tandem::buildHostSchedulePipeline(OpPassManager &pm,
-                                             bool allowTF32) {
+void mlir::tandem::buildHostSchedulePipeline(
+    OpPassManager &pm,
+    llvm::function_ref<void(OpPassManager &)> deviceSchedulePasses) {
   pm.addPass(createTandemBuildHostSchedule());
-  TandemFormLibraryGemmsOptions gemms;
-  gemms.allowTF32 = allowTF32;
-  pm.addPass(createTandemFormLibraryGemms(gemms));
+  if (deviceSchedulePasses)
+    deviceSchedulePasses(pm);
   pm.addPass(createTandemPlanDeviceMemory());
 }

@@ -30,10 +30,13 @@ namespace mlir::tandem {
 
 /// Adds, after bufferisation (`buffer-results-to-out-params`) and before
 /// `tandem-plan-memory`, the passes that build the host schedule and plan
-/// the device arena: `tandem-build-host-schedule`,
-/// `tandem-form-library-gemms` (`allowTF32`: its allow-tf32 option),
+/// the device arenas: `tandem-build-host-schedule`, then what
+/// `deviceSchedulePasses` adds (each device target's passes on the built
+/// schedule, such as the CUDA target's `tandem-form-library-gemms`), then
 /// `tandem-plan-device-memory`.
-void buildHostSchedulePipeline(OpPassManager &pm, bool allowTF32 = false);
+void buildHostSchedulePipeline(
+    OpPassManager &pm,
+    llvm::function_ref<void(OpPassManager &)> deviceSchedulePasses = {});
 
 } // namespace mlir::tandem
 

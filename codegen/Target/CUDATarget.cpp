@@ -1,13 +1,20 @@
 //===- CUDATarget.cpp - the CUDA GPUs' code generator ---------------------===//
 //
-// Which ops the GPU code generator (codegen/GPU: kernels mapped to blocks
-// and threads, PTX/cubin/fatbin images, cuBLASLt GEMMs) compiles. GPU code
-// generation extends this as it learns new ops.
+// The CUDA GPUs' target: which ops the GPU code generator (codegen/GPU:
+// kernels mapped to blocks and threads, PTX/cubin/fatbin images, cuBLASLt
+// GEMMs) compiles, its passes (partitions kept as functions of kernels,
+// library GEMMs in the host schedule, twins that run the GPU mapping), and
+// the kernels phase. GPU code generation extends the op list as it learns
+// new ops.
 //
 //===----------------------------------------------------------------------===//
 
 #include "codegen/Target/Target.h"
 
+#include "codegen/GPU/GPUPipeline.h"
+#include "codegen/HostSchedule/Passes.h"
+#include "codegen/Passes.h"
+#include "codegen/Target/Presets.h"
 #include "dialects/Tandem/IR/TandemOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -21,6 +28,49 @@ public:
   DeviceName::Kind kind() const override { return DeviceName::Kind::GPU; }
   llvm::StringRef name() const override { return "cuda"; }
   std::optional<std::string> whyUnsupported(Operation *op) const override;
+  bool isDevice() const override { return true; }
+
+  std::vector<std::string> costPresetNames() const override {
+    return cudaCostPresetNames();
+  }
+  std::optional<DeviceModel> costPreset(llvm::StringRef name,
+                                        unsigned index) const override {
+    return cudaCostPreset(name, index);
+  }
+
+  void buildPartitionBufferizePipeline(OpPassManager &pm,
+                                       const TargetOptions &) const override {
+    buildGPUBufferizePipeline(pm);
+  }
+
+  void buildSchedulePipeline(OpPassManager &pm,
+                             const TargetOptions &options) const override {
+    // f32 contractions of the GPU partitions as cuBLASLt calls, with the
+    // generated kernels as their fallback.
+    TandemFormLibraryGemmsOptions gemms;
+    gemms.allowTF32 = options.cuda.allowTF32;
+    pm.addPass(createTandemFormLibraryGemms(gemms));
+  }
+
+  void
+  buildPartitionLoweringPipeline(OpPassManager &pm,
+                                 const TargetOptions &options) const override {
+    if (!options.cuda.twinsMapped)
+      return;
+    // The CPU twins run the kernels' GPU mapping (testing).
+    TandemMapKernelsToGPUOptions emulate;
+    emulate.emulateOnHost = true;
+    emulate.replaceKernels = true;
+    pm.addPass(createTandemMapKernelsToGPU(emulate));
+  }
+
+  FailureOr<std::vector<DeviceImage>>
+  compileKernels(ModuleOp module, const TargetOptions &options) const override {
+    GPUCodegenOptions gpu;
+    gpu.archs.assign(options.kernelArchs.begin(), options.kernelArchs.end());
+    gpu.useToolkit = options.allImageFormats;
+    return compileGPUKernels(module, gpu);
+  }
 };
 } // namespace
 

@@ -5,7 +5,6 @@
 #include "codegen/Artifact/DeviceProgram.h"
 #include "codegen/Artifact/HeaderEmitter.h"
 #include "codegen/Artifact/ObjectEmitter.h"
-#include "codegen/CPU/CPUPipeline.h"
 #include "codegen/GPU/GPUPipeline.h"
 #include "codegen/HostSchedule/Passes.h"
 #include "codegen/Passes.h"
@@ -47,7 +46,7 @@ static constexpr std::pair<Phase, llvm::StringLiteral> kPhaseNames[] = {
     {Phase::Import, "import"},           {Phase::Graph, "graph"},
     {Phase::Placed, "placed"},           {Phase::Fused, "fused"},
     {Phase::Partitioned, "partitioned"}, {Phase::Bufferized, "bufferized"},
-    {Phase::Lowered, "lowered"}};
+    {Phase::Kernels, "kernels"},         {Phase::Lowered, "lowered"}};
 
 static constexpr std::pair<EmitKind, llvm::StringLiteral> kEmitNames[] = {
     {EmitKind::MLIR, "mlir"},     {EmitKind::Dot, "dot"},
@@ -108,11 +107,22 @@ mlir::tandem::parseShape(llvm::StringRef text) {
   return dims;
 }
 
+/// The targets' view of the driver options.
+static TargetOptions targetOptionsFor(const CompilerOptions &options,
+                                      llvm::ArrayRef<std::string> archs = {},
+                                      bool allImageFormats = true) {
+  return TargetOptions{options.cpuTarget, options.cudaTarget, archs,
+                       allImageFormats};
+}
+
 void mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
                                       const CompilerOptions &options,
-                                      bool gpuPartitions) {
+                                      llvm::ArrayRef<const Target *> devices) {
+  TargetOptions targetOptions = targetOptionsFor(options);
+  const Target &host = getHostTarget();
   switch (phase) {
   case Phase::Import:
+  case Phase::Kernels:
     return;
   case Phase::Graph:
     buildOptimizeGraphPipeline(pm);
@@ -145,28 +155,28 @@ void mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
     // Graph ops to linalg on tensors, then buffers in destination-passing
     // style.
     pm.addPass(createTandemLowerToLinalg());
-    if (!gpuPartitions) {
-      buildCPUBufferizePipeline(pm);
+    if (devices.empty()) {
+      host.buildHostBufferizePipeline(pm, /*withDevices=*/false, targetOptions);
       return;
     }
-    // GPU partitions stay functions of kernels; the model function becomes
-    // the host schedule (streams, events, copies, launches) with device
-    // buffers in a device arena and host buffers in the host arena.
-    buildGPUBufferizePipeline(pm);
-    buildHostSchedulePipeline(pm, options.cudaTarget.allowTF32);
-    pm.addPass(createTandemPlanMemory());
-    bufferization::buildBufferDeallocationPipeline(pm);
+    // Device partitions stay functions of kernels; the model function
+    // becomes the host schedule (streams, events, copies, launches) with
+    // device buffers in each device's arena and host buffers in the host
+    // arena.
+    for (const Target *device : devices)
+      device->buildPartitionBufferizePipeline(pm, targetOptions);
+    buildHostSchedulePipeline(pm, [&](OpPassManager &schedule) {
+      for (const Target *device : devices)
+        device->buildSchedulePipeline(schedule, targetOptions);
+    });
+    host.buildHostBufferizePipeline(pm, /*withDevices=*/true, targetOptions);
     return;
   case Phase::Lowered:
-    // With GPU partitions this also lowers the host schedule to
-    // tandem_sched_* calls and wraps the kernels' CPU twins.
-    if (gpuPartitions && options.cudaTarget.twinsMapped) {
-      TandemMapKernelsToGPUOptions emulate;
-      emulate.emulateOnHost = true;
-      emulate.replaceKernels = true;
-      pm.addPass(createTandemMapKernelsToGPU(emulate));
-    }
-    buildCPULowerToLLVMPipeline(pm);
+    // With device partitions the host lowering also lowers the host
+    // schedule to tandem_sched_* calls and wraps the kernels' CPU twins.
+    for (const Target *device : devices)
+      device->buildPartitionLoweringPipeline(pm, targetOptions);
+    host.buildHostLoweringPipeline(pm, targetOptions);
     return;
   }
   llvm_unreachable("unknown phase");
@@ -345,7 +355,7 @@ static double peakRssMiB() {
 /// graph-level phase (placed, fused, partitioned); --compile-to goes further.
 static Phase requiredPhase(EmitKind kind) {
   if (kind == EmitKind::PTX)
-    return Phase::Bufferized;
+    return Phase::Kernels;
   return kind == EmitKind::MLIR || kind == EmitKind::Dot ? Phase::Partitioned
                                                          : Phase::Lowered;
 }
@@ -357,6 +367,8 @@ mlir::tandem::checkCompilerOptions(const CompilerOptions &options,
     error = message.str();
     return std::nullopt;
   };
+  // The targets' cost presets name the --target devices.
+  registerTargets();
   if (std::string problem = validateModelName(options.name); !problem.empty())
     return fail("--name '" + options.name + "' " + problem);
   if (std::string problem = validateFusionOptions(options.fusion);
@@ -377,9 +389,9 @@ mlir::tandem::checkCompilerOptions(const CompilerOptions &options,
   plan.ptx = options.emit == EmitKind::PTX;
   plan.codegen = options.emit != EmitKind::MLIR &&
                  options.emit != EmitKind::Dot && !plan.ptx;
-  if (plan.ptx && options.compileTo && *options.compileTo != Phase::Bufferized)
-    return fail("--emit=ptx compiles the kernels of the bufferized phase; "
-                "drop --compile-to");
+  if (plan.ptx && options.compileTo && *options.compileTo != Phase::Kernels)
+    return fail("--emit=ptx writes the images of the kernels phase; drop "
+                "--compile-to");
   if (plan.codegen && options.compileTo && *options.compileTo != Phase::Lowered)
     return fail("--emit=" + emitKindName(options.emit) +
                 " needs the whole pipeline; drop --compile-to or use "
@@ -505,10 +517,10 @@ struct Compilation {
   OwningOpRef<ModuleOp> module;
   /// The model's interface, read when code generation starts (not for PTX).
   std::optional<ModelSignature> signature;
-  /// Whether the partitioned model has GPU partitions (known from the
+  /// The device targets whose partitions the model has (known from the
   /// bufferized phase on).
-  bool gpuPartitions = false;
-  /// The GPU kernels' images, compiled before the lowered phase.
+  std::vector<const Target *> devices;
+  /// The device kernels' images, from the kernels phase.
   std::vector<DeviceImage> deviceImages;
 };
 
@@ -560,49 +572,51 @@ static LogicalResult importModel(Compilation &c) {
   return success();
 }
 
-/// Compiles the GPU kernels of the model (`useToolkit`: also cubins and a
-/// fatbin when the CUDA toolkit is installed).
-static FailureOr<std::vector<DeviceImage>> compileKernels(Compilation &c,
-                                                          bool useToolkit) {
-  GPUCodegenOptions gpuOptions;
-  gpuOptions.archs = c.plan.kernelArchs;
-  gpuOptions.useToolkit = useToolkit;
-  return compileGPUKernels(*c.module, gpuOptions);
-}
-
 /// What happens before `phase` runs: code generation starts from the
 /// partitioned graph, so the model's interface is read while it is still
-/// tensors; the GPU kernels are compiled from their functions before the
-/// host code is lowered (the CPU twins are compiled from the same
-/// functions).
+/// tensors, and the device targets the model uses are found.
 static LogicalResult beforePhase(Compilation &c, Phase phase) {
-  if (phase == Phase::Bufferized) {
-    c.gpuPartitions = hasGPUPartitions(*c.module);
-    if (!c.plan.ptx) {
-      FailureOr<ModelSignature> signature =
-          readModelSignature(*c.module, c.options.name);
-      if (failed(signature))
-        return failure();
-      c.signature = std::move(*signature);
-    }
-  }
-  if (phase == Phase::Lowered && c.gpuPartitions && c.plan.codegen) {
-    auto start = StepTimer::Clock::now();
+  if (phase != Phase::Bufferized)
+    return success();
+  c.devices = getDeviceTargetsOf(*c.module);
+  if (c.plan.ptx)
+    return success();
+  FailureOr<ModelSignature> signature =
+      readModelSignature(*c.module, c.options.name);
+  if (failed(signature))
+    return failure();
+  c.signature = std::move(*signature);
+  return success();
+}
+
+/// The kernels phase: each device target compiles its partitions' kernels
+/// into device images (the module is unchanged; the host code's CPU twins
+/// are compiled from the same kernel functions in the lowered phase). For
+/// --emit=ptx only PTX, else every format the machine's tools allow.
+static LogicalResult runKernelsPhase(Compilation &c) {
+  auto start = StepTimer::Clock::now();
+  if (c.options.verbose)
+    c.log << "tandemc: phase kernels\n";
+  TargetOptions options =
+      targetOptionsFor(c.options, c.plan.kernelArchs, !c.plan.ptx);
+  for (const Target *device : c.devices) {
     FailureOr<std::vector<DeviceImage>> images =
-        compileKernels(c, /*useToolkit=*/true);
+        device->compileKernels(*c.module, options);
     if (failed(images))
       return failure();
-    c.deviceImages = std::move(*images);
-    c.timer.report("gpu-kernels", start);
+    c.deviceImages.insert(c.deviceImages.end(), images->begin(), images->end());
   }
+  c.timer.report("kernels", start);
   return success();
 }
 
 /// Runs the passes of one phase on the model.
 static LogicalResult runPhase(Compilation &c, Phase phase) {
+  if (phase == Phase::Kernels)
+    return runKernelsPhase(c);
   auto start = StepTimer::Clock::now();
   PassManager pm(&c.context);
-  buildPhasePipeline(pm, phase, c.options, c.gpuPartitions);
+  buildPhasePipeline(pm, phase, c.options, c.devices);
   if (c.configurePassManager && failed(c.configurePassManager(pm)))
     return failure();
   if (c.options.verbose)
@@ -630,20 +644,16 @@ static LogicalResult runPhases(Compilation &c) {
   return success();
 }
 
-/// Compiles the kernels and writes the PTX of each arch to the output, each
-/// preceded by a comment line naming the arch.
+/// Writes the PTX images of the kernels phase to the output, each preceded
+/// by a comment line naming the arch.
 static LogicalResult writePTX(Compilation &c) {
-  if (!c.gpuPartitions)
+  if (c.devices.empty())
     return emitError(c.fileLoc)
            << "--emit=ptx: the model has no GPU partition (compile with "
               "--target=cpu,gpu:... and place ops on the GPU)";
-  FailureOr<std::vector<DeviceImage>> images =
-      compileKernels(c, /*useToolkit=*/false); // PTX only
-  if (failed(images))
-    return failure();
   return writeFile(
       c.options.outputPath, c.fileLoc, [&](llvm::raw_pwrite_stream &os) {
-        for (const DeviceImage &image : *images) {
+        for (const DeviceImage &image : c.deviceImages) {
           if (image.format != TANDEM_IMAGE_PTX)
             continue;
           os << "// tandem: PTX for " << image.arch << "\n" << image.bytes;

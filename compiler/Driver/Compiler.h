@@ -10,6 +10,8 @@
 #ifndef TANDEM_COMPILER_DRIVER_COMPILER_H
 #define TANDEM_COMPILER_DRIVER_COMPILER_H
 
+#include "codegen/Target/Target.h"
+#include "codegen/Target/TargetOptions.h"
 #include "compiler/Import/OnnxImporter.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -30,7 +32,8 @@ enum class Phase {
   Fused,       ///< ops grouped into tandem.fusion regions
   Partitioned, ///< per-device partitions with transfers
   Bufferized,  ///< buffers and the static memory plan
-  Lowered,     ///< LLVM / NVVM dialects, ready for code emission
+  Kernels,     ///< device targets' kernels compiled into device images
+  Lowered,     ///< LLVM dialect host code, ready for code emission
 };
 
 /// What the output file holds.
@@ -54,37 +57,6 @@ struct FusionOptions {
 /// Checks `options` before any work: known kinds and well-formed globs.
 /// Returns the error message, or the empty string when they are valid.
 std::string validateFusionOptions(const FusionOptions &options);
-
-/// The CPU target's options (codegen/Target: CPUTarget).
-struct CPUTargetOptions {
-  /// The CPU to generate code for ("x86-64", "x86-64-v3", "znver4",
-  /// "native", ...), extra target features, and the target triple (empty
-  /// for the host's).
-  std::string cpu = "x86-64";
-  std::string features;
-  std::string triple;
-  /// The host CPU's preset for the placement cost model ("host" = this
-  /// machine).
-  std::string costModel = "host";
-};
-
-/// The CUDA target's options (codegen/Target: CUDATarget). The GPU
-/// architectures come from the GPU targets themselves (gpu:a100 is sm_80).
-struct CUDATargetOptions {
-  /// Extra CUDA architectures of the GPU kernels ("sm_80", "sm_90", ...),
-  /// besides those of the GPU targets: one PTX (and, with the CUDA
-  /// toolkit, cubin) per arch in the fatbin.
-  std::vector<std::string> extraArchs;
-  /// Testing: the CPU twins of GPU kernels run the kernels' GPU mapping
-  /// (every block and thread in host loops, shuffles and shared memory
-  /// emulated) instead of the linalg op, so that runs on the emulated device
-  /// check the code the GPU executes (tandemc --gpu-twins=mapped).
-  bool twinsMapped = false;
-  /// Library GEMMs may use TF32 tensor cores (cuBLASLt
-  /// CUBLAS_COMPUTE_32F_FAST_TF32: about 1e-3 relative error, several times
-  /// the FP32 throughput); off by default (tandemc --gpu-tf32).
-  bool allowTF32 = false;
-};
 
 /// Everything tandemc can be asked to do.
 struct CompilerOptions {
@@ -143,8 +115,7 @@ struct CompilePlan {
   /// The output is code: an object, shared library, header, assembly or
   /// LLVM IR (the whole pipeline, then the artifact emitters).
   bool codegen = false;
-  /// The output is the GPU kernels' PTX (compiled after the bufferized
-  /// phase).
+  /// The output is the GPU kernels' PTX (the kernels phase's images).
   bool ptx = false;
   /// The CUDA architectures of the GPU kernels: each GPU target's own (in
   /// target order), then the extra --cuda-arch ones, without repeats.
@@ -158,12 +129,14 @@ struct CompilePlan {
 std::optional<CompilePlan> checkCompilerOptions(const CompilerOptions &options,
                                                 std::string &error);
 
-/// Adds the passes of `phase` (only that phase) to `pm`. With
-/// `gpuPartitions`, the bufferized phase keeps GPU partitions as functions
-/// and outlines their kernels (docs/GPU.md).
+/// Adds the passes of `phase` (only that phase; the kernels phase has none)
+/// to `pm`. `devices` are the device targets whose partitions the model
+/// has: in the bufferized phase their partitions stay functions of kernels
+/// under a host schedule (docs/GPU.md), and in the lowered phase they add
+/// their passes before the host target's.
 void buildPhasePipeline(OpPassManager &pm, Phase phase,
                         const CompilerOptions &options,
-                        bool gpuPartitions = false);
+                        llvm::ArrayRef<const Target *> devices = {});
 
 /// Runs the whole compilation in four steps: the options check
 /// (checkCompilerOptions), import, the phases up to the plan's last, and

@@ -1,4 +1,5 @@
-//===- DeviceModel.cpp - device presets, --target and JSON overrides ------===//
+//===- DeviceModel.cpp - the cost model's devices, --target, JSON overrides
+//-===//
 
 #include "passes/Placement/DeviceModel.h"
 
@@ -7,7 +8,8 @@
 #include "llvm/Support/JSON.h"
 
 #include <algorithm>
-#include <thread>
+#include <map>
+#include <mutex>
 
 using namespace mlir::tandem;
 
@@ -72,211 +74,74 @@ void TargetConfig::print(llvm::raw_ostream &os) const {
 }
 
 //===----------------------------------------------------------------------===//
-// Presets
+// Presets: each device kind's target registers its own
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// One row of the preset tables. GFLOP/s are dense (no sparsity).
-struct Preset {
-  const char *name;
-  const char *arch;
-  PeakGflops vector, matrix;
-  double memoryGBs, launchUs, saturationElements, units;
-  double h2dGBs, d2hGBs, latencyUs;
-};
-} // namespace
-
-/// CPU presets: cores x SIMD lanes x 2 (FMA) x 2 ports x clock. Half
-/// precision is converted to f32 on these CPUs, so it runs at the f32 rate.
-/// A CPU "kernel" is a call into a thread pool: about a microsecond; 1024
-/// elements per core are enough to amortise it.
-static const Preset kCpuPresets[] = {
-    // 8 cores, AVX2, 3 GHz, dual-channel DDR5.
-    {"generic",
-     "x86-64",
-     {768, 768, 768},
-     {768, 768, 768},
-     60,
-     1.0,
-     8 * 1024,
-     8,
-     0,
-     0,
-     0},
-    // Xeon Platinum 8480+: 56 cores, AVX-512 (AMX for bf16), 2 GHz, 8xDDR5.
-    {"xeon-8480",
-     "x86-64",
-     {7168, 7168, 7168},
-     {7168, 7168, 114688},
-     300,
-     2.0,
-     56 * 1024,
-     56,
-     0,
-     0,
-     0},
-    // EPYC 9654: 96 cores, AVX-512 (256-bit datapath), 2.4 GHz, 12xDDR5.
-    {"epyc-9654",
-     "x86-64",
-     {7373, 7373, 7373},
-     {7373, 7373, 7373},
-     460,
-     2.0,
-     96 * 1024,
-     96,
-     0,
-     0,
-     0},
-    // Grace (Neoverse V2): 72 cores, 4x128-bit SVE2, 3.1 GHz, LPDDR5X.
-    {"grace",
-     "aarch64",
-     {3571, 7142, 7142},
-     {3571, 7142, 7142},
-     500,
-     1.5,
-     72 * 1024,
-     72,
-     0,
-     0,
-     0},
-};
-
-/// GPU presets from the vendors' data sheets (SXM parts). f32 matrix work is
-/// plain SGEMM (no TF32 unless a model opts into it); f16/bf16 matrix work
-/// runs on tensor cores. Host links are PCIe with pinned buffers.
-static const Preset kGpuPresets[] = {
-    {"h100",
-     "sm_90",
-     {66900, 133800, 133800},
-     {66900, 989400, 989400},
-     3350,
-     4.0,
-     132 * 2048,
-     132,
-     50,
-     50,
-     8},
-    {"h200",
-     "sm_90",
-     {66900, 133800, 133800},
-     {66900, 989400, 989400},
-     4800,
-     4.0,
-     132 * 2048,
-     132,
-     50,
-     50,
-     8},
-    {"a100",
-     "sm_80",
-     {19500, 78000, 39000},
-     {19500, 312000, 312000},
-     2039,
-     5.0,
-     108 * 2048,
-     108,
-     25,
-     25,
-     10},
-    {"l4",
-     "sm_89",
-     {30300, 30300, 30300},
-     {30300, 121000, 121000},
-     300,
-     5.0,
-     58 * 1536,
-     58,
-     25,
-     25,
-     10},
-};
-
-/// Arch aliases: the part a bare arch stands for.
-static const std::pair<const char *, const char *> kGpuArchAliases[] = {
-    {"sm_90", "h100"}, {"sm_80", "a100"}, {"sm_89", "l4"}};
-
-static DeviceModel fromPreset(const Preset &p, DeviceName name) {
+DeviceModel mlir::tandem::DevicePreset::toModel(DeviceName device) const {
   DeviceModel d;
-  d.name = name;
-  d.preset = p.name;
-  d.arch = p.arch;
-  d.vectorGflops = p.vector;
-  d.matrixGflops = p.matrix;
-  d.memoryGBs = p.memoryGBs;
-  d.launchUs = p.launchUs;
-  d.saturationElements = p.saturationElements;
-  d.computeUnits = p.units;
-  d.hostToDeviceGBs = p.h2dGBs;
-  d.deviceToHostGBs = p.d2hGBs;
-  d.transferLatencyUs = p.latencyUs;
+  d.name = device;
+  d.preset = name;
+  d.arch = arch;
+  d.vectorGflops = vector;
+  d.matrixGflops = matrix;
+  d.memoryGBs = memoryGBs;
+  d.launchUs = launchUs;
+  d.saturationElements = saturationElements;
+  d.computeUnits = units;
+  d.hostToDeviceGBs = h2dGBs;
+  d.deviceToHostGBs = d2hGBs;
+  d.transferLatencyUs = latencyUs;
   return d;
 }
 
-/// This machine: its cores and vector width at an assumed 2.5 GHz.
-static DeviceModel hostModel() {
-  double cores = std::max(1u, std::thread::hardware_concurrency());
-  double lanes = 4; // SSE / NEON
-  std::string arch = "aarch64";
-#if defined(__x86_64__)
-  arch = "x86-64";
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f"))
-    lanes = 16;
-  else if (__builtin_cpu_supports("avx2"))
-    lanes = 8;
-#endif
-  double gflops = cores * lanes * 2 /*FMA*/ * 2 /*ports*/ * 2.5;
-  Preset p{"host",
-           "",
-           {gflops, gflops, gflops},
-           {gflops, gflops, gflops},
-           std::min(10.0 * cores, 400.0),
-           1.0,
-           cores * 1024,
-           cores,
-           0,
-           0,
-           0};
-  DeviceModel d = fromPreset(p, DeviceName{DeviceName::Kind::CPU, 0});
-  d.arch = arch;
-  return d;
+namespace {
+/// The registered sources, by kind. Registered once at start-up (before any
+/// compilation), read afterwards.
+std::map<DeviceName::Kind, const CostPresetSource *> &presetSources() {
+  static std::map<DeviceName::Kind, const CostPresetSource *> sources;
+  return sources;
+}
+std::mutex presetMutex;
+
+const CostPresetSource *sourceOf(DeviceName::Kind kind) {
+  std::lock_guard<std::mutex> lock(presetMutex);
+  auto it = presetSources().find(kind);
+  return it == presetSources().end() ? nullptr : it->second;
+}
+} // namespace
+
+void mlir::tandem::registerCostPresets(DeviceName::Kind kind,
+                                       const CostPresetSource *source) {
+  std::lock_guard<std::mutex> lock(presetMutex);
+  presetSources()[kind] = source;
 }
 
 std::vector<std::string> mlir::tandem::cpuPresetNames() {
-  std::vector<std::string> names = {"host"};
-  for (const Preset &p : kCpuPresets)
-    names.push_back(p.name);
-  return names;
+  const CostPresetSource *source = sourceOf(DeviceName::Kind::CPU);
+  return source ? source->costPresetNames() : std::vector<std::string>();
 }
 
 std::vector<std::string> mlir::tandem::gpuPresetNames() {
-  std::vector<std::string> names;
-  for (const Preset &p : kGpuPresets)
-    names.push_back(p.name);
-  for (auto [alias, part] : kGpuArchAliases)
-    names.push_back(alias);
-  return names;
+  const CostPresetSource *source = sourceOf(DeviceName::Kind::GPU);
+  return source ? source->costPresetNames() : std::vector<std::string>();
 }
 
 std::optional<DeviceModel> mlir::tandem::getCpuPreset(llvm::StringRef preset) {
-  if (preset == "host")
-    return hostModel();
-  for (const Preset &p : kCpuPresets)
-    if (preset == p.name)
-      return fromPreset(p, DeviceName{DeviceName::Kind::CPU, 0});
-  return std::nullopt;
+  const CostPresetSource *source = sourceOf(DeviceName::Kind::CPU);
+  return source ? source->costPreset(preset, 0) : std::nullopt;
 }
 
 std::optional<DeviceModel> mlir::tandem::getGpuPreset(llvm::StringRef preset,
                                                       unsigned index) {
-  std::string lower = preset.lower();
-  for (auto [alias, part] : kGpuArchAliases)
-    if (lower == alias)
-      lower = part;
-  for (const Preset &p : kGpuPresets)
-    if (lower == p.name)
-      return fromPreset(p, DeviceName{DeviceName::Kind::GPU, index});
-  return std::nullopt;
+  const CostPresetSource *source = sourceOf(DeviceName::Kind::GPU);
+  return source ? source->costPreset(preset, index) : std::nullopt;
+}
+
+/// "a, b, c", or why there are none.
+static std::string presetList(const std::vector<std::string> &names) {
+  return names.empty() ? std::string("none: no target registered its cost "
+                                     "presets (codegen's registerTargets)")
+                       : llvm::join(names, ", ");
 }
 
 std::optional<TargetConfig>
@@ -286,7 +151,7 @@ mlir::tandem::parseTargets(llvm::StringRef targets, llvm::StringRef cpuPreset,
   std::optional<DeviceModel> cpu = getCpuPreset(cpuPreset);
   if (!cpu) {
     error = "unknown CPU preset '" + cpuPreset.str() +
-            "' (expected one of: " + llvm::join(cpuPresetNames(), ", ") + ")";
+            "' (expected one of: " + presetList(cpuPresetNames()) + ")";
     return std::nullopt;
   }
   config.devices.push_back(*cpu);
@@ -307,7 +172,7 @@ mlir::tandem::parseTargets(llvm::StringRef targets, llvm::StringRef cpuPreset,
         getGpuPreset(preset.empty() ? "sm_90" : preset, gpus);
     if (!gpu) {
       error = "unknown GPU '" + preset.str() + "' in target '" + entry.str() +
-              "' (expected one of: " + llvm::join(gpuPresetNames(), ", ") + ")";
+              "' (expected one of: " + presetList(gpuPresetNames()) + ")";
       return std::nullopt;
     }
     config.devices.push_back(*gpu);

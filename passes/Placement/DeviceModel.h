@@ -3,9 +3,9 @@
 //
 // The devices of a build (--target) and the numbers the cost model reads for
 // each one: peak throughput per precision, memory bandwidth, launch overhead,
-// and for GPUs the host link. Presets cover the host CPU and common GPUs; a
-// JSON file overrides any value. Plain C++ on LLVM support, unit-tested
-// without MLIR.
+// and for GPUs the host link. Each device kind's target supplies its presets
+// (CostPresetSource, registered by codegen/Target); a JSON file overrides
+// any value. Plain C++ on LLVM support, unit-tested without MLIR.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,16 +91,45 @@ struct TargetConfig {
   void print(llvm::raw_ostream &os) const;
 };
 
-/// The CPU presets ("host", "generic", ...) and the GPU presets ("h100",
-/// "h200", "a100", "l4"), and the arch aliases ("sm_90" = h100, "sm_80" =
-/// a100, "sm_89" = l4).
+/// One row of a preset table. GFLOP/s are dense (no sparsity).
+struct DevicePreset {
+  const char *name;
+  const char *arch;
+  PeakGflops vector, matrix;
+  double memoryGBs, launchUs, saturationElements, units;
+  double h2dGBs, d2hGBs, latencyUs;
+
+  /// The preset as the model of `device`.
+  DeviceModel toModel(DeviceName device) const;
+};
+
+/// Where a device kind's presets come from: the kind's target
+/// (codegen/Target: the CPU target's "host", "generic", ...; the CUDA
+/// target's "h100", "h200", "a100", "l4" and the arch aliases "sm_90",
+/// "sm_80", "sm_89"). Placement knows no device numbers of its own.
+class CostPresetSource {
+public:
+  virtual ~CostPresetSource() = default;
+  /// The preset names, for error messages.
+  virtual std::vector<std::string> costPresetNames() const = 0;
+  /// The model of preset `name` as device `index` of the kind, or
+  /// std::nullopt for a name the kind does not have.
+  virtual std::optional<DeviceModel> costPreset(llvm::StringRef name,
+                                                unsigned index) const = 0;
+};
+
+/// Registers `source` as the presets of `kind` (codegen's registerTargets
+/// does, once, before any compilation). `source` must outlive every use.
+void registerCostPresets(DeviceName::Kind kind, const CostPresetSource *source);
+
+/// The registered CPU and GPU preset names (empty before registration).
 std::vector<std::string> cpuPresetNames();
 std::vector<std::string> gpuPresetNames();
 
-/// The model of a CPU preset. "host" is derived from this machine: its
-/// core count and vector ISA (AVX-512, AVX2 or SSE / NEON).
+/// The model of a CPU preset ("host" is derived from this machine), or of
+/// a GPU preset or arch alias as device GPU:`index`; std::nullopt when the
+/// kind's target has no such preset or none is registered.
 std::optional<DeviceModel> getCpuPreset(llvm::StringRef preset);
-/// The model of a GPU preset or arch alias, as device GPU:`index`.
 std::optional<DeviceModel> getGpuPreset(llvm::StringRef preset, unsigned index);
 
 /// Builds the devices of a `--target` list such as "cpu" or

@@ -2,11 +2,35 @@
 
 #include "passes/Placement/DeviceModel.h"
 
+#include "codegen/Target/Target.h"
+
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 using namespace mlir::tandem;
 
-TEST(DeviceModel, TargetsNameGpusInOrder) {
+namespace {
+/// The presets come from the targets (codegen/Target), as in tandemc.
+class DeviceModelTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() { registerTargets(); }
+};
+} // namespace
+
+TEST_F(DeviceModelTest, EachKindsTargetSuppliesItsPresets) {
+  std::vector<std::string> cpu = cpuPresetNames(), gpu = gpuPresetNames();
+  EXPECT_EQ(cpu.front(), "host");
+  EXPECT_NE(std::find(gpu.begin(), gpu.end(), "h200"), gpu.end());
+  EXPECT_NE(std::find(gpu.begin(), gpu.end(), "sm_80"), gpu.end());
+  // An arch alias is the part it stands for.
+  EXPECT_EQ(getGpuPreset("sm_80", 1)->preset, "a100");
+  EXPECT_EQ(getGpuPreset("sm_80", 1)->name.index, 1u);
+  EXPECT_FALSE(getGpuPreset("host", 0));
+  EXPECT_FALSE(getCpuPreset("h100"));
+}
+
+TEST_F(DeviceModelTest, TargetsNameGpusInOrder) {
   std::string error;
   auto config = parseTargets("cpu,gpu:sm_90,gpu:a100", "generic", error);
   ASSERT_TRUE(config) << error;
@@ -19,7 +43,7 @@ TEST(DeviceModel, TargetsNameGpusInOrder) {
   EXPECT_TRUE(config->hasGpu());
 }
 
-TEST(DeviceModel, HostIsAlwaysThere) {
+TEST_F(DeviceModelTest, HostIsAlwaysThere) {
   std::string error;
   auto config = parseTargets("gpu:l4", "generic", error);
   ASSERT_TRUE(config) << error;
@@ -27,7 +51,7 @@ TEST(DeviceModel, HostIsAlwaysThere) {
   EXPECT_EQ(config->devices[1].arch, "sm_89");
 }
 
-TEST(DeviceModel, UnknownTargetsAreErrors) {
+TEST_F(DeviceModelTest, UnknownTargetsAreErrors) {
   std::string error;
   EXPECT_FALSE(parseTargets("cpu,npu", "generic", error));
   EXPECT_NE(error.find("unknown target 'npu'"), std::string::npos);
@@ -37,14 +61,14 @@ TEST(DeviceModel, UnknownTargetsAreErrors) {
   EXPECT_NE(error.find("unknown CPU preset 'z80'"), std::string::npos);
 }
 
-TEST(DeviceModel, HostPresetIsDetected) {
+TEST_F(DeviceModelTest, HostPresetIsDetected) {
   auto host = getCpuPreset("host");
   ASSERT_TRUE(host);
   EXPECT_GT(host->vectorGflops.f32, 0);
   EXPECT_GT(host->computeUnits, 0);
 }
 
-TEST(DeviceModel, RooflineAndLaunch) {
+TEST_F(DeviceModelTest, RooflineAndLaunch) {
   auto h100 = getGpuPreset("h100", 0);
   ASSERT_TRUE(h100);
   // Metadata-only ops cost nothing.
@@ -59,7 +83,7 @@ TEST(DeviceModel, RooflineAndLaunch) {
   EXPECT_LT(f16 * 10, f32);
 }
 
-TEST(DeviceModel, TransfersGoThroughTheHost) {
+TEST_F(DeviceModelTest, TransfersGoThroughTheHost) {
   std::string error;
   auto config = parseTargets("cpu,gpu:h100,gpu:h100", "generic", error);
   ASSERT_TRUE(config);
@@ -71,7 +95,7 @@ TEST(DeviceModel, TransfersGoThroughTheHost) {
   EXPECT_NEAR(config->transferUs(gpu0, gpu1, 50e6), 2 * up, 1e-6);
 }
 
-TEST(DeviceModel, JsonOverrides) {
+TEST_F(DeviceModelTest, JsonOverrides) {
   std::string error;
   auto config = parseTargets("cpu,gpu:sm_90,gpu:sm_90", "generic", error);
   ASSERT_TRUE(config);
@@ -90,7 +114,7 @@ TEST(DeviceModel, JsonOverrides) {
   EXPECT_EQ(config->devices[0].matrixGflops.bf16, 100);
 }
 
-TEST(DeviceModel, JsonErrorsNameTheField) {
+TEST_F(DeviceModelTest, JsonErrorsNameTheField) {
   std::string error;
   auto config = parseTargets("cpu,gpu", "generic", error);
   ASSERT_TRUE(config);

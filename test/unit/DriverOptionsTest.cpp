@@ -19,8 +19,8 @@ TEST(DriverOptions, ParsesShapes) {
 }
 
 TEST(DriverOptions, PhasesRoundTripInOrder) {
-  const char *names[] = {"import",      "graph",      "placed", "fused",
-                         "partitioned", "bufferized", "lowered"};
+  const char *names[] = {"import",      "graph",      "placed",  "fused",
+                         "partitioned", "bufferized", "kernels", "lowered"};
   std::optional<Phase> previous;
   for (const char *name : names) {
     std::optional<Phase> phase = parsePhase(name);
@@ -89,7 +89,7 @@ TEST(DriverOptions, PlansThePhasesOfEachOutput) {
   options.compileTo.reset();
   plan = check(options, error);
   ASSERT_TRUE(plan) << error;
-  EXPECT_EQ(plan->last, Phase::Bufferized);
+  EXPECT_EQ(plan->last, Phase::Kernels);
   EXPECT_TRUE(plan->ptx);
   EXPECT_FALSE(plan->codegen);
 }
@@ -137,8 +137,8 @@ TEST(DriverOptions, RejectsBadOptionsBeforeAnyWork) {
 
   options.emit = EmitKind::PTX;
   EXPECT_FALSE(check(options, error));
-  EXPECT_EQ(error, "--emit=ptx compiles the kernels of the bufferized phase; "
-                   "drop --compile-to");
+  EXPECT_EQ(error, "--emit=ptx writes the images of the kernels phase; drop "
+                   "--compile-to");
 
   // The memory report needs the signature that code generation reads.
   options = CompilerOptions();

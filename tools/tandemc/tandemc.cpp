@@ -106,7 +106,7 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   app.add_option("--compile-to", compileTo,
                  "stop after a phase: import, graph, placed, fused, "
-                 "partitioned, bufferized, lowered");
+                 "partitioned, bufferized, kernels, lowered");
   app.add_option("--name", options.name, "symbol prefix of the model")
       ->capture_default_str();
   app.add_option("--input-shape", inputShapes,

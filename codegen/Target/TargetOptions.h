@@ -1,0 +1,66 @@
+//===- TargetOptions.h - what each device kind's code generator is told
+//-*-C++-*-===//
+//
+// The options of the CPU and CUDA targets (CompilerOptions holds one of
+// each), and the view of them that every Target's pipelines and kernel
+// compiler receive.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TANDEM_CODEGEN_TARGET_TARGETOPTIONS_H
+#define TANDEM_CODEGEN_TARGET_TARGETOPTIONS_H
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::tandem {
+
+/// The CPU target's options (CPUTarget).
+struct CPUTargetOptions {
+  /// The CPU to generate code for ("x86-64", "x86-64-v3", "znver4",
+  /// "native", ...), extra target features, and the target triple (empty
+  /// for the host's).
+  std::string cpu = "x86-64";
+  std::string features;
+  std::string triple;
+  /// The host CPU's preset for the placement cost model ("host" = this
+  /// machine).
+  std::string costModel = "host";
+};
+
+/// The CUDA target's options (CUDATarget). The GPU architectures come from
+/// the GPU targets themselves (gpu:a100 is sm_80).
+struct CUDATargetOptions {
+  /// Extra CUDA architectures of the GPU kernels ("sm_80", "sm_90", ...),
+  /// besides those of the GPU targets: one PTX (and, with the CUDA
+  /// toolkit, cubin) per arch in the fatbin.
+  std::vector<std::string> extraArchs;
+  /// Testing: the CPU twins of GPU kernels run the kernels' GPU mapping
+  /// (every block and thread in host loops, shuffles and shared memory
+  /// emulated) instead of the linalg op, so that runs on the emulated device
+  /// check the code the GPU executes (tandemc --gpu-twins=mapped).
+  bool twinsMapped = false;
+  /// Library GEMMs may use TF32 tensor cores (cuBLASLt
+  /// CUBLAS_COMPUTE_32F_FAST_TF32: about 1e-3 relative error, several times
+  /// the FP32 throughput); off by default (tandemc --gpu-tf32).
+  bool allowTF32 = false;
+};
+
+/// What a Target's pipelines and kernel compiler are given.
+struct TargetOptions {
+  const CPUTargetOptions &cpu;
+  const CUDATargetOptions &cuda;
+  /// The CUDA architectures of the kernels: each GPU target's own, then
+  /// the extra ones, without repeats.
+  llvm::ArrayRef<std::string> kernelArchs;
+  /// Compile kernels to every image format the machine's tools allow
+  /// (PTX, and with the CUDA toolkit cubins and a fatbin); false: PTX
+  /// only (tandemc --emit=ptx).
+  bool allImageFormats = true;
+};
+
+} // namespace mlir::tandem
+
+#endif // TANDEM_CODEGEN_TARGET_TARGETOPTIONS_H

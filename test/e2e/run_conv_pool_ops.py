@@ -16,7 +16,6 @@ it and run on the --devices. Prints "PASS name" / "FAIL name: why" and
 "conv-pool-ops: N passed, M failed". With --write-only, only writes the
 models (DIR/NAME.onnx), for the ptxas test.
 """
-import argparse
 import os
 import sys
 
@@ -229,43 +228,7 @@ MODELS = {"conv3d": conv3d, "pool3d": pool3d,
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--tandemc", required=True)
-    parser.add_argument("--tandem-run", required=True)
-    parser.add_argument("--work", required=True)
-    parser.add_argument("--gpu", choices=["none", "all"], default="none")
-    parser.add_argument("--gpu-twins", choices=["linalg", "mapped"],
-                        default="linalg")
-    parser.add_argument("--devices", default="")
-    parser.add_argument("--write-only", action="store_true")
-    parser.add_argument("names", nargs="*")
-    args = parser.parse_args()
-    args.threads = [1]
-    args.devices = [d for d in args.devices.split(",") if d] or [None]
-    os.makedirs(args.work, exist_ok=True)
-    passed = failed = 0
-    for name, make in MODELS.items():
-        if args.names and name not in args.names:
-            continue
-        path = os.path.join(args.work, name + ".onnx")
-        onnx.save(make(), path)
-        if args.write_only:
-            continue
-        try:
-            problem = run_e2e.check(args, name, path, [])
-        except Exception as e:  # a crash in the harness is a failure too
-            problem = "harness error: %s" % e
-        if problem:
-            failed += 1
-            print("FAIL %s: %s" % (name, problem))
-        else:
-            passed += 1
-            print("PASS %s" % name)
-        sys.stdout.flush()
-    if args.write_only:
-        return 0
-    print("conv-pool-ops: %d passed, %d failed" % (passed, failed))
-    return 1 if failed or not passed else 0
+    return run_e2e.op_models_main("conv-pool-ops", MODELS, None)
 
 
 if __name__ == "__main__":

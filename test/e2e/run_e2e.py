@@ -198,12 +198,26 @@ def main():
     if args.names:
         cases = [c for c in cases if c[0] in args.names]
 
+    def run(case):
+        name, path, flags = case
+        if flags is None:
+            return "not exported (%s is missing)" % path
+        return check(args, name, path, flags)
+
+    passed, failed = run_cases([(c[0], c) for c in cases], run)
+    print("e2e: %d passed, %d failed" % (passed, failed))
+    return 1 if failed or not cases else 0
+
+
+def run_cases(cases, check_case):
+    """Runs `check_case(item)` for each (name, item) of `cases`, which
+    returns a problem or None; prints "PASS name" or "FAIL name: problem"
+    (a crash in the harness is a failure too). Returns (passed, failed)."""
     passed = failed = 0
-    for name, path, flags in cases:
+    for name, item in cases:
         try:
-            problem = ("not exported (%s is missing)" % path if flags is None
-                       else check(args, name, path, flags))
-        except Exception as e:  # a crash in the harness is a failure too
+            problem = check_case(item)
+        except Exception as e:
             problem = "harness error: %s" % e
         if problem:
             failed += 1
@@ -212,8 +226,52 @@ def main():
             passed += 1
             print("PASS %s" % name)
         sys.stdout.flush()
-    print("e2e: %d passed, %d failed" % (passed, failed))
-    return 1 if failed or not cases else 0
+    return passed, failed
+
+
+def op_models_main(label, models, import_models=None, check_model=None,
+                   prepare=None):
+    """The command line of the per-op drivers (run_*_ops.py): each model of
+    `models` (name -> function building the ONNX model) is saved under
+    --work and checked with `check_model(args, name, path)` (default: this
+    script's check against onnxruntime), or, with --write-only, only saved
+    (with the `import_models` too, for the import lit tests). `prepare(name)`
+    runs before a model is built (e.g. to seed its weights). Prints
+    "LABEL: N passed, M failed"; returns the exit status."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tandemc", required=True)
+    parser.add_argument("--tandem-run", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--gpu", choices=["none", "all"], default="none")
+    parser.add_argument("--gpu-twins", choices=["linalg", "mapped"],
+                        default="linalg")
+    parser.add_argument("--devices", default="")
+    parser.add_argument("--write-only", action="store_true")
+    parser.add_argument("names", nargs="*")
+    args = parser.parse_args()
+    args.threads = [1]
+    args.devices = [d for d in args.devices.split(",") if d] or [None]
+    os.makedirs(args.work, exist_ok=True)
+    wanted = [n for n in models if not args.names or n in args.names]
+    if args.write_only:
+        for name, make in (import_models or {}).items():
+            if not args.names or name in args.names:
+                onnx.save(make(), os.path.join(args.work, name + ".onnx"))
+    paths = {}
+    for name in wanted:
+        paths[name] = os.path.join(args.work, name + ".onnx")
+        if prepare:
+            prepare(name)
+        onnx.save(models[name](), paths[name])
+    if args.write_only:
+        return 0
+    check_model = check_model or (
+        lambda a, name, path: check(a, name, path, []))
+    passed, failed = run_cases(
+        [(name, name) for name in wanted],
+        lambda name: check_model(args, name, paths[name]))
+    print("%s: %d passed, %d failed" % (label, passed, failed))
+    return 1 if failed or not passed else 0
 
 
 if __name__ == "__main__":

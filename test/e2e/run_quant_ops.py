@@ -26,7 +26,6 @@ Prints "PASS name" / "FAIL name: why" and "quant-ops: N passed, M failed".
 With --write-only, only writes the models (DIR/NAME.onnx), for the import
 tests.
 """
-import argparse
 import os
 import subprocess
 import sys
@@ -484,49 +483,16 @@ def check(args, name, path, kind):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--tandemc", required=True)
-    parser.add_argument("--tandem-run", required=True)
-    parser.add_argument("--work", required=True)
-    parser.add_argument("--gpu", choices=["none", "all"], default="none")
-    parser.add_argument("--gpu-twins", choices=["linalg", "mapped"],
-                        default="linalg")
-    parser.add_argument("--devices", default="")
-    parser.add_argument("--write-only", action="store_true")
-    parser.add_argument("names", nargs="*")
-    args = parser.parse_args()
-    args.devices = [d for d in args.devices.split(",") if d] or [None]
-    os.makedirs(args.work, exist_ok=True)
-    if args.write_only:
-        for name, make in IMPORT_MODELS.items():
-            if not args.names or name in args.names:
-                onnx.save(make(), os.path.join(args.work, name + ".onnx"))
-    passed = failed = 0
-    for name, (make, kind) in MODELS.items():
-        if args.names and name not in args.names:
-            continue
-        path = os.path.join(args.work, name + ".onnx")
+    def seed(name):
         # Each model's weights depend on its name only.
         global RNG
         RNG = np.random.default_rng(sum(map(ord, name)))
-        onnx.save(make(), path)
-        if args.write_only:
-            continue
-        try:
-            problem = check(args, name, path, kind)
-        except Exception as e:  # a crash in the harness is a failure too
-            problem = "harness error: %s" % e
-        if problem:
-            failed += 1
-            print("FAIL %s: %s" % (name, problem))
-        else:
-            passed += 1
-            print("PASS %s" % name)
-        sys.stdout.flush()
-    if args.write_only:
-        return 0
-    print("quant-ops: %d passed, %d failed" % (passed, failed))
-    return 1 if failed or not passed else 0
+
+    return run_e2e.op_models_main(
+        "quant-ops", {name: make for name, (make, _) in MODELS.items()},
+        IMPORT_MODELS,
+        lambda args, name, path: check(args, name, path, MODELS[name][1]),
+        seed)
 
 
 if __name__ == "__main__":

@@ -146,6 +146,35 @@ def TandemPlanDeviceMemory : Pass<"tandem-plan-device-memory", "ModuleOp"> {
   ];
 }
 
+def TandemKernelReport : Pass<"tandem-kernel-report", "ModuleOp"> {
+  let summary = "writes the static cost of every GPU kernel, library call and copy";
+  let description = [{
+    For each model with a host schedule (after `tandem-plan-device-memory`),
+    lists in schedule order every kernel launch, library GEMM and host
+    copy with its GPU, its arithmetic (FLOPs: each linalg op's iteration
+    space times the arithmetic ops of its body; 2 m n k per GEMM problem),
+    the global memory it moves (every buffer argument read or written
+    once), the arithmetic intensity, and its roofline time on the GPU's
+    preset from `targets` (launch overhead plus the larger of compute and
+    memory time, as the placement cost model estimates; copies: the host
+    link's latency plus bytes over its bandwidth), and whether compute or
+    memory bounds it. A GEMM's fallback kernels (run only without
+    cuBLASLt) are listed but not counted. Then the totals per GPU. So the
+    GPU plan can be judged without a GPU; nothing is measured.
+
+    `report` is the output: `-` prints a table on stdout, a path ending in
+    `.json` gets JSON, any other path the table. The module is unchanged.
+  }];
+  let options = [
+    Option<"report", "report", "std::string", /*default=*/"\"-\"",
+           "where to write the report ('-': stdout; FILE.json: JSON)">,
+    Option<"targets", "targets", "std::string", /*default=*/"\"cpu,gpu\"",
+           "the devices, as tandemc --target names them">,
+    Option<"deviceConfig", "device-config", "std::string", /*default=*/"\"\"",
+           "JSON file overriding device numbers (tandemc --device-config)">
+  ];
+}
+
 def TandemLowerHostSchedule : Pass<"tandem-lower-host-schedule", "ModuleOp"> {
   let summary = "lowers the host schedule to calls of the tandem_sched_* runtime";
   let description = [{

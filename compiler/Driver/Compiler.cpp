@@ -170,6 +170,13 @@ void mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
         device->buildSchedulePipeline(schedule, targetOptions);
     });
     host.buildHostBufferizePipeline(pm, /*withDevices=*/true, targetOptions);
+    if (!options.kernelReport.empty()) {
+      TandemKernelReportOptions report;
+      report.report = options.kernelReport;
+      report.targets = llvm::join(options.targets, ",");
+      report.deviceConfig = options.deviceConfig;
+      pm.addPass(createTandemKernelReport(report));
+    }
     return;
   case Phase::Lowered:
     // With device partitions the host lowering also lowers the host
@@ -403,6 +410,9 @@ mlir::tandem::checkCompilerOptions(const CompilerOptions &options,
       (plan.ptx || plan.last < Phase::Bufferized))
     return fail("--memory-report needs code generation (--emit=obj, shared, "
                 "header, asm or llvm)");
+  if (!options.kernelReport.empty() && plan.last < Phase::Bufferized)
+    return fail("--kernel-report needs the bufferized phase (code "
+                "generation, --emit=ptx or --compile-to=bufferized)");
 
   auto addArch = [&](const std::string &arch) {
     if (!arch.empty() && !llvm::is_contained(plan.kernelArchs, arch))
@@ -579,6 +589,10 @@ static LogicalResult beforePhase(Compilation &c, Phase phase) {
   if (phase != Phase::Bufferized)
     return success();
   c.devices = getDeviceTargetsOf(*c.module);
+  if (!c.options.kernelReport.empty() && c.devices.empty())
+    return emitError(c.fileLoc)
+           << "--kernel-report: the model has no GPU partition (compile with "
+              "--target=cpu,gpu:... and place ops on the GPU)";
   if (c.plan.ptx)
     return success();
   FailureOr<ModelSignature> signature =
@@ -761,6 +775,7 @@ LogicalResult mlir::tandem::compile(
       (header && failed(redirect(redirected.headerPath, "--header"))) ||
       failed(redirect(redirected.dotGraph, "--dot-graph")) ||
       failed(redirect(redirected.memoryReport, "--memory-report")) ||
+      failed(redirect(redirected.kernelReport, "--kernel-report")) ||
       failed(redirect(redirected.placementReport, "--placement-report")) ||
       failed(redirect(redirected.fusion.report, "--fusion-report")))
     return failure();

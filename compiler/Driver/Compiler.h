@@ -90,6 +90,10 @@ struct CompilerOptions {
   /// Where to write the memory report (arena, weights, inputs, outputs;
   /// "-" = stdout); empty for none. Needs code generation.
   std::string memoryReport;
+  /// Where to write the static cost of every GPU kernel, library call and
+  /// copy ("-" = stdout, FILE.json = JSON); empty for none. Needs the
+  /// bufferized phase and a GPU partition.
+  std::string kernelReport;
   OnnxImportOptions import;
   FusionOptions fusion;
   /// Print the wall time and peak RSS of each phase to `log`.

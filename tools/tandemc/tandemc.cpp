@@ -131,6 +131,11 @@ int main(int argc, char **argv) {
   bool noSoftPlacement = false;
   app.add_flag("--no-soft-placement", noSoftPlacement,
                "make a pin the target cannot honour an error");
+  app.add_option("--kernel-report", options.kernelReport,
+                 "the static cost of every GPU kernel, library call and "
+                 "copy (FLOPs, bytes, roofline time on the target presets): "
+                 "'-' prints a table, FILE.json writes JSON, any other FILE "
+                 "a table");
   app.add_option("--placement-report", options.placementReport,
                  "explain placement: '-' prints a table, FILE.json writes "
                  "JSON, any other FILE a table");

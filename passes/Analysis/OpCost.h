@@ -38,9 +38,12 @@ int64_t tensorBytes(Type type);
 /// Number of elements of a statically shaped tensor (1 for non-tensors).
 int64_t tensorElements(Type type);
 
-/// Estimates the cost of `op`. Ops that only reinterpret metadata (reshape,
-/// constants) are free. A `tandem.fusion` costs the sum of its body's flops
+/// Estimates the cost of `op`: its flops from its CostOpInterface
+/// (dialects/Tandem/IR/TandemInterfaces.td), its bytes from its operand and
+/// result types. Ops with the ZeroCost trait (constants, reshapes,
+/// terminators) are free. A `tandem.fusion` costs the sum of its body's flops
 /// but only its own operand and result bytes: that is what fusion saves.
+/// `isMatrix` is the MatrixRole trait, of the op or of any op in a fusion.
 OpCost estimateOpCost(Operation *op);
 
 } // namespace mlir::tandem

@@ -35,17 +35,21 @@ enum class FusionRole {
   /// reshape, transpose, broadcast_to, cast, slice, concat, pad, gather:
   /// data movement that fits in a loop nest.
   Layout,
-  /// max_pool2d, avg_pool2d: loop ops that are not epilogues.
+  /// max_pool2d, avg_pool2d, cumsum, top_k: loop ops that are not epilogues
+  /// and take no fused producer.
   Window,
   /// Constants, transfers, fusions, terminators and foreign ops.
   Barrier,
 };
 
-/// The fusion role of `op`.
+/// The fusion role of `op`, read from its role trait (MatrixRole,
+/// ReductionRole, Elementwise or ElementwiseRole, LayoutRole, WindowRole,
+/// BarrierRole in TandemOps.td); ops of other dialects are barriers.
 FusionRole getFusionRole(Operation *op);
 
 /// Whether `op` is an elementwise op whose cost is dominated by a
-/// transcendental function (exp, log, tanh, erf, pow, sqrt, ...).
+/// transcendental function (exp, log, tanh, erf, pow, sqrt, ...): whether it
+/// has the Transcendental trait.
 bool isTranscendental(Operation *op);
 
 /// How many fusion kinds there are (FusionKind's values run from 0): the

@@ -1,8 +1,8 @@
 //===- FusionRoles.cpp - what each tandem op is to fusion -----------------===//
 //
-// Classifies ops into fusion roles (matrix root, reduction root,
-// elementwise, layout, window, barrier), and says which ops are
-// transcendental and which constants are small enough to clone.
+// Reads the fusion role (matrix root, reduction root, elementwise, layout,
+// window, barrier) and the Transcendental marker from each op's traits
+// (TandemOps.td), and says which constants are small enough to clone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,34 +10,28 @@
 
 #include "dialects/Tandem/IR/TandemOps.h"
 
-#include "llvm/ADT/TypeSwitch.h"
-
 using namespace mlir;
 using namespace mlir::tandem;
 
 FusionRole mlir::tandem::getFusionRole(Operation *op) {
-  if (isa<Conv2DOp, MatmulOp, GemmOp>(op))
+  // Each tandem op declares its role as a trait (TandemOps.td); ops of other
+  // dialects are barriers.
+  if (op->hasTrait<tandem::OpTrait::MatrixRole>())
     return FusionRole::Matrix;
-  if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
-          ArgMaxOp, ArgMinOp, SoftmaxOp, LayerNormOp, GlobalAvgPoolOp>(op))
+  if (op->hasTrait<tandem::OpTrait::ReductionRole>())
     return FusionRole::Reduction;
-  if (op->hasTrait<tandem::OpTrait::Elementwise>() || isa<BatchNormOp>(op))
+  if (op->hasTrait<tandem::OpTrait::Elementwise>() ||
+      op->hasTrait<tandem::OpTrait::ElementwiseRole>())
     return FusionRole::Elementwise;
-  if (isa<ReshapeOp, TransposeOp, BroadcastToOp, CastOp, SliceOp, ConcatOp,
-          PadOp, GatherOp, GatherElementsOp, GatherNDOp>(op))
+  if (op->hasTrait<tandem::OpTrait::LayoutRole>())
     return FusionRole::Layout;
-  // A cumsum reads each input element once per output element after (or
-  // before) it on its axis: a fused producer would be recomputed each time.
-  // top_k likewise, when it ranks the elements of a row.
-  if (isa<MaxPool2DOp, AvgPool2DOp, CumSumOp, TopKOp>(op))
+  if (op->hasTrait<tandem::OpTrait::WindowRole>())
     return FusionRole::Window;
   return FusionRole::Barrier;
 }
 
 bool mlir::tandem::isTranscendental(Operation *op) {
-  return isa<ExpOp, LogOp, TanhOp, ErfOp, PowOp, SqrtOp, RsqrtOp, SigmoidOp,
-             GeluOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp,
-             CoshOp, AsinhOp, AcoshOp, AtanhOp>(op);
+  return op->hasTrait<tandem::OpTrait::Transcendental>();
 }
 
 bool mlir::tandem::isInlinableConstant(Operation *op,

@@ -46,6 +46,23 @@ def Tandem_Dialect : Dialect {
     whose value is a `#tandem.device<"/device:GPU:0">` attribute. Fused ops
     live in `tandem.fusion` regions and cross-device copies are explicit
     `tandem.transfer` ops.
+
+    Each op declares the properties that passes read, so that none comes
+    from a list elsewhere and a new op cannot be mis-classified or costed by
+    a default (`test/unit/OpPropertiesTest.cpp` checks every op):
+
+    * its fusion role, exactly one of the traits `MatrixRole`,
+      `ReductionRole`, `Elementwise` (or `ElementwiseRole`, for an op such
+      as `batch_norm` that fusion treats as elementwise), `LayoutRole`,
+      `WindowRole` and `BarrierRole` (docs/Fusion.md);
+    * `Transcendental`, on the elementwise ops dominated by a transcendental
+      function, which fusion does not duplicate;
+    * its cost: `CostOpInterface::getFlops`, from `FlopsPerElement<N>` on
+      elementwise ops (1 unless the op says otherwise), from `DataMovement`
+      (no arithmetic) on ops that only move or convert elements, or from the
+      op's own formula (`TandemOpCosts.cpp`); or the `ZeroCost` trait on
+      ops that run no kernel and move no data (`constant`, `reshape`,
+      `yield`). See docs/Dialects/TandemInterfaces.md.
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;

@@ -21,6 +21,8 @@
 #include "dialects/Tandem/IR/TandemDialect.h"
 #include "dialects/Tandem/IR/TandemTraits.h"
 
+#include "dialects/Tandem/IR/TandemInterfaces.h.inc"
+
 namespace mlir::tandem {
 
 /// Infers the NumPy-broadcast result of `operands`. The element type is

@@ -10,6 +10,7 @@
 #define TANDEM_OPS_TD
 
 include "dialects/Tandem/IR/TandemAttrs.td"
+include "dialects/Tandem/IR/TandemInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -34,6 +35,59 @@ def Tandem_ShapeChecked : Tandem_NativeOpTrait<"ShapeChecked">;
 def Tandem_Elementwise : Tandem_NativeOpTrait<"Elementwise">;
 /// Marks ops whose tensor operands broadcast like NumPy.
 def Tandem_Broadcasting : Tandem_NativeOpTrait<"NumpyBroadcasting">;
+
+class Tandem_ParamNativeOpTrait<string name, string params>
+    : ParamNativeOpTrait<name, params> {
+  let cppNamespace = "::mlir::tandem::OpTrait";
+}
+
+// Fusion roles (docs/Fusion.md). Every op declares exactly one, and
+// test/unit/OpPropertiesTest.cpp checks it: the `Elementwise` trait stands
+// for the elementwise role; `Tandem_ElementwiseRole` gives that role to an op
+// that is not elementwise in the strict sense. Ops of other dialects are
+// barriers.
+
+/// A dense contraction: the root of an output fusion, run at a device's
+/// matrix peak.
+def Tandem_MatrixRole : Tandem_NativeOpTrait<"MatrixRole">;
+/// A reduction: the root of an input fusion.
+def Tandem_ReductionRole : Tandem_NativeOpTrait<"ReductionRole">;
+/// Elementwise to fusion (a loop body or a matrix epilogue) without the
+/// `Elementwise` trait, like batch_norm's per-channel affine.
+def Tandem_ElementwiseRole : Tandem_NativeOpTrait<"ElementwiseRole">;
+/// Data movement that fits in a loop nest.
+def Tandem_LayoutRole : Tandem_NativeOpTrait<"LayoutRole">;
+/// A loop op that reads each input element several times: no producer is
+/// fused into it.
+def Tandem_WindowRole : Tandem_NativeOpTrait<"WindowRole">;
+/// Never fused.
+def Tandem_BarrierRole : Tandem_NativeOpTrait<"BarrierRole">;
+
+/// An elementwise op whose cost is dominated by a transcendental function:
+/// fusion does not duplicate it into several consumers.
+def Tandem_Transcendental : Tandem_NativeOpTrait<"Transcendental">;
+
+// Costs (Tandem_CostOpInterface in TandemInterfaces.td). Every op has exactly
+// one of: `Tandem_FlopsPerElement<N>` (elementwise ops), `Tandem_DataMovement`,
+// its own `getFlops` (DeclareOpInterfaceMethods<Tandem_CostOpInterface>, in
+// TandemOpCosts.cpp) or `Tandem_ZeroCost`.
+
+/// Marks ops whose cost comes from `Tandem_FlopsPerElement`.
+def Tandem_PerElementCost : Tandem_NativeOpTrait<"PerElementCost">;
+/// The cost of an elementwise op: `n` arithmetic operations per result
+/// element.
+class Tandem_FlopsPerElement<int n> : TraitList<[Tandem_CostOpInterface,
+    Tandem_PerElementCost,
+    Tandem_ParamNativeOpTrait<"FlopsPerElement", !cast<string>(n)>]>;
+/// The cost of an op that only moves or converts elements: no arithmetic,
+/// only the bytes it reads and writes.
+def Tandem_DataMovement : TraitList<[Tandem_CostOpInterface,
+    Tandem_NativeOpTrait<"DataMovement">]>;
+/// An op with a cost formula of its own (TandemOpCosts.cpp).
+defvar Tandem_CostFormula = DeclareOpInterfaceMethods<Tandem_CostOpInterface>;
+/// Marks ops that run no kernel and move no data (constants, reshapes,
+/// terminators): they cost nothing.
+def Tandem_ZeroCost : Tandem_NativeOpTrait<"ZeroCost">;
 
 // Element types. Signed integers are signless (`i8` ... `i64`), unsigned
 // ones are `ui8` ... `ui64`: the tandem dialect keeps the signedness that
@@ -74,10 +128,12 @@ class Tandem_InferredOp<string mnemonic, list<Trait> traits = []>
     : Tandem_Op<mnemonic,
                 !listconcat(traits, [Tandem_ShapeChecked, InferTypeOpAdaptor])>;
 
-/// One tensor in, the same tensor type out.
+/// One tensor in, the same tensor type out, `flops` arithmetic operations
+/// per element.
 class Tandem_UnaryElementwiseOp<string mnemonic, Type tensorType,
-                                list<Trait> traits = []>
+                                list<Trait> traits = [], int flops = 1>
     : Tandem_InferredOp<mnemonic, !listconcat([Pure, Tandem_Elementwise,
+                                               Tandem_FlopsPerElement<flops>,
                                                SameOperandsAndResultElementType],
                                               traits)> {
   let arguments = (ins tensorType:$input);
@@ -93,12 +149,13 @@ class Tandem_UnaryElementwiseOp<string mnemonic, Type tensorType,
   }];
 }
 
-/// Two tensors in with NumPy broadcasting, same element type out.
+/// Two tensors in with NumPy broadcasting, same element type out, `flops`
+/// arithmetic operations per element.
 class Tandem_BinaryElementwiseOp<string mnemonic, Type tensorType,
-                                 list<Trait> traits = []>
+                                 list<Trait> traits = [], int flops = 1>
     : Tandem_InferredOp<mnemonic, !listconcat([Pure, Tandem_Elementwise,
-        Tandem_Broadcasting, AllElementTypesMatch<["lhs", "rhs", "output"]>],
-        traits)> {
+        Tandem_FlopsPerElement<flops>, Tandem_Broadcasting,
+        AllElementTypesMatch<["lhs", "rhs", "output"]>], traits)> {
   let arguments = (ins tensorType:$lhs, tensorType:$rhs);
   let results = (outs tensorType:$output);
   let assemblyFormat =
@@ -117,7 +174,9 @@ class Tandem_BinaryElementwiseOp<string mnemonic, Type tensorType,
 
 /// A reduction over `axes`, optionally keeping the reduced dims as size 1.
 class Tandem_ReduceOp<string mnemonic>
-    : Tandem_InferredOp<mnemonic, [Pure, SameOperandsAndResultElementType]> {
+    : Tandem_InferredOp<mnemonic, [Pure, Tandem_ReductionRole,
+                                   Tandem_CostFormula,
+                                   SameOperandsAndResultElementType]> {
   let arguments = (ins Tandem_NumericTensor:$input,
                        DenseI64ArrayAttr:$axes,
                        DefaultValuedAttr<BoolAttr, "true">:$keepdims);
@@ -140,7 +199,7 @@ class Tandem_ReduceOp<string mnemonic>
 //===----------------------------------------------------------------------===//
 
 def Tandem_ConstantOp : Tandem_InferredOp<"constant",
-    [ConstantLike, Pure]> {
+    [ConstantLike, Pure, Tandem_BarrierRole, Tandem_ZeroCost]> {
   let summary = "a constant tensor";
   let description = [{
     Produces a constant tensor. Small values are inline `dense<...>`
@@ -161,7 +220,8 @@ def Tandem_ConstantOp : Tandem_InferredOp<"constant",
 }
 
 def Tandem_ReshapeOp : Tandem_InferredOp<"reshape",
-    [Pure, SameOperandsAndResultElementType]> {
+    [Pure, Tandem_LayoutRole, Tandem_ZeroCost,
+     SameOperandsAndResultElementType]> {
   let summary = "reinterprets a tensor with a new static shape";
   let description = [{
     Returns `input` with the static shape `shape`. The element count must not
@@ -182,7 +242,8 @@ def Tandem_ReshapeOp : Tandem_InferredOp<"reshape",
 }
 
 def Tandem_TransposeOp : Tandem_InferredOp<"transpose",
-    [Pure, SameOperandsAndResultElementType]> {
+    [Pure, Tandem_LayoutRole, Tandem_DataMovement,
+     SameOperandsAndResultElementType]> {
   let summary = "permutes the dimensions of a tensor";
   let description = [{
     Result dimension `i` is input dimension `perm[i]`. `perm` must be a
@@ -203,7 +264,8 @@ def Tandem_TransposeOp : Tandem_InferredOp<"transpose",
 }
 
 def Tandem_ConcatOp : Tandem_InferredOp<"concat",
-    [Pure, SameOperandsAndResultElementType]> {
+    [Pure, Tandem_LayoutRole, Tandem_DataMovement,
+     SameOperandsAndResultElementType]> {
   let summary = "concatenates tensors along an axis";
   let description = [{
     All inputs have the same rank and agree on every dimension but `axis`.
@@ -223,7 +285,8 @@ def Tandem_ConcatOp : Tandem_InferredOp<"concat",
 }
 
 def Tandem_SliceOp : Tandem_InferredOp<"slice",
-    [Pure, SameOperandsAndResultElementType]> {
+    [Pure, Tandem_LayoutRole, Tandem_DataMovement,
+     SameOperandsAndResultElementType]> {
   let summary = "extracts a strided slice";
   let description = [{
     For every dimension `d`, takes elements `starts[d], starts[d] + steps[d],
@@ -247,7 +310,8 @@ def Tandem_SliceOp : Tandem_InferredOp<"slice",
 }
 
 def Tandem_PadOp : Tandem_InferredOp<"pad",
-    [Pure, SameOperandsAndResultElementType]> {
+    [Pure, Tandem_LayoutRole, Tandem_DataMovement,
+     SameOperandsAndResultElementType]> {
   let summary = "pads a tensor";
   let description = [{
     Adds `pads_low[d]` elements before and `pads_high[d]` after dimension `d`.
@@ -273,7 +337,8 @@ def Tandem_PadOp : Tandem_InferredOp<"pad",
   let hasFolder = 1;
 }
 
-def Tandem_GatherOp : Tandem_InferredOp<"gather", [Pure]> {
+def Tandem_GatherOp : Tandem_InferredOp<"gather",
+    [Pure, Tandem_LayoutRole, Tandem_DataMovement]> {
   let summary = "gathers slices along an axis by index";
   let description = [{
     ONNX `Gather`: the result shape is
@@ -295,7 +360,8 @@ def Tandem_GatherOp : Tandem_InferredOp<"gather", [Pure]> {
   let hasFolder = 1;
 }
 
-def Tandem_GatherElementsOp : Tandem_InferredOp<"gather_elements", [Pure]> {
+def Tandem_GatherElementsOp : Tandem_InferredOp<"gather_elements",
+    [Pure, Tandem_LayoutRole, Tandem_DataMovement]> {
   let summary = "gathers single elements along an axis by index";
   let description = [{
     ONNX `GatherElements`: `indices` has the rank of `data`, and the result
@@ -320,7 +386,8 @@ def Tandem_GatherElementsOp : Tandem_InferredOp<"gather_elements", [Pure]> {
       "$data `,` $indices attr-dict `:` functional-type(operands, results)";
 }
 
-def Tandem_GatherNDOp : Tandem_InferredOp<"gather_nd", [Pure]> {
+def Tandem_GatherNDOp : Tandem_InferredOp<"gather_nd",
+    [Pure, Tandem_LayoutRole, Tandem_DataMovement]> {
   let summary = "gathers slices by index tuples";
   let description = [{
     ONNX `GatherND`: the last dim of `indices` (size m) holds index tuples
@@ -344,7 +411,9 @@ def Tandem_GatherNDOp : Tandem_InferredOp<"gather_nd", [Pure]> {
       "$data `,` $indices attr-dict `:` functional-type(operands, results)";
 }
 
-def Tandem_CastOp : Tandem_InferredOp<"cast", [Pure, SameOperandsAndResultShape]> {
+def Tandem_CastOp : Tandem_InferredOp<"cast",
+    [Pure, Tandem_LayoutRole, Tandem_DataMovement,
+     SameOperandsAndResultShape]> {
   let summary = "converts the element type";
   let description = [{
     Converts every element to the element type `to`, as ONNX `Cast` does
@@ -363,7 +432,8 @@ def Tandem_CastOp : Tandem_InferredOp<"cast", [Pure, SameOperandsAndResultShape]
 }
 
 def Tandem_BroadcastToOp : Tandem_InferredOp<"broadcast_to",
-    [Pure, SameOperandsAndResultElementType]> {
+    [Pure, Tandem_LayoutRole, Tandem_DataMovement,
+     SameOperandsAndResultElementType]> {
   let summary = "broadcasts a tensor to a shape";
   let description = [{
     NumPy broadcast of `input` to `shape`: `input`'s dims align to the right
@@ -388,7 +458,8 @@ def Tandem_BroadcastToOp : Tandem_InferredOp<"broadcast_to",
 //===----------------------------------------------------------------------===//
 
 def Tandem_Conv2DOp : Tandem_InferredOp<"conv2d",
-    [Pure, AllElementTypesMatch<["input", "filter", "output"]>]> {
+    [Pure, Tandem_MatrixRole, Tandem_CostFormula,
+     AllElementTypesMatch<["input", "filter", "output"]>]> {
   let summary = "2-D convolution, NCHW input and OIHW filter";
   let description = [{
     Convolves `input` (N x C x H x W) with `filter` (O x C/groups x KH x KW)
@@ -427,7 +498,8 @@ def Tandem_Conv2DOp : Tandem_InferredOp<"conv2d",
 }
 
 def Tandem_MatmulOp : Tandem_InferredOp<"matmul",
-    [Pure, AllElementTypesMatch<["lhs", "rhs", "output"]>]> {
+    [Pure, Tandem_MatrixRole, Tandem_CostFormula,
+     AllElementTypesMatch<["lhs", "rhs", "output"]>]> {
   let summary = "batched matrix product with broadcasting batch dims";
   let description = [{
     `lhs` is `[..., M, K]` and `rhs` is `[..., K, N]`; the leading batch
@@ -452,7 +524,8 @@ def Tandem_MatmulOp : Tandem_InferredOp<"matmul",
 }
 
 def Tandem_GemmOp : Tandem_InferredOp<"gemm",
-    [Pure, AllElementTypesMatch<["a", "b", "output"]>]> {
+    [Pure, Tandem_MatrixRole, Tandem_CostFormula,
+     AllElementTypesMatch<["a", "b", "output"]>]> {
   let summary = "ONNX Gemm: alpha * op(A) * op(B) + beta * C";
   let description = [{
     `op(X)` is `X` or its transpose as `trans_a` / `trans_b` say. `A` and `B`
@@ -479,7 +552,7 @@ def Tandem_GemmOp : Tandem_InferredOp<"gemm",
 }
 
 def Tandem_BiasAddOp : Tandem_InferredOp<"bias_add",
-    [Pure, Tandem_Elementwise,
+    [Pure, Tandem_Elementwise, Tandem_FlopsPerElement<1>,
      AllElementTypesMatch<["input", "bias", "output"]>]> {
   let summary = "adds a 1-D bias along one axis";
   let description = [{
@@ -540,7 +613,8 @@ def Tandem_MulOp : Tandem_BinaryElementwiseOp<"mul", Tandem_NumericTensor,
   }];
 }
 
-def Tandem_DivOp : Tandem_BinaryElementwiseOp<"div", Tandem_NumericTensor> {
+def Tandem_DivOp : Tandem_BinaryElementwiseOp<"div", Tandem_NumericTensor,
+                                              [], /*flops=*/4> {
   let summary = "elementwise division with broadcasting";
   let description = [{
     Integer division truncates toward zero, as in ONNX `Div`.
@@ -553,7 +627,9 @@ def Tandem_DivOp : Tandem_BinaryElementwiseOp<"div", Tandem_NumericTensor> {
   }];
 }
 
-def Tandem_PowOp : Tandem_BinaryElementwiseOp<"pow", Tandem_FloatTensor> {
+def Tandem_PowOp : Tandem_BinaryElementwiseOp<"pow", Tandem_FloatTensor,
+                                              [Tandem_Transcendental],
+                                              /*flops=*/12> {
   let summary = "elementwise power with broadcasting";
   let description = [{
     C `pow` semantics, as onnxruntime computes ONNX `Pow`: a negative base
@@ -596,7 +672,8 @@ def Tandem_MinOp : Tandem_BinaryElementwiseOp<"min", Tandem_NumericTensor,
   }];
 }
 
-def Tandem_ModOp : Tandem_BinaryElementwiseOp<"mod", Tandem_NumericTensor> {
+def Tandem_ModOp : Tandem_BinaryElementwiseOp<"mod", Tandem_NumericTensor,
+                                              [], /*flops=*/4> {
   let summary = "elementwise remainder with broadcasting";
   let description = [{
     ONNX `Mod`. With `fmod = true` the remainder takes the sign of the
@@ -649,7 +726,7 @@ def Tandem_ShiftLeftOp : Tandem_ShiftOp<"shift_left", "left">;
 def Tandem_ShiftRightOp : Tandem_ShiftOp<"shift_right", "right">;
 
 def Tandem_CmpOp : Tandem_InferredOp<"cmp",
-    [Pure, Tandem_Elementwise, Tandem_Broadcasting,
+    [Pure, Tandem_Elementwise, Tandem_FlopsPerElement<1>, Tandem_Broadcasting,
      AllElementTypesMatch<["lhs", "rhs"]>]> {
   let summary = "elementwise comparison with broadcasting";
   let description = [{
@@ -672,7 +749,7 @@ def Tandem_CmpOp : Tandem_InferredOp<"cmp",
 }
 
 def Tandem_WhereOp : Tandem_InferredOp<"where",
-    [Pure, Tandem_Elementwise, Tandem_Broadcasting,
+    [Pure, Tandem_Elementwise, Tandem_FlopsPerElement<2>, Tandem_Broadcasting,
      AllElementTypesMatch<["on_true", "on_false", "output"]>]> {
   let summary = "selects elements by a condition, with broadcasting";
   let description = [{
@@ -697,29 +774,37 @@ def Tandem_WhereOp : Tandem_InferredOp<"where",
 }
 
 class Tandem_DocUnaryOp<string mnemonic, Type t, string formula,
-                        list<Trait> traits = []>
-    : Tandem_UnaryElementwiseOp<mnemonic, t, traits> {
+                        list<Trait> traits = [], int flops = 1>
+    : Tandem_UnaryElementwiseOp<mnemonic, t, traits, flops> {
   let summary = "elementwise " # formula;
   let description = "Computes `" # formula # "` for every element.\n\n" #
     "Example:\n\n```mlir\n%1 = tandem." # mnemonic #
     " %0 : tensor<2x3xf32>\n```";
 }
 
+/// A float unary op computing a transcendental function: a polynomial
+/// evaluation of about a dozen operations unless `flops` says otherwise.
+class Tandem_TranscendentalOp<string mnemonic, string formula, int flops = 12>
+    : Tandem_DocUnaryOp<mnemonic, Tandem_FloatTensor, formula,
+                        [Tandem_Transcendental], flops>;
+
 def Tandem_ReluOp : Tandem_DocUnaryOp<"relu", Tandem_NumericTensor,
                                       "max(x, 0)"> { let hasFolder = 1; }
-def Tandem_SigmoidOp : Tandem_DocUnaryOp<"sigmoid", Tandem_FloatTensor,
-                                         "1 / (1 + exp(-x))">;
-def Tandem_TanhOp : Tandem_DocUnaryOp<"tanh", Tandem_FloatTensor, "tanh(x)">;
-def Tandem_ExpOp : Tandem_DocUnaryOp<"exp", Tandem_FloatTensor, "exp(x)"> {
+def Tandem_SigmoidOp : Tandem_TranscendentalOp<"sigmoid", "1 / (1 + exp(-x))",
+                                               /*flops=*/14>;
+def Tandem_TanhOp : Tandem_TranscendentalOp<"tanh", "tanh(x)">;
+def Tandem_ExpOp : Tandem_TranscendentalOp<"exp", "exp(x)"> {
   let hasFolder = 1;
 }
-def Tandem_LogOp : Tandem_DocUnaryOp<"log", Tandem_FloatTensor, "log(x)">;
-def Tandem_SqrtOp : Tandem_DocUnaryOp<"sqrt", Tandem_FloatTensor, "sqrt(x)"> {
+def Tandem_LogOp : Tandem_TranscendentalOp<"log", "log(x)">;
+def Tandem_SqrtOp : Tandem_TranscendentalOp<"sqrt", "sqrt(x)", /*flops=*/4> {
   let hasFolder = 1;
 }
-def Tandem_RsqrtOp : Tandem_DocUnaryOp<"rsqrt", Tandem_FloatTensor,
-                                       "1 / sqrt(x)"> { let hasFolder = 1; }
-def Tandem_ErfOp : Tandem_DocUnaryOp<"erf", Tandem_FloatTensor, "erf(x)">;
+def Tandem_RsqrtOp : Tandem_TranscendentalOp<"rsqrt", "1 / sqrt(x)",
+                                             /*flops=*/4> {
+  let hasFolder = 1;
+}
+def Tandem_ErfOp : Tandem_TranscendentalOp<"erf", "erf(x)">;
 def Tandem_NegOp : Tandem_DocUnaryOp<"neg", Tandem_NumericTensor, "-x"> {
   let hasFolder = 1;
 }
@@ -727,20 +812,17 @@ def Tandem_AbsOp : Tandem_DocUnaryOp<"abs", Tandem_NumericTensor, "|x|"> {
   let hasFolder = 1;
 }
 
-def Tandem_SinOp : Tandem_DocUnaryOp<"sin", Tandem_FloatTensor, "sin(x)">;
-def Tandem_CosOp : Tandem_DocUnaryOp<"cos", Tandem_FloatTensor, "cos(x)">;
-def Tandem_TanOp : Tandem_DocUnaryOp<"tan", Tandem_FloatTensor, "tan(x)">;
-def Tandem_AsinOp : Tandem_DocUnaryOp<"asin", Tandem_FloatTensor, "asin(x)">;
-def Tandem_AcosOp : Tandem_DocUnaryOp<"acos", Tandem_FloatTensor, "acos(x)">;
-def Tandem_AtanOp : Tandem_DocUnaryOp<"atan", Tandem_FloatTensor, "atan(x)">;
-def Tandem_SinhOp : Tandem_DocUnaryOp<"sinh", Tandem_FloatTensor, "sinh(x)">;
-def Tandem_CoshOp : Tandem_DocUnaryOp<"cosh", Tandem_FloatTensor, "cosh(x)">;
-def Tandem_AsinhOp : Tandem_DocUnaryOp<"asinh", Tandem_FloatTensor,
-                                       "asinh(x)">;
-def Tandem_AcoshOp : Tandem_DocUnaryOp<"acosh", Tandem_FloatTensor,
-                                       "acosh(x)">;
-def Tandem_AtanhOp : Tandem_DocUnaryOp<"atanh", Tandem_FloatTensor,
-                                       "atanh(x)">;
+def Tandem_SinOp : Tandem_TranscendentalOp<"sin", "sin(x)">;
+def Tandem_CosOp : Tandem_TranscendentalOp<"cos", "cos(x)">;
+def Tandem_TanOp : Tandem_TranscendentalOp<"tan", "tan(x)">;
+def Tandem_AsinOp : Tandem_TranscendentalOp<"asin", "asin(x)">;
+def Tandem_AcosOp : Tandem_TranscendentalOp<"acos", "acos(x)">;
+def Tandem_AtanOp : Tandem_TranscendentalOp<"atan", "atan(x)">;
+def Tandem_SinhOp : Tandem_TranscendentalOp<"sinh", "sinh(x)">;
+def Tandem_CoshOp : Tandem_TranscendentalOp<"cosh", "cosh(x)">;
+def Tandem_AsinhOp : Tandem_TranscendentalOp<"asinh", "asinh(x)">;
+def Tandem_AcoshOp : Tandem_TranscendentalOp<"acosh", "acosh(x)">;
+def Tandem_AtanhOp : Tandem_TranscendentalOp<"atanh", "atanh(x)">;
 def Tandem_FloorOp : Tandem_DocUnaryOp<"floor", Tandem_FloatTensor,
                                        "floor(x)"> { let hasFolder = 1; }
 def Tandem_CeilOp : Tandem_DocUnaryOp<"ceil", Tandem_FloatTensor, "ceil(x)"> {
@@ -761,7 +843,9 @@ def Tandem_RoundOp : Tandem_UnaryElementwiseOp<"round", Tandem_FloatTensor> {
   let hasFolder = 1;
 }
 
-def Tandem_GeluOp : Tandem_UnaryElementwiseOp<"gelu", Tandem_FloatTensor> {
+def Tandem_GeluOp : Tandem_UnaryElementwiseOp<"gelu", Tandem_FloatTensor,
+                                              [Tandem_Transcendental],
+                                              /*flops=*/18> {
   let summary = "Gaussian error linear unit";
   let description = [{
     `x * 0.5 * (1 + erf(x / sqrt(2)))`, or with `approximate = tanh`
@@ -779,7 +863,8 @@ def Tandem_GeluOp : Tandem_UnaryElementwiseOp<"gelu", Tandem_FloatTensor> {
                            "GeluApproximation::None">:$approximate);
 }
 
-def Tandem_ClipOp : Tandem_UnaryElementwiseOp<"clip", Tandem_NumericTensor> {
+def Tandem_ClipOp : Tandem_UnaryElementwiseOp<"clip", Tandem_NumericTensor,
+                                              [], /*flops=*/2> {
   let summary = "clamps elements to [min, max]";
   let description = [{
     `min(max(x, min), max)`; an absent bound is unbounded. ReLU6 is
@@ -801,7 +886,8 @@ def Tandem_ClipOp : Tandem_UnaryElementwiseOp<"clip", Tandem_NumericTensor> {
 //===----------------------------------------------------------------------===//
 
 def Tandem_MaxPool2DOp : Tandem_InferredOp<"max_pool2d",
-    [Pure, SameOperandsAndResultElementType]> {
+    [Pure, Tandem_WindowRole, Tandem_CostFormula,
+     SameOperandsAndResultElementType]> {
   let summary = "2-D max pooling over NCHW";
   let description = [{
     Takes the maximum over `kernel_shape` windows. `strides`, `dilations`
@@ -830,7 +916,8 @@ def Tandem_MaxPool2DOp : Tandem_InferredOp<"max_pool2d",
 }
 
 def Tandem_AvgPool2DOp : Tandem_InferredOp<"avg_pool2d",
-    [Pure, SameOperandsAndResultElementType]> {
+    [Pure, Tandem_WindowRole, Tandem_CostFormula,
+     SameOperandsAndResultElementType]> {
   let summary = "2-D average pooling over NCHW";
   let description = [{
     Averages over `kernel_shape` windows, as ONNX `AveragePool`. Padding
@@ -860,7 +947,8 @@ def Tandem_AvgPool2DOp : Tandem_InferredOp<"avg_pool2d",
 }
 
 def Tandem_GlobalAvgPoolOp : Tandem_InferredOp<"global_avg_pool",
-    [Pure, SameOperandsAndResultElementType]> {
+    [Pure, Tandem_ReductionRole, Tandem_CostFormula,
+     SameOperandsAndResultElementType]> {
   let summary = "averages over all spatial dimensions";
   let description = [{
     For an `N x C x D1 x ... x Dk` input (rank 3 or more), returns
@@ -878,7 +966,8 @@ def Tandem_GlobalAvgPoolOp : Tandem_InferredOp<"global_avg_pool",
 }
 
 def Tandem_BatchNormOp : Tandem_InferredOp<"batch_norm",
-    [Pure, AllElementTypesMatch<["input", "scale", "bias", "mean", "variance",
+    [Pure, Tandem_ElementwiseRole, Tandem_FlopsPerElement<2>,
+     AllElementTypesMatch<["input", "scale", "bias", "mean", "variance",
                                  "output"]>]> {
   let summary = "inference-mode batch normalisation";
   let description = [{
@@ -906,7 +995,8 @@ def Tandem_BatchNormOp : Tandem_InferredOp<"batch_norm",
 }
 
 def Tandem_LayerNormOp : Tandem_InferredOp<"layer_norm",
-    [Pure, SameOperandsAndResultElementType]> {
+    [Pure, Tandem_ReductionRole, Tandem_CostFormula,
+     SameOperandsAndResultElementType]> {
   let summary = "layer normalisation over the trailing dimensions";
   let description = [{
     Normalises over dimensions `[axis, rank)` to zero mean and unit variance
@@ -932,7 +1022,8 @@ def Tandem_LayerNormOp : Tandem_InferredOp<"layer_norm",
 }
 
 def Tandem_SoftmaxOp : Tandem_InferredOp<"softmax",
-    [Pure, SameOperandsAndResultElementType]> {
+    [Pure, Tandem_ReductionRole, Tandem_CostFormula,
+     SameOperandsAndResultElementType]> {
   let summary = "softmax along one axis";
   let description = [{
     `exp(x - max) / sum(exp(x - max))` along `axis`.
@@ -1031,7 +1122,8 @@ def Tandem_ReduceProdOp : Tandem_ReduceOp<"reduce_prod"> {
 
 /// The index of the largest or smallest element along `axis`.
 class Tandem_ArgReduceOp<string mnemonic, string what>
-    : Tandem_InferredOp<mnemonic, [Pure]> {
+    : Tandem_InferredOp<mnemonic,
+                        [Pure, Tandem_ReductionRole, Tandem_CostFormula]> {
   let summary = "index of the " # what # " element along an axis";
   let description = [{
     ONNX `Arg}] # !if(!eq(what, "largest"), "Max", "Min") # [{`: the result
@@ -1069,7 +1161,8 @@ class Tandem_ArgReduceOp<string mnemonic, string what>
 def Tandem_ArgMaxOp : Tandem_ArgReduceOp<"arg_max", "largest">;
 def Tandem_ArgMinOp : Tandem_ArgReduceOp<"arg_min", "smallest">;
 
-def Tandem_TopKOp : Tandem_InferredOp<"top_k", [Pure]> {
+def Tandem_TopKOp : Tandem_InferredOp<"top_k",
+    [Pure, Tandem_WindowRole, Tandem_CostFormula]> {
   let summary = "the k largest or smallest elements along an axis";
   let description = [{
     ONNX `TopK` with a constant `k`: `values` holds the `k` largest (or,
@@ -1100,7 +1193,8 @@ def Tandem_TopKOp : Tandem_InferredOp<"top_k", [Pure]> {
       "$input attr-dict `:` type($input) `->` type($values) `,` type($indices)";
 }
 
-def Tandem_CumSumOp : Tandem_InferredOp<"cumsum", [Pure]> {
+def Tandem_CumSumOp : Tandem_InferredOp<"cumsum",
+    [Pure, Tandem_WindowRole, Tandem_CostFormula]> {
   let summary = "running sum along an axis";
   let description = [{
     ONNX `CumSum`: element `i` on `axis` is the sum of the elements `0..i`
@@ -1128,7 +1222,8 @@ def Tandem_CumSumOp : Tandem_InferredOp<"cumsum", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 def Tandem_FusionOp : Tandem_Op<"fusion",
-    [IsolatedFromAbove, SingleBlock, RecursiveMemoryEffects]> {
+    [IsolatedFromAbove, SingleBlock, RecursiveMemoryEffects,
+     Tandem_BarrierRole, Tandem_CostFormula]> {
   let summary = "a group of ops that codegen makes one kernel where it can";
   let description = [{
     Holds ops fused into one unit of code generation, meant to be one
@@ -1180,7 +1275,8 @@ def Tandem_FusionOp : Tandem_Op<"fusion",
 }
 
 def Tandem_YieldOp : Tandem_Op<"yield",
-    [Pure, Terminator, HasParent<"FusionOp">, ReturnLike]> {
+    [Pure, Terminator, HasParent<"FusionOp">, ReturnLike, Tandem_BarrierRole,
+     Tandem_ZeroCost]> {
   let summary = "returns values from a fusion region";
   let description = [{
     Terminates a `tandem.fusion` body; its operands become the fusion's
@@ -1196,7 +1292,8 @@ def Tandem_YieldOp : Tandem_Op<"yield",
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
 }
 
-def Tandem_TransferOp : Tandem_InferredOp<"transfer"> {
+def Tandem_TransferOp : Tandem_InferredOp<"transfer",
+    [Tandem_BarrierRole, Tandem_DataMovement]> {
   let summary = "copies tensors between devices in one batched copy";
   let description = [{
     Copies `inputs` from device `src` to device `dst`, written as quoted

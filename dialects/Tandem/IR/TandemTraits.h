@@ -1,7 +1,9 @@
 //===- TandemTraits.h - op traits of the tandem dialect ---------*- C++ -*-===//
 //
 // Native op traits: static-shape checking, shape checking with precise
-// diagnostics, and the elementwise/broadcasting markers that fusion reads.
+// diagnostics, the elementwise/broadcasting markers, and the properties that
+// fusion and the cost model read from each op (its fusion role, whether it is
+// transcendental, its flops per element, or that it costs nothing).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +23,11 @@ LogicalResult verifyStaticShapes(Operation *op);
 /// element counts and byte sizes are products of the dims everywhere
 /// later, so such types must not get past the verifier.
 LogicalResult verifyShapeSizes(Operation *op);
+
+/// The number of elements of `op`'s results, summed over its results; a
+/// result that is not a statically shaped tensor counts as one element
+/// (TandemOpCosts.cpp).
+double countResultElements(Operation *op);
 } // namespace detail
 
 namespace OpTrait {
@@ -72,6 +79,92 @@ class Elementwise : public mlir::OpTrait::TraitBase<ConcreteType, Elementwise> {
 template <typename ConcreteType>
 class NumpyBroadcasting
     : public mlir::OpTrait::TraitBase<ConcreteType, NumpyBroadcasting> {};
+
+//===----------------------------------------------------------------------===//
+// Fusion roles (passes/Fusion/FusionRoles.cpp reads them; every tandem op has
+// exactly one, with Elementwise itself standing for the elementwise role)
+//===----------------------------------------------------------------------===//
+
+/// A dense contraction (conv, matmul, gemm): the root of an output fusion,
+/// and work that runs at a device's matrix peak.
+template <typename ConcreteType>
+class MatrixRole : public mlir::OpTrait::TraitBase<ConcreteType, MatrixRole> {};
+
+/// A reduction (reduce_*, arg_max, softmax, layer_norm, ...): the root of an
+/// input fusion.
+template <typename ConcreteType>
+class ReductionRole
+    : public mlir::OpTrait::TraitBase<ConcreteType, ReductionRole> {};
+
+/// An op that fusion treats as elementwise (a loop body or a matrix
+/// epilogue) without being Elementwise in the strict sense, such as
+/// batch_norm (a per-channel affine in inference).
+template <typename ConcreteType>
+class ElementwiseRole
+    : public mlir::OpTrait::TraitBase<ConcreteType, ElementwiseRole> {};
+
+/// Data movement that fits in a loop nest (reshape, transpose, slice,
+/// gather, ...).
+template <typename ConcreteType>
+class LayoutRole : public mlir::OpTrait::TraitBase<ConcreteType, LayoutRole> {};
+
+/// A loop op that reads each input element several times (pools, cumsum,
+/// top_k): it may be fused into a loop, but no producer is fused into it.
+template <typename ConcreteType>
+class WindowRole : public mlir::OpTrait::TraitBase<ConcreteType, WindowRole> {};
+
+/// An op that is never fused (constants, transfers, fusions, terminators).
+template <typename ConcreteType>
+class BarrierRole : public mlir::OpTrait::TraitBase<ConcreteType, BarrierRole> {
+};
+
+/// An elementwise op whose cost is dominated by a transcendental function
+/// (exp, log, tanh, erf, pow, sqrt, ...): fusion does not duplicate it.
+template <typename ConcreteType>
+class Transcendental
+    : public mlir::OpTrait::TraitBase<ConcreteType, Transcendental> {};
+
+//===----------------------------------------------------------------------===//
+// Costs (passes/Analysis/OpCost.cpp reads them through CostOpInterface)
+//===----------------------------------------------------------------------===//
+
+/// Marks ops whose CostOpInterface comes from FlopsPerElement (which, being
+/// parameterised, cannot be asked for without its `N`).
+template <typename ConcreteType>
+class PerElementCost
+    : public mlir::OpTrait::TraitBase<ConcreteType, PerElementCost> {};
+
+/// Implements CostOpInterface for an elementwise op: `N` arithmetic
+/// operations per result element.
+template <int64_t N> struct FlopsPerElement {
+  template <typename ConcreteType>
+  class Impl : public mlir::OpTrait::TraitBase<ConcreteType, Impl> {
+  public:
+    /// The op's arithmetic operations per result element.
+    static constexpr int64_t getFlopsPerElement() { return N; }
+
+    /// CostOpInterface: `N` per result element.
+    double getFlops() {
+      return N * detail::countResultElements(this->getOperation());
+    }
+  };
+};
+
+/// Implements CostOpInterface for an op that only moves or converts
+/// elements (transpose, slice, gather, cast, transfer, ...): no arithmetic;
+/// its cost is the bytes it reads and writes.
+template <typename ConcreteType>
+class DataMovement
+    : public mlir::OpTrait::TraitBase<ConcreteType, DataMovement> {
+public:
+  /// CostOpInterface: data movement does no arithmetic.
+  double getFlops() { return 0; }
+};
+
+/// Marks ops that run no kernel and move no data (constants, reshapes,
+/// terminators): they cost nothing, not even their operand and result bytes.
+template <typename ConcreteType>
+class ZeroCost : public mlir::OpTrait::TraitBase<ConcreteType, ZeroCost> {};
 
 } // namespace OpTrait
 } // namespace mlir::tandem

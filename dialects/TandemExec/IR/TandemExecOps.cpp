@@ -156,7 +156,7 @@ LogicalResult CopyOp::verify() {
     return failure();
   if (failed(checkElements(*this, source)))
     return failure();
-  if (getBytes() != memRefBytes(source))
+  if (static_cast<int64_t>(getBytes()) != memRefBytes(source))
     return emitOpError() << "copies " << getBytes() << " bytes but " << source
                          << " holds " << memRefBytes(source);
   return success();

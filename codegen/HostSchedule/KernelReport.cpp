@@ -9,18 +9,16 @@
 #include "codegen/HostSchedule/Passes.h"
 
 #include "dialects/TandemExec/IR/TandemExecOps.h"
+#include "passes/Analysis/ReportFile.h"
 #include "passes/Placement/DeviceModel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 namespace mlir::tandem {
 #define GEN_PASS_DEF_TANDEMKERNELREPORT
@@ -242,19 +240,10 @@ struct KernelReportPass
     ModuleOp module = getOperation();
     std::string error;
     std::optional<TargetConfig> config =
-        parseTargets(targets, "generic", error);
+        loadTargets(targets, "generic", deviceConfig, error);
     if (!config) {
-      module.emitError() << "tandem-kernel-report: --target: " << error;
+      module.emitError() << "tandem-kernel-report: " << error;
       return signalPassFailure();
-    }
-    if (!deviceConfig.empty()) {
-      auto file = llvm::MemoryBuffer::getFile(deviceConfig);
-      if (!file || !applyDeviceConfig(*config, (*file)->getBuffer(), error)) {
-        module.emitError() << "tandem-kernel-report: device config '"
-                           << deviceConfig << "': "
-                           << (file ? error : file.getError().message());
-        return signalPassFailure();
-      }
     }
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -275,20 +264,9 @@ struct KernelReportPass
     if (json)
       os << llvm::formatv("{0:2}", llvm::json::Value(std::move(models)))
          << "\n";
-    if (report == "-") {
-      llvm::outs() << text;
-      return;
-    }
-    std::string message;
-    std::unique_ptr<llvm::ToolOutputFile> file =
-        openOutputFile(report, &message);
-    if (!file) {
-      module.emitError() << "cannot write kernel report '" << report
-                         << "': " << message;
+    if (failed(writeReportFile(report, "the kernel report", module.getLoc(),
+                               [&](llvm::raw_ostream &out) { out << text; })))
       return signalPassFailure();
-    }
-    file->os() << text;
-    file->keep();
   }
 };
 

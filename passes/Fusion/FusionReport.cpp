@@ -3,11 +3,9 @@
 #include "passes/Fusion/FusionReport.h"
 
 #include "dialects/Tandem/IR/TandemOps.h"
+#include "passes/Analysis/ReportFile.h"
 
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 using namespace mlir;
 using namespace mlir::tandem;
@@ -62,18 +60,8 @@ LogicalResult mlir::tandem::writeFusionReport(llvm::json::Array functions,
                                               Location loc) {
   llvm::json::Value report =
       llvm::json::Object{{"functions", std::move(functions)}};
-  if (path == "-") {
-    llvm::outs() << llvm::formatv("{0:2}", report) << "\n";
-    llvm::outs().flush();
-    return success();
-  }
-  std::string message;
-  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &message);
-  if (!file)
-    return emitError(loc) << "cannot write the fusion report: " << message;
-  file->os() << llvm::formatv("{0:2}", report) << "\n";
-  if (file->os().has_error())
-    return emitError(loc) << "cannot write fusion report '" << path << "'";
-  file->keep();
-  return success();
+  return writeReportFile(path, "the fusion report", loc,
+                         [&](llvm::raw_ostream &os) {
+                           os << llvm::formatv("{0:2}", report) << "\n";
+                         });
 }

@@ -6,6 +6,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
 #include <map>
@@ -264,6 +265,27 @@ static bool applyFields(DeviceModel &device, const llvm::json::Object &fields,
       return false;
   }
   return true;
+}
+
+std::optional<TargetConfig>
+mlir::tandem::loadTargets(llvm::StringRef targets, llvm::StringRef cpuPreset,
+                          llvm::StringRef deviceConfigPath,
+                          std::string &error) {
+  std::optional<TargetConfig> config = parseTargets(targets, cpuPreset, error);
+  if (!config || deviceConfigPath.empty())
+    return config;
+  auto file = llvm::MemoryBuffer::getFile(deviceConfigPath);
+  if (!file) {
+    error = ("cannot read device config '" + deviceConfigPath +
+             "': " + file.getError().message())
+                .str();
+    return std::nullopt;
+  }
+  if (!applyDeviceConfig(*config, (*file)->getBuffer(), error)) {
+    error = (deviceConfigPath + ": " + error).str();
+    return std::nullopt;
+  }
+  return config;
 }
 
 bool mlir::tandem::applyDeviceConfig(TargetConfig &config, llvm::StringRef json,

@@ -140,6 +140,15 @@ std::optional<TargetConfig> parseTargets(llvm::StringRef targets,
                                          llvm::StringRef cpuPreset,
                                          std::string &error);
 
+/// parseTargets, then the JSON device config in the file
+/// `deviceConfigPath` applied (none when empty). Returns std::nullopt and
+/// sets `error`: parseTargets' message, "cannot read device config 'F':
+/// why", or "F: " and applyDeviceConfig's message.
+std::optional<TargetConfig> loadTargets(llvm::StringRef targets,
+                                        llvm::StringRef cpuPreset,
+                                        llvm::StringRef deviceConfigPath,
+                                        std::string &error);
+
 /// Applies a JSON device-config: an object whose keys are device names
 /// ("/device:GPU:0", "gpu:1"), or "cpu" / "gpu" for every device of a kind,
 /// and whose values set fields by name (see docs/Placement.md). Unknown keys,

@@ -7,6 +7,7 @@
 
 #include "passes/Passes.h"
 
+#include "passes/Analysis/ReportFile.h"
 #include "passes/Placement/DeviceModel.h"
 #include "passes/Placement/PlacementReport.h"
 #include "passes/Placement/Placer.h"
@@ -14,9 +15,6 @@
 #include "dialects/Tandem/IR/TandemAttrs.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Support/FileUtilities.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 namespace mlir::tandem {
 #define GEN_PASS_DEF_TANDEMPLACE
@@ -32,26 +30,11 @@ struct PlacePass : tandem::impl::TandemPlaceBase<PlacePass> {
 
   /// Builds the device models from the options.
   std::optional<TargetConfig> buildTargets() {
-    ModuleOp module = getOperation();
     std::string error;
-    std::optional<TargetConfig> config = parseTargets(targets, cpuModel, error);
-    if (!config) {
-      module.emitError() << "tandem-place: " << error;
-      return std::nullopt;
-    }
-    if (!deviceConfig.empty()) {
-      auto file = llvm::MemoryBuffer::getFile(deviceConfig);
-      if (!file) {
-        module.emitError() << "tandem-place: cannot read device config '"
-                           << deviceConfig
-                           << "': " << file.getError().message();
-        return std::nullopt;
-      }
-      if (!applyDeviceConfig(*config, (*file)->getBuffer(), error)) {
-        module.emitError() << deviceConfig << ": " << error;
-        return std::nullopt;
-      }
-    }
+    std::optional<TargetConfig> config =
+        loadTargets(targets, cpuModel, deviceConfig, error);
+    if (!config)
+      getOperation().emitError() << "tandem-place: " << error;
     return config;
   }
 
@@ -60,22 +43,13 @@ struct PlacePass : tandem::impl::TandemPlaceBase<PlacePass> {
     if (report.empty())
       return success();
     bool json = llvm::StringRef(report).ends_with(".json");
-    if (report == "-") {
-      writePlacementTable(llvm::outs(), config, placements);
-      return success();
-    }
-    std::string message;
-    std::unique_ptr<llvm::ToolOutputFile> file =
-        openOutputFile(report, &message);
-    if (!file)
-      return getOperation().emitError()
-             << "cannot write placement report '" << report << "': " << message;
-    if (json)
-      writePlacementJson(file->os(), config, placements);
-    else
-      writePlacementTable(file->os(), config, placements);
-    file->keep();
-    return success();
+    return writeReportFile(report, "the placement report",
+                           getOperation().getLoc(), [&](llvm::raw_ostream &os) {
+                             if (json)
+                               writePlacementJson(os, config, placements);
+                             else
+                               writePlacementTable(os, config, placements);
+                           });
   }
 
   void runOnOperation() override {

@@ -66,14 +66,22 @@ static void k1Relu(void **args) {
     r[i] = t[i] > 0 ? t[i] : 0;
 }
 
-enum Variant { CORRECT, NO_WAIT, BAD_COPY, BAD_KERNEL };
+enum Variant { CORRECT, NO_WAIT, BAD_COPY, BAD_KERNEL, CROSS_WAIT };
 
+/* GPU 1's arena, in the two-GPU program: t and r. */
+enum { T1 = 0, R1 = BYTES };
+
+/* The schedule, with p2 on GPU `p2Gpu` (0, or 1 in the two-GPU program:
+ * its own arena and streams 3 to 5). */
 static int32_t entry(const tandem_exec_ctx_t *ctx, const void *const *inputs,
-                     void *const *outputs, enum Variant variant) {
+                     void *const *outputs, enum Variant variant, int p2Gpu) {
   uint64_t base = tandem_sched_device_base(ctx);
+  uint64_t base2 = tandem_sched_device_base_of(ctx, p2Gpu);
+  uint64_t t2 = base2 + (p2Gpu ? T1 : T), r2 = base2 + (p2Gpu ? R1 : R);
+  int32_t compute2 = 3 * p2Gpu, h2d2 = compute2 + 1, d2h2 = compute2 + 2;
   char *host = (char *)ctx->arena;
 
-  /* p0 on the GPU. */
+  /* p0 on GPU 0: streams 0 compute, 1 h2d, 2 d2h. */
   if (variant == BAD_COPY) /* 2 * BYTES at offset R: past the arena's end */
     tandem_sched_copy_h2d(ctx, 1, base + R, inputs[0], 2 * BYTES);
   else
@@ -100,37 +108,38 @@ static int32_t entry(const tandem_exec_ctx_t *ctx, const void *const *inputs,
     t[i] = -y[i];
   tandem_sched_partition_end(ctx, 1, -1);
 
-  /* p2 on the GPU. */
-  tandem_sched_copy_h2d(ctx, 1, base + T, host + HOST_T, BYTES);
-  tandem_sched_record(ctx, 3, 1);
-  tandem_sched_wait(ctx, 0, 3);
-  tandem_sched_partition_begin(ctx, 2, 0);
-  uint64_t k1Args[2] = {base + T, base + R};
-  tandem_sched_launch(ctx, 0, 1, GPU_TEST_N / 256, 1, 1, 256, 1, 1, k1Args);
-  tandem_sched_partition_end(ctx, 2, 0);
-  tandem_sched_record(ctx, 4, 0);
-  tandem_sched_wait(ctx, 2, 4);
-  tandem_sched_copy_d2h(ctx, 2, outputs[0], base + R, BYTES);
-  tandem_sched_record(ctx, 5, 2);
+  /* p2 on GPU p2Gpu. */
+  tandem_sched_copy_h2d(ctx, h2d2, t2, host + HOST_T, BYTES);
+  tandem_sched_record(ctx, 3, h2d2);
+  tandem_sched_wait(ctx, compute2, variant == CROSS_WAIT ? 1 : 3);
+  tandem_sched_partition_begin(ctx, 2, compute2);
+  uint64_t k1Args[2] = {t2, r2};
+  tandem_sched_launch(ctx, compute2, 1, GPU_TEST_N / 256, 1, 1, 256, 1, 1,
+                      k1Args);
+  tandem_sched_partition_end(ctx, 2, compute2);
+  tandem_sched_record(ctx, 4, compute2);
+  tandem_sched_wait(ctx, d2h2, 4);
+  tandem_sched_copy_d2h(ctx, d2h2, outputs[0], r2, BYTES);
+  tandem_sched_record(ctx, 5, d2h2);
   tandem_sched_host_wait(ctx, 5);
   return 0;
 }
 
 static int32_t correctEntry(const tandem_exec_ctx_t *ctx,
                             const void *const *inputs, void *const *outputs) {
-  return entry(ctx, inputs, outputs, CORRECT);
+  return entry(ctx, inputs, outputs, CORRECT, 0);
 }
 static int32_t noWaitEntry(const tandem_exec_ctx_t *ctx,
                            const void *const *inputs, void *const *outputs) {
-  return entry(ctx, inputs, outputs, NO_WAIT);
+  return entry(ctx, inputs, outputs, NO_WAIT, 0);
 }
 static int32_t badCopyEntry(const tandem_exec_ctx_t *ctx,
                             const void *const *inputs, void *const *outputs) {
-  return entry(ctx, inputs, outputs, BAD_COPY);
+  return entry(ctx, inputs, outputs, BAD_COPY, 0);
 }
 static int32_t badKernelEntry(const tandem_exec_ctx_t *ctx,
                               const void *const *inputs, void *const *outputs) {
-  return entry(ctx, inputs, outputs, BAD_KERNEL);
+  return entry(ctx, inputs, outputs, BAD_KERNEL, 0);
 }
 
 static const tandem_program_kernel_t kKernels[] = {{"k0_affine", k0Affine, 4},
@@ -179,64 +188,16 @@ DESCRIPTOR(gpu_test_no_wait_descriptor, noWaitEntry);
 DESCRIPTOR(gpu_test_bad_copy_descriptor, badCopyEntry);
 DESCRIPTOR(gpu_test_bad_kernel_descriptor, badKernelEntry);
 
-/* The two-GPU program: GPU 0 as above, GPU 1's arena holds t and r. */
-enum { T1 = 0, R1 = BYTES };
-enum TwoGpuVariant { TWO_CORRECT, TWO_CROSS_WAIT };
-
-static int32_t twoGpuEntry(const tandem_exec_ctx_t *ctx,
-                           const void *const *inputs, void *const *outputs,
-                           enum TwoGpuVariant variant) {
-  uint64_t base0 = tandem_sched_device_base_of(ctx, 0);
-  uint64_t base1 = tandem_sched_device_base_of(ctx, 1);
-  char *host = (char *)ctx->arena;
-
-  /* p0 on GPU 0: streams 0 compute, 1 h2d, 2 d2h. */
-  tandem_sched_copy_h2d(ctx, 1, base0 + X, inputs[0], BYTES);
-  tandem_sched_record(ctx, 0, 1);
-  tandem_sched_wait(ctx, 0, 0);
-  tandem_sched_partition_begin(ctx, 0, 0);
-  uint64_t k0Args[4] = {base0 + X, base0 + W, base0 + B, base0 + Y};
-  tandem_sched_launch(ctx, 0, 0, GPU_TEST_N / 256, 1, 1, 256, 1, 1, k0Args);
-  tandem_sched_partition_end(ctx, 0, 0);
-  tandem_sched_record(ctx, 1, 0);
-  tandem_sched_wait(ctx, 2, 1);
-  tandem_sched_copy_d2h(ctx, 2, host + HOST_Y, base0 + Y, BYTES);
-  tandem_sched_record(ctx, 2, 2);
-  tandem_sched_host_wait(ctx, 2);
-
-  /* p1 on the CPU. */
-  tandem_sched_partition_begin(ctx, 1, -1);
-  const float *y = (const float *)(host + HOST_Y);
-  float *t = (float *)(host + HOST_T);
-  for (int i = 0; i < GPU_TEST_N; ++i)
-    t[i] = -y[i];
-  tandem_sched_partition_end(ctx, 1, -1);
-
-  /* p2 on GPU 1: streams 3 compute, 4 h2d, 5 d2h. */
-  tandem_sched_copy_h2d(ctx, 4, base1 + T1, host + HOST_T, BYTES);
-  tandem_sched_record(ctx, 3, 4);
-  tandem_sched_wait(ctx, 3, variant == TWO_CROSS_WAIT ? 1 : 3);
-  tandem_sched_partition_begin(ctx, 2, 3);
-  uint64_t k1Args[2] = {base1 + T1, base1 + R1};
-  tandem_sched_launch(ctx, 3, 1, GPU_TEST_N / 256, 1, 1, 256, 1, 1, k1Args);
-  tandem_sched_partition_end(ctx, 2, 3);
-  tandem_sched_record(ctx, 4, 3);
-  tandem_sched_wait(ctx, 5, 4);
-  tandem_sched_copy_d2h(ctx, 5, outputs[0], base1 + R1, BYTES);
-  tandem_sched_record(ctx, 5, 5);
-  tandem_sched_host_wait(ctx, 5);
-  return 0;
-}
-
+/* The two-GPU program: GPU 0 as above, p2 on GPU 1. */
 static int32_t twoGpuCorrectEntry(const tandem_exec_ctx_t *ctx,
                                   const void *const *inputs,
                                   void *const *outputs) {
-  return twoGpuEntry(ctx, inputs, outputs, TWO_CORRECT);
+  return entry(ctx, inputs, outputs, CORRECT, 1);
 }
 static int32_t twoGpuCrossWaitEntry(const tandem_exec_ctx_t *ctx,
                                     const void *const *inputs,
                                     void *const *outputs) {
-  return twoGpuEntry(ctx, inputs, outputs, TWO_CROSS_WAIT);
+  return entry(ctx, inputs, outputs, CROSS_WAIT, 1);
 }
 
 static const char *const kTwoGpuPartitions[] = {

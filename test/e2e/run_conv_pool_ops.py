@@ -42,13 +42,7 @@ def weight(name, *shape):
 
 
 def build(nodes, inputs, outputs, inits=(), opset=19):
-    graph = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
-    model = helper.make_model(graph,
-                              opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 9
-    model = onnx.shape_inference.infer_shapes(model, strict_mode=True)
-    onnx.checker.check_model(model)
-    return model
+    return run_e2e.build_model(nodes, inputs, outputs, inits, opset, 9)
 
 
 def conv3d():

@@ -42,6 +42,7 @@ import sys
 
 import numpy
 import onnx
+from onnx import helper
 
 from onnx_reference import write_reference
 
@@ -227,6 +228,21 @@ def run_cases(cases, check_case):
             print("PASS %s" % name)
         sys.stdout.flush()
     return passed, failed
+
+
+def build_model(nodes, inputs, outputs, inits, opset, ir_version,
+                check=True):
+    """A one-graph ONNX model of the per-op drivers (run_*_ops.py), for the
+    default domain at `opset`; with `check`, through onnx's strict shape
+    inference (outputs get their shapes) and checker."""
+    graph = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = ir_version
+    if check:
+        model = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+        onnx.checker.check_model(model)
+    return model
 
 
 def op_models_main(label, models, import_models=None, check_model=None,

@@ -42,14 +42,7 @@ def ints(name, values, dtype=np.int64):
 
 
 def build(nodes, inputs, outputs, inits=(), opset=18, check=True):
-    graph = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
-    model = helper.make_model(graph,
-                              opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    if check:
-        model = onnx.shape_inference.infer_shapes(model, strict_mode=True)
-        onnx.checker.check_model(model)
-    return model
+    return run_e2e.build_model(nodes, inputs, outputs, inits, opset, 8, check)
 
 
 def reduce_opset13():

@@ -53,14 +53,7 @@ def const(name, value, dtype):
 
 
 def build(nodes, inputs, outputs, inits=(), opset=13, check=True):
-    graph = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
-    model = helper.make_model(graph,
-                              opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    if check:
-        model = onnx.shape_inference.infer_shapes(model, strict_mode=True)
-        onnx.checker.check_model(model)
-    return model
+    return run_e2e.build_model(nodes, inputs, outputs, inits, opset, 8, check)
 
 
 def quantize(src, dst, scale, zp, dtype):

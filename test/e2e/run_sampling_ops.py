@@ -41,16 +41,10 @@ def const(name, values, dtype=np.int64):
 
 
 def build(nodes, inputs, outputs, inits=(), opset=20, check=True):
-    graph = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
-    model = helper.make_model(graph,
-                              opset_imports=[helper.make_opsetid("", opset)])
     # IR 8 for the opset converter's checker (onnx 1.12), which older
     # opsets go through.
-    model.ir_version = 9 if opset >= 20 else 8
-    if check:
-        model = onnx.shape_inference.infer_shapes(model, strict_mode=True)
-        onnx.checker.check_model(model)
-    return model
+    return run_e2e.build_model(nodes, inputs, outputs, inits, opset,
+                               9 if opset >= 20 else 8, check)
 
 
 def grid_sample_2d():

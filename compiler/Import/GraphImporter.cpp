@@ -379,6 +379,21 @@ Value GraphImporter::materialize(const KnownInts &k) {
   return create<ConstantOp>(cast<ElementsAttr>(attr));
 }
 
+Value GraphImporter::floatConstant(ArrayRef<int64_t> shape, Type elementType,
+                                   ArrayRef<double> values) {
+  auto ft = cast<FloatType>(elementType);
+  SmallVector<APFloat> converted;
+  for (double v : values) {
+    APFloat f(v);
+    bool losesInfo = false;
+    f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
+    converted.push_back(f);
+  }
+  auto attr = DenseElementsAttr::get(RankedTensorType::get(shape, elementType),
+                                     converted);
+  return create<ConstantOp>(cast<ElementsAttr>(attr));
+}
+
 Value GraphImporter::scalarConstant(Type elementType, double value) {
   auto type = RankedTensorType::get({}, elementType);
   Attribute attr;

@@ -282,6 +282,10 @@ public:
   bool failedNode() const { return nodeFailed; }
   /// A scalar constant of `elementType` (rank 0), broadcastable anywhere.
   Value scalarConstant(Type elementType, double value);
+  /// A constant tensor of `shape` and float type `elementType` holding
+  /// `values` (rounded to nearest, ties to even).
+  Value floatConstant(ArrayRef<int64_t> shape, Type elementType,
+                      ArrayRef<double> values);
   /// Materialises a known integer tensor as a tandem.constant.
   Value materialize(const KnownInts &known);
   /// Builds an elements attribute for an ONNX tensor, as dense_resource when

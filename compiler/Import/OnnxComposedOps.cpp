@@ -54,27 +54,11 @@ LogicalResult bindFloat(GraphImporter &im, function_ref<Value(Value)> fn) {
   return success();
 }
 
-/// A constant tensor of `shape` and float type `elem` holding `values`.
-Value floatConstant(GraphImporter &im, ArrayRef<int64_t> shape, Type elem,
-                    ArrayRef<double> values) {
-  auto ft = cast<FloatType>(elem);
-  SmallVector<APFloat> converted;
-  for (double v : values) {
-    APFloat f(v);
-    bool losesInfo = false;
-    f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
-    converted.push_back(f);
-  }
-  auto attr =
-      DenseElementsAttr::get(RankedTensorType::get(shape, elem), converted);
-  return im.create<ConstantOp>(cast<ElementsAttr>(attr));
-}
-
 /// A constant tensor of `shape` and integer or float type `elem`.
 Value numericConstant(GraphImporter &im, ArrayRef<int64_t> shape, Type elem,
                       ArrayRef<double> values) {
   if (isa<FloatType>(elem))
-    return floatConstant(im, shape, elem, values);
+    return im.floatConstant(shape, elem, values);
   KnownInts k{SmallVector<int64_t>(shape), {}, elem};
   for (double v : values)
     k.values.push_back(static_cast<int64_t>(v));
@@ -800,7 +784,7 @@ LogicalResult convertRange(GraphImporter &im) {
   SmallVector<double> values;
   for (int64_t i = 0; i < n; ++i)
     values.push_back(v[0] + static_cast<double>(i) * v[2]);
-  im.setOutput(0, floatConstant(im, {n}, elem, values));
+  im.setOutput(0, im.floatConstant({n}, elem, values));
   return success();
 }
 

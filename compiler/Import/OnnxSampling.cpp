@@ -92,22 +92,6 @@ struct Arith {
   }
 };
 
-/// A float constant tensor of `shape` and type `elem`.
-Value floatConstant(GraphImporter &im, ArrayRef<int64_t> shape, Type elem,
-                    ArrayRef<double> values) {
-  auto ft = cast<FloatType>(elem);
-  SmallVector<APFloat> converted;
-  for (double v : values) {
-    APFloat f(v);
-    bool losesInfo = false;
-    f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
-    converted.push_back(f);
-  }
-  auto attr =
-      DenseElementsAttr::get(RankedTensorType::get(shape, elem), converted);
-  return im.create<ConstantOp>(cast<ElementsAttr>(attr));
-}
-
 //===----------------------------------------------------------------------===//
 // GridSample
 //===----------------------------------------------------------------------===//
@@ -379,8 +363,8 @@ RoiAxis roiAxis(const Arith &a, Value start, Value binSize, int64_t bins,
       sub.push_back(static_cast<double>(i) + 0.5);
     }
   int64_t m = bins * grid;
-  Value bin = floatConstant(a.im, {1, m}, a.ft, binIdx);
-  Value frac = floatConstant(a.im, {1, m}, a.ft, sub);
+  Value bin = a.im.floatConstant({1, m}, a.ft, binIdx);
+  Value frac = a.im.floatConstant({1, m}, a.ft, sub);
   Value pos = a.add(a.add(start, a.mul(bin, binSize)),
                     a.div(a.mul(frac, binSize), a.c(grid)));
   auto d = static_cast<double>(size);

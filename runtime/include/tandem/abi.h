@@ -41,7 +41,11 @@ extern "C" {
  *  streams of GPU d (its /device:GPU:d) d * TANDEM_STREAMS_PER_DEVICE + k,
  *  with k TANDEM_STREAM_COMPUTE, TANDEM_STREAM_H2D or TANDEM_STREAM_D2H. */
 #define TANDEM_STREAMS_PER_DEVICE 3
-enum { TANDEM_STREAM_COMPUTE = 0, TANDEM_STREAM_H2D = 1, TANDEM_STREAM_D2H = 2 };
+enum {
+  TANDEM_STREAM_COMPUTE = 0,
+  TANDEM_STREAM_H2D = 1,
+  TANDEM_STREAM_D2H = 2
+};
 
 /** Alignment, in bytes, of every arena (owned or caller-supplied). */
 #define TANDEM_ARENA_ALIGNMENT 64

@@ -312,28 +312,28 @@ TANDEM_API void tandem_model_options_init(tandem_model_options_t *options);
 typedef struct tandem_model_s tandem_model_t;
 
 /** Validates `desc` (non-NULL, abi_version TANDEM_ABI_VERSION,
- *  TANDEM_ABI_VERSION_ONE_GPU or TANDEM_ABI_VERSION_CPU_ONLY, a name, an entry, well-formed tensor
- *  descriptions: non-NULL names, known dtypes, rank >= 0, extents >= 0 whose
- *  product fits int64_t; a consistent device program) and `options` (NULL =
- *  defaults; a caller arena must be 64-byte aligned and at least
- *  desc->arena_bytes; device not ""; a writable trace path), then creates an
- *  instance: a thread pool of options->intra_op_threads ways (none for 1)
- *  and pipeline_depth run slots, each with a host arena of
- *  desc->arena_bytes (slot 0 uses the caller's arena if given), allocated
- *  once here. With a device program it also chooses the device (see
+ *  TANDEM_ABI_VERSION_ONE_GPU or TANDEM_ABI_VERSION_CPU_ONLY, a name, an entry,
+ *  well-formed tensor descriptions: non-NULL names, known dtypes, rank >= 0,
+ *  extents >= 0 whose product fits int64_t; a consistent device program) and
+ *  `options` (NULL = defaults; a caller arena must be 64-byte aligned and at
+ *  least desc->arena_bytes; device not ""; a writable trace path), then creates
+ *  an instance: a thread pool of options->intra_op_threads ways (none for 1)
+ *  and pipeline_depth run slots, each with a host arena of desc->arena_bytes
+ *  (slot 0 uses the caller's arena if given), allocated once here. With a
+ *  device program it also chooses the device (see
  *  tandem_model_options_t::device; no CUDA driver or GPU: the CPU fallback,
  *  logged once on stderr unless silenced) for each GPU of the program, loads
- *  the module on each, and gives each slot, per GPU, its device arena with
- *  its weights uploaded, 3 streams and the events, and pinned staging. A
- *  program with several GPUs opens one device per GPU: "emulated" opens an
- *  emulated device for each; CUDA ("auto", "cuda", "cuda:N") opens
- *  consecutive ordinals from the first GPU's, and a GPU beyond the
- *  machine's last device shares the first GPU's device (logged). An unknown device spec gives
+ *  the module on each, and gives each slot, per GPU, its device arena with its
+ *  weights uploaded, 3 streams and the events, and pinned staging. A program
+ *  with several GPUs opens one device per GPU: "emulated" opens an emulated
+ *  device for each; CUDA ("auto", "cuda", "cuda:N") opens consecutive ordinals
+ *  from the first GPU's, and a GPU beyond the machine's last device shares the
+ *  first GPU's device (logged). An unknown device spec gives
  *  TANDEM_INVALID_ARGUMENT. On success *out owns the instance (release with
  *  tandem_model_destroy); on failure *out is NULL. `desc` and a caller arena
  *  must outlive the instance; the instance never frees them. Thread-safe:
- *  instances are independent, and several may run at once on different
- *  threads (each has its own arenas and pool). */
+ *  instances are independent, and several may run at once on different threads
+ *  (each has its own arenas and pool). */
 TANDEM_API tandem_status_t tandem_model_create(
     const tandem_model_desc_t *desc, const tandem_model_options_t *options,
     tandem_model_t **out);

@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -475,9 +476,52 @@ FailureOr<std::vector<int64_t>> GraphImporter::constantInts(unsigned i,
 }
 
 void GraphImporter::addBindHint(InFlightDiagnostic &diag, unsigned i) const {
-  if (hasInput(i) && isGraphInput(node().input(i)))
+  if (!hasInput(i))
+    return;
+  if (isGraphInput(node().input(i))) {
     diag << "; it is a graph input: fix its value with --bind-input "
          << node().input(i) << "=FILE.pb";
+    return;
+  }
+  // A value computed from graph inputs: name the ones it depends on.
+  SmallVector<std::string> inputs =
+      graphInputsBehind(values.lookup(node().input(i)));
+  if (inputs.empty())
+    return;
+  diag << "; it is computed from graph input" << (inputs.size() > 1 ? "s" : "")
+       << " ";
+  for (auto [n, name] : llvm::enumerate(inputs))
+    diag << (n ? ", '" : "'") << name << "'";
+  diag << ": fix " << (inputs.size() > 1 ? "their values" : "its value")
+       << " with";
+  for (const std::string &name : inputs)
+    diag << " --bind-input " << name << "=FILE.pb";
+}
+
+SmallVector<std::string> GraphImporter::graphInputsBehind(Value v) const {
+  SmallVector<std::string> names;
+  if (!v)
+    return names;
+  // The block arguments v depends on, through the ops computing it.
+  llvm::SmallPtrSet<Value, 8> arguments;
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  SmallVector<Value> work{v};
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    if (isa<BlockArgument>(value)) {
+      arguments.insert(value);
+      continue;
+    }
+    Operation *def = value.getDefiningOp();
+    if (!def || !seen.insert(def).second)
+      continue;
+    llvm::append_range(work, def->getOperands());
+  }
+  for (const onnx::ValueInfoProto &info : model.graph().input())
+    if (isGraphInput(info.name()) &&
+        arguments.contains(values.lookup(info.name())))
+      names.push_back(info.name());
+  return names;
 }
 
 bool GraphImporter::isGraphInput(StringRef name) const {

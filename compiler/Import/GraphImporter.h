@@ -214,6 +214,9 @@ public:
   /// Appends to `diag` how to fix input `i` at compile time when it is a
   /// graph input (--bind-input).
   void addBindHint(InFlightDiagnostic &diag, unsigned i) const;
+  /// The graph inputs (supplied at run time) that the ops computing `v`
+  /// read, in the graph's input order.
+  SmallVector<std::string> graphInputsBehind(Value v) const;
   /// A scalar float input known at import time (e.g. Clip's min/max).
   FailureOr<std::optional<double>> constantScalar(unsigned i, StringRef what);
 

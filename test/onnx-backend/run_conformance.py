@@ -147,10 +147,10 @@ def compile_bound(cmd, model_path, data_set, timeout=120):
             return False, "timed out after %d s" % timeout, bound
         if proc.returncode == 0:
             return True, "", bound
-        hint = BIND_HINT.search(proc.stderr)
-        if hint and hint.group(1) not in bound and hint.group(1) in inputs \
-                and data_set is not None:
-            bound.append(hint.group(1))
+        hinted = [n for n in BIND_HINT.findall(proc.stderr)
+                  if n not in bound and n in inputs]
+        if hinted and data_set is not None:
+            bound.extend(hinted)
             continue
         # A value computed from graph inputs must be known: bind the
         # shape-like ones (integer, rank <= 1) the error could not name.

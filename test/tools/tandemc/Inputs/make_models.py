@@ -325,7 +325,17 @@ def runtime_axes(out_dir):
               [tensor("y", [2, 1, 4])])
     open(os.path.join(out_dir, "runtime_axes.onnx"), "wb").write(
         m.SerializeToString())
+    # The axes computed from two graph inputs (base + offset).
+    m = model([helper.make_node("Add", ["base", "offset"], ["axes"],
+                                name="add"),
+               helper.make_node("ReduceSum", ["x", "axes"], ["y"], name="sum")],
+              [tensor("x", [2, 3, 4]), tensor("base", [1], TensorProto.INT64),
+               tensor("offset", [1], TensorProto.INT64)],
+              [tensor("y", [2, 1, 4])])
+    open(os.path.join(out_dir, "computed_axes.onnx"), "wb").write(
+        m.SerializeToString())
     for name, value in [("axes", np.array([1], np.int64)),
+                        ("zero", np.array([0], np.int64)),
                         ("axes_f32", np.array([1], np.float32)),
                         ("axes_2d", np.array([[1]], np.int64))]:
         open(os.path.join(out_dir, name + ".pb"), "wb").write(

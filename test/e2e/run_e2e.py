@@ -3,7 +3,7 @@
 tandem-run, compare with onnxruntime.
 
 usage: run_e2e.py --tandemc BIN --tandem-run BIN --work DIR
-                  [--small base|dtypes] [--models DIR]
+                  [--small base|dtypes|folds] [--models DIR]
                   [--set ci|full|hub-ci|hub-full]
                   [--threads T,...]
                   [--gpu all|island|two-gpus --devices D,...
@@ -12,7 +12,8 @@ usage: run_e2e.py --tandemc BIN --tandem-run BIN --work DIR
 
 Each case is an ONNX model: the small hand-built ones of
 test/tools/tandemc/Inputs/make_models.py (or, with --small dtypes, the
-uint8 and float64 ones of dtype_models.py) and the torch-exported ones in
+uint8 and float64 ones of dtype_models.py; with --small folds, the constant
+subgraphs of fold_models.py) and the torch-exported ones in
 --models (generate_torch_models.py; with --set hub-ci or hub-full, only the
 timm and transformers exports of generate_hub_models.py). For each, the script draws inputs with
 a fixed seed and computes the reference outputs with onnxruntime
@@ -55,7 +56,8 @@ SMALL = ["mlp", "conv_block", "attention", "mlp_gelu"]
 CI_TORCH = ["mlp", "conv_bn_relu", "resnet18", "mobilenet_v2",
             "squeezenet1_0", "transformer_encoder", "lstm_tagger",
             "gru_encoder", "unet_small", "gpt_block", "audio_encoder",
-            "detection_head", "video_classifier"]
+            "detection_head", "video_classifier", "gpt_block_dynamic",
+            "bert_block_dynamic"]
 FULL_TORCH = CI_TORCH + ["bert_block", "bert_block_opset17",
                          "transformer_encoder_mask", "mnasnet0_5",
                          "shufflenet_v2_x0_5", "efficientnet_b0",
@@ -163,10 +165,11 @@ def main():
                         "(tandemc --gpu-twins)")
     parser.add_argument("--devices", default="",
                         help="comma-separated tandem-run --device values")
-    parser.add_argument("--small", choices=["base", "dtypes"],
+    parser.add_argument("--small", choices=["base", "dtypes", "folds"],
                         default="base",
                         help="the hand-built models: make_models.py's f32 "
-                        "ones, or dtype_models.py's uint8 and f64 ones")
+                        "ones, dtype_models.py's uint8 and f64 ones, or "
+                        "fold_models.py's constant subgraphs")
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
     args.threads = [int(t) for t in args.threads.split(",")]
@@ -179,6 +182,9 @@ def main():
     if args.small == "dtypes":
         import dtype_models
         small = dtype_models.MODELS
+    elif args.small == "folds":
+        import fold_models
+        small = fold_models.MODELS
     else:
         small = {name: make_models.MODELS[name] for name in SMALL}
     for name, build in (small.items() if not hub else ()):

@@ -259,6 +259,19 @@ MODELS = {
     "detection_head": (DetectionHead, [(1, 64, 13, 13), (1, 32, 26, 26)],
                        None, 13),
     "video_classifier": (VideoClassifier, [(1, 3, 8, 56, 56)], None, 17),
+    # Exports whose batch and sequence dims are symbolic (dynamic_axes),
+    # compiled at other sizes than the export traced (DYNAMIC): the bound
+    # dims must propagate through the Shape/Gather/Concat subgraphs.
+    "gpt_block_dynamic": (GptBlock, [(2, 64, 128)], None, 17),
+    "bert_block_dynamic": (BertBlock, [(2, 32, 256), (2, 32)], None, 17),
+}
+
+# name: (symbolic dims of each input, the shapes to compile at). Models not
+# listed export their batch dim as symbolic and compile at the traced shape.
+DYNAMIC = {
+    "gpt_block_dynamic": ([{0: "batch", 1: "seq"}], [(1, 40, 128)]),
+    "bert_block_dynamic": ([{0: "batch", 1: "seq"}, {0: "batch", 1: "seq"}],
+                           [(3, 20, 256), (3, 20)]),
 }
 
 # The representative subset CI runs; --set full adds the large models.
@@ -267,7 +280,8 @@ CI_SET = ["resnet18", "mobilenet_v2", "squeezenet1_0", "mobilenet_v3_small",
           "transformer_encoder", "transformer_encoder_mask", "bert_block",
           "bert_block_opset17", "mlp", "conv_bn_relu", "lstm_tagger",
           "gru_encoder", "unet_small", "gpt_block", "audio_encoder",
-          "detection_head", "video_classifier"]
+          "detection_head", "video_classifier", "gpt_block_dynamic",
+          "bert_block_dynamic"]
 
 
 def export(name, out_dir):
@@ -283,16 +297,18 @@ def export(name, out_dir):
             t = torch.rand(shape, dtype=dtype)
         inputs.append(t)
     names = ["input%d" % i for i in range(len(inputs))]
+    dims, compile_shapes = DYNAMIC.get(
+        name, ([{0: "batch"}] * len(names), shapes))
     path = os.path.join(out_dir, name + ".onnx")
     # Export with autograd on: torch then skips the fused, non-exportable
     # fast path of nn.TransformerEncoderLayer.
     torch.onnx.export(model, tuple(inputs), path, opset_version=opset,
                       input_names=names, output_names=["output"],
                       do_constant_folding=True,
-                      dynamic_axes={n: {0: "batch"} for n in names})
+                      dynamic_axes=dict(zip(names, dims)))
     with open(os.path.join(out_dir, name + ".shape"), "w") as f:
         f.write(" ".join("--input-shape %s=%s" % (n, "x".join(map(str, s)))
-                         for n, s in zip(names, shapes)) + "\n")
+                         for n, s in zip(names, compile_shapes)) + "\n")
 
 
 def main():

@@ -135,9 +135,11 @@ struct PadToTensor : OpConversionPattern<PadOp> {
                                                  lowRes, highRes, padValue);
       return success();
     }
-    // reflect / edge: every output element reads one input element, whose
-    // index is mirrored (reflect) or clamped (edge) into range.
+    // reflect / edge / wrap: every output element reads one input element,
+    // whose index is mirrored (reflect), clamped (edge) or taken modulo the
+    // dim (wrap) into range.
     bool reflect = op.getMode() == PadMode::Reflect;
+    bool wrap = op.getMode() == PadMode::Wrap;
     for (int64_t d = 0; d < type.getRank(); ++d)
       if ((low[d] || high[d]) && inputType.getDimSize(d) == 0)
         return op.emitOpError("cannot pad empty dimension ")
@@ -160,7 +162,15 @@ struct PadToTensor : OpConversionPattern<PadOp> {
             auto cst = [&](int64_t v) -> Value {
               return arith::ConstantIndexOp::create(b, nloc, v);
             };
-            int64_t last = inputType.getDimSize(d) - 1;
+            int64_t size = inputType.getDimSize(d), last = size - 1;
+            if (wrap) {
+              // (i - low) mod size, shifted by a multiple of size so that
+              // the dividend is never negative.
+              int64_t shift = (low[d] + size - 1) / size * size - low[d];
+              i = arith::AddIOp::create(b, nloc, i, cst(shift));
+              indices.push_back(arith::RemUIOp::create(b, nloc, i, cst(size)));
+              continue;
+            }
             i = arith::SubIOp::create(b, nloc, i, cst(low[d]));
             Value zero = cst(0), lastV = cst(last);
             if (reflect) {

@@ -33,8 +33,9 @@ static Attribute evaluate(Value v, DenseMap<Value, Attribute> &memo,
   Operation *op = v.getDefiningOp();
   if (auto c = dyn_cast_or_null<ConstantOp>(op)) {
     result = dyn_cast<DenseElementsAttr>(c.getValue());
-  } else if (op && op->getNumResults() == 1 && op->getNumRegions() == 0 &&
+  } else if (op && op->getNumRegions() == 0 &&
              isa<TandemDialect>(op->getDialect())) {
+    unsigned resultNumber = cast<OpResult>(v).getResultNumber();
     // Folders may rewrite their op in place (reshape of reshape) and return
     // its own result; fold again on the new operands then.
     for (int attempt = 0; attempt < 4 && !result; ++attempt) {
@@ -47,12 +48,13 @@ static Attribute evaluate(Value v, DenseMap<Value, Attribute> &memo,
       }
       if (operands.size() != op->getNumOperands())
         break;
-      SmallVector<OpFoldResult, 1> folded;
-      if (failed(op->fold(operands, folded)) || folded.size() != 1)
+      SmallVector<OpFoldResult, 2> folded;
+      if (failed(op->fold(operands, folded)) ||
+          folded.size() != op->getNumResults())
         break;
-      if (auto attr = dyn_cast<Attribute>(folded.front())) {
+      if (auto attr = dyn_cast<Attribute>(folded[resultNumber])) {
         result = attr;
-      } else if (Value same = cast<Value>(folded.front()); same != v) {
+      } else if (Value same = cast<Value>(folded[resultNumber]); same != v) {
         result = evaluate(same, memo, depth + 1);
         break;
       }

@@ -32,6 +32,12 @@ FailureOr<Value> mlir::tandem::onnx_import::numpyMatmul(GraphImporter &im,
                                                         Value a, Value b) {
   auto aType = cast<RankedTensorType>(a.getType());
   auto bType = cast<RankedTensorType>(b.getType());
+  Type elem = aType.getElementType();
+  if (!isa<FloatType>(elem) && !elem.isSignlessInteger(32) &&
+      !elem.isSignlessInteger(64))
+    return im.error() << "element type " << elem
+                      << " is not supported (float types, int32 and int64)",
+           failure();
   // NumPy semantics for 1-D operands: promote, multiply, drop the dim.
   Value lhs = a, rhs = b;
   if (aType.getRank() == 1)

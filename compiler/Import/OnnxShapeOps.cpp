@@ -675,6 +675,8 @@ static LogicalResult convertPad(GraphImporter &im) {
     padMode = PadMode::Reflect;
   else if (mode == "edge")
     padMode = PadMode::Edge;
+  else if (mode == "wrap")
+    padMode = PadMode::Wrap;
   else
     return im.error() << "unsupported mode '" << mode << "'", failure();
   FailureOr<std::optional<double>> value =

@@ -54,7 +54,8 @@ def Tandem_CmpPredicateAttr : EnumAttr<Tandem_Dialect, Tandem_CmpPredicate,
 def Tandem_PadMode : I32EnumAttr<"PadMode", "padding mode", [
     I32EnumAttrCase<"Constant", 0, "constant">,
     I32EnumAttrCase<"Reflect", 1, "reflect">,
-    I32EnumAttrCase<"Edge", 2, "edge">
+    I32EnumAttrCase<"Edge", 2, "edge">,
+    I32EnumAttrCase<"Wrap", 3, "wrap">
   ]> {
   let cppNamespace = "::mlir::tandem";
   let genSpecializedAttr = 0;

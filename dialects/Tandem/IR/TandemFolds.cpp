@@ -249,12 +249,6 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   return foldSliceConstant(*this, adaptor.getInput());
 }
 
-OpFoldResult PadOp::fold(FoldAdaptor) {
-  if (getInput().getType() == getType())
-    return getInput();
-  return {};
-}
-
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
@@ -386,15 +380,21 @@ void PowOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<PowOfSmallIntegerToMul>(context);
 }
 
-/// Folds integer remainders of small constants (float ones are left to run
-/// time). Matches the lowering: a remainder by zero is 0; unsigned
-/// remainders are urem (both fmod forms agree on them).
+/// Folds remainders of small constants, matching the lowering: a float
+/// remainder is C's fmod (the sign of the dividend); an integer remainder
+/// by zero is 0; unsigned remainders are urem (both fmod forms agree on
+/// them).
 OpFoldResult ModOp::fold(FoldAdaptor adaptor) {
   bool truncated = getFmod();
   bool isUnsigned = isUnsignedInt(getType());
   return foldElementwise(
       adaptor.getOperands(), getType(),
-      {{}, [&](ArrayRef<APInt> a) -> std::optional<APInt> {
+      {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
+         APFloat r = a[0];
+         r.mod(a[1]);
+         return r;
+       },
+       [&](ArrayRef<APInt> a) -> std::optional<APInt> {
          const APInt &x = a[0], &y = a[1];
          if (isUnsigned)
            return y.isZero() ? APInt::getZero(x.getBitWidth()) : x.urem(y);
@@ -565,6 +565,104 @@ OpFoldResult SqrtOp::fold(FoldAdaptor adaptor) {
                                 a[0], [](double x) { return std::sqrt(x); });
                           },
                           {}});
+}
+
+/// Folds a float unary op computing `fn` in double.
+static OpFoldResult foldFloatUnary(ArrayRef<Attribute> operands,
+                                   ShapedType resultType,
+                                   double (*fn)(double)) {
+  return foldElementwise(
+      operands, resultType,
+      {[fn](ArrayRef<APFloat> a) { return mapAsDouble(a[0], fn); }, {}});
+}
+
+#define TANDEM_FOLD_FLOAT_UNARY(OP, EXPR)                                      \
+  OpFoldResult OP::fold(FoldAdaptor adaptor) {                                 \
+    return foldFloatUnary(adaptor.getOperands(), getType(),                    \
+                          [](double x) { return EXPR; });                      \
+  }
+TANDEM_FOLD_FLOAT_UNARY(SigmoidOp, 1.0 / (1.0 + std::exp(-x)))
+TANDEM_FOLD_FLOAT_UNARY(TanhOp, std::tanh(x))
+TANDEM_FOLD_FLOAT_UNARY(LogOp, std::log(x))
+TANDEM_FOLD_FLOAT_UNARY(ErfOp, std::erf(x))
+TANDEM_FOLD_FLOAT_UNARY(SinOp, std::sin(x))
+TANDEM_FOLD_FLOAT_UNARY(CosOp, std::cos(x))
+TANDEM_FOLD_FLOAT_UNARY(TanOp, std::tan(x))
+TANDEM_FOLD_FLOAT_UNARY(AsinOp, std::asin(x))
+TANDEM_FOLD_FLOAT_UNARY(AcosOp, std::acos(x))
+TANDEM_FOLD_FLOAT_UNARY(AtanOp, std::atan(x))
+TANDEM_FOLD_FLOAT_UNARY(SinhOp, std::sinh(x))
+TANDEM_FOLD_FLOAT_UNARY(CoshOp, std::cosh(x))
+TANDEM_FOLD_FLOAT_UNARY(AsinhOp, std::asinh(x))
+TANDEM_FOLD_FLOAT_UNARY(AcoshOp, std::acosh(x))
+TANDEM_FOLD_FLOAT_UNARY(AtanhOp, std::atanh(x))
+#undef TANDEM_FOLD_FLOAT_UNARY
+
+OpFoldResult GeluOp::fold(FoldAdaptor adaptor) {
+  if (getApproximate() == GeluApproximation::Tanh)
+    return foldFloatUnary(adaptor.getOperands(), getType(), [](double x) {
+      return 0.5 * x *
+             (1.0 +
+              std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+    });
+  return foldFloatUnary(adaptor.getOperands(), getType(), [](double x) {
+    return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+  });
+}
+
+/// Folds clip as the lowering computes it: NaN propagates through float
+/// bounds; integers clamp to ceil(min) and floor(max).
+OpFoldResult ClipOp::fold(FoldAdaptor adaptor) {
+  std::optional<double> lo, hi;
+  if (auto attr = getMinAttr())
+    lo = attr.getValueAsDouble();
+  if (auto attr = getMaxAttr())
+    hi = attr.getValueAsDouble();
+  bool isUnsigned = isUnsignedInt(getType());
+  return foldElementwise(
+      adaptor.getOperands(), getType(),
+      {[&](ArrayRef<APFloat> a) -> std::optional<APFloat> {
+         APFloat x = a[0];
+         auto bound = [&](double v) {
+           APFloat b(v);
+           bool losesInfo = false;
+           b.convert(x.getSemantics(), APFloat::rmNearestTiesToEven,
+                     &losesInfo);
+           return b;
+         };
+         if (lo)
+           x = llvm::maximum(x, bound(*lo));
+         if (hi)
+           x = llvm::minimum(x, bound(*hi));
+         return x;
+       },
+       [&](ArrayRef<APInt> a) -> std::optional<APInt> {
+         unsigned width = a[0].getBitWidth();
+         auto bound = [&](double v) {
+           return APInt(width, static_cast<int64_t>(v), /*isSigned=*/true,
+                        /*implicitTrunc=*/true);
+         };
+         APInt x = a[0];
+         // Bounds beyond the type's range leave x alone on that side.
+         double minV = isUnsigned ? 0.0 : -std::ldexp(1.0, int(width) - 1),
+                maxV = isUnsigned ? std::ldexp(1.0, int(width)) - 1
+                                  : std::ldexp(1.0, int(width) - 1) - 1;
+         if (lo && std::ceil(*lo) > minV) {
+           if (std::ceil(*lo) > maxV)
+             return std::nullopt;
+           APInt b = bound(std::ceil(*lo));
+           if (isUnsigned ? x.ult(b) : x.slt(b))
+             x = b;
+         }
+         if (hi && std::floor(*hi) < maxV) {
+           if (std::floor(*hi) < minV)
+             return std::nullopt;
+           APInt b = bound(std::floor(*hi));
+           if (isUnsigned ? x.ugt(b) : x.sgt(b))
+             x = b;
+         }
+         return x;
+       }});
 }
 
 OpFoldResult RsqrtOp::fold(FoldAdaptor adaptor) {

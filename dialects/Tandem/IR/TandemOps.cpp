@@ -381,8 +381,11 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *,
       return ShapeError(loc, name)
              << "padding dimension " << d << " (" << dim << ") by (" << low[d]
              << ", " << high[d] << ") overflows int64";
-    if (adaptor.getMode() == PadMode::Edge && dim == 0 && padded > 0)
-      return ShapeError(loc, name) << "edge padding of empty dimension " << d;
+    if ((adaptor.getMode() == PadMode::Edge ||
+         adaptor.getMode() == PadMode::Wrap) &&
+        dim == 0 && padded > 0)
+      return ShapeError(loc, name) << stringifyPadMode(adaptor.getMode())
+                                   << " padding of empty dimension " << d;
     result.push_back(padded);
   }
   types.push_back(RankedTensorType::get(result, input.getElementType()));

@@ -102,6 +102,10 @@ def Tandem_FloatTensor : RankedTensorOf<Tandem_FloatTypes>;
 // and QLinear* ops: int8 data widened to i32, exact i32 accumulation).
 def Tandem_ContractionTensor
     : RankedTensorOf<!listconcat(Tandem_FloatTypes, [I32])>;
+// matmul also takes i64 (ONNX MatMul and Einsum on int64, accumulating in
+// i64).
+def Tandem_MatmulTensor
+    : RankedTensorOf<!listconcat(Tandem_FloatTypes, [I32, I64])>;
 def Tandem_NumericTensor
     : RankedTensorOf<!listconcat(Tandem_FloatTypes, Tandem_IntTypes)>;
 def Tandem_AnyTensor
@@ -192,6 +196,7 @@ class Tandem_ReduceOp<string mnemonic>
           adaptor.getKeepdims(), types);
     }
   }];
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -315,8 +320,9 @@ def Tandem_PadOp : Tandem_InferredOp<"pad",
   let summary = "pads a tensor";
   let description = [{
     Adds `pads_low[d]` elements before and `pads_high[d]` after dimension `d`.
-    `mode` is `constant` (filled with `value`), `reflect` or `edge`, as in
-    ONNX `Pad`. Pads are non-negative.
+    `mode` is `constant` (filled with `value`), `reflect`, `edge` or `wrap`
+    (the opposite end's elements, cyclically), as in ONNX `Pad`. Pads are
+    non-negative.
 
     Example:
 
@@ -384,6 +390,7 @@ def Tandem_GatherElementsOp : Tandem_InferredOp<"gather_elements",
   let results = (outs Tandem_AnyTensor:$output);
   let assemblyFormat =
       "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 def Tandem_GatherNDOp : Tandem_InferredOp<"gather_nd",
@@ -409,6 +416,7 @@ def Tandem_GatherNDOp : Tandem_InferredOp<"gather_nd",
   let results = (outs Tandem_AnyTensor:$output);
   let assemblyFormat =
       "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 def Tandem_CastOp : Tandem_InferredOp<"cast",
@@ -505,8 +513,8 @@ def Tandem_MatmulOp : Tandem_InferredOp<"matmul",
     `lhs` is `[..., M, K]` and `rhs` is `[..., K, N]`; the leading batch
     dimensions broadcast like NumPy, giving `[..., M, N]`. Both operands have
     rank 2 or more (the importer reshapes ONNX's 1-D MatMul operands).
-    Float types, or i32 (exact integer accumulation; integer matmuls run on
-    the CPU).
+    Float types, or i32 or i64 (exact integer accumulation, wrapping;
+    integer matmuls run on the CPU).
 
     Example:
 
@@ -516,11 +524,11 @@ def Tandem_MatmulOp : Tandem_InferredOp<"matmul",
           -> tensor<1x12x128x128xf32>
     ```
   }];
-  let arguments = (ins Tandem_ContractionTensor:$lhs,
-                       Tandem_ContractionTensor:$rhs);
-  let results = (outs Tandem_ContractionTensor:$output);
+  let arguments = (ins Tandem_MatmulTensor:$lhs, Tandem_MatmulTensor:$rhs);
+  let results = (outs Tandem_MatmulTensor:$output);
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 def Tandem_GemmOp : Tandem_InferredOp<"gemm",
@@ -786,24 +794,20 @@ class Tandem_DocUnaryOp<string mnemonic, Type t, string formula,
 /// evaluation of about a dozen operations unless `flops` says otherwise.
 class Tandem_TranscendentalOp<string mnemonic, string formula, int flops = 12>
     : Tandem_DocUnaryOp<mnemonic, Tandem_FloatTensor, formula,
-                        [Tandem_Transcendental], flops>;
+                        [Tandem_Transcendental], flops> {
+  let hasFolder = 1;
+}
 
 def Tandem_ReluOp : Tandem_DocUnaryOp<"relu", Tandem_NumericTensor,
                                       "max(x, 0)"> { let hasFolder = 1; }
 def Tandem_SigmoidOp : Tandem_TranscendentalOp<"sigmoid", "1 / (1 + exp(-x))",
                                                /*flops=*/14>;
 def Tandem_TanhOp : Tandem_TranscendentalOp<"tanh", "tanh(x)">;
-def Tandem_ExpOp : Tandem_TranscendentalOp<"exp", "exp(x)"> {
-  let hasFolder = 1;
-}
+def Tandem_ExpOp : Tandem_TranscendentalOp<"exp", "exp(x)">;
 def Tandem_LogOp : Tandem_TranscendentalOp<"log", "log(x)">;
-def Tandem_SqrtOp : Tandem_TranscendentalOp<"sqrt", "sqrt(x)", /*flops=*/4> {
-  let hasFolder = 1;
-}
+def Tandem_SqrtOp : Tandem_TranscendentalOp<"sqrt", "sqrt(x)", /*flops=*/4>;
 def Tandem_RsqrtOp : Tandem_TranscendentalOp<"rsqrt", "1 / sqrt(x)",
-                                             /*flops=*/4> {
-  let hasFolder = 1;
-}
+                                             /*flops=*/4>;
 def Tandem_ErfOp : Tandem_TranscendentalOp<"erf", "erf(x)">;
 def Tandem_NegOp : Tandem_DocUnaryOp<"neg", Tandem_NumericTensor, "-x"> {
   let hasFolder = 1;
@@ -861,6 +865,7 @@ def Tandem_GeluOp : Tandem_UnaryElementwiseOp<"gelu", Tandem_FloatTensor,
   let arguments = (ins Tandem_FloatTensor:$input,
                        DefaultValuedAttr<Tandem_GeluApproximationAttr,
                            "GeluApproximation::None">:$approximate);
+  let hasFolder = 1;
 }
 
 def Tandem_ClipOp : Tandem_UnaryElementwiseOp<"clip", Tandem_NumericTensor,
@@ -879,6 +884,7 @@ def Tandem_ClipOp : Tandem_UnaryElementwiseOp<"clip", Tandem_NumericTensor,
   let arguments = (ins Tandem_NumericTensor:$input, OptionalAttr<F32Attr>:$min,
                        OptionalAttr<F32Attr>:$max);
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1156,6 +1162,7 @@ class Tandem_ArgReduceOp<string mnemonic, string what>
           adaptor.getKeepdims(), types);
     }
   }];
+  let hasFolder = 1;
 }
 
 def Tandem_ArgMaxOp : Tandem_ArgReduceOp<"arg_max", "largest">;
@@ -1191,6 +1198,7 @@ def Tandem_TopKOp : Tandem_InferredOp<"top_k",
                       RankedTensorOf<[I64]>:$indices);
   let assemblyFormat =
       "$input attr-dict `:` type($input) `->` type($values) `,` type($indices)";
+  let hasFolder = 1;
 }
 
 def Tandem_CumSumOp : Tandem_InferredOp<"cumsum",
@@ -1215,6 +1223,7 @@ def Tandem_CumSumOp : Tandem_InferredOp<"cumsum",
                        DefaultValuedAttr<BoolAttr, "false">:$reverse);
   let results = (outs Tandem_NumericTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//

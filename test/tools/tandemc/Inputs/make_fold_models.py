@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Models whose Reshape target shape comes from a constant subgraph of ops
 the KnownInts shape folders do not track (Ceil of floats, Trilu, ScatterND,
-Expand, Not + Where) or do (CumSum, Mod, Range): the importer must evaluate
-each at compile time (ConstantEvaluation.cpp). Every shape is [2, 3, 5] or
+Expand, Not + Where, ArgMax, TopK, GatherND, a wrap Pad, an integer Clip and
+Einsum, Sigmoid and a float Mod) or do (CumSum, Mod, Range): the importer
+must evaluate each at compile time (ConstantEvaluation.cpp). Every shape is [2, 3, 5] or
 another factoring of 30, so the Reshape of the 30-element input checks the
 value. Also a Trilu mask on float constants that folds into one constant,
 and a scalar Clip bound computed as Cast(Ceil(x)).
@@ -60,6 +61,40 @@ SHAPES = {
                     h.make_node("Expand", ["one", "sh"], ["e"]),
                     c("m", i64([2, 3, 5])),
                     h.make_node("Mul", ["e", "m"], ["s"])],
+    # Ops with constant folders of their own (TandemComputeFolds.cpp and the
+    # float ones in TandemFolds.cpp).
+    "fold_argmax": [c("a", i64([[1, 4, 2], [9, 0, 0], [0, 1, 1]])),
+                    h.make_node("ArgMax", ["a"], ["i"], axis=1, keepdims=0,
+                                select_last_index=1),  # 1, 0, 2
+                    c("k", i64([1, 5, 1])),
+                    h.make_node("Add", ["i", "k"], ["s"])],  # 2, 5, 3
+    "fold_topk": [c("a", i64([3, 5, 2, 9])), c("k", i64([3])),
+                  h.make_node("TopK", ["a", "k"], ["v", "ix"]),  # 9 5 3
+                  c("d", i64([-4, -2, -1])),
+                  h.make_node("Add", ["v", "d"], ["s"])],  # 5, 3, 2
+    "fold_gathernd": [c("a", i64([[2, 3], [5, 7]])),
+                      c("i", i64([[0, 0], [1, 0], [0, 1]])),
+                      h.make_node("GatherND", ["a", "i"], ["s"])],  # 2, 5, 3
+    "fold_pad_wrap": [c("a", i64([3, 2])), c("p", i64([1, 0])),
+                      h.make_node("Pad", ["a", "p"], ["t"], mode="wrap"),
+                      c("k", i64([0, 0, 3])),  # t = 2, 3, 2
+                      h.make_node("Add", ["t", "k"], ["s"])],  # 2, 3, 5
+    "fold_clip_int": [c("a", i64([-4, 3, 99])),
+                      c("lo", np.array(2, np.int64)),
+                      c("hi", np.array(5, np.int64)),
+                      h.make_node("Clip", ["a", "lo", "hi"], ["s"])],  # 2,3,5
+    "fold_einsum_int": [c("a", i64([[1, 0], [1, 1], [0, 1]])),
+                        c("b", i64([2, 3])),
+                        h.make_node("Einsum", ["a", "b"], ["s"],
+                                    equation="ij,j->i")],  # 2, 5, 3
+    "fold_sigmoid_fmod": [c("a", np.array([20.0, 20.0, 20.0], np.float32)),
+                          h.make_node("Sigmoid", ["a"], ["g"]),  # 1, 1, 1
+                          c("b", np.array([2.5, 7.5, 5.5], np.float32)),
+                          c("q", np.array([4.0, 4.5, 6.0], np.float32)),
+                          h.make_node("Mod", ["b", "q"], ["r"], fmod=1),
+                          h.make_node("Mul", ["g", "r"], ["f"]),  # 2.5, 3, 5.5
+                          h.make_node("Floor", ["f"], ["fl"]),
+                          h.make_node("Cast", ["fl"], ["s"], to=T.INT64)],
 }
 
 

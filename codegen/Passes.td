@@ -197,6 +197,13 @@ def TandemCallCPUKernels : Pass<"tandem-call-cpu-kernels", "::mlir::ModuleOp"> {
                                 %pb, ..., %pc, ..., %flags) : (...) -> ()
     ```
   }];
+  let options = [
+    Option<"winograd", "winograd", "bool", /*default=*/"true",
+           "let 3x3, stride-1 convolutions with constant filters and at "
+           "least 16 input and output channels run as Winograd F(4x4, 3x3) "
+           "or F(2x2, 3x3) (TANDEM_CONV2D_WINOGRAD; the kernel keeps the "
+           "im2col GEMM for layers with too few output tiles)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"

@@ -55,12 +55,13 @@ void mlir::tandem::buildCPUBufferizePipeline(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(pm);
 }
 
-void mlir::tandem::buildCPULowerToLLVMPipeline(OpPassManager &pm) {
+void mlir::tandem::buildCPULowerToLLVMPipeline(OpPassManager &pm,
+                                               bool winograd) {
   // f32 contractions become calls of the runtime's packed, threaded sgemm
   // (matched on linalg ops, so before any loops exist); everything else
   // becomes loops, parallel dimensions scf.parallel, whose large outermost
   // ones are outlined into chunk bodies.
-  pm.addPass(createTandemCallCPUKernels());
+  pm.addPass(createTandemCallCPUKernels({winograd}));
   // A model with GPU partitions: its host schedule becomes calls of the
   // runtime's tandem_sched_* functions (no-op without one).
   pm.addPass(createTandemLowerHostSchedule());

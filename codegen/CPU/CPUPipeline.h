@@ -30,8 +30,9 @@ void buildInlineAndBufferizePipeline(OpPassManager &pm, bool allowUnknownOps);
 void buildCPUBufferizePipeline(OpPassManager &pm);
 
 /// memrefs -> LLVM dialect: loops, then every dialect to LLVM, with bare
-/// pointers for memref arguments (all shapes are static).
-void buildCPULowerToLLVMPipeline(OpPassManager &pm);
+/// pointers for memref arguments (all shapes are static). `winograd` lets
+/// 3x3 convolutions run as Winograd (tandem-call-cpu-kernels).
+void buildCPULowerToLLVMPipeline(OpPassManager &pm, bool winograd = true);
 
 } // namespace mlir::tandem
 

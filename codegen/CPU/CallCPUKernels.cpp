@@ -44,6 +44,7 @@ constexpr int32_t kConstantA = 2;  // TANDEM_SGEMM_CONSTANT_A
 constexpr int32_t kConstantB = 4;  // TANDEM_SGEMM_CONSTANT_B
 constexpr int32_t kRelu = 8;       // TANDEM_{SGEMM,CONV2D,DWCONV2D}_RELU
 constexpr int32_t kRelu6 = 16;     // TANDEM_{SGEMM,CONV2D,DWCONV2D}_RELU6
+constexpr int32_t kWinograd = 32;  // TANDEM_CONV2D_WINOGRAD
 constexpr llvm::StringLiteral kEpilogueAttr = "tandem.epilogue";
 
 /// Whether `op` carries a fused epilogue (from tandem-fuse-elementwise).
@@ -277,6 +278,20 @@ bool isKernelConv(linalg::Conv2DNchwFchwOp conv) {
   return isKernelConvOf(conv, 4, 2);
 }
 
+/// Whether `conv` may run as Winograd: a 3x3 window, stride 1, no dilation,
+/// and at least 16 input and output channels (below that the transforms
+/// cost more than the multiplies they save).
+bool isWinogradConv(linalg::Conv2DNchwFchwOp conv) {
+  auto filter = cast<MemRefType>(conv.getInputs()[1].getType());
+  auto ones = [](DenseIntElementsAttr attr) {
+    return llvm::all_of(attr.getValues<int64_t>(),
+                        [](int64_t v) { return v == 1; });
+  };
+  return filter.getDimSize(2) == 3 && filter.getDimSize(3) == 3 &&
+         filter.getDimSize(0) >= 16 && filter.getDimSize(1) >= 16 &&
+         ones(conv.getStrides()) && ones(conv.getDilations());
+}
+
 /// tandem_dwconv2d_f32: a dense [c, kh, kw] filter and contiguous output
 /// columns.
 bool isKernelDwConv(linalg::DepthwiseConv2DNchwChwOp conv) {
@@ -285,6 +300,8 @@ bool isKernelDwConv(linalg::DepthwiseConv2DNchwChwOp conv) {
 
 struct CallCPUKernelsPass
     : tandem::impl::TandemCallCPUKernelsBase<CallCPUKernelsPass> {
+  using TandemCallCPUKernelsBase::TandemCallCPUKernelsBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -462,7 +479,9 @@ struct CallCPUKernelsPass
   void rewriteConv(linalg::Conv2DNchwFchwOp conv) {
     int32_t constantFilter =
         isConstantBuffer(conv.getInputs()[1]) ? 2 : 0; // ..._CONSTANT_FILTER
-    rewriteConvCall(conv, kConv2D, {0, 2, 3}, 2, constantFilter,
+    int32_t winogradFlag =
+        winograd && constantFilter && isWinogradConv(conv) ? kWinograd : 0;
+    rewriteConvCall(conv, kConv2D, {0, 2, 3}, 2, constantFilter | winogradFlag,
                     conv.getStrides(), conv.getDilations());
   }
 

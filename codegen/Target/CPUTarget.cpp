@@ -49,8 +49,8 @@ public:
   }
 
   void buildHostLoweringPipeline(OpPassManager &pm,
-                                 const TargetOptions &) const override {
-    buildCPULowerToLLVMPipeline(pm);
+                                 const TargetOptions &options) const override {
+    buildCPULowerToLLVMPipeline(pm, options.cpu.winograd);
   }
 };
 } // namespace

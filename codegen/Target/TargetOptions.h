@@ -28,6 +28,10 @@ struct CPUTargetOptions {
   /// The host CPU's preset for the placement cost model ("host" = this
   /// machine).
   std::string costModel = "host";
+  /// 3x3, stride-1 convolutions may run as Winograd F(4x4, 3x3) or
+  /// F(2x2, 3x3) (tandemc --cpu-conv=winograd, the default; im2col turns
+  /// it off).
+  bool winograd = true;
 };
 
 /// The CUDA target's options (CUDATarget). The GPU architectures come from

@@ -145,6 +145,13 @@ int main(int argc, char **argv) {
                  "CPU to generate code for: x86-64 (portable, default), "
                  "x86-64-v3, x86-64-v4, znver4, ..., or native")
       ->capture_default_str();
+  std::string cpuConv = "winograd";
+  app.add_option("--cpu-conv", cpuConv,
+                 "3x3 stride-1 convolutions on the CPU: winograd (Winograd "
+                 "F(4x4, 3x3) or F(2x2, 3x3) where the layer has enough "
+                 "output tiles) or im2col (the GEMM only)")
+      ->check(CLI::IsMember({"winograd", "im2col"}))
+      ->capture_default_str();
   app.add_option("--cpu-features", options.cpuTarget.features,
                  "extra target features, e.g. +avx512f,-avx512vnni");
   app.add_option("--target-triple", options.cpuTarget.triple,
@@ -206,6 +213,7 @@ int main(int argc, char **argv) {
   }
   if (options.inputPath.empty())
     return fail("no input file (usage: tandemc model.onnx -o model.o)");
+  options.cpuTarget.winograd = cpuConv == "winograd";
 
   std::vector<std::string> mlirArgs = {"tandemc"};
   for (const std::string &extra : app.remaining()) {

@@ -208,6 +208,11 @@ TANDEM_API void tandem_sgemm_f32(const tandem_exec_ctx_t *ctx, int64_t batch,
 #define TANDEM_CONV2D_CONSTANT_FILTER 2
 #define TANDEM_CONV2D_RELU 8   /* fused ReLU epilogue, as TANDEM_SGEMM_RELU */
 #define TANDEM_CONV2D_RELU6 16 /* fused ReLU6, as TANDEM_SGEMM_RELU6 */
+/** A 3x3, stride-1, undilated convolution may run as Winograd F(4x4, 3x3)
+ *  or F(2x2, 3x3) (the compiler's per-layer choice; the kernel still takes
+ *  the im2col GEMM when there are too few output tiles to fill its
+ *  micro-kernel). Results differ from the GEMM's by rounding only. */
+#define TANDEM_CONV2D_WINOGRAD 32
 
 /** A 2-D convolution in NCHW, as the GEMM filter [F, C*KH*KW] x
  *  im2col(input) [C*KH*KW, OH*OW] per batch element, without materialising

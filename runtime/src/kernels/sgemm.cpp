@@ -24,6 +24,7 @@
 #include "kernels/kernel_cache.h"
 #include "kernels/kernel_status.h"
 #include "kernels/sgemm_internal.h"
+#include "kernels/winograd_internal.h"
 #include "tandem/runtime.h"
 
 #include <algorithm>
@@ -589,12 +590,14 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
   }
 }
 
-/// tandem_sgemm_f32 on the micro-kernels of `isa`.
-void sgemm(const KernelIsa &isa, const tandem_exec_ctx_t *ctx, int64_t batch,
-           int64_t m, int64_t n, int64_t k, const float *a, int64_t sAb,
-           int64_t sAm, int64_t sAk, const float *b, int64_t sBb, int64_t sBk,
-           int64_t sBn, float *c, int64_t sCb, int64_t sCm, int64_t sCn,
-           int32_t flags) {
+/// tandem_sgemm_f32 on the micro-kernels of `isa`, recording a failure in
+/// `failure`.
+void sgemmInto(const KernelIsa &isa, const tandem_exec_ctx_t *ctx,
+               int64_t batch, int64_t m, int64_t n, int64_t k, const float *a,
+               int64_t sAb, int64_t sAm, int64_t sAk, const float *b,
+               int64_t sBb, int64_t sBk, int64_t sBn, float *c, int64_t sCb,
+               int64_t sCm, int64_t sCn, int32_t flags,
+               tandem_internal_kernel_failure &failure) {
   tandem_thread_pool_t *pool = ctx ? ctx->pool : nullptr;
   bool accumulate = flags & TANDEM_SGEMM_ACCUMULATE;
   Epilogue epi = epilogueOf(flags);
@@ -616,7 +619,6 @@ void sgemm(const KernelIsa &isa, const tandem_exec_ctx_t *ctx, int64_t batch,
   auto *cache =
       ctx ? static_cast<tandem_internal_kernel_cache *>(ctx->reserved[0])
           : nullptr;
-  tandem_internal_kernel_failure failure;
   for (int64_t i = 0; i < batch && !failure.failed; ++i) {
     const float *ai = a + i * sAb, *bi = b + i * sBb;
     // Constant operands (weights) are packed once per instance. If the
@@ -635,6 +637,17 @@ void sgemm(const KernelIsa &isa, const tandem_exec_ctx_t *ctx, int64_t batch,
     gemm2D(pool, isa, m, n, k, ai, sAm, sAk, bi, sBk, sBn, c + i * sCb, sCm,
            sCn, accumulate, epi, aCache, bCache, &failure);
   }
+}
+
+/// tandem_sgemm_f32 on the micro-kernels of `isa`.
+void sgemm(const KernelIsa &isa, const tandem_exec_ctx_t *ctx, int64_t batch,
+           int64_t m, int64_t n, int64_t k, const float *a, int64_t sAb,
+           int64_t sAm, int64_t sAk, const float *b, int64_t sBb, int64_t sBk,
+           int64_t sBn, float *c, int64_t sCb, int64_t sCm, int64_t sCn,
+           int32_t flags) {
+  tandem_internal_kernel_failure failure;
+  sgemmInto(isa, ctx, batch, m, n, k, a, sAb, sAm, sAk, b, sBb, sBk, sBn, c,
+            sCb, sCm, sCn, flags, failure);
   tandem_internal_kernel_report(&failure);
 }
 
@@ -661,8 +674,12 @@ tandem_conv2d_f32(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
                   const float *filter, float *output, int64_t sOn, int64_t sOf,
                   int64_t oh, int64_t ow, int64_t strideH, int64_t strideW,
                   int64_t dilationH, int64_t dilationW, int32_t flags) {
-  (void)h;
-  (void)w;
+  if ((flags & TANDEM_CONV2D_WINOGRAD) && kh == 3 && kw == 3 && strideH == 1 &&
+      strideW == 1 && dilationH == 1 && dilationW == 1 &&
+      tandem_internal_winograd_conv2d_f32(nullptr, 0, ctx, n, c, h, w, input,
+                                          sIn, sIc, sIh, sIw, f, filter, output,
+                                          sOn, sOf, oh, ow, flags))
+    return;
   const KernelIsa &chosen = isa();
   tandem_thread_pool_t *pool = ctx ? ctx->pool : nullptr;
   auto *cache =
@@ -685,6 +702,28 @@ tandem_conv2d_f32(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
            nullptr, &failure, &image);
   }
   tandem_internal_kernel_report(&failure);
+}
+
+void tandem_internal_sgemm_f32_into(
+    const char *isaName, const tandem_exec_ctx_t *ctx, int64_t batch, int64_t m,
+    int64_t n, int64_t k, const float *a, int64_t sAb, int64_t sAm, int64_t sAk,
+    const float *b, int64_t sBb, int64_t sBk, int64_t sBn, float *c,
+    int64_t sCb, int64_t sCm, int64_t sCn, int32_t flags,
+    tandem_internal_kernel_failure *failure) {
+  KernelIsa chosen = isa();
+  if (isaName)
+    isaByName(isaName, chosen);
+  sgemmInto(chosen, ctx, batch, m, n, k, a, sAb, sAm, sAk, b, sBb, sBk, sBn, c,
+            sCb, sCm, sCn, flags, *failure);
+}
+
+bool tandem_internal_sgemm_tile(const char *isaName, int64_t *mr, int64_t *nr) {
+  KernelIsa chosen = isa();
+  if (isaName && !isaByName(isaName, chosen))
+    return false;
+  *mr = chosen.mr;
+  *nr = chosen.nr;
+  return true;
 }
 
 bool tandem_internal_sgemm_f32_on(

@@ -17,4 +17,22 @@ bool tandem_internal_sgemm_f32_on(const char *isa, const tandem_exec_ctx_t *ctx,
                                   float *c, int64_t sCb, int64_t sCm,
                                   int64_t sCn, int32_t flags);
 
+struct tandem_internal_kernel_failure;
+
+/// tandem_sgemm_f32 on micro-kernel family `isa` (nullptr: the process-wide
+/// choice; a family this CPU cannot run also falls back to it), recording a
+/// failure in `failure` instead of reporting it: for kernels built on the
+/// sgemm, which call it from worker threads and report once, on the thread
+/// that called them.
+void tandem_internal_sgemm_f32_into(
+    const char *isa, const tandem_exec_ctx_t *ctx, int64_t batch, int64_t m,
+    int64_t n, int64_t k, const float *a, int64_t sAb, int64_t sAm, int64_t sAk,
+    const float *b, int64_t sBb, int64_t sBk, int64_t sBn, float *c,
+    int64_t sCb, int64_t sCm, int64_t sCn, int32_t flags,
+    tandem_internal_kernel_failure *failure);
+
+/// The register tile (MR x NR) of micro-kernel family `isa` (nullptr: the
+/// process-wide choice); false, setting nothing, if this CPU cannot run it.
+bool tandem_internal_sgemm_tile(const char *isa, int64_t *mr, int64_t *nr);
+
 #endif // TANDEM_RUNTIME_KERNELS_SGEMM_INTERNAL_H

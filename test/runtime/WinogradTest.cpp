@@ -1,0 +1,183 @@
+//===- WinogradTest.cpp - the Winograd path of tandem_conv2d_f32 ----------===//
+//
+// F(2x2, 3x3) and F(4x4, 3x3) on every micro-kernel family this CPU runs,
+// against a direct convolution in double: output sizes that do not divide
+// the tiles (partial tiles at the right and bottom), channel counts that do
+// not fill the 8-channel lanes, batches (tiles across images), strided
+// inputs, accumulation onto a bias, the fused ReLU and ReLU6, the
+// transformed-filter cache and a thread pool (blocks in parallel, and the
+// GEMMs in parallel when there are fewer blocks than threads). Also: the
+// flag on tandem_conv2d_f32 takes the Winograd path when it pays and the
+// im2col GEMM otherwise, with the same results up to rounding.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kernels/kernel_cache.h"
+#include "kernels/winograd_internal.h"
+#include "tandem/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace {
+
+struct Case {
+  int64_t n, c, h, w, f; // h, w: the (already padded) input
+};
+
+struct Result {
+  std::vector<float> out;
+  std::vector<double> ref;
+  double scale; // the largest |reference|
+};
+
+/// Runs `conv` on random data and computes the direct convolution.
+template <typename Conv> Result run(const Case &t, int32_t flags, Conv conv) {
+  int64_t oh = t.h - 2, ow = t.w - 2, pitch = t.w + 5;
+  std::mt19937 rng(99);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> in(t.n * t.c * t.h * pitch), filter(t.f * t.c * 9);
+  Result r;
+  r.out.resize(t.n * t.f * oh * ow);
+  for (float &x : in)
+    x = dist(rng);
+  for (float &x : filter)
+    x = dist(rng);
+  for (float &x : r.out)
+    x = dist(rng);
+  std::vector<float> before = r.out;
+  conv(in.data(), t.c * t.h * pitch, t.h * pitch, pitch, filter.data(),
+       r.out.data(), oh, ow);
+  r.scale = 0;
+  for (int64_t b = 0; b < t.n; ++b)
+    for (int64_t o = 0; o < t.f; ++o)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t x = 0; x < ow; ++x) {
+          int64_t at = ((b * t.f + o) * oh + y) * ow + x;
+          double v = flags & TANDEM_CONV2D_ACCUMULATE ? before[at] : 0.0;
+          for (int64_t ci = 0; ci < t.c; ++ci)
+            for (int64_t i = 0; i < 3; ++i)
+              for (int64_t j = 0; j < 3; ++j)
+                v += double(filter[((o * t.c + ci) * 3 + i) * 3 + j]) *
+                     in[((b * t.c + ci) * t.h + y + i) * pitch + x + j];
+          if ((flags & (TANDEM_CONV2D_RELU | TANDEM_CONV2D_RELU6)) && v < 0)
+            v = 0;
+          if ((flags & TANDEM_CONV2D_RELU6) && v > 6)
+            v = 6;
+          r.ref.push_back(v);
+          r.scale = std::max(r.scale, std::fabs(v));
+        }
+  return r;
+}
+
+/// Each output within a tolerance that grows with the reduction length
+/// (9 C products) and, for F(4x4), the transforms' larger constants.
+void expectClose(const Result &r, const Case &t, int tile, const char *what) {
+  double tol = (tile == 4 ? 2e-5 : 1e-5) * std::sqrt(9.0 * t.c) *
+               std::max(1.0, r.scale / 4);
+  for (size_t i = 0; i < r.ref.size(); ++i)
+    ASSERT_NEAR(r.out[i], r.ref[i], tol)
+        << what << " tile " << tile << " n" << t.n << " c" << t.c << " " << t.h
+        << "x" << t.w << " f" << t.f << " at " << i;
+}
+
+const Case kCases[] = {
+    {1, 8, 10, 10, 16},  // 8x8 outputs: whole F(4x4) and F(2x2) tiles
+    {1, 3, 9, 11, 5},    // 7x9: partial tiles, lanes not full
+    {2, 19, 13, 12, 21}, // tiles across images, ragged channels
+    {1, 64, 16, 16, 64}, // several 8-channel lanes and GEMM panels
+    {3, 40, 9, 9, 33},   // K over the 8-lane groups, odd F
+};
+
+void checkFamily(const char *isa, int tile, tandem_thread_pool_t *pool,
+                 bool cached, int32_t flags) {
+  tandem_exec_ctx_t ctx = {};
+  ctx.pool = pool;
+  tandem_internal_kernel_cache *cache =
+      cached ? tandem_internal_kernel_cache_create() : nullptr;
+  ctx.reserved[0] = cache;
+  if (cached)
+    flags |= TANDEM_CONV2D_CONSTANT_FILTER;
+  for (const Case &t : kCases) {
+    for (int call = 0; call < (cached ? 2 : 1); ++call) {
+      bool ran = true;
+      Result r =
+          run(t, flags,
+              [&](const float *in, int64_t sIn, int64_t sIc, int64_t sIh,
+                  const float *filter, float *out, int64_t oh, int64_t ow) {
+                ran = tandem_internal_winograd_conv2d_f32(
+                    isa, tile, &ctx, t.n, t.c, t.h, t.w, in, sIn, sIc, sIh, 1,
+                    t.f, filter, out, t.f * oh * ow, oh * ow, oh, ow, flags);
+              });
+      if (!ran) {
+        // Only a family this CPU does not run is refused.
+        EXPECT_NE(std::string(isa), "portable");
+        tandem_internal_kernel_cache_destroy(cache);
+        GTEST_SKIP() << isa << " does not run on this CPU";
+      }
+      expectClose(r, t, tile, isa);
+    }
+  }
+  tandem_internal_kernel_cache_destroy(cache);
+}
+
+class WinogradFamily : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(WinogradFamily, F2x2) {
+  checkFamily(GetParam(), 2, nullptr, false, 0);
+  checkFamily(GetParam(), 2, nullptr, false, TANDEM_CONV2D_ACCUMULATE);
+}
+
+TEST_P(WinogradFamily, F4x4) {
+  checkFamily(GetParam(), 4, nullptr, false, 0);
+  checkFamily(GetParam(), 4, nullptr, false, TANDEM_CONV2D_ACCUMULATE);
+}
+
+TEST_P(WinogradFamily, Epilogues) {
+  for (int tile : {2, 4}) {
+    checkFamily(GetParam(), tile, nullptr, false,
+                TANDEM_CONV2D_ACCUMULATE | TANDEM_CONV2D_RELU);
+    checkFamily(GetParam(), tile, nullptr, false,
+                TANDEM_CONV2D_ACCUMULATE | TANDEM_CONV2D_RELU6);
+  }
+}
+
+TEST_P(WinogradFamily, CachedFilterOnThreadPool) {
+  tandem_thread_pool_t *pool = nullptr;
+  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  for (int tile : {2, 4})
+    checkFamily(GetParam(), tile, pool, true, TANDEM_CONV2D_ACCUMULATE);
+  tandem_thread_pool_destroy(pool);
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, WinogradFamily,
+                         ::testing::Values("portable", "avx2", "avx512"));
+
+TEST(WinogradTest, FlagChoosesByCost) {
+  // tandem_conv2d_f32 with TANDEM_CONV2D_WINOGRAD: a 32x32 image has enough
+  // tiles for F(4x4); a 4x4 one (a single tile) takes the im2col GEMM. Both
+  // match the direct convolution.
+  for (Case t : {Case{1, 16, 34, 34, 16}, Case{1, 16, 6, 6, 16}}) {
+    int32_t flags = TANDEM_CONV2D_WINOGRAD | TANDEM_CONV2D_ACCUMULATE;
+    bool used = true;
+    Result r =
+        run(t, flags,
+            [&](const float *in, int64_t sIn, int64_t sIc, int64_t sIh,
+                const float *filter, float *out, int64_t oh, int64_t ow) {
+              std::vector<float> probe(t.n * t.f * oh * ow);
+              used = tandem_internal_winograd_conv2d_f32(
+                  nullptr, 0, nullptr, t.n, t.c, t.h, t.w, in, sIn, sIc, sIh, 1,
+                  t.f, filter, probe.data(), t.f * oh * ow, oh * ow, oh, ow, 0);
+              tandem_conv2d_f32(nullptr, t.n, t.c, t.h, t.w, in, sIn, sIc, sIh,
+                                1, t.f, 3, 3, filter, out, t.f * oh * ow,
+                                oh * ow, oh, ow, 1, 1, 1, 1, flags);
+            });
+    EXPECT_EQ(used, t.h == 34) << t.h;
+    expectClose(r, t, 4, "auto");
+  }
+}
+
+} // namespace

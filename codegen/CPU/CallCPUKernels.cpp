@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/CPU/WinogradFilters.h"
 #include "codegen/LinalgPayloads.h"
 #include "codegen/Passes.h"
 #include "codegen/RuntimeCalls.h"
@@ -29,9 +30,11 @@ namespace mlir::tandem {
 
 using namespace mlir;
 using mlir::tandem::applyFusedEpilogue;
+using mlir::tandem::createWinogradFilter;
 using mlir::tandem::FusedEpilogue;
 using mlir::tandem::fusedEpilogueOf;
 using mlir::tandem::isF32MultiplyAccumulate;
+using mlir::tandem::winogradTileFor;
 
 namespace {
 
@@ -39,12 +42,14 @@ constexpr llvm::StringLiteral kSgemm = "tandem_sgemm_f32";
 constexpr llvm::StringLiteral kConv2D = "tandem_conv2d_f32";
 constexpr llvm::StringLiteral kDwConv2D = "tandem_dwconv2d_f32";
 constexpr llvm::StringLiteral kExecCtxAttr = "tandem.exec_ctx";
-constexpr int32_t kAccumulate = 1; // TANDEM_SGEMM_ACCUMULATE
-constexpr int32_t kConstantA = 2;  // TANDEM_SGEMM_CONSTANT_A
-constexpr int32_t kConstantB = 4;  // TANDEM_SGEMM_CONSTANT_B
-constexpr int32_t kRelu = 8;       // TANDEM_{SGEMM,CONV2D,DWCONV2D}_RELU
-constexpr int32_t kRelu6 = 16;     // TANDEM_{SGEMM,CONV2D,DWCONV2D}_RELU6
-constexpr int32_t kWinograd = 32;  // TANDEM_CONV2D_WINOGRAD
+constexpr int32_t kAccumulate = 1;   // TANDEM_SGEMM_ACCUMULATE
+constexpr int32_t kConstantA = 2;    // TANDEM_SGEMM_CONSTANT_A
+constexpr int32_t kConstantB = 4;    // TANDEM_SGEMM_CONSTANT_B
+constexpr int32_t kRelu = 8;         // TANDEM_{SGEMM,CONV2D,DWCONV2D}_RELU
+constexpr int32_t kRelu6 = 16;       // TANDEM_{SGEMM,CONV2D,DWCONV2D}_RELU6
+constexpr int32_t kWinograd = 32;    // TANDEM_CONV2D_WINOGRAD
+constexpr int32_t kWinogradF2 = 64;  // TANDEM_CONV2D_WINOGRAD_F2
+constexpr int32_t kWinogradF4 = 128; // TANDEM_CONV2D_WINOGRAD_F4
 constexpr llvm::StringLiteral kEpilogueAttr = "tandem.epilogue";
 
 /// Whether `op` carries a fused epilogue (from tandem-fuse-elementwise).
@@ -431,7 +436,8 @@ struct CallCPUKernelsPass
   void rewriteConvCall(linalg::LinalgOp conv, StringRef callee,
                        ArrayRef<unsigned> filterDims, unsigned outStrides,
                        int32_t extraFlags, DenseIntElementsAttr stridesAttr,
-                       DenseIntElementsAttr dilationsAttr) {
+                       DenseIntElementsAttr dilationsAttr,
+                       int winogradTile = 0) {
     OpBuilder b(conv);
     Location loc = conv.getLoc();
     Type i64 = b.getI64Type();
@@ -454,7 +460,19 @@ struct CallCPUKernelsPass
     SmallVector<int64_t> dilations(dilationsAttr.getValues<int64_t>());
 
     StridedOperand in = readStrided(b, loc, input);
-    StridedOperand w = readStrided(b, loc, filter);
+    // A constant filter transformed here for Winograd replaces the filter;
+    // without its data the kernel transforms it at run time.
+    Value filterData = filter;
+    if (winogradTile) {
+      if (Value transformed =
+              createWinogradFilter(b, loc, filter, winogradTile)) {
+        filterData = transformed;
+        flags |= winogradTile == 4 ? kWinogradF4 : kWinogradF2;
+      } else {
+        flags |= kWinograd;
+      }
+    }
+    StridedOperand w = readStrided(b, loc, filterData);
     StridedOperand o = readStrided(b, loc, out);
     SmallVector<Value> args = {execContext(b, conv)};
     for (int64_t d : inType.getShape())
@@ -472,6 +490,16 @@ struct CallCPUKernelsPass
     args.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), flags));
     func::CallOp::create(b, loc, callee, TypeRange{}, args);
     conv->erase();
+    // The original filter, when the transformed one replaced its last use.
+    if (filterData != filter && filter.use_empty())
+      if (auto get = filter.getDefiningOp<memref::GetGlobalOp>()) {
+        auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+            get, get.getNameAttr());
+        get->erase();
+        if (global && SymbolTable::symbolKnownUseEmpty(
+                          global, global->getParentOfType<ModuleOp>()))
+          global->erase();
+      }
   }
 
   /// tandem_conv2d_f32: filter dims F, KH, KW; output strides N, F; a
@@ -479,10 +507,12 @@ struct CallCPUKernelsPass
   void rewriteConv(linalg::Conv2DNchwFchwOp conv) {
     int32_t constantFilter =
         isConstantBuffer(conv.getInputs()[1]) ? 2 : 0; // ..._CONSTANT_FILTER
-    int32_t winogradFlag =
-        winograd && constantFilter && isWinogradConv(conv) ? kWinograd : 0;
-    rewriteConvCall(conv, kConv2D, {0, 2, 3}, 2, constantFilter | winogradFlag,
-                    conv.getStrides(), conv.getDilations());
+    int tile =
+        winograd && constantFilter && isWinogradConv(conv)
+            ? winogradTileFor(cast<MemRefType>(conv.getOutputs()[0].getType()))
+            : 0;
+    rewriteConvCall(conv, kConv2D, {0, 2, 3}, 2, constantFilter,
+                    conv.getStrides(), conv.getDilations(), tile);
   }
 
   /// tandem_dwconv2d_f32: filter dims KH, KW; output strides N, C, H.

@@ -58,7 +58,7 @@ installed_layout() {
   local missing=0
   for f in bin/tandemc bin/tandem-run bin/tandem-opt \
     lib/libtandem_runtime.a lib/libtandem_runtime.so \
-    include/tandem/abi.h include/tandem/runtime.h \
+    include/tandem/abi.h include/tandem/runtime.h include/tandem/winograd.h \
     lib/cmake/Tandem/TandemConfig.cmake \
     lib/cmake/Tandem/TandemConfigVersion.cmake \
     lib/cmake/Tandem/TandemTargets.cmake \

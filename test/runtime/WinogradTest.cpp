@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tandem/winograd.h"
 #include "kernels/kernel_cache.h"
 #include "kernels/winograd_internal.h"
 #include "tandem/runtime.h"
@@ -178,6 +179,34 @@ TEST(WinogradTest, FlagChoosesByCost) {
     EXPECT_EQ(used, t.h == 34) << t.h;
     expectClose(r, t, 4, "auto");
   }
+}
+
+TEST(WinogradTest, FilterTransformedByTheCompiler) {
+  // TANDEM_CONV2D_WINOGRAD_F2/_F4: the filter argument is U (the layout of
+  // tandem/winograd.h), as the compiler writes it for constant weights; the
+  // kernel runs that variant whatever the tile count, on a thread pool.
+  tandem_thread_pool_t *pool = nullptr;
+  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  tandem_exec_ctx_t ctx = {};
+  ctx.pool = pool;
+  for (int tile : {2, 4})
+    for (const Case &t : kCases) {
+      int32_t flags =
+          TANDEM_CONV2D_ACCUMULATE | TANDEM_CONV2D_RELU |
+          (tile == 4 ? TANDEM_CONV2D_WINOGRAD_F4 : TANDEM_CONV2D_WINOGRAD_F2);
+      Result r = run(
+          t, flags,
+          [&](const float *in, int64_t sIn, int64_t sIc, int64_t sIh,
+              const float *filter, float *out, int64_t oh, int64_t ow) {
+            std::vector<float> u(tandem_winograd_filter_floats(tile, t.f, t.c));
+            tandem_winograd_transform_filter(tile, t.f, t.c, filter, u.data());
+            tandem_conv2d_f32(&ctx, t.n, t.c, t.h, t.w, in, sIn, sIc, sIh, 1,
+                              t.f, 3, 3, u.data(), out, t.f * oh * ow, oh * ow,
+                              oh, ow, 1, 1, 1, 1, flags);
+          });
+      expectClose(r, t, tile, "transformed");
+    }
+  tandem_thread_pool_destroy(pool);
 }
 
 } // namespace

@@ -213,6 +213,12 @@ TANDEM_API void tandem_sgemm_f32(const tandem_exec_ctx_t *ctx, int64_t batch,
  *  the im2col GEMM when there are too few output tiles to fill its
  *  micro-kernel). Results differ from the GEMM's by rounding only. */
 #define TANDEM_CONV2D_WINOGRAD 32
+/** The filter is already transformed for Winograd F(2x2, 3x3) or
+ *  F(4x4, 3x3) (tandem/winograd.h: [(m + 2)^2][c][f], the compiler's
+ *  transform of constant weights); the kernel runs that Winograd variant
+ *  (kh = kw = 3, stride 1, no dilation). */
+#define TANDEM_CONV2D_WINOGRAD_F2 64
+#define TANDEM_CONV2D_WINOGRAD_F4 128
 
 /** A 2-D convolution in NCHW, as the GEMM filter [F, C*KH*KW] x
  *  im2col(input) [C*KH*KW, OH*OW] per batch element, without materialising

@@ -674,6 +674,13 @@ tandem_conv2d_f32(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
                   const float *filter, float *output, int64_t sOn, int64_t sOf,
                   int64_t oh, int64_t ow, int64_t strideH, int64_t strideW,
                   int64_t dilationH, int64_t dilationW, int32_t flags) {
+  // A filter the compiler transformed: Winograd is the only way to read it.
+  if (flags & (TANDEM_CONV2D_WINOGRAD_F2 | TANDEM_CONV2D_WINOGRAD_F4)) {
+    tandem_internal_winograd_conv2d_f32(
+        nullptr, flags & TANDEM_CONV2D_WINOGRAD_F4 ? 4 : 2, ctx, n, c, h, w,
+        input, sIn, sIc, sIh, sIw, f, filter, output, sOn, sOf, oh, ow, flags);
+    return;
+  }
   if ((flags & TANDEM_CONV2D_WINOGRAD) && kh == 3 && kw == 3 && strideH == 1 &&
       strideW == 1 && dilationH == 1 && dilationW == 1 &&
       tandem_internal_winograd_conv2d_f32(nullptr, 0, ctx, n, c, h, w, input,

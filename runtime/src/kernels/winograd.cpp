@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tandem/winograd.h"
 #include "kernels/kernel_cache.h"
 #include "kernels/kernel_status.h"
 #include "kernels/sgemm_internal.h"
@@ -419,40 +420,6 @@ void blockTasks(void *env, int64_t begin, int64_t end) {
   t.range(*t.g, begin, end);
 }
 
-//===----------------------------------------------------------------------===//
-// The filter transform
-//===----------------------------------------------------------------------===//
-
-/// U[xi][ci][fo] = (G g G^T)[xi] of the dense [f][c][3][3] `filter`.
-void transformFilter(int m, int64_t f, int64_t c, const float *filter,
-                     float *u) {
-  int a = m + 2;
-  // G, a x 3.
-  static const float g4[6][3] = {{1.0f / 4, 0, 0},
-                                 {-1.0f / 6, -1.0f / 6, -1.0f / 6},
-                                 {-1.0f / 6, 1.0f / 6, -1.0f / 6},
-                                 {1.0f / 24, 1.0f / 12, 1.0f / 6},
-                                 {1.0f / 24, -1.0f / 12, 1.0f / 6},
-                                 {0, 0, 1}};
-  static const float g2[4][3] = {
-      {1, 0, 0}, {0.5f, 0.5f, 0.5f}, {0.5f, -0.5f, 0.5f}, {0, 0, 1}};
-  auto gAt = [&](int i, int j) { return m == 4 ? g4[i][j] : g2[i][j]; };
-  // Output channels innermost: U's rows are written in order.
-  for (int64_t ci = 0; ci < c; ++ci)
-    for (int64_t fo = 0; fo < f; ++fo) {
-      const float *k = filter + (fo * c + ci) * 9;
-      double t[6][3];
-      for (int i = 0; i < a; ++i)
-        for (int j = 0; j < 3; ++j)
-          t[i][j] = double(gAt(i, 0)) * k[j] + double(gAt(i, 1)) * k[3 + j] +
-                    double(gAt(i, 2)) * k[6 + j];
-      for (int i = 0; i < a; ++i)
-        for (int j = 0; j < a; ++j)
-          u[((i * a + j) * c + ci) * f + fo] = static_cast<float>(
-              t[i][0] * gAt(j, 0) + t[i][1] * gAt(j, 1) + t[i][2] * gAt(j, 2));
-    }
-}
-
 } // namespace
 
 bool tandem_internal_winograd_conv2d_f32(
@@ -506,16 +473,21 @@ bool tandem_internal_winograd_conv2d_f32(
   tandem_internal_kernel_failure failure;
   g.failure = &failure;
 
-  // The transformed filter: cached per instance for constant weights.
+  // The transformed filter: the compiler's (a constant it transformed), or
+  // made here and cached per instance for constant weights.
   int64_t a2 = int64_t(g.a) * g.a;
-  size_t uFloats = size_t(a2) * c * f;
+  size_t uFloats = size_t(tandem_winograd_filter_floats(tile, f, c));
+  if (flags & (TANDEM_CONV2D_WINOGRAD_F2 | TANDEM_CONV2D_WINOGRAD_F4))
+    g.u = filter;
   auto *cache =
       ctx ? static_cast<tandem_internal_kernel_cache *>(ctx->reserved[0])
           : nullptr;
-  if (cache && (flags & TANDEM_CONV2D_CONSTANT_FILTER))
+  if (!g.u && cache && (flags & TANDEM_CONV2D_CONSTANT_FILTER))
     g.u = tandem_internal_kernel_cache_get(
         cache, {filter, f, c * 9, c * 9, 1, 100 + tile, g.a}, uFloats,
-        [&](float *out) { transformFilter(tile, f, c, filter, out); });
+        [&](float *out) {
+          tandem_winograd_transform_filter(tile, f, c, filter, out);
+        });
   if (!g.u) {
     float *u = filterScratch.get(uFloats);
     if (!u) {
@@ -524,7 +496,7 @@ bool tandem_internal_winograd_conv2d_f32(
       tandem_internal_kernel_report(&failure);
       return true;
     }
-    transformFilter(tile, f, c, filter, u);
+    tandem_winograd_transform_filter(tile, f, c, filter, u);
     g.u = u;
   }
 

@@ -17,7 +17,9 @@
 /// the micro-kernel family ("avx512", "avx2", "portable"; nullptr for the
 /// process-wide choice). Returns false, doing nothing, when the choice by
 /// cost is the im2col GEMM (too few output tiles to fill the micro-kernel)
-/// or `isa` does not run here. Failures are reported like the sgemm's.
+/// or `isa` does not run here. With TANDEM_CONV2D_WINOGRAD_F2/_F4 in
+/// `flags`, `filter` is already transformed for that `tile`
+/// (tandem/winograd.h). Failures are reported like the sgemm's.
 bool tandem_internal_winograd_conv2d_f32(
     const char *isa, int tile, const tandem_exec_ctx_t *ctx, int64_t n,
     int64_t c, int64_t h, int64_t w, const float *input, int64_t sIn,

@@ -1,0 +1,91 @@
+//===- WinogradFilters.cpp - compile-time Winograd filter transforms ------===//
+
+#include "codegen/CPU/WinogradFilters.h"
+
+#include "runtime/include/tandem/winograd.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <cstring>
+#include <optional>
+#include <vector>
+
+using namespace mlir;
+
+int mlir::tandem::winogradTileFor(MemRefType output) {
+  constexpr int64_t kMinTiles = 28; // two AVX-512 row panels (MR = 14)
+  int64_t n = output.getDimSize(0), oh = output.getDimSize(2),
+          ow = output.getDimSize(3);
+  auto tiles = [&](int64_t m) {
+    return n * ((oh + m - 1) / m) * ((ow + m - 1) / m);
+  };
+  return tiles(4) >= kMinTiles ? 4 : tiles(2) >= kMinTiles ? 2 : 0;
+}
+
+/// The f32 elements of constant `global`'s initial value, or nullopt.
+static std::optional<std::vector<float>> readF32(memref::GlobalOp global) {
+  if (!global.getConstant() || !global.getInitialValue())
+    return std::nullopt;
+  MemRefType type = global.getType();
+  if (!type.getElementType().isF32() || !type.hasStaticShape())
+    return std::nullopt;
+  size_t count = type.getNumElements();
+  Attribute attr = *global.getInitialValue();
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (dense.isSplat())
+      return std::vector<float>(count, dense.getSplatValue<float>());
+    auto values = dense.getValues<float>();
+    return std::vector<float>(values.begin(), values.end());
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() != count * sizeof(float))
+      return std::nullopt;
+    std::vector<float> data(count);
+    std::memcpy(data.data(), blob->getData().data(), count * sizeof(float));
+    return data;
+  }
+  return std::nullopt;
+}
+
+Value mlir::tandem::createWinogradFilter(OpBuilder &b, Location loc,
+                                         Value filter, int m) {
+  auto get = filter.getDefiningOp<memref::GetGlobalOp>();
+  if (!get)
+    return {};
+  auto module = get->getParentOfType<ModuleOp>();
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      get, get.getNameAttr());
+  if (!global || !module)
+    return {};
+  ArrayRef<int64_t> shape = global.getType().getShape();
+  if (shape.size() != 4 || shape[2] != 3 || shape[3] != 3)
+    return {};
+  int64_t f = shape[0], c = shape[1], a = m + 2;
+  auto type = MemRefType::get({a * a, c, f}, b.getF32Type());
+  std::string name =
+      (global.getSymName() + "_winograd" + std::to_string(m)).str();
+  if (!SymbolTable::lookupSymbolIn(module, name)) {
+    std::optional<std::vector<float>> g = readF32(global);
+    if (!g)
+      return {};
+    std::vector<float> u(tandem_winograd_filter_floats(m, f, c));
+    tandem_winograd_transform_filter(m, f, c, g->data(), u.data());
+    auto tensorType = RankedTensorType::get(type.getShape(), b.getF32Type());
+    auto value = DenseResourceElementsAttr::get(
+        tensorType, name,
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(
+            ArrayRef<char>(reinterpret_cast<const char *>(u.data()),
+                           u.size() * sizeof(float)),
+            alignof(int64_t)));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointAfter(global);
+    memref::GlobalOp::create(b, global.getLoc(), name,
+                             b.getStringAttr("private"), type, value,
+                             /*constant=*/true, b.getI64IntegerAttr(64));
+  }
+  return memref::GetGlobalOp::create(b, loc, type, name);
+}

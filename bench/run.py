@@ -319,7 +319,8 @@ def measure_cell(args, ctx, model, threads, peaks, flops):
 
 def compile_stats(args, ctx):
     """{model: {...}}: Tandem's compile time, peak RSS, library, arena and
-    weight sizes; IREE's import + compile time; XLA's jit compile time."""
+    weight sizes; IREE's import + compile time; XLA's jit compile time;
+    TVM's import + compile + export time."""
     names = {rt.name: rt for rt in args.runtimes}
     stats = {}
     for model in args.models:
@@ -336,6 +337,11 @@ def compile_stats(args, ctx):
         if "xla" in names:
             xla = names["xla"]
             st["xla_compile_s"] = xla.compile_s.get(model.name)
+        if "tvm" in names:
+            tvm = names["tvm"]
+            st["tvm_compile_s"] = tvm.compile_seconds(model.name)
+            if model.name in tvm.failures:
+                st["tvm_compile_s"] = "failed"
         stats[model.name] = st
     return stats
 

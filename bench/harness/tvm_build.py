@@ -22,9 +22,11 @@ import traceback
 # What "untuned" means here, printed in the report: tvm.compile's default
 # CPU pipeline (relax.backend.cpu_generic: LegalizeOps to TIR, FuseOps,
 # FuseTIR, memory planning) with dlight's CPU default schedules (GEMV and
-# Reduction: parallel outer loop, vectorised inner loop) applied to the
-# legalised TIR; everything else, matmuls and convolutions included, is the
-# legalised loop nest as LLVM compiles it. No meta-schedule tuning.
+# Reduction: parallel outer spatial loop, vectorised inner loop where they
+# can) applied to the legalised TIR. The Reduction rule takes the fused
+# matmul/conv + bias/ReLU kernels; a kernel neither rule matches (a lone
+# MatMul, for one) stays the legalised loop nest as LLVM compiles it, on
+# one thread. No tiling for caches, no meta-schedule tuning.
 PIPELINE = ("relax.backend.cpu_generic passes (LegalizeOps, FuseOps, "
             "FuseTIR, ...) + dlight ApplyDefaultSchedule(cpu.GEMV, "
             "cpu.Reduction), no meta-schedule tuning")

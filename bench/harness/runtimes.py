@@ -571,8 +571,12 @@ class Iree(PeerRuntime):
         self.compiled = {}  # model -> (vmfb, function, seconds)
 
     def _tool(self, name):
+        """The command line of the venv's console script NAME, run by the
+        venv's Python: a venv that was moved or copied keeps its old path
+        in the scripts' #! lines."""
         import sys
-        return os.path.join(os.path.dirname(sys.executable), name)
+        return [sys.executable,
+                os.path.join(os.path.dirname(sys.executable), name)]
 
     def describe(self, ctx):
         try:
@@ -641,9 +645,9 @@ class Iree(PeerRuntime):
         except Exception as e:  # the converter raises several kinds
             raise PeerUnavailable("opset upgrade failed: %s" % e)
         steps = [
-            ("iree-import-onnx", [self._tool("iree-import-onnx"),
-                                  base + ".onnx", "-o", base + ".mlir"]),
-            ("iree-compile", [self._tool("iree-compile"), base + ".mlir"] +
+            ("iree-import-onnx", self._tool("iree-import-onnx") +
+             [base + ".onnx", "-o", base + ".mlir"]),
+            ("iree-compile", self._tool("iree-compile") + [base + ".mlir"] +
              IREE_COMPILE_FLAGS + ["-o", vmfb + ".tmp"]),
         ]
         for what, cmd in steps:

@@ -749,8 +749,9 @@ class Tvm(PeerRuntime):
                     self.thread_check() or "-"))
 
     def prepare(self, ctx, model):
-        """Compiles MODEL once (cached in WORK/tvm); a failure is kept and
-        reported in the model's row."""
+        """Compiles MODEL once (cached in WORK/tvm, rebuilt for another
+        model file, tvm_build.py, TVM version or host CPU); a failure is
+        kept and reported in the model's row."""
         if model.name in self.compiled or model.name in self.failures:
             return
         try:
@@ -767,11 +768,17 @@ class Tvm(PeerRuntime):
         src = model.onnx_path(ctx)
         builder = os.path.join(ctx.root, "bench", "harness", "tvm_build.py")
         host = _host_key()
+        try:
+            from importlib.metadata import version
+            installed = version("apache-tvm")
+        except Exception:  # metadata missing: rebuild every time
+            installed = None
         if newer(lib, src, builder) and newer(meta_path, src, builder):
             try:
                 with open(meta_path) as f:
                     meta = json.load(f)
-                if meta.get("host") == host:
+                if meta.get("host") == host and installed and \
+                        meta.get("tvm") == installed:
                     return lib, meta
             except (OSError, ValueError):
                 pass

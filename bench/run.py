@@ -8,14 +8,14 @@ usage: run.py [--quick | --smoke] [--threads 1,2] [--models a,b|all]
 
 Builds Tandem if needed, makes the models (ONNX MatMuls with onnx.helper,
 the networks with Debian's torch through bench/harness/export_torch.py),
-compiles them with `tandemc --emit=shared --cpu=native` (and with IREE),
-measures the machine's FP32 FMA peak,
-then for each thread count and model times every runtime that supports it,
-interleaved: R rounds, each running a batch of every runtime in a rotating
-order. It checks that the runtimes' outputs agree with onnxruntime's on the
-same inputs, prints a Markdown table and the performance floor's
-PASS/FAIL lines, and writes them to bench/results/<date>-<host>.md, with
-the raw timings (.json) and a latency chart (.png) next to it.
+compiles them with `tandemc --emit=shared --cpu=native` (and with IREE and
+TVM), measures the machine's FP32 FMA peak, then for each thread count and
+model times every runtime that supports it, interleaved: R rounds, each
+running a batch of every runtime in a rotating order. It checks that the
+runtimes' outputs agree with onnxruntime's on the same inputs, prints a
+Markdown table and the performance floor's PASS/FAIL lines, and writes them
+to bench/results/<date>-<host>.md, with the raw timings (.json) and a
+latency chart (.png) next to it.
 
 Holds the machine's build/benchmark lock (/tmp/tandem-build.lock) from the
 build to the last timing. Run with the project's venv Python (bench/run.sh
@@ -319,7 +319,8 @@ def measure_cell(args, ctx, model, threads, peaks, flops):
 
 def compile_stats(args, ctx):
     """{model: {...}}: Tandem's compile time, peak RSS, library, arena and
-    weight sizes; IREE's import + compile time; XLA's jit compile time."""
+    weight sizes; IREE's import + compile time; XLA's jit compile time;
+    TVM's import + compile + export time."""
     names = {rt.name: rt for rt in args.runtimes}
     stats = {}
     for model in args.models:
@@ -336,6 +337,11 @@ def compile_stats(args, ctx):
         if "xla" in names:
             xla = names["xla"]
             st["xla_compile_s"] = xla.compile_s.get(model.name)
+        if "tvm" in names:
+            tvm = names["tvm"]
+            st["tvm_compile_s"] = tvm.compile_seconds(model.name)
+            if model.name in tvm.failures:
+                st["tvm_compile_s"] = "failed"
         stats[model.name] = st
     return stats
 

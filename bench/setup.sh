@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the benchmark harness needs on top of scripts/setup.sh:
-# Debian's OpenBLAS (the matmul reference) and bench/requirements.txt in the
-# project's venv. Idempotent: a second run installs nothing.
+# Debian's OpenBLAS (the matmul reference) and bench/requirements.txt (the
+# peers: jax, IREE, TVM; OpenVINO from requirements-nodeps.txt) in the
+# project's venv, or the one TANDEM_VENV names. Idempotent: a second run
+# installs nothing.
 #
 #   bash bench/setup.sh
 #   TANDEM_SKIP_APT=1 ...   skip apt (packages managed elsewhere)
@@ -36,8 +38,10 @@ stamp="$VENV/.tandem-bench-requirements"
 want="$(cat "$ROOT/bench/requirements.txt" "$ROOT/bench/requirements-nodeps.txt" "$ROOT/scripts/requirements-test.txt")"
 if [ "$want" != "$(cat "$stamp" 2>/dev/null)" ]; then
   log "installing bench/requirements.txt into $VENV"
-  "$VENV/bin/pip" install -q --disable-pip-version-check -r "$ROOT/bench/requirements.txt"
-  "$VENV/bin/pip" install -q --disable-pip-version-check --no-deps -r "$ROOT/bench/requirements-nodeps.txt"
+  # python -m pip, not bin/pip: a venv that was moved or copied keeps the
+  # old path in bin/pip's #! line, and would install into that one.
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$ROOT/bench/requirements.txt"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps -r "$ROOT/bench/requirements-nodeps.txt"
   printf '%s' "$want" > "$stamp"
 else
   log "venv up to date"

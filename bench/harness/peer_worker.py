@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Runs one model on XLA (jax.jit) or IREE in a child process of the
+"""Runs one model on XLA (jax.jit), IREE or TVM in a child process of the
 harness, so that its thread count can be enforced before the runtime
 starts its thread pool (CPU affinity and the runtime's own flags), and so
-that jax's and IREE's LLVMs stay out of the harness's process.
+that jax's, IREE's and TVM's LLVMs stay out of the harness's process.
 
-usage: peer_worker.py xla|iree MODEL THREADS INPUTS.npz [--cpus 0,1]
+usage: peer_worker.py xla|iree|tvm MODEL THREADS INPUTS.npz [--cpus 0,1]
 
-MODEL is the .onnx file for xla, the compiled .vmfb for iree. The worker
+MODEL is the .onnx file for xla, the compiled .vmfb for iree, the library
+tvm_build.py exported for tvm. The worker
 first pins itself to THREADS CPUs (the first THREADS of --cpus, else of its
 allowed set), then sets up the runtime (for xla: translate and jit-compile)
 and prints one line `ready {json}`. Then it answers commands on stdin, one
@@ -20,7 +21,8 @@ a line, each with one line on stdout:
     quit
 
 Every call's time is perf_counter_ns around the call including the wait
-for its results (block_until_ready for jax, to_host for IREE). On an error
+for its results (block_until_ready for jax, to_host for IREE; TVM's CPU
+VM returns when its outputs are written). On an error
 it prints `error MESSAGE` and exits 1.
 """
 import json
@@ -119,6 +121,33 @@ class Iree:
         return [self.np.array(o) for o in self._results()]
 
 
+class Tvm:
+    def __init__(self, path, threads, inputs):
+        # TVM's thread pool reads TVM_NUM_THREADS when it starts (the first
+        # parallel kernel); set before tvm is imported.
+        os.environ["TVM_NUM_THREADS"] = str(threads)
+        import numpy as np
+        import tvm
+        from tvm import relax
+        self.np = np
+        lib = tvm.runtime.load_module(path)
+        self.vm = relax.VirtualMachine(lib, tvm.cpu())
+        self.fn = self.vm["main"]
+        self.xs = [tvm.runtime.tensor(inputs[k], tvm.cpu())
+                   for k in sorted(inputs, key=lambda k: int(k[2:]))]
+        self.info = {"tvm": tvm.__version__,
+                     "flags": "TVM_NUM_THREADS=%d" % threads}
+
+    def call(self):
+        return self.fn(*self.xs)
+
+    def outputs(self):
+        out = self.call()
+        if hasattr(out, "numpy"):  # one tensor, else an array of them
+            out = (out,)
+        return [self.np.array(o.numpy()) for o in out]
+
+
 def main(argv):
     kind, path, threads, inputs_path = argv[:4]
     threads = int(threads)
@@ -141,6 +170,8 @@ def main(argv):
         rt = Xla(path, threads, inputs)
     elif kind == "iree":
         rt = Iree(path, threads, inputs, function)
+    elif kind == "tvm":
+        rt = Tvm(path, threads, inputs)
     else:
         raise RuntimeError("unknown runtime " + kind)
     info = dict(rt.info, cpus=chosen)

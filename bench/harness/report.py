@@ -219,24 +219,27 @@ def _secs(x):
 def compile_table(stats):
     """Compile-side figures per network: Tandem's `tandemc` wall time and
     peak RSS (wait4 rusage of the child), the shared library's size, the
-    arena and weight bytes of its model descriptor; IREE's import + compile
-    and XLA's jit compile wall times."""
+    arena and weight bytes of its model descriptor; IREE's import + compile,
+    XLA's jit compile and TVM's import + compile + export wall times."""
     lines = ["Compilation (Tandem: `tandemc --emit=shared --cpu=native` "
              "wall time and peak RSS, the .so's size, the arena and weight "
              "bytes its model descriptor declares; IREE: opset upgrade + "
              "`iree-import-onnx` + `iree-compile`; XLA: `jit(...).lower()"
-             ".compile()` in the worker; \"-\" where not measured in this "
-             "run, e.g. a library reused from an earlier run):", "",
+             ".compile()` in the worker; TVM: `from_onnx` + `tvm.compile` + "
+             "`export_library` in tvm_build.py; \"-\" where not measured "
+             "in this run, e.g. a library reused from an earlier run):", "",
              "| model | tandemc s | tandemc peak RSS MiB | .so MiB | "
-             "arena MiB | weights MiB | IREE compile s | XLA compile s |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "arena MiB | weights MiB | IREE compile s | XLA compile s | "
+             "TVM compile s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, st in stats.items():
         rss = st.get("max_rss_kb")
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             name, _secs(st.get("compile_s")),
             _mib(rss * 1024) if rss else "-", _mib(st.get("so_bytes")),
             _mib(st.get("arena_bytes")), _mib(st.get("weight_bytes")),
-            _secs(st.get("iree_compile_s")), _secs(st.get("xla_compile_s"))))
+            _secs(st.get("iree_compile_s")), _secs(st.get("xla_compile_s")),
+            _secs(st.get("tvm_compile_s"))))
     return "\n".join(lines)
 
 
@@ -255,9 +258,12 @@ def chart(results, path, title):
         if r.model.name not in models and \
                 ("onnxruntime", r.model.name, r.threads) in by:
             models.append(r.model.name)
-    runtimes = [n for n in ("tandem", "onnxruntime", "xla", "iree",
-                            "openblas") if any(r.runtime == n
-                                               for r in results)]
+    # Every runtime with a result, the known ones in a fixed order (so a
+    # runtime keeps its colour from one report to the next).
+    order = ["tandem", "onnxruntime", "openvino", "xla", "iree", "tvm",
+             "openblas"]
+    order += sorted({r.runtime for r in results} - set(order))
+    runtimes = [n for n in order if any(r.runtime == n for r in results)]
     if not models:
         return False
     fig, axes = plt.subplots(len(threads), 1, squeeze=False,

@@ -6,8 +6,8 @@ its outputs for the agreement check. Every timing is one call's wall time
 in milliseconds (time.perf_counter_ns around the call, or clock_gettime in
 the C helpers); the harness interleaves the sessions' batches.
 
-Add a runtime by subclassing Runtime and adding it to RUNTIMES. XLA (jax)
-and IREE run in a worker process each (peer_worker.py), pinned to the
+Add a runtime by subclassing Runtime and adding it to RUNTIMES. XLA (jax),
+IREE and TVM run in a worker process each (peer_worker.py), pinned to the
 thread count's CPUs.
 """
 import json
@@ -405,7 +405,7 @@ class OpenBlas(Runtime):
                                threads, inputs)
 
 
-#===--- XLA (jax.jit) and IREE: a worker process each -------------------===#
+#===--- XLA (jax.jit), IREE and TVM: a worker process each ---------------===#
 
 
 def _have(module):
@@ -431,7 +431,7 @@ class WorkerSession(Session):
                                               threads))
         self.inputs_path = base + ".in.npz"
         self.outputs_path = base + ".out.npz"
-        if runtime.name == "iree":  # positional
+        if runtime.name in ("iree", "tvm"):  # positional
             arrays = {"in%d" % i: a for i, (_, a) in enumerate(inputs)}
         else:
             arrays = dict(inputs)
@@ -571,8 +571,12 @@ class Iree(PeerRuntime):
         self.compiled = {}  # model -> (vmfb, function, seconds)
 
     def _tool(self, name):
+        """The command line of the venv's console script NAME, run by the
+        venv's Python: a venv that was moved or copied keeps its old path
+        in the scripts' #! lines."""
         import sys
-        return os.path.join(os.path.dirname(sys.executable), name)
+        return [sys.executable,
+                os.path.join(os.path.dirname(sys.executable), name)]
 
     def describe(self, ctx):
         try:
@@ -641,9 +645,9 @@ class Iree(PeerRuntime):
         except Exception as e:  # the converter raises several kinds
             raise PeerUnavailable("opset upgrade failed: %s" % e)
         steps = [
-            ("iree-import-onnx", [self._tool("iree-import-onnx"),
-                                  base + ".onnx", "-o", base + ".mlir"]),
-            ("iree-compile", [self._tool("iree-compile"), base + ".mlir"] +
+            ("iree-import-onnx", self._tool("iree-import-onnx") +
+             [base + ".onnx", "-o", base + ".mlir"]),
+            ("iree-compile", self._tool("iree-compile") + [base + ".mlir"] +
              IREE_COMPILE_FLAGS + ["-o", vmfb + ".tmp"]),
         ]
         for what, cmd in steps:
@@ -681,6 +685,131 @@ class Iree(PeerRuntime):
         vmfb, function, _ = self.compiled[model.name]
         return WorkerSession(self, ctx, model, threads, inputs, vmfb,
                              ["--function", function])
+
+
+#===--- TVM (Relax, untuned) ---------------------------------------------===#
+
+
+def _host_key():
+    """The CPU's model name and flags: a TVM library compiled for another
+    host CPU (the machine changes between sessions) is rebuilt."""
+    import hashlib
+    name = flags = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name") and not name:
+                    name = line.split(":", 1)[1].strip()
+                elif line.startswith("flags") and not flags:
+                    flags = line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "%s %s" % (name, hashlib.sha1(flags.encode()).hexdigest()[:12])
+
+
+class Tvm(PeerRuntime):
+    """Apache TVM: the ONNX model imported into Relax
+    (tvm.relax.frontend.onnx.from_onnx) and compiled untuned for the host
+    CPU by tvm_build.py (a process of its own, cached in WORK/tvm), run by
+    a relax.VirtualMachine in a peer_worker.py child pinned to T CPUs with
+    TVM_NUM_THREADS=T."""
+    name = "tvm"
+    module = "tvm"
+
+    def __init__(self):
+        super().__init__()
+        self.compiled = {}  # model -> (library, meta)
+
+    def available(self):
+        # Importing tvm loads its compiler and LLVM into the harness's
+        # process; finding the package is enough here.
+        import importlib.util
+        return importlib.util.find_spec("tvm") is not None
+
+    def describe(self, ctx):
+        try:
+            from importlib.metadata import version
+            v = "apache-tvm %s" % version("apache-tvm")
+        except Exception:  # metadata missing: still describe the setup
+            v = "apache-tvm"
+        targets = sorted({m.get("target", "?")
+                          for _, m in self.compiled.values()})
+        pipelines = sorted({m.get("pipeline", "?")
+                            for _, m in self.compiled.values()})
+        return ("tvm: %s, untuned; the ONNX model at static input shapes "
+                "through `tvm.relax.frontend.onnx.from_onnx`, "
+                "`tvm.compile` for target %s with %s (bench/harness/"
+                "tvm_build.py), exported as a shared library; run by "
+                "`relax.VirtualMachine` on tvm.cpu() in a worker process "
+                "pinned to T CPUs, TVM_NUM_THREADS=T; inputs placed once, "
+                "each call timed until it returns its outputs; process CPU "
+                "time / wall time over the timed runs: %s" % (
+                    v, ", ".join(targets) or "{kind: llvm, mcpu: <host>}",
+                    "; ".join(pipelines) or "the default CPU pipeline",
+                    self.thread_check() or "-"))
+
+    def prepare(self, ctx, model):
+        """Compiles MODEL once (cached in WORK/tvm, rebuilt for another
+        model file, tvm_build.py, TVM version or host CPU); a failure is
+        kept and reported in the model's row."""
+        if model.name in self.compiled or model.name in self.failures:
+            return
+        try:
+            self.compiled[model.name] = self._compile(ctx, model)
+        except PeerUnavailable as e:
+            self.failures[model.name] = str(e)
+            ctx.log("tvm: %s" % e)
+
+    def _compile(self, ctx, model):
+        d = os.path.join(ctx.work, "tvm")
+        os.makedirs(d, exist_ok=True)
+        lib = os.path.join(d, model.name + ".so")
+        meta_path = os.path.join(d, model.name + ".json")
+        src = model.onnx_path(ctx)
+        builder = os.path.join(ctx.root, "bench", "harness", "tvm_build.py")
+        host = _host_key()
+        try:
+            from importlib.metadata import version
+            installed = version("apache-tvm")
+        except Exception:  # metadata missing: rebuild every time
+            installed = None
+        if newer(lib, src, builder) and newer(meta_path, src, builder):
+            try:
+                with open(meta_path) as f:
+                    meta = json.load(f)
+                if meta.get("host") == host and installed and \
+                        meta.get("tvm") == installed:
+                    return lib, meta
+            except (OSError, ValueError):
+                pass
+        shapes = ["%s=%s" % (n, "x".join(str(v) for v in s))
+                  for n, s, _ in model.input_specs(ctx)]
+        cmd = [self.python(ctx), builder, src, lib] + shapes
+        ctx.log("tvm: " + " ".join(cmd))
+        rc, out, seconds, max_rss_kb = run_measured(cmd)
+        if rc != 0:
+            lines = [ln for ln in out.splitlines() if ln.startswith("error ")]
+            raise PeerUnavailable("tvm_build.py failed (exit %d): %s" % (
+                rc, (lines[-1][len("error "):] if lines
+                     else out[-300:]).strip()))
+        with open(meta_path) as f:
+            meta = json.load(f)
+        meta.update(host=host, build_s=seconds, max_rss_kb=max_rss_kb)
+        with open(meta_path, "w") as f:
+            json.dump(meta, f)
+        ctx.log("tvm: compiled %s in %.1f s" % (model.name, seconds))
+        return lib, meta
+
+    def compile_seconds(self, model_name):
+        c = self.compiled.get(model_name)
+        return c[1].get("compile_s") if c else None
+
+    def open(self, ctx, model, threads, inputs):
+        self.prepare(ctx, model)
+        if model.name in self.failures:
+            raise PeerUnavailable(self.failures[model.name])
+        lib, _ = self.compiled[model.name]
+        return WorkerSession(self, ctx, model, threads, inputs, lib)
 
 
 #===--- OpenVINO ---------------------------------------------------------===#
@@ -747,5 +876,5 @@ class OpenVino(PeerRuntime):
 
 # The registry. Keys are the names --runtimes accepts.
 RUNTIMES = {r.name: r for r in [Tandem(), OnnxRuntime(), OpenVino(),
-                                OpenBlas(), Xla(), Iree()]}
+                                OpenBlas(), Xla(), Iree(), Tvm()]}
 

@@ -206,6 +206,43 @@ typedef struct {
   int64_t flags;                        /* TANDEM_GEMM_ALLOW_TF32 */
 } tandem_gemm_desc_t;
 
+/** Activations of a library convolution (tandem_conv_desc_t::activation),
+ *  applied last. The values are part of the ABI. */
+enum {
+  TANDEM_CONV_ACT_NONE = 0,
+  TANDEM_CONV_ACT_RELU = 1,    /* max(0, x) */
+  TANDEM_CONV_ACT_RELU6 = 2,   /* min(max(0, x), 6) (cuDNN's clipped ReLU) */
+  TANDEM_CONV_ACT_SIGMOID = 3, /* 1 / (1 + exp(-x)) */
+  TANDEM_CONV_ACT_SWISH = 4    /* x / (1 + exp(-x)) */
+};
+
+/** tandem_conv_desc_t::flags. */
+#define TANDEM_CONV_BIAS 1       /* adds `bias` (k elements, one per channel) */
+#define TANDEM_CONV_RESIDUAL 2   /* adds `z` (shaped like the output) */
+#define TANDEM_CONV_ALLOW_TF32 4 /* cuDNN may use TF32 tensor cores */
+
+/** An f32 2-D convolution of a device program, for a library (cuDNN) or the
+ *  host: NCHW input x (n x c x h x w), filter w (k x c/groups x r x s),
+ *  output y (n x k x p x q), all dense row-major;
+ *    y[b][o][i][j] = act(sum over the group's input channels ch and the
+ *      filter taps (u, v) of x[b][ch][i*stride_h - pad_h + u*dilation_h]
+ *      [j*stride_w - pad_w + v*dilation_w] * w[o][ch - g*c/groups][u][v]
+ *      [+ bias[o]] [+ z[b][o][i][j]])
+ *  with out-of-range input positions reading zero and g = o / (k/groups).
+ *  Padding is symmetric: p = (h + 2 pad_h - dilation_h (r - 1) - 1) /
+ *  stride_h + 1 (likewise q). y is overwritten and must not overlap x, w,
+ *  the bias or z. Every field is an int64_t so that generated code emits
+ *  it as one constant array. */
+typedef struct {
+  int64_t n, c, h, w; /* input */
+  int64_t k, r, s;    /* output channels, filter height and width */
+  int64_t groups;     /* divides c and k */
+  int64_t p, q;       /* output height and width */
+  int64_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
+  int64_t activation; /* TANDEM_CONV_ACT_* */
+  int64_t flags;      /* TANDEM_CONV_BIAS | TANDEM_CONV_RESIDUAL | ... */
+} tandem_conv_desc_t;
+
 /** Formats of device images. The values are part of the ABI. */
 enum { TANDEM_IMAGE_PTX = 0, TANDEM_IMAGE_CUBIN = 1, TANDEM_IMAGE_FATBIN = 2 };
 

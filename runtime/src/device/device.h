@@ -92,6 +92,10 @@ struct tandem_device_s {
   /// cuBLASLt could be loaded; tried once, a failure logged once).
   virtual bool hasGemm() { return false; }
 
+  /// Whether streams of this device run tandem_device_conv (CUDA: whether
+  /// cuDNN could be loaded; tried once, a failure logged once).
+  virtual bool hasConv() { return false; }
+
   /// Device memory. `bytes` > 0 (api.cpp handles 0).
   virtual tandem_status_t alloc(uint64_t bytes, tandem_device_ptr_t *out) = 0;
   /// `ptr` != 0.
@@ -154,6 +158,17 @@ struct tandem_stream_s {
     (void)desc, (void)a, (void)b, (void)c, (void)bias, (void)name;
     return tandem_status_make(TANDEM_UNAVAILABLE,
                               "this device has no GEMM library");
+  }
+  /// An f32 convolution (tandem_device_conv; `desc` is checked, the
+  /// pointers it uses are non-zero). Backends without a convolution library
+  /// return TANDEM_UNAVAILABLE.
+  virtual tandem_status_t conv(const tandem_conv_desc_t &desc,
+                               tandem_device_ptr_t x, tandem_device_ptr_t w,
+                               tandem_device_ptr_t y, tandem_device_ptr_t bias,
+                               tandem_device_ptr_t z, const std::string &name) {
+    (void)desc, (void)x, (void)w, (void)y, (void)bias, (void)z, (void)name;
+    return tandem_status_make(TANDEM_UNAVAILABLE,
+                              "this device has no convolution library");
   }
   /// `event` belongs to the same device.
   virtual tandem_status_t recordEvent(tandem_event_s *event) = 0;

@@ -88,6 +88,9 @@ struct LaunchRecord {
   /// A library GEMM (tandem_sched_gemm; args are A, B, C and the bias) that
   /// `kernel` names; NULL for a kernel launch.
   const tandem_gemm_desc_t *gemm = nullptr;
+  /// A library convolution (tandem_sched_conv; args are x, w, y, the bias
+  /// and z) that `kernel` names; NULL otherwise.
+  const tandem_conv_desc_t *conv = nullptr;
   bool operator==(const LaunchRecord &other) const;
 };
 

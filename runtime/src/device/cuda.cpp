@@ -17,6 +17,10 @@
 // Library GEMMs (tandem_device_gemm) go to cuBLASLt (cublaslt.cpp), loaded
 // and given a handle on a device's first hasGemm(); a stream allocates its
 // 32 MiB workspace on its first GEMM.
+// Library convolutions (tandem_device_conv) go to cuDNN (cudnn.cpp) the
+// same way: loaded on a device's first hasConv(), a 64 MiB workspace per
+// stream on its first convolution, each shape's algorithm chosen on its
+// first (uncaptured) call.
 //
 // With an observer (traces), every copy, kernel, GEMM and graph replay
 // enqueued outside a capture is bracketed by two timing events; once the
@@ -27,6 +31,7 @@
 
 #include "device/cublaslt.h"
 #include "device/cuda_images.h"
+#include "device/cudnn.h"
 #include "device/device.h"
 
 #include <algorithm>
@@ -382,9 +387,8 @@ public:
   tandem_device_kind_t kind() const override { return TANDEM_DEVICE_CUDA; }
   const char *name() const override { return deviceName.c_str(); }
   const char *arch() const override { return smArch.c_str(); }
-  const tandem_device_image_t *
-  chooseImage(const tandem_device_image_t *images,
-              int32_t count) const override {
+  const tandem_device_image_t *chooseImage(const tandem_device_image_t *images,
+                                           int32_t count) const override {
     return tandem::device::chooseCudaImage(images, count, smArch.c_str());
   }
 
@@ -463,6 +467,35 @@ public:
       });
     });
     return blas != nullptr;
+  }
+
+  bool hasConv() override {
+    std::call_once(dnnOnce, [&] {
+      std::string reason;
+      const tandem::cudnn::Api *api = tandem::cudnn::load(&reason);
+      if (api) {
+        ScopedContext scope(drv, context);
+        tandem_status_t status =
+            scope.ok() ? tandem::cudnn::Context::create(*api, &dnn)
+                       : scope.release();
+        if (status) {
+          reason = tandem_status_message(status);
+          tandem_status_free(status);
+        }
+      }
+      if (dnn)
+        return;
+      // Logged once per process: every device would say the same.
+      static std::once_flag logged;
+      std::call_once(logged, [&] {
+        const char *quiet = std::getenv("TANDEM_QUIET");
+        if (!quiet || std::strcmp(quiet, "1") != 0)
+          std::fprintf(stderr,
+                       "tandem: %s; convolutions run as generated kernels\n",
+                       reason.c_str());
+      });
+    });
+    return dnn != nullptr;
   }
 
   tandem_status_t alloc(uint64_t bytes, tandem_device_ptr_t *out) override {
@@ -549,6 +582,8 @@ public:
   const cu::Context context;
   /// cuBLASLt on this device's context, once hasGemm() returned true.
   std::unique_ptr<tandem::cublaslt::Context> blas;
+  /// cuDNN on this device's context, once hasConv() returned true.
+  std::unique_ptr<tandem::cudnn::Context> dnn;
 
 private:
   /// One op between its timing events.
@@ -650,6 +685,7 @@ private:
   std::vector<cu::Event> freeEvents;
 
   std::once_flag blasOnce;
+  std::once_flag dnnOnce;
   const std::string deviceName;
   /// "sm_90" from the compute capability; empty if the driver did not say.
   const std::string smArch;
@@ -759,6 +795,8 @@ public:
     if (scope.ok()) {
       if (workspace)
         dev.drv.memFree(workspace);
+      if (convWorkspace)
+        dev.drv.memFree(convWorkspace);
       dev.drv.streamDestroy(stream);
     }
   }
@@ -795,6 +833,44 @@ public:
                                           stream);
                   }),
         "gemm '" + name + "'");
+  }
+
+  tandem_status_t conv(const tandem_conv_desc_t &desc, tandem_device_ptr_t x,
+                       tandem_device_ptr_t w, tandem_device_ptr_t y,
+                       tandem_device_ptr_t bias, tandem_device_ptr_t z,
+                       const std::string &name) override {
+    if (!dev.hasConv())
+      return tandem_status_make(TANDEM_UNAVAILABLE,
+                                "conv '%s': cuDNN is not available",
+                                name.c_str());
+    ScopedContext scope(dev.drv, dev.context);
+    if (!scope.ok())
+      return scope.release();
+    // The workspace is allocated once, on the stream's first convolution,
+    // and a shape's algorithm is chosen on its first call: a slot's first
+    // run is never captured, so neither happens inside a capture.
+    if (!convWorkspace || dev.dnn->algorithmOf(desc) < 0) {
+      if (isCapturing())
+        return tandem_status_make(
+            TANDEM_INVALID_ARGUMENT,
+            "conv '%s': the first convolution of its shape on this stream is "
+            "being captured; run it once uncaptured",
+            name.c_str());
+      if (!convWorkspace)
+        if (tandem_status_t status =
+                dev.drv.check(dev.drv.memAlloc(&convWorkspace,
+                                               tandem::cudnn::kWorkspaceBytes),
+                              "cuMemAlloc (cuDNN workspace)"))
+          return status;
+    }
+    return tandem::device::prefixed(
+        dev.timed(this, stream, isCapturing(), tandem::device::OpKind::Kernel,
+                  name, 0,
+                  [&] {
+                    return dev.dnn->conv(desc, x, w, y, bias, z, convWorkspace,
+                                         stream);
+                  }),
+        "conv '" + name + "'");
   }
 
   tandem_status_t finish() override {
@@ -994,6 +1070,9 @@ private:
   bool capturing = false;
   /// cuBLASLt's workspace (kWorkspaceBytes), from the stream's first GEMM.
   cu::DevicePtr workspace = 0;
+  /// cuDNN's workspace (tandem::cudnn::kWorkspaceBytes), from the stream's
+  /// first convolution.
+  cu::DevicePtr convWorkspace = 0;
 };
 
 tandem_status_t CudaDevice::createStream(tandem_stream_s **out) {

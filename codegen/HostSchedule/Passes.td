@@ -152,7 +152,7 @@ def TandemFormLibraryConvs : Pass<"tandem-form-library-convs", "ModuleOp"> {
 
     ```mlir
     %y = tandem_exec.alloc : memref<1x64x56x56xf32, #gpu>
-    tandem_exec.conv @k3_conv2(%x, %w, residual %r) -> %y on compute
+    tandem_exec.conv @k3_conv2(%x, %w) residual %r -> %y on compute
         {activation = "relu", groups = 1 : i64, pads = array<i64: 1, 1>, ...}
         : ... fallback 2
     tandem_exec.launch @k3_conv2(%x, %w, %t) ...

@@ -312,13 +312,13 @@ def TandemExec_ConvOp : TandemExec_Op<"conv",
     Example:
 
     ```mlir
-    tandem_exec.conv @m_k3_conv2(%x, %w, residual %r) -> %y on compute
+    tandem_exec.conv @m_k3_conv2(%x, %w) residual %r -> %y on compute
         {groups = 1 : i64, strides = array<i64: 1, 1>,
          pads = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
          activation = "relu"}
-        : memref<1x64x56x56xf32, #gpu>, memref<64x64x3x3xf32, #gpu>,
-          memref<1x64x56x56xf32, #gpu> -> memref<1x64x56x56xf32, #gpu>
-        fallback 2
+        : memref<1x64x56x56xf32, #gpu>, memref<64x64x3x3xf32, #gpu>
+          residual memref<1x64x56x56xf32, #gpu>
+          -> memref<1x64x56x56xf32, #gpu> fallback 2
     tandem_exec.launch @m_k3_conv2(%x, %w, %t) on compute ...
     tandem_exec.launch @m_k4_generic(%t, %r, %y) on compute ...
     ```
@@ -335,9 +335,10 @@ def TandemExec_ConvOp : TandemExec_Op<"conv",
                        StrAttr:$activation, UnitAttr:$tf32,
                        I64Attr:$fallback);
   let assemblyFormat = [{
-    $kernel `(` $x `,` $w (`,` `bias` $bias^)? (`,` `residual` $z^)? `)`
-    `->` $y `on` custom<Stream>($stream) attr-dict `:` type($x) `,` type($w)
-    (`,` type($bias)^)? (`,` type($z)^)? `->` type($y) `fallback` $fallback
+    $kernel `(` $x `,` $w `)` (`bias` $bias^)? (`residual` $z^)? `->` $y
+    `on` custom<Stream>($stream) attr-dict `:` type($x) `,` type($w)
+    (`bias` type($bias)^)? (`residual` type($z)^)? `->` type($y)
+    `fallback` $fallback
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -39,7 +39,7 @@ func.func private @k1_add_relu(%a: memref<1x3x5x5xf32>, %b: memref<1x3x5x5xf32>,
 // CHECK-SAME:    %[[X:[^:]+]]: memref<1x2x5x5xf32, {{.+}}>, %[[W:[^:]+]]: memref<3x2x3x3xf32, {{.+}}>, %[[R:[^:]+]]: memref<1x3x5x5xf32
 // CHECK:         %[[T:.+]] = tandem_exec.alloc : memref<1x3x5x5xf32
 // CHECK:         %[[Y:.+]] = tandem_exec.alloc : memref<1x3x5x5xf32
-// CHECK-NEXT:    tandem_exec.conv @k0_conv(%[[X]], %[[W]], residual %[[R]]) -> %[[Y]] on compute
+// CHECK-NEXT:    tandem_exec.conv @k0_conv(%[[X]], %[[W]]) residual %[[R]] -> %[[Y]] on compute
 // CHECK-SAME:      activation = "relu", dilations = array<i64: 1, 1>, groups = 1 : i64, pads = array<i64: 1, 1>, strides = array<i64: 1, 1>
 // CHECK-SAME:      fallback 2
 // CHECK-NEXT:    tandem_exec.launch @k0_conv(%[[X]], %[[W]], %[[T]])
@@ -86,7 +86,7 @@ func.func private @k1_relu(%a: memref<1x4x3x3xf32>, %o: memref<1x4x3x3xf32>) att
 
 // CHECK-LABEL: func.func @bias_fused_relu(
 // CHECK-SAME:    %[[X:[^:]+]]: memref<1x2x9x9xf32, {{.+}}>, %[[B:[^:]+]]: memref<4xf32, {{.+}}>, %[[W:[^:]+]]: memref<4x2x3x3xf32
-// CHECK:         tandem_exec.conv @k0_conv(%[[X]], %[[W]], bias %[[B]]) -> %[[T:[^ ]+]] on compute
+// CHECK:         tandem_exec.conv @k0_conv(%[[X]], %[[W]]) bias %[[B]] -> %[[T:[^ ]+]] on compute
 // CHECK-SAME:      activation = "relu", dilations = array<i64: 2, 2>, groups = 1 : i64, pads = array<i64: 0, 0>, strides = array<i64: 2, 2>
 // CHECK-SAME:      fallback 1
 // CHECK-NEXT:    tandem_exec.launch @k0_conv(%[[X]], %[[B]], %[[W]], %[[T]])

@@ -3,9 +3,9 @@
 // Turns launches of generated 2-D convolution kernels into tandem_exec.conv
 // ops (cuDNN on CUDA, a host loop elsewhere): the kernel's own zero padding,
 // bias initialisation and fused ReLU / ReLU6 become the conv's attributes,
-// and an elementwise launch after it (a residual add, a ReLU or ReLU6, or
-// both) folds into its epilogue; the replaced launches follow the conv as
-// its fallback.
+// and an elementwise launch after it (a residual add, then a ReLU, ReLU6,
+// sigmoid or swish, or one of them) folds into its epilogue; the replaced
+// launches follow the conv as its fallback.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,7 @@
 #include "codegen/LinalgPayloads.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
 
 namespace mlir::tandem {
@@ -279,12 +280,38 @@ std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
 struct Epilogue {
   unsigned in, out;
   std::optional<unsigned> z;
-  FusedEpilogue act = FusedEpilogue::None;
+  /// The conv's `activation`.
+  StringRef act = "none";
 };
 
+/// Whether `value` is the f32 constant 1.0.
+bool isOne(Value value) {
+  FloatAttr one;
+  return matchPattern(value, m_Constant(&one)) && one.getValueAsDouble() == 1.0;
+}
+
+/// Whether `y` is the logistic sigmoid of `x` as tandem.sigmoid lowers it:
+/// `1 / (exp(-x) + 1)` (the sum in either order; 4 ops).
+bool isSigmoidOf(Value y, Value x) {
+  auto div = y.getDefiningOp<arith::DivFOp>();
+  if (!div || !isOne(div.getLhs()))
+    return false;
+  auto add = div.getRhs().getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value e = isOne(add.getRhs())
+                ? add.getLhs()
+                : (isOne(add.getLhs()) ? add.getRhs() : Value());
+  auto exp = e ? e.getDefiningOp<math::ExpOp>() : math::ExpOp();
+  auto neg =
+      exp ? exp.getOperand().getDefiningOp<arith::NegFOp>() : arith::NegFOp();
+  return neg && neg.getOperand() == x;
+}
+
 /// Matches an epilogue kernel over buffers of `type`: `in` (the product),
-/// optionally plus `z` (same shape), then optionally max(x, 0) and
-/// min(x, 6), into `out`; at least one of them.
+/// optionally plus `z` (same shape), then optionally max(x, 0), then
+/// min(x, 6), or a sigmoid, or x * sigmoid(x) (swish), into `out`; at
+/// least one of them.
 std::optional<Epilogue> matchEpilogue(func::FuncOp kernel, MemRefType type) {
   if (!kernel || kernel.isExternal())
     return std::nullopt;
@@ -341,7 +368,7 @@ std::optional<Epilogue> matchEpilogue(func::FuncOp kernel, MemRefType type) {
     if (!c || !matchPattern(c, m_PosZeroFloat()))
       return std::nullopt;
     x = max.getResult();
-    e.act = FusedEpilogue::Relu;
+    e.act = "relu";
     ++it;
     if (auto min = it == end ? nullptr : dyn_cast<arith::MinimumFOp>(*it)) {
       FloatAttr six;
@@ -350,15 +377,31 @@ std::optional<Epilogue> matchEpilogue(func::FuncOp kernel, MemRefType type) {
           six.getValueAsDouble() != 6.0)
         return std::nullopt;
       x = min.getResult();
-      e.act = FusedEpilogue::Relu6;
+      e.act = "relu6";
       ++it;
     }
+  } else if (it != end) {
+    // Sigmoid or swish: every remaining op must be part of it.
+    int64_t remaining = std::distance(it, end);
+    auto mul = yielded.getDefiningOp<arith::MulFOp>();
+    if (remaining == 4 && isSigmoidOf(yielded, x)) {
+      e.act = "sigmoid";
+    } else if (remaining == 5 && mul &&
+               ((mul.getLhs() == x && isSigmoidOf(mul.getRhs(), x)) ||
+                (mul.getRhs() == x && isSigmoidOf(mul.getLhs(), x)))) {
+      e.act = "swish";
+    } else {
+      return std::nullopt;
+    }
+    x = yielded;
+    it = end;
   }
-  if (it != end || yielded != x || (!e.z && e.act == FusedEpilogue::None))
+  if (it != end || yielded != x || (!e.z && e.act == "none"))
     return std::nullopt;
   return e;
 }
 
+/// The conv `activation` of a ReLU or ReLU6 fused into the convolution.
 StringRef activationName(FusedEpilogue act) {
   switch (act) {
   case FusedEpilogue::None:
@@ -424,7 +467,7 @@ struct FormLibraryConvsPass
       }
     }
     Value result = y, z;
-    FusedEpilogue act = k->fused;
+    StringRef act = activationName(k->fused);
     if (epilogue) {
       result = epilogueLaunch.getArgs()[epilogue->out];
       if (epilogue->z)
@@ -439,8 +482,7 @@ struct FormLibraryConvsPass
         launch.getStream(), builder.getI64IntegerAttr(k->groups),
         builder.getDenseI64ArrayAttr(k->strides),
         builder.getDenseI64ArrayAttr(k->pads),
-        builder.getDenseI64ArrayAttr(k->dilations),
-        builder.getStringAttr(activationName(act)),
+        builder.getDenseI64ArrayAttr(k->dilations), builder.getStringAttr(act),
         allowTF32 ? builder.getUnitAttr() : UnitAttr(),
         builder.getI64IntegerAttr(epilogueLaunch ? 2 : 1));
     // The fallback: the replaced launches, in order, right after the conv.

@@ -135,8 +135,9 @@ def TandemFormLibraryConvs : Pass<"tandem-form-library-convs", "ModuleOp"> {
     fused activation, the launch right after it (device buffer definitions
     aside) is folded into the epilogue when it only reads the product and
     is `+ z` (a residual of the same shape: the conv's `z`), `max(x, 0)`,
-    `min(max(x, 0), 6)`, or the sum then one of them, and nothing else
-    reads the product. The replaced launches follow the conv, in order, as
+    `min(max(x, 0), 6)`, a sigmoid `1 / (exp(-x) + 1)` or swish
+    `x * sigmoid(x)` (as tandem.sigmoid and SiLU lower), or the sum then
+    one of them, and nothing else reads the product. The replaced launches follow the conv, in order, as
     its `fallback` launches (run only when the device has no convolution
     library). Everything else stays a generated kernel.
 

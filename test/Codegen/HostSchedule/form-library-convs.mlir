@@ -212,3 +212,68 @@ func.func @unfoldable(%x: memref<1x1x3x3xf32, #gpu>, %w: memref<1x1x1x1xf32, #gp
   tandem_exec.launch @k_add(%t, %r, %o2) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x1x3x3xf32, #gpu>, memref<1x1x3x3xf32, #gpu>, memref<1x1x3x3xf32, #gpu>
   return
 }
+
+// -----
+
+// A conv with a bias and the swish after it (x * sigmoid(x), as SiLU
+// lowers): one conv with the swish activation; a sigmoid alone after the
+// second conv folds too.
+
+#gpu = #tandem.device<"/device:GPU:0">
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+
+func.func private @k0_conv(%x: memref<1x2x3x3xf32>, %b: memref<2xf32>, %w: memref<2x2x1x1xf32>, %y: memref<1x2x3x3xf32>) attributes {tandem.kernel} {
+  linalg.generic {indexing_maps = [#ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : memref<2xf32>) outs(%y : memref<1x2x3x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x2x3x3xf32>, memref<2x2x1x1xf32>) outs(%y : memref<1x2x3x3xf32>)
+  return
+}
+func.func private @k1_swish(%a: memref<1x2x3x3xf32>, %o: memref<1x2x3x3xf32>) attributes {tandem.kernel} {
+  %one = arith.constant 1.0 : f32
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : memref<1x2x3x3xf32>) outs(%o : memref<1x2x3x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    %e = math.exp %n : f32
+    %s = arith.addf %e, %one : f32
+    %r = arith.divf %one, %s : f32
+    %m = arith.mulf %in, %r : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+func.func private @k2_sigmoid(%a: memref<1x2x3x3xf32>, %o: memref<1x2x3x3xf32>) attributes {tandem.kernel} {
+  %one = arith.constant 1.0 : f32
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : memref<1x2x3x3xf32>) outs(%o : memref<1x2x3x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    %e = math.exp %n : f32
+    %s = arith.addf %one, %e : f32
+    %r = arith.divf %one, %s : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @swish_sigmoid(
+// CHECK:         tandem_exec.conv @k0_conv(%{{[^,]+}}, %{{[^)]+}}) bias %{{[^ ]+}} -> %[[S:[^ ]+]] on compute {activation = "swish"
+// CHECK-SAME:      fallback 2
+// CHECK-NEXT:    tandem_exec.launch @k0_conv(
+// CHECK-NEXT:    tandem_exec.launch @k1_swish(%{{[^,]+}}, %[[S]])
+// CHECK:         tandem_exec.conv @k0_conv(%[[S]], %{{[^)]+}}) bias %{{[^ ]+}} -> %{{[^ ]+}} on compute {activation = "sigmoid"
+// CHECK-SAME:      fallback 2
+// CHECK-NEXT:    tandem_exec.launch @k0_conv(
+// CHECK-NEXT:    tandem_exec.launch @k2_sigmoid(
+func.func @swish_sigmoid(%x: memref<1x2x3x3xf32, #gpu>, %b: memref<2xf32, #gpu>, %w: memref<2x2x1x1xf32, #gpu>, %o: memref<1x2x3x3xf32, #gpu>) {
+  %t = tandem_exec.alloc : memref<1x2x3x3xf32, #gpu>
+  tandem_exec.launch @k0_conv(%x, %b, %w, %t) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x3x3xf32, #gpu>, memref<2xf32, #gpu>, memref<2x2x1x1xf32, #gpu>, memref<1x2x3x3xf32, #gpu>
+  %s = tandem_exec.alloc : memref<1x2x3x3xf32, #gpu>
+  tandem_exec.launch @k1_swish(%t, %s) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x3x3xf32, #gpu>, memref<1x2x3x3xf32, #gpu>
+  %t2 = tandem_exec.alloc : memref<1x2x3x3xf32, #gpu>
+  tandem_exec.launch @k0_conv(%s, %b, %w, %t2) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x3x3xf32, #gpu>, memref<2xf32, #gpu>, memref<2x2x1x1xf32, #gpu>, memref<1x2x3x3xf32, #gpu>
+  tandem_exec.launch @k2_sigmoid(%t2, %o) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x3x3xf32, #gpu>, memref<1x2x3x3xf32, #gpu>
+  return
+}
+

@@ -88,6 +88,8 @@ private:
   int64_t numGemms = 0;
   int64_t numConvs = 0;
   llvm::SmallVector<Attribute> partitions, weights;
+  /// The conv descriptors' globals, for the program's convolution table.
+  llvm::SmallVector<Attribute> convs;
   int64_t numEvents = 0;
   /// Per GPU, the bytes of its device arena.
   llvm::SmallVector<int64_t> arenaBytes;
@@ -199,7 +201,10 @@ Value ScheduleLowering::convDescriptor(Location loc, ConvOp conv) {
                       dilations[1],
                       conv.getActivationCode(),
                       flags};
-  return descriptorGlobal(loc, "__tandem_conv_desc_", numConvs, fields);
+  Value desc = descriptorGlobal(loc, "__tandem_conv_desc_", numConvs, fields);
+  convs.push_back(FlatSymbolRefAttr::get(
+      b.getContext(), "__tandem_conv_desc_" + std::to_string(numConvs - 1)));
+  return desc;
 }
 
 Value ScheduleLowering::descriptorGlobal(Location loc, StringRef prefix,
@@ -497,18 +502,21 @@ void ScheduleLowering::recordProgram() {
     kernelList.push_back(b.getDictionaryAttr(
         {b.getNamedAttr("name", name),
          b.getNamedAttr("num_args", b.getI64IntegerAttr(arity))}));
-  module->setAttr(
-      TandemExecDialect::getProgramAttrName(),
-      b.getDictionaryAttr(
-          {b.getNamedAttr("model", b.getStringAttr(model)),
-           b.getNamedAttr("kernels", b.getArrayAttr(kernelList)),
-           b.getNamedAttr("partitions", b.getArrayAttr(partitions)),
-           b.getNamedAttr("weights", b.getArrayAttr(weights)),
-           b.getNamedAttr("num_events", b.getI64IntegerAttr(numEvents)),
-           b.getNamedAttr("device_arena_sizes",
-                          b.getDenseI64ArrayAttr(
-                              arenaBytes.empty() ? llvm::ArrayRef<int64_t>{0}
-                                                 : arenaBytes))}));
+  llvm::SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("model", b.getStringAttr(model)),
+      b.getNamedAttr("kernels", b.getArrayAttr(kernelList)),
+      b.getNamedAttr("partitions", b.getArrayAttr(partitions)),
+      b.getNamedAttr("weights", b.getArrayAttr(weights)),
+      b.getNamedAttr("num_events", b.getI64IntegerAttr(numEvents)),
+      b.getNamedAttr("device_arena_sizes",
+                     b.getDenseI64ArrayAttr(arenaBytes.empty()
+                                                ? llvm::ArrayRef<int64_t>{0}
+                                                : arenaBytes))};
+  // The library convolutions' descriptors, when there are any.
+  if (!convs.empty())
+    fields.push_back(b.getNamedAttr("convs", b.getArrayAttr(convs)));
+  module->setAttr(TandemExecDialect::getProgramAttrName(),
+                  b.getDictionaryAttr(fields));
 }
 
 namespace {

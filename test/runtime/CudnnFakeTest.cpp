@@ -218,7 +218,8 @@ TEST_F(CudnnFake, CapturesAndReplaysAfterTheFirstCall) {
   tandem_test::Status refused(
       tandem_device_conv(stream, &d, dx, dw, dy, db, 0, "first"));
   EXPECT_EQ(refused.code, TANDEM_INVALID_ARGUMENT);
-  EXPECT_NE(refused.message.find("run it once uncaptured"), std::string::npos)
+  EXPECT_NE(refused.message.find("not prepared for this convolution"),
+            std::string::npos)
       << refused.message;
   tandem_device_graph_t *graph = nullptr;
   tandem_status_free(tandem_stream_end_capture(stream, &graph));
@@ -245,6 +246,41 @@ TEST_F(CudnnFake, CapturesAndReplaysAfterTheFirstCall) {
       ASSERT_NEAR(got[i], expected[i], 1e-4f * (1 + std::fabs(expected[i])));
   }
   EXPECT_EQ(FakeDnn::get().hostOps(), before + 2);
+  tandem_device_graph_destroy(graph);
+  for (tandem_device_ptr_t p : {dx, dw, db, dy})
+    EXPECT_OK(tandem_device_free(device, p));
+}
+
+// What model creation does (program.cpp): the compute stream prepares the
+// model's convolutions, so each algorithm is chosen once, the workspace is
+// allocated for the largest, and even a first call can be captured.
+TEST_F(CudnnFake, PreparedConvolutionsNeedNoSetUpWhenCaptured) {
+  tandem_conv_desc_t a = makeDesc(1, 2, 4, 4, 2, 3, 3, 1, 1, 1, 1,
+                                  TANDEM_CONV_ACT_RELU, TANDEM_CONV_BIAS);
+  tandem_conv_desc_t b = makeDesc(1, 2, 4, 4, 2, 1, 1, 2, 1, 0, 1,
+                                  TANDEM_CONV_ACT_NONE, TANDEM_CONV_BIAS);
+  const tandem_conv_desc_t *descs[] = {&a, &b, &a};
+  ASSERT_OK(stream->prepareConvs(descs, 3));
+  int convs, fused, adds, activations, queries;
+  FakeDnn::get().counts(&convs, &fused, &adds, &activations, &queries);
+  EXPECT_EQ(queries, 1) << "a: heuristics; b: IMPLICIT_PRECOMP_GEMM; a again";
+  EXPECT_EQ(convs, 0);
+  std::vector<float> x = pattern(32, 1.0f, 8), w = pattern(36, 0.5f, 9),
+                     bias = pattern(2, 0.25f, 10);
+  tandem_device_ptr_t dx = upload(x), dw = upload(w), db = upload(bias),
+                      dy = upload(std::vector<float>(32, 0.0f));
+  ASSERT_OK(tandem_stream_begin_capture(stream));
+  ASSERT_OK(tandem_device_conv(stream, &a, dx, dw, dy, db, 0, "prepared"));
+  tandem_device_graph_t *graph = nullptr;
+  ASSERT_OK(tandem_stream_end_capture(stream, &graph));
+  ASSERT_OK(tandem_device_graph_launch(graph, stream));
+  std::vector<float> got = download(dy, 32), expected(32);
+  tandem::conv::runOnHost(nullptr, a, x.data(), w.data(), expected.data(),
+                          bias.data(), nullptr);
+  for (size_t i = 0; i < 32; ++i)
+    ASSERT_NEAR(got[i], expected[i], 1e-4f * (1 + std::fabs(expected[i])));
+  FakeDnn::get().counts(&convs, &fused, &adds, &activations, &queries);
+  EXPECT_EQ(queries, 1) << "a captured call chose an algorithm again";
   tandem_device_graph_destroy(graph);
   for (tandem_device_ptr_t p : {dx, dw, db, dy})
     EXPECT_OK(tandem_device_free(device, p));

@@ -297,10 +297,13 @@ def TandemExec_ConvOp : TandemExec_Op<"conv",
     (`min(max(x, 0), 6)`), `sigmoid` or `swish` (`x * sigmoid(x)`), applied
     last; `tf32` lets cuDNN use TF32 tensor cores. `y` is overwritten.
 
-    The runtime runs it with cuDNN on CUDA (the bias, the residual and a
-    ReLU in `cudnnConvolutionBiasActivationForward`, the other activations
-    as one more cuDNN call) and with a host loop on the emulated device and
-    the CPU fallback (`tandem_sched_conv`). The `fallback` launches right
+    The runtime runs it with cuDNN on CUDA (with a bias, one
+    `cudnnConvolutionBiasActivationForward` adds it, the residual and a
+    ReLU; without one, `cudnnConvolutionForward` then `cudnnAddTensor` for
+    the residual; ReLU6, sigmoid and swish as one more cuDNN call) and with
+    a host loop on the emulated device and the CPU fallback
+    (`tandem_sched_conv`); the program lists its descriptor so that model
+    creation chooses the algorithm and sizes the workspace. The `fallback` launches right
     after the conv are its fallback: the launches of the generated kernels
     it replaced (the convolution, which pads its input and starts from the
     bias or zero itself, and the elementwise epilogue), which compute the

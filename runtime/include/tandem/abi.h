@@ -24,14 +24,19 @@ extern "C" {
 /** Version of the descriptor/entry ABI in this header. Version 2 added the
  *  trailing `device_program` field of tandem_model_desc_t; version 3 the
  *  trailing multi-GPU fields of tandem_device_program_t (`num_devices`,
- *  `device_arena_sizes`, `weight_devices`). tandem_model_create accepts
- *  TANDEM_ABI_VERSION, TANDEM_ABI_VERSION_ONE_GPU (2: the program ends
+ *  `device_arena_sizes`, `weight_devices`); version 4 its trailing
+ *  convolution table (`num_convs`, `convs`). tandem_model_create accepts
+ *  TANDEM_ABI_VERSION, TANDEM_ABI_VERSION_MULTI_GPU (3: the program ends
+ *  before `num_convs`), TANDEM_ABI_VERSION_ONE_GPU (2: the program ends
  *  before `num_devices` and runs on one GPU) and TANDEM_ABI_VERSION_CPU_ONLY
  *  (1: the descriptor ends before `device_program`, which is then never
  *  read) and rejects any other version. */
-#define TANDEM_ABI_VERSION 3
-/** The previous ABI version, still accepted: a device program for one GPU,
- *  without the fields version 3 appended. */
+#define TANDEM_ABI_VERSION 4
+/** An earlier ABI version, still accepted: a device program without the
+ *  convolution table version 4 appended. */
+#define TANDEM_ABI_VERSION_MULTI_GPU 3
+/** An earlier ABI version, still accepted: a device program for one GPU,
+ *  without the fields versions 3 and 4 appended. */
 #define TANDEM_ABI_VERSION_ONE_GPU 2
 /** The first ABI version, still accepted: a CPU-only descriptor without the
  *  `device_program` field. */
@@ -282,6 +287,11 @@ typedef struct {
   int32_t num_devices;                /* >= 1 */
   const uint64_t *device_arena_sizes; /* num_devices sizes */
   const int32_t *weight_devices;      /* num_weights GPU numbers */
+  /* ABI version 4 only: every library convolution's descriptor (the ones
+   * its tandem_sched_conv calls pass), so that the runtime chooses their
+   * algorithms and sizes their workspace when the model is created. */
+  int32_t num_convs;
+  const tandem_conv_desc_t *const *convs; /* num_convs descriptors */
 } tandem_device_program_t;
 
 /** The compiler emits one of these per model, as a constant global named

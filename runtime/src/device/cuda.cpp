@@ -18,9 +18,11 @@
 // and given a handle on a device's first hasGemm(); a stream allocates its
 // 32 MiB workspace on its first GEMM.
 // Library convolutions (tandem_device_conv) go to cuDNN (cudnn.cpp) the
-// same way: loaded on a device's first hasConv(), a 64 MiB workspace per
-// stream on its first convolution, each shape's algorithm chosen on its
-// first (uncaptured) call.
+// same way: loaded on a device's first hasConv(); a model's convolutions
+// are prepared when it is created (prepareConvs: each shape's algorithm
+// chosen, one workspace per compute stream sized for the largest), and a
+// convolution nobody prepared gets its plan and a 64 MiB workspace on its
+// first, uncaptured call.
 //
 // With an observer (traces), every copy, kernel, GEMM and graph replay
 // enqueued outside a capture is bracketed by two timing events; once the
@@ -797,6 +799,8 @@ public:
         dev.drv.memFree(workspace);
       if (convWorkspace)
         dev.drv.memFree(convWorkspace);
+      for (cu::DevicePtr retired : retiredWorkspaces)
+        dev.drv.memFree(retired);
       dev.drv.streamDestroy(stream);
     }
   }
@@ -846,22 +850,26 @@ public:
     ScopedContext scope(dev.drv, dev.context);
     if (!scope.ok())
       return scope.release();
-    // The workspace is allocated once, on the stream's first convolution,
-    // and a shape's algorithm is chosen on its first call: a slot's first
-    // run is never captured, so neither happens inside a capture.
-    if (!convWorkspace || dev.dnn->algorithmOf(desc) < 0) {
+    // A model's convolutions were prepared when it was created
+    // (prepareConvs): their plans exist and the workspace fits them. Any
+    // other gets its plan here, and the workspace grows to the most any
+    // plan may use; neither may happen inside a capture.
+    bool planned = dev.dnn->algorithmOf(desc) >= 0;
+    uint64_t needed = 0;
+    if (planned)
+      if (tandem_status_t status = dev.dnn->prepare(desc, &needed))
+        return status;
+    if (!planned || !convWorkspace || needed > convWorkspaceBytes) {
       if (isCapturing())
         return tandem_status_make(
             TANDEM_INVALID_ARGUMENT,
-            "conv '%s': the first convolution of its shape on this stream is "
-            "being captured; run it once uncaptured",
+            "conv '%s': the stream was not prepared for this convolution and "
+            "is capturing; prepare it (model creation does) or run it once "
+            "uncaptured",
             name.c_str());
-      if (!convWorkspace)
-        if (tandem_status_t status =
-                dev.drv.check(dev.drv.memAlloc(&convWorkspace,
-                                               tandem::cudnn::kWorkspaceBytes),
-                              "cuMemAlloc (cuDNN workspace)"))
-          return status;
+      if (tandem_status_t status =
+              growConvWorkspace(tandem::cudnn::kWorkspaceBytes))
+        return status;
     }
     return tandem::device::prefixed(
         dev.timed(this, stream, isCapturing(), tandem::device::OpKind::Kernel,
@@ -871,6 +879,25 @@ public:
                                          stream);
                   }),
         "conv '" + name + "'");
+  }
+
+  tandem_status_t prepareConvs(const tandem_conv_desc_t *const *descs,
+                               size_t count) override {
+    if (count == 0 || !dev.hasConv())
+      return nullptr; // Without cuDNN the generated kernels run.
+    ScopedContext scope(dev.drv, dev.context);
+    if (!scope.ok())
+      return scope.release();
+    uint64_t largest = 0;
+    for (size_t i = 0; i < count; ++i) {
+      uint64_t bytes = 0;
+      if (tandem_status_t status = dev.dnn->prepare(*descs[i], &bytes))
+        return tandem::device::prefixed(status, "convolution " +
+                                                    std::to_string(i) + " of " +
+                                                    std::to_string(count));
+      largest = std::max(largest, bytes);
+    }
+    return growConvWorkspace(largest);
   }
 
   tandem_status_t finish() override {
@@ -1070,9 +1097,34 @@ private:
   bool capturing = false;
   /// cuBLASLt's workspace (kWorkspaceBytes), from the stream's first GEMM.
   cu::DevicePtr workspace = 0;
-  /// cuDNN's workspace (tandem::cudnn::kWorkspaceBytes), from the stream's
-  /// first convolution.
+  /// cuDNN's workspace of convWorkspaceBytes (> 0 once allocated): sized
+  /// by prepareConvs for its convolutions, or kWorkspaceBytes.
   cu::DevicePtr convWorkspace = 0;
+  uint64_t convWorkspaceBytes = 0;
+
+  /// Earlier, smaller workspaces: graphs captured before the workspace
+  /// grew still use them, so they are freed with the stream.
+  std::vector<cu::DevicePtr> retiredWorkspaces;
+
+  /// Makes the workspace at least `bytes` (at least 256, so that it exists
+  /// even when no algorithm needs one); the context is current and the
+  /// stream is not capturing. A smaller one is retired, not freed.
+  tandem_status_t growConvWorkspace(uint64_t bytes) {
+    bytes = std::max<uint64_t>(bytes, 256);
+    if (convWorkspace && convWorkspaceBytes >= bytes)
+      return nullptr;
+    if (convWorkspace) {
+      retiredWorkspaces.push_back(convWorkspace);
+      convWorkspace = 0;
+      convWorkspaceBytes = 0;
+    }
+    if (tandem_status_t status =
+            dev.drv.check(dev.drv.memAlloc(&convWorkspace, bytes),
+                          "cuMemAlloc (cuDNN workspace)"))
+      return status;
+    convWorkspaceBytes = bytes;
+    return nullptr;
+  }
 };
 
 tandem_status_t CudaDevice::createStream(tandem_stream_s **out) {

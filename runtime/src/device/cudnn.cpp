@@ -485,6 +485,16 @@ tandem_status_t Context::getPlan(const tandem_conv_desc_t &d, Plan **out) {
   return nullptr;
 }
 
+tandem_status_t Context::prepare(const tandem_conv_desc_t &d,
+                                 uint64_t *workspaceBytes) {
+  std::lock_guard<std::mutex> lock(mutex);
+  Plan *plan = nullptr;
+  if (tandem_status_t s = getPlan(d, &plan))
+    return s;
+  *workspaceBytes = plan->workspaceBytes;
+  return nullptr;
+}
+
 int Context::algorithmOf(const tandem_conv_desc_t &d) {
   Key key;
   std::memcpy(key.data(), &d, sizeof(d));

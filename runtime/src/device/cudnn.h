@@ -31,8 +31,10 @@ struct Plan;
 /// cannot be loaded, with the reason in *reason.
 const Api *load(std::string *reason);
 
-/// Workspace bytes each stream that runs convolutions allocates once; the
-/// algorithm of each shape is chosen among those that fit.
+/// The most workspace a convolution may use: the algorithm of each shape is
+/// chosen among those that fit. A stream allocates once what the largest of
+/// its model's convolutions needs (at model creation), or this much for a
+/// convolution it was not prepared for.
 constexpr uint64_t kWorkspaceBytes = uint64_t(64) << 20;
 
 /// A cuDNN handle with the plans (descriptors, chosen algorithm) of the
@@ -44,8 +46,14 @@ public:
   static tandem_status_t create(const Api &api, std::unique_ptr<Context> *out);
   ~Context();
 
+  /// Builds the plan of convolution `d` (checked) if it has none yet and
+  /// sets *workspaceBytes to what its algorithm needs.
+  tandem_status_t prepare(const tandem_conv_desc_t &d,
+                          uint64_t *workspaceBytes);
+
   /// Enqueues convolution `d` (checked) on CUDA stream `stream` with device
-  /// pointers x, w, y, bias and z, and `workspace` of kWorkspaceBytes. The
+  /// pointers x, w, y, bias and z, and `workspace` of at least the bytes
+  /// prepare() gave (kWorkspaceBytes covers every plan). The
   /// plan of `d` (descriptors, the algorithm cuDNN's heuristics rank first
   /// among those fitting the workspace) is built on the first call of its
   /// shape; later calls only set the stream and enqueue, so they may be

@@ -170,6 +170,16 @@ struct tandem_stream_s {
     return tandem_status_make(TANDEM_UNAVAILABLE,
                               "this device has no convolution library");
   }
+  /// Prepares the `count` checked convolutions `descs` (a model's, at its
+  /// creation) so that none of them needs set-up or allocation when it is
+  /// first enqueued or captured: CUDA chooses their cuDNN algorithms and
+  /// allocates one workspace for the largest. Not called while capturing.
+  /// Backends without a convolution library have nothing to do.
+  virtual tandem_status_t prepareConvs(const tandem_conv_desc_t *const *descs,
+                                       size_t count) {
+    (void)descs, (void)count;
+    return nullptr;
+  }
   /// `event` belongs to the same device.
   virtual tandem_status_t recordEvent(tandem_event_s *event) = 0;
   virtual tandem_status_t waitEvent(tandem_event_s *event) = 0;

@@ -61,6 +61,9 @@ struct Program {
   /// Per GPU, the bytes of its device arena; per weight, its GPU.
   std::vector<uint64_t> arenaBytes;
   std::vector<int32_t> weightDevices;
+  /// The library convolutions' descriptors (ABI version 4; none before):
+  /// each slot's compute streams prepare them when it is created.
+  std::vector<const tandem_conv_desc_t *> convs;
   /// Per GPU, the device it runs on; empty on the CPU fallback.
   std::vector<ProgramDevice> devices;
   /// "cpu", or the devices' names ("emulated", "cuda:0 (...)", joined with

@@ -5,6 +5,10 @@
 // device pointers (bias and z 0 when absent); the fallback launches that
 // follow it move into an scf.if that runs them when the call returns 0.
 
+// The program lists the descriptors (its convolution table, prepared at
+// model creation).
+// CHECK:       module attributes {tandem_exec.program = {convs = [@__tandem_conv_desc_0, @__tandem_conv_desc_1],
+
 // Descriptors: n, c, h, w, k, r, s, groups, p, q, strides, pads,
 // dilations, activation (1 = relu, 2 = relu6), flags (1 bias | 2 residual,
 // 4 = TF32).

@@ -19,9 +19,11 @@
 #include "kernels/conv_desc.h"
 #include "tandem/runtime.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -300,6 +302,117 @@ TEST_F(CudnnFake, RejectsMalformedDescriptors) {
   EXPECT_EQ(noBias.code, TANDEM_INVALID_ARGUMENT);
   EXPECT_NE(noBias.message.find("a device pointer is 0"), std::string::npos)
       << noBias.message;
+}
+
+// A hand-written model in the shape the compiler emits (ABI version 4):
+// one GPU partition that uploads x, runs one library conv (bias + ReLU;
+// its generated kernel, never launched here, is the fallback) and
+// downloads y, all on the compute stream; the filter and bias are device
+// weights. Device arena: x, w, b, y at 256-byte offsets.
+namespace model {
+constexpr int64_t kN = 1, kC = 2, kH = 6, kW = 6, kK = 3;
+constexpr uint64_t kX = 0, kWt = 512, kB = 768, kY = 1024, kArena = 2048;
+float filter[kK * kC * 3 * 3];
+float bias[kK];
+const tandem_conv_desc_t kConv = {kN,
+                                  kC,
+                                  kH,
+                                  kW,
+                                  kK,
+                                  3,
+                                  3,
+                                  1,
+                                  kH,
+                                  kW,
+                                  1,
+                                  1,
+                                  1,
+                                  1,
+                                  1,
+                                  1,
+                                  TANDEM_CONV_ACT_RELU,
+                                  TANDEM_CONV_BIAS};
+const tandem_conv_desc_t *const kConvs[] = {&kConv};
+void twin(void **) {}
+const tandem_program_kernel_t kKernels[] = {{"k_conv", twin, 4}};
+const char kPtx[] = ".visible .entry k_conv(.param .u64 p)\n{ ret; }\n";
+const tandem_device_image_t kImages[] = {
+    {"sm_90", TANDEM_IMAGE_PTX, kPtx, sizeof(kPtx)}};
+const tandem_device_weight_t kWeights[] = {{kWt, filter, sizeof(filter)},
+                                           {kB, bias, sizeof(bias)}};
+const char *const kPartitions[] = {"conv_p0_gpu0"};
+const uint64_t kArenas[] = {kArena};
+const int32_t kWeightDevices[] = {0, 0};
+const tandem_device_program_t kProgram = {
+    1,           kKernels, 1,       kImages,        2, kWeights, kArena, 0, 1,
+    kPartitions, 1,        kArenas, kWeightDevices, 1, kConvs};
+int32_t entry(const tandem_exec_ctx_t *ctx, const void *const *inputs,
+              void *const *outputs) {
+  uint64_t base = tandem_sched_device_base(ctx);
+  tandem_sched_copy_h2d(ctx, 0, base + kX, inputs[0],
+                        kN * kC * kH * kW * sizeof(float));
+  tandem_sched_partition_begin(ctx, 0, 0);
+  if (!tandem_sched_conv(ctx, 0, 0, &kConv, base + kX, base + kWt, base + kY,
+                         base + kB, 0)) {
+    uint64_t args[] = {base + kX, base + kB, base + kWt, base + kY};
+    tandem_sched_launch(ctx, 0, 0, 1, 1, 1, 32, 1, 1, args);
+  }
+  tandem_sched_partition_end(ctx, 0, 0);
+  tandem_sched_copy_d2h(ctx, 0, outputs[0], base + kY,
+                        kN * kK * kH * kW * sizeof(float));
+  return 0;
+}
+const int64_t kInShape[] = {kN, kC, kH, kW}, kOutShape[] = {kN, kK, kH, kW};
+const tandem_tensor_desc_t kInputs[] = {{"x", TANDEM_F32, 4, kInShape}};
+const tandem_tensor_desc_t kOutputs[] = {{"y", TANDEM_F32, 4, kOutShape}};
+const tandem_model_desc_t kDescriptor = {
+    TANDEM_ABI_VERSION, "conv", 1, 1,     kInputs,
+    kOutputs,           0,      0, entry, &kProgram};
+} // namespace model
+
+// Model creation prepares the program's convolution (the one heuristics
+// query, before any run); the first run enqueues it directly, the second
+// captures the partition (the conv included) into a CUDA Graph and the
+// third replays it; every output matches the host loop.
+TEST(CudnnFakeModel, PreparesAtCreationAndCapturesTheConv) {
+  ASSERT_NE(FakeDnn::get().reset, nullptr);
+  FakeDnn::get().reset();
+  std::vector<float> w = pattern(std::size(model::filter), 0.5f, 11),
+                     b = pattern(std::size(model::bias), 0.25f, 12);
+  std::copy(w.begin(), w.end(), model::filter);
+  std::copy(b.begin(), b.end(), model::bias);
+  tandem_model_options_t options;
+  tandem_model_options_init(&options);
+  options.device = "cuda:0";
+  options.intra_op_threads = 1;
+  tandem_model_t *m = nullptr;
+  ASSERT_OK(tandem_model_create(&model::kDescriptor, &options, &m));
+  int convs, fused, adds, activations, queries;
+  FakeDnn::get().counts(&convs, &fused, &adds, &activations, &queries);
+  EXPECT_EQ(queries, 1) << "the algorithm was not chosen at creation";
+  EXPECT_EQ(convs, 0);
+  for (int run = 0; run < 3; ++run) {
+    std::vector<float> x = pattern(72, 1.0f + run, 13 + run), y(108, -1.0f),
+                       expected(108);
+    const void *inputs[] = {x.data()};
+    void *outputs[] = {y.data()};
+    ASSERT_OK(tandem_model_run(m, inputs, outputs));
+    tandem::conv::runOnHost(nullptr, model::kConv, x.data(), w.data(),
+                            expected.data(), b.data(), nullptr);
+    for (size_t i = 0; i < y.size(); ++i)
+      ASSERT_NEAR(y[i], expected[i], 1e-4f * (1 + std::fabs(expected[i])))
+          << "run " << run << ", element " << i;
+  }
+  tandem_model_stats_t stats = {};
+  ASSERT_OK(tandem_model_stats(m, &stats, 0));
+  EXPECT_EQ(stats.graph_captures, 1u);
+  EXPECT_EQ(stats.graph_launches, 2u);
+  EXPECT_EQ(stats.captured_launches, 1u);
+  FakeDnn::get().counts(&convs, &fused, &adds, &activations, &queries);
+  EXPECT_EQ(queries, 1);
+  EXPECT_EQ(convs, 2) << "one direct and one captured cuDNN call";
+  tandem_model_destroy(m);
+  EXPECT_EQ(FakeDnn::get().liveObjects(), 0);
 }
 
 // Without cuDNN: hasConv() is false (tandem_sched_conv then returns 0 and

@@ -3,8 +3,9 @@
 // The device program of a model with GPU partitions, as the object's
 // `tandem_device_program_t` describes it (docs/GPU.md): kernels, device
 // images, the weights uploaded at creation, the device arena, the number of
-// events, the partitions and the library convolutions' descriptors. tandem-lower-host-schedule records it in the
-// module; the driver adds the device images.
+// events, the partitions and the library convolutions' descriptors.
+// tandem-lower-host-schedule records it in the module; the driver adds the
+// device images.
 //
 //===----------------------------------------------------------------------===//
 

@@ -117,8 +117,7 @@ protected:
 
   static ObjectOptions withPTX() {
     ObjectOptions options;
-    options.deviceImages.push_back(
-        {"sm_90", TANDEM_IMAGE_PTX, ".version 8.0"});
+    options.deviceImages.push_back({"sm_90", TANDEM_IMAGE_PTX, ".version 8.0"});
     return options;
   }
 

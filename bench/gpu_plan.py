@@ -9,8 +9,8 @@ usage: bench/gpu_plan.py [--tandemc BIN] [--gpu h200] [--work DIR]
 
 SHAPE_FILE defaults to MODEL.shape beside the model (tandemc flags, as
 test/models/generate_torch_models.py writes them). Prints a Markdown table:
-model, kernel launches, library GEMMs, estimated compute time (us), copies
-and their estimated time (us).
+model, kernel launches, library GEMMs, library convolutions, estimated
+compute time (us), copies and their estimated time (us).
 """
 import argparse
 import json
@@ -36,11 +36,13 @@ def plan(args, model, shape_file):
     counted = [w for w in work if w["counted"]]
     kernels = [w for w in counted if w["kind"] == "kernel"]
     gemms = [w for w in counted if w["kind"] == "gemm"]
+    convs = [w for w in counted if w["kind"] == "conv"]
     copies = [w for w in counted if w["kind"].startswith("copy")]
-    compute_us = sum(w["roofline_us"] for w in kernels + gemms)
-    gflop = sum(w["flops"] for w in kernels + gemms) / 1e9
-    return "| %s | %d | %d | %.3f | %.1f | %d | %.1f |" % (
-        name, len(kernels), len(gemms), gflop, compute_us, len(copies),
+    compute_us = sum(w["roofline_us"] for w in kernels + gemms + convs)
+    gflop = sum(w["flops"] for w in kernels + gemms + convs) / 1e9
+    return "| %s | %d | %d | %d | %.3f | %.1f | %d | %.1f |" % (
+        name, len(kernels), len(gemms), len(convs), gflop, compute_us,
+        len(copies),
         sum(w["roofline_us"] for w in copies))
 
 
@@ -54,9 +56,10 @@ def main():
     parser.add_argument("models", nargs="+")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
-    print("| model | kernel launches | library GEMMs | GFLOP | estimated "
-          "compute (us, %s) | copies | estimated copies (us) |" % args.gpu)
-    print("|---|---|---|---|---|---|---|")
+    print("| model | kernel launches | library GEMMs | library convs | GFLOP | "
+          "estimated compute (us, %s) | copies | estimated copies (us) |" %
+          args.gpu)
+    print("|---|---|---|---|---|---|---|---|")
     for entry in args.models:
         model, _, shape = entry.partition(":")
         print(plan(args, model, shape or os.path.splitext(model)[0] +

@@ -64,5 +64,17 @@ mlir::tandem::readDeviceProgram(ModuleOp module) {
       return malformed();
     program.partitions.push_back(name.str());
   }
+  // Optional: a program without library convolutions has none.
+  if (Attribute convs = dict.get("convs")) {
+    auto list = dyn_cast<ArrayAttr>(convs);
+    if (!list)
+      return malformed();
+    for (Attribute c : list) {
+      auto global = dyn_cast<FlatSymbolRefAttr>(c);
+      if (!global)
+        return malformed();
+      program.convs.push_back(global.getValue().str());
+    }
+  }
   return std::optional<DeviceProgram>(std::move(program));
 }

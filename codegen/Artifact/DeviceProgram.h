@@ -3,8 +3,9 @@
 // The device program of a model with GPU partitions, as the object's
 // `tandem_device_program_t` describes it (docs/GPU.md): kernels, device
 // images, the weights uploaded at creation, the device arena, the number of
-// events and the partitions. tandem-lower-host-schedule records it in the
-// module; the driver adds the device images.
+// events, the partitions and the library convolutions' descriptors.
+// tandem-lower-host-schedule records it in the module; the driver adds the
+// device images.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +58,9 @@ struct DeviceProgram {
   /// Per GPU (/device:GPU:0 first), the bytes of its device arena.
   std::vector<uint64_t> arenaBytes;
   int32_t numEvents = 0;
+  /// The constant globals holding the library convolutions' descriptors
+  /// (tandem_conv_desc_t), in schedule order.
+  std::vector<std::string> convs;
 };
 
 /// Reads the `tandem_exec.program` attribute that tandem-lower-host-schedule

@@ -101,7 +101,9 @@ static AbiStruct deviceProgramLayout() {
            offsetof(tandem_device_program_t, partition_names),
            offsetof(tandem_device_program_t, num_devices),
            offsetof(tandem_device_program_t, device_arena_sizes),
-           offsetof(tandem_device_program_t, weight_devices)},
+           offsetof(tandem_device_program_t, weight_devices),
+           offsetof(tandem_device_program_t, num_convs),
+           offsetof(tandem_device_program_t, convs)},
           sizeof(tandem_device_program_t)};
 }
 
@@ -238,8 +240,26 @@ addDeviceProgram(llvm::Module &llvm, const std::string &model,
   for (uint64_t bytes : program.arenaBytes)
     arenaSizes.push_back(llvm::ConstantInt::get(i64, bytes));
 
-  auto *programType = llvm::StructType::get(
-      ctx, {i32, ptr, i32, ptr, i32, ptr, i64, i32, i32, ptr, i32, ptr, ptr});
+  // The convolutions' descriptors: the constants their tandem_sched_conv
+  // calls pass (tandem_conv_desc_t's 18 int64_t, which the CPU lowering may
+  // have re-typed as bytes).
+  llvm::SmallVector<llvm::Constant *> convs;
+  for (const std::string &name : program.convs) {
+    llvm::GlobalVariable *desc =
+        llvm.getGlobalVariable(name, /*AllowInternal=*/true);
+    if (!desc || !desc->isConstant() ||
+        dataLayout.getTypeAllocSize(desc->getValueType()) !=
+            sizeof(tandem_conv_desc_t))
+      return emitError(loc)
+             << "convolution descriptor '" << name
+             << "' of the device program is not a "
+             << sizeof(tandem_conv_desc_t) << "-byte constant of the object";
+    convs.push_back(desc);
+  }
+
+  auto *programType =
+      llvm::StructType::get(ctx, {i32, ptr, i32, ptr, i32, ptr, i64, i32, i32,
+                                  ptr, i32, ptr, ptr, i32, ptr});
   if (failed(
           checkAbiLayout(dataLayout, programType, deviceProgramLayout(), loc)))
     return failure();
@@ -257,7 +277,9 @@ addDeviceProgram(llvm::Module &llvm, const std::string &model,
                         array(ptr, names, prefix + "partition_names"),
                         llvm::ConstantInt::get(i32, arenaSizes.size()),
                         array(i64, arenaSizes, prefix + "arena_sizes"),
-                        array(i32, weightDevices, prefix + "weight_devices")}),
+                        array(i32, weightDevices, prefix + "weight_devices"),
+                        llvm::ConstantInt::get(i32, convs.size()),
+                        array(ptr, convs, prefix + "convs")}),
       model + "_device_program"));
 }
 

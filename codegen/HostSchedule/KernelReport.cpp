@@ -156,6 +156,28 @@ struct KernelReportPass
                                  Precision::F32, /*matrix=*/true);
         row.bound = boundOf(*gpu, row.flops, row.bytes, true, row.us);
         rows.push_back(std::move(row));
+      } else if (auto conv = dyn_cast<ConvOp>(op)) {
+        const DeviceModel *gpu = gpuModel(conv.getStream());
+        if (!gpu)
+          return failure();
+        for (Operation *fallback : conv.getFallbackLaunches())
+          fallbacks.insert(fallback);
+        // 2 MACs' FLOPs per output element and filter tap of its group.
+        auto filter = conv.getW().getType();
+        Row row{conv.getKernel().str(), "conv", conv.getStream().getDevice()};
+        row.flops =
+            2 * elementsOf(conv.getY()) *
+            static_cast<double>(filter.getNumElements() / filter.getDimSize(0));
+        llvm::SmallVector<Value> operands = {conv.getX(), conv.getW(),
+                                             conv.getY()};
+        for (Value optional : {conv.getBias(), conv.getZ()})
+          if (optional)
+            operands.push_back(optional);
+        row.bytes = bytesOf(operands);
+        row.us = gpu->estimateUs(row.flops, row.bytes, elementsOf(conv.getY()),
+                                 Precision::F32, /*matrix=*/true);
+        row.bound = boundOf(*gpu, row.flops, row.bytes, true, row.us);
+        rows.push_back(std::move(row));
       } else if (auto copy = dyn_cast<CopyOp>(op)) {
         StreamAttr stream = copy.getStream();
         if (!gpuModel(stream))

@@ -68,6 +68,14 @@ private:
   }
   /// A constant tandem_gemm_desc_t for `gemm`: a private global of i64s.
   Value gemmDescriptor(Location loc, GemmOp gemm);
+  /// A constant tandem_conv_desc_t for `conv`: a private global of i64s.
+  Value convDescriptor(Location loc, ConvOp conv);
+  /// A private constant global of i64s named `prefix` and a number.
+  Value descriptorGlobal(Location loc, StringRef prefix, int64_t &counter,
+                         ArrayRef<int64_t> fields);
+  /// Moves the fallback launches `launches` of a library call whose result
+  /// is `done` into an scf.if that runs them when `done` is 0 (no library).
+  void guardFallback(Location loc, Value done, ArrayRef<Operation *> launches);
   /// The address of the host buffer `memref` as a pointer.
   Value hostPointer(Location loc, Value memref);
 
@@ -78,7 +86,10 @@ private:
   /// Kernels in the order of their first launch, with their arity.
   llvm::MapVector<StringAttr, int64_t> kernels;
   int64_t numGemms = 0;
+  int64_t numConvs = 0;
   llvm::SmallVector<Attribute> partitions, weights;
+  /// The conv descriptors' globals, for the program's convolution table.
+  llvm::SmallVector<Attribute> convs;
   int64_t numEvents = 0;
   /// Per GPU, the bytes of its device arena.
   llvm::SmallVector<int64_t> arenaBytes;
@@ -159,19 +170,70 @@ Value ScheduleLowering::gemmDescriptor(Location loc, GemmOp gemm) {
                       v(gemm.getStrideC()),
                       gemm.getEpilogueCode(),
                       gemm.getTf32() ? 1 : 0 /* TANDEM_GEMM_ALLOW_TF32 */};
-  constexpr int64_t n = std::size(fields);
+  return descriptorGlobal(loc, "__tandem_gemm_desc_", numGemms, fields);
+}
+
+Value ScheduleLowering::convDescriptor(Location loc, ConvOp conv) {
+  auto xs = conv.getX().getType().getShape();
+  auto ws = conv.getW().getType().getShape();
+  auto ys = conv.getY().getType().getShape();
+  ArrayRef<int64_t> strides = conv.getStrides(), pads = conv.getPads(),
+                    dilations = conv.getDilations();
+  int64_t flags = (conv.getBias() ? 1 : 0) /* TANDEM_CONV_BIAS */ |
+                  (conv.getZ() ? 2 : 0) /* TANDEM_CONV_RESIDUAL */ |
+                  (conv.getTf32() ? 4 : 0) /* TANDEM_CONV_ALLOW_TF32 */;
+  // The fields of tandem_conv_desc_t, in order.
+  int64_t fields[] = {xs[0],
+                      xs[1],
+                      xs[2],
+                      xs[3],
+                      ws[0],
+                      ws[2],
+                      ws[3],
+                      static_cast<int64_t>(conv.getGroups()),
+                      ys[2],
+                      ys[3],
+                      strides[0],
+                      strides[1],
+                      pads[0],
+                      pads[1],
+                      dilations[0],
+                      dilations[1],
+                      conv.getActivationCode(),
+                      flags};
+  Value desc = descriptorGlobal(loc, "__tandem_conv_desc_", numConvs, fields);
+  convs.push_back(FlatSymbolRefAttr::get(
+      b.getContext(), "__tandem_conv_desc_" + std::to_string(numConvs - 1)));
+  return desc;
+}
+
+Value ScheduleLowering::descriptorGlobal(Location loc, StringRef prefix,
+                                         int64_t &counter,
+                                         ArrayRef<int64_t> fields) {
+  int64_t n = static_cast<int64_t>(fields.size());
   auto type = LLVM::LLVMArrayType::get(i64, n);
-  std::string name = "__tandem_gemm_desc_" + std::to_string(numGemms++);
+  std::string name = (prefix + llvm::Twine(counter++)).str();
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
     LLVM::GlobalOp::create(
         b, loc, type, /*isConstant=*/true, LLVM::Linkage::Private, name,
-        DenseElementsAttr::get(RankedTensorType::get({n}, i64),
-                               llvm::ArrayRef<int64_t>(fields)),
+        DenseElementsAttr::get(RankedTensorType::get({n}, i64), fields),
         /*alignment=*/8);
   }
   return LLVM::AddressOfOp::create(b, loc, ptr, name);
+}
+
+void ScheduleLowering::guardFallback(Location loc, Value done,
+                                     ArrayRef<Operation *> launches) {
+  // 0: no library here; launch the generated kernels.
+  Value fallback = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, done,
+                                        constant(loc, i32, 0));
+  auto branch = scf::IfOp::create(b, loc, fallback, /*withElseRegion=*/false);
+  // The fallback launches move into it (and are lowered there next).
+  Operation *yield = branch.thenBlock()->getTerminator();
+  for (Operation *launch : launches)
+    launch->moveBefore(yield);
 }
 
 LogicalResult ScheduleLowering::lowerFunction(func::FuncOp func) {
@@ -327,16 +389,36 @@ LogicalResult ScheduleLowering::lowerFunction(func::FuncOp func) {
                                  address.lookup(gemm.getB()),
                                  address.lookup(gemm.getC()), bias})
                       .getResult();
-              // 0: no GEMM library here; launch the generated kernels.
-              Value fallback = LLVM::ICmpOp::create(
-                  b, loc, LLVM::ICmpPredicate::eq, done, constant(loc, i32, 0));
-              auto branch = scf::IfOp::create(b, loc, fallback,
-                                              /*withElseRegion=*/false);
-              // The fallback launches move into it (and are lowered there
-              // next).
-              Operation *yield = branch.thenBlock()->getTerminator();
-              for (Operation *launch : gemm.getFallbackLaunches())
-                launch->moveBefore(yield);
+              guardFallback(loc, done, gemm.getFallbackLaunches());
+              return success();
+            })
+            .Case([&](ConvOp conv) -> LogicalResult {
+              auto kernel =
+                  module.lookupSymbol<func::FuncOp>(conv.getKernelAttr());
+              if (!kernel)
+                return conv.emitOpError() << "names '@" << conv.getKernel()
+                                          << "', which is not a function";
+              int64_t index =
+                  kernelIndex(conv.getKernelAttr().getAttr(),
+                              kernel.getFunctionType().getNumInputs());
+              auto optional = [&](Value value) {
+                return value ? address.lookup(value) : constant(loc, i64, 0);
+              };
+              Value done = LLVM::CallOp::create(
+                               b, loc,
+                               runtimeFunction("tandem_sched_conv", i32,
+                                               {ptr, i32, i32, ptr, i64, i64,
+                                                i64, i64, i64}),
+                               ValueRange{ctx, stream(loc, conv.getStream()),
+                                          constant(loc, i32, index),
+                                          convDescriptor(loc, conv),
+                                          address.lookup(conv.getX()),
+                                          address.lookup(conv.getW()),
+                                          address.lookup(conv.getY()),
+                                          optional(conv.getBias()),
+                                          optional(conv.getZ())})
+                               .getResult();
+              guardFallback(loc, done, conv.getFallbackLaunches());
               return success();
             })
             .Case([&](LaunchOp launch) {
@@ -420,18 +502,21 @@ void ScheduleLowering::recordProgram() {
     kernelList.push_back(b.getDictionaryAttr(
         {b.getNamedAttr("name", name),
          b.getNamedAttr("num_args", b.getI64IntegerAttr(arity))}));
-  module->setAttr(
-      TandemExecDialect::getProgramAttrName(),
-      b.getDictionaryAttr(
-          {b.getNamedAttr("model", b.getStringAttr(model)),
-           b.getNamedAttr("kernels", b.getArrayAttr(kernelList)),
-           b.getNamedAttr("partitions", b.getArrayAttr(partitions)),
-           b.getNamedAttr("weights", b.getArrayAttr(weights)),
-           b.getNamedAttr("num_events", b.getI64IntegerAttr(numEvents)),
-           b.getNamedAttr("device_arena_sizes",
-                          b.getDenseI64ArrayAttr(
-                              arenaBytes.empty() ? llvm::ArrayRef<int64_t>{0}
-                                                 : arenaBytes))}));
+  llvm::SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("model", b.getStringAttr(model)),
+      b.getNamedAttr("kernels", b.getArrayAttr(kernelList)),
+      b.getNamedAttr("partitions", b.getArrayAttr(partitions)),
+      b.getNamedAttr("weights", b.getArrayAttr(weights)),
+      b.getNamedAttr("num_events", b.getI64IntegerAttr(numEvents)),
+      b.getNamedAttr("device_arena_sizes",
+                     b.getDenseI64ArrayAttr(arenaBytes.empty()
+                                                ? llvm::ArrayRef<int64_t>{0}
+                                                : arenaBytes))};
+  // The library convolutions' descriptors, when there are any.
+  if (!convs.empty())
+    fields.push_back(b.getNamedAttr("convs", b.getArrayAttr(convs)));
+  module->setAttr(TandemExecDialect::getProgramAttrName(),
+                  b.getDictionaryAttr(fields));
 }
 
 namespace {

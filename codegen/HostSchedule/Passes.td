@@ -118,6 +118,55 @@ def TandemFormLibraryGemms : Pass<"tandem-form-library-gemms", "ModuleOp"> {
   let dependentDialects = ["::mlir::tandem::exec::TandemExecDialect"];
 }
 
+def TandemFormLibraryConvs : Pass<"tandem-form-library-convs", "ModuleOp"> {
+  let summary = "turns convolution launches into library convolutions with fused epilogues";
+  let description = [{
+    Runs on the host schedule (after `tandem-form-library-gemms`, before
+    `tandem-plan-device-memory`). A `tandem_exec.launch` of a kernel that is
+    one f32 2-D NCHW convolution (`linalg.conv_2d_nchw_fchw`,
+    `linalg.depthwise_conv_2d_nchw_chw`, or `linalg.conv_2d_ngchw_gfchw`
+    over reshapes for other group counts) becomes a `tandem_exec.conv`. The
+    kernel may pad its input itself (a zero-filled buffer the argument is
+    copied into at offsets [0, 0, top, left]: the conv's `pads`, which must
+    reproduce the output size symmetrically) and must start its output
+    from zero or from a bias argument broadcast along the channels (the
+    conv's `bias`); a ReLU or ReLU6 tandem-fuse-elementwise folded into the
+    convolution (`tandem.epilogue`) becomes its `activation`. Without a
+    fused activation, the launch right after it (device buffer definitions
+    aside) is folded into the epilogue when it only reads the product and
+    is `+ z` (a residual of the same shape: the conv's `z`), `max(x, 0)`,
+    `min(max(x, 0), 6)`, a sigmoid `1 / (exp(-x) + 1)` or swish
+    `x * sigmoid(x)` (as tandem.sigmoid and SiLU lower), or the sum then
+    one of them, and nothing else reads the product. The replaced launches follow the conv, in order, as
+    its `fallback` launches (run only when the device has no convolution
+    library). Everything else stays a generated kernel.
+
+    Before:
+
+    ```mlir
+    tandem_exec.launch @k3_conv2(%x, %w, %t) on compute grid [784, 1, 1] block [256, 1, 1] : ...
+    %y = tandem_exec.alloc : memref<1x64x56x56xf32, #gpu>
+    tandem_exec.launch @k4_generic(%t, %r, %y) on compute grid [784, 1, 1] block [256, 1, 1] : ...
+    ```
+
+    After:
+
+    ```mlir
+    %y = tandem_exec.alloc : memref<1x64x56x56xf32, #gpu>
+    tandem_exec.conv @k3_conv2(%x, %w) residual %r -> %y on compute
+        {activation = "relu", groups = 1 : i64, pads = array<i64: 1, 1>, ...}
+        : ... fallback 2
+    tandem_exec.launch @k3_conv2(%x, %w, %t) ...
+    tandem_exec.launch @k4_generic(%t, %r, %y) ...
+    ```
+  }];
+  let options = [
+    Option<"allowTF32", "allow-tf32", "bool", /*default=*/"false",
+           "let cuDNN use TF32 tensor cores (about 1e-3 relative error)">
+  ];
+  let dependentDialects = ["::mlir::tandem::exec::TandemExecDialect"];
+}
+
 def TandemPlanDeviceMemory : Pass<"tandem-plan-device-memory", "ModuleOp"> {
   let summary = "gives every device buffer a static offset in the device arena";
   let description = [{
@@ -191,7 +240,10 @@ def TandemLowerHostSchedule : Pass<"tandem-lower-host-schedule", "ModuleOp"> {
     constant `tandem_gemm_desc_t` (a private global of i64s), its kernel's
     number and the device pointers; when that returns 0 (no GEMM library
     on the device), an `scf.if` runs its fallback launches (the `fallback`
-    launches that follow it, moved into the `scf.if`).
+    launches that follow it, moved into the `scf.if`). A `tandem_exec.conv`
+    likewise becomes a call of `tandem_sched_conv` with a constant
+    `tandem_conv_desc_t` and the device pointers of x, w, y, the bias and
+    the residual z (0 when absent), its fallback launches in an `scf.if`.
 
     What the artifact needs about the program (kernels and their arities,
     partition names, the number of events, the device arena and the weight

@@ -3,9 +3,9 @@
 // The CUDA GPUs' target: which ops the GPU code generator (codegen/GPU:
 // kernels mapped to blocks and threads, PTX/cubin/fatbin images, cuBLASLt
 // GEMMs) compiles, its passes (partitions kept as functions of kernels,
-// library GEMMs in the host schedule, twins that run the GPU mapping), and
-// the kernels phase. GPU code generation extends the op list as it learns
-// new ops.
+// library GEMMs and convolutions in the host schedule, twins that run the GPU
+// mapping), and the kernels phase. GPU code generation extends the op list as
+// it learns new ops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,6 +50,11 @@ public:
     TandemFormLibraryGemmsOptions gemms;
     gemms.allowTF32 = options.cuda.allowTF32;
     pm.addPass(createTandemFormLibraryGemms(gemms));
+    // 2-D convolutions as cuDNN calls with their bias, residual and
+    // activation fused, likewise with the generated kernels as fallback.
+    TandemFormLibraryConvsOptions convs;
+    convs.allowTF32 = options.cuda.allowTF32;
+    pm.addPass(createTandemFormLibraryConvs(convs));
   }
 
   void

@@ -187,15 +187,18 @@ tandem_status_t validateDescriptor(const tandem_model_desc_t *desc) {
     return tandem_status_make(TANDEM_INVALID_ARGUMENT,
                               "model descriptor is NULL");
   if (desc->abi_version != TANDEM_ABI_VERSION &&
+      desc->abi_version != TANDEM_ABI_VERSION_MULTI_GPU &&
       desc->abi_version != TANDEM_ABI_VERSION_ONE_GPU &&
       desc->abi_version != TANDEM_ABI_VERSION_CPU_ONLY)
     return tandem_status_make(
         TANDEM_INVALID_ARGUMENT,
         "model '%s' was compiled for runtime ABI version %u, but this "
-        "runtime implements ABI version %u (and %u for one-GPU models, %u "
-        "for CPU-only models); recompile the model",
+        "runtime implements ABI version %u (and %u for models without a "
+        "convolution table, %u for one-GPU models, %u for CPU-only models); "
+        "recompile the model",
         desc->name ? desc->name : "", desc->abi_version,
         static_cast<unsigned>(TANDEM_ABI_VERSION),
+        static_cast<unsigned>(TANDEM_ABI_VERSION_MULTI_GPU),
         static_cast<unsigned>(TANDEM_ABI_VERSION_ONE_GPU),
         static_cast<unsigned>(TANDEM_ABI_VERSION_CPU_ONLY));
   if (!desc->name)

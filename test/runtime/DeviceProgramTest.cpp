@@ -486,6 +486,55 @@ TEST(DeviceProgramTwoGpus, ValidatesWeightDevices) {
   EXPECT_EQ(tandem_sched_device_base_of(&ctx, 1), 0u);
 }
 
+TEST(DeviceProgramTwoGpus, ValidatesTheConvolutionTable) {
+  // The two-GPU program as version 4, with a convolution table.
+  tandem_model_desc_t desc = gpu_test_two_gpu_descriptor;
+  tandem_device_program_t program = *desc.device_program;
+  desc.abi_version = TANDEM_ABI_VERSION;
+  desc.device_program = &program;
+  tandem_conv_desc_t conv = {};
+  conv.n = conv.c = conv.k = conv.r = conv.s = conv.groups = 1;
+  conv.h = conv.w = conv.p = conv.q = 4;
+  conv.stride_h = conv.stride_w = conv.dilation_h = conv.dilation_w = 1;
+  const tandem_conv_desc_t *table[] = {&conv};
+  tandem_model_options_t options = optionsFor("emulated");
+  struct Bad {
+    int32_t count;
+    const tandem_conv_desc_t *const *convs;
+    int64_t p;
+    const char *message;
+  } cases[] = {
+      {1, nullptr, 4,
+       "model 'gpu_test': device program: negative convolution count or no "
+       "convolution table"},
+      {-1, table, 4,
+       "model 'gpu_test': device program: negative convolution count or no "
+       "convolution table"},
+      {1, table, 3,
+       "model 'gpu_test': device program: convolution 0: conv descriptor: p "
+       "and q do not follow from h, w, the filter, strides, pads and "
+       "dilations"},
+  };
+  for (const Bad &bad : cases) {
+    program.num_convs = bad.count;
+    program.convs = bad.convs;
+    conv.p = bad.p;
+    tandem_model_t *raw = nullptr;
+    Status result = take(tandem_model_create(&desc, &options, &raw));
+    EXPECT_EQ(result.code, TANDEM_INVALID_ARGUMENT);
+    EXPECT_EQ(result.message, bad.message);
+    EXPECT_EQ(raw, nullptr);
+  }
+  // A valid table: created (the emulated device has nothing to prepare)
+  // and the model runs as before.
+  program.num_convs = 1;
+  program.convs = table;
+  conv.p = 4;
+  ModelPtr model = create(&desc, options);
+  ASSERT_TRUE(model);
+  EXPECT_EQ(runRound(model.get(), 0), 0);
+}
+
 TEST(DeviceProgramRuns, SchedWithoutAProgramFailsTheRun) {
   // A CPU-only model's context has no slot: calling tandem_sched_* is an
   // error of the run, not a crash.

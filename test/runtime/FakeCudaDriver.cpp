@@ -14,7 +14,10 @@
 //    busy-waits about 20 us, so that timed spans are not empty;
 //  - a capturing stream records its copies, launches, event records and
 //    graph launches; cuGraphLaunch replays them in order;
-//  - events remember their flags and a steady_clock time per record.
+//  - events remember their flags and a steady_clock time per record;
+//  - tandem_fake_cuda_enqueue_host runs a host function in stream order (or
+//    records it into a capture): what the fake cuDNN (FakeCudnn.cpp) uses
+//    to compute its convolutions on the host, captured like a launch.
 // Modules accept any image. A text (PTX) image is kept, and
 // cuModuleGetFunction finds a name only if it occurs in that text; a text
 // image containing kFailMarker fails with CUDA_ERROR_INVALID_PTX and writes a
@@ -94,7 +97,7 @@ constexpr const char *kFailMarker = "tandem-fake-cuda: fail to load";
 
 /// The ops a capture records and a graph replays.
 struct Op {
-  enum Kind { H2D, D2H, D2D, Launch, EventRecord } kind;
+  enum Kind { H2D, D2H, D2D, Launch, EventRecord, Host } kind;
   CUdeviceptr dst = 0;
   CUdeviceptr src = 0;
   void *hostDst = nullptr;
@@ -105,6 +108,9 @@ struct Op {
   unsigned block[3] = {};
   unsigned shared = 0;
   CUevent event = nullptr;
+  /// Host: the function and a copy of its argument bytes.
+  void (*hostFn)(void *) = nullptr;
+  std::shared_ptr<std::vector<unsigned char>> hostEnv;
 };
 
 uint64_t nowNs() {
@@ -165,6 +171,7 @@ struct State {
   std::set<CUgraph> graphs;
   std::set<CUgraphExec> execs;
   int launchCount = 0;
+  int hostOpCount = 0;
   std::string lastKernel;
   unsigned lastGrid[3] = {};
   unsigned lastBlock[3] = {};
@@ -219,6 +226,10 @@ void run(State &s, const Op &op) {
     }
     break;
   }
+  case Op::Host:
+    ++s.hostOpCount;
+    op.hostFn(op.hostEnv->data());
+    break;
   case Op::EventRecord:
     // The event may have been destroyed since a capture recorded it.
     if (s.events.count(op.event)) {
@@ -947,7 +958,42 @@ FAKE_EXPORT void tandem_fake_cuda_reset(void) {
   State &s = state();
   Lock lock(s.mutex);
   s.launchCount = 0;
+  s.hostOpCount = 0;
   s.lastKernel.clear();
   std::memset(s.lastGrid, 0, sizeof(s.lastGrid));
   std::memset(s.lastBlock, 0, sizeof(s.lastBlock));
+}
+
+/// Runs fn(copy of the `bytes` at env) on `stream` in order: now, or at
+/// each replay of the graph a capture of the stream makes. For the fake
+/// cuDNN.
+FAKE_EXPORT CUresult tandem_fake_cuda_enqueue_host(CUstream stream,
+                                                   void (*fn)(void *),
+                                                   const void *env,
+                                                   size_t bytes) {
+  State &s = state();
+  Lock lock(s.mutex);
+  FAKE_REQUIRE_INIT(s);
+  if (!validStream(s, stream) || !fn)
+    return kErrorInvalidValue;
+  Op op{Op::Host};
+  op.hostFn = fn;
+  auto data = static_cast<const unsigned char *>(env);
+  op.hostEnv = std::make_shared<std::vector<unsigned char>>(data, data + bytes);
+  return enqueue(s, stream, op);
+}
+
+/// Whether [ptr, ptr + bytes) lies inside one live device allocation.
+FAKE_EXPORT int tandem_fake_cuda_in_allocation(CUdeviceptr ptr, size_t bytes) {
+  State &s = state();
+  Lock lock(s.mutex);
+  return inAllocation(s, ptr, bytes) ? 1 : 0;
+}
+
+/// Host functions run (tandem_fake_cuda_enqueue_host, directly or in
+/// replays) since the last reset.
+FAKE_EXPORT int tandem_fake_cuda_host_op_count(void) {
+  State &s = state();
+  Lock lock(s.mutex);
+  return s.hostOpCount;
 }

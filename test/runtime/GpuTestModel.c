@@ -233,9 +233,16 @@ static const tandem_device_program_t kBadWeightProgram = {2,
                                                           kBadWeightDevices};
 
 #define TWO_GPU_DESCRIPTOR(name, entryFn, program)                             \
-  const tandem_model_desc_t name = {                                           \
-      TANDEM_ABI_VERSION, "gpu_test", 1,         1,       kInputs,             \
-      kOutputs,           2 * BYTES,  2 * BYTES, entryFn, &program}
+  const tandem_model_desc_t name = {TANDEM_ABI_VERSION_MULTI_GPU,              \
+                                    "gpu_test",                                \
+                                    1,                                         \
+                                    1,                                         \
+                                    kInputs,                                   \
+                                    kOutputs,                                  \
+                                    2 * BYTES,                                 \
+                                    2 * BYTES,                                 \
+                                    entryFn,                                   \
+                                    &program}
 
 TWO_GPU_DESCRIPTOR(gpu_test_two_gpu_descriptor, twoGpuCorrectEntry,
                    kTwoGpuProgram);

@@ -203,8 +203,9 @@ TEST(Model, DescriptorErrors) {
   EXPECT_EQ(result.code, TANDEM_INVALID_ARGUMENT);
   EXPECT_EQ(result.message,
             "model 'test_add' was compiled for runtime ABI version 99, but "
-            "this runtime implements ABI version 3 (and 2 for one-GPU "
-            "models, 1 for CPU-only models); recompile the model");
+            "this runtime implements ABI version 4 (and 3 for models "
+            "without a convolution table, 2 for one-GPU models, 1 for "
+            "CPU-only models); recompile the model");
   EXPECT_EQ(model, nullptr);
 
   desc = test_add_descriptor;

@@ -117,8 +117,7 @@ protected:
 
   static ObjectOptions withPTX() {
     ObjectOptions options;
-    options.deviceImages.push_back(
-        {"sm_90", TANDEM_IMAGE_PTX, ".version 8.0"});
+    options.deviceImages.push_back({"sm_90", TANDEM_IMAGE_PTX, ".version 8.0"});
     return options;
   }
 
@@ -127,9 +126,9 @@ protected:
 
 TEST_F(DeviceProgramTest, DescriptorPointsAtTheDeviceProgram) {
   std::string ir = compile(kModel, ObjectKind::LLVMIR, withPTX());
-  // ABI version 3 and the trailing device program pointer.
+  // ABI version 4 and the trailing device program pointer.
   EXPECT_NE(ir.find("constant { i32, ptr, i32, i32, ptr, ptr, i64, i64, "
-                    "ptr, ptr } { i32 3, ptr @m_model_name"),
+                    "ptr, ptr } { i32 4, ptr @m_model_name"),
             std::string::npos)
       << ir;
   EXPECT_NE(ir.find("ptr @m_device_program }"), std::string::npos);

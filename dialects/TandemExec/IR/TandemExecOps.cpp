@@ -271,6 +271,36 @@ LogicalResult PartitionEndOp::verify() {
                        << "', which no partition_begin opened";
 }
 
+/// Checks that the `fallback` ops after `op` (a library call) are
+/// launches.
+static LogicalResult verifyFallback(Operation *op, int64_t fallback) {
+  if (fallback < 1)
+    return op->emitOpError()
+           << "needs at least 1 fallback launch, got " << fallback;
+  Operation *next = op->getNextNode();
+  for (int64_t i = 0; i < fallback; ++i, next = next->getNextNode()) {
+    if (!next || !isa<LaunchOp>(next))
+      return op->emitOpError()
+             << "is followed by "
+             << (next ? "'" + next->getName().getStringRef().str() + "'"
+                      : std::string("the end of the block"))
+             << " where fallback launch " << i + 1 << " of " << fallback
+             << " should be";
+  }
+  return success();
+}
+
+/// The launches among the `fallback` ops after `op`, in order.
+static SmallVector<Operation *> fallbackLaunches(Operation *op,
+                                                 int64_t fallback) {
+  SmallVector<Operation *> launches;
+  Operation *next = op->getNextNode();
+  for (int64_t i = 0; i < fallback && next; ++i, next = next->getNextNode())
+    if (isa<LaunchOp>(next))
+      launches.push_back(next);
+  return launches;
+}
+
 int64_t GemmOp::getEpilogueCode() {
   return llvm::StringSwitch<int64_t>(getEpilogue())
       .Case("none", 0)
@@ -359,34 +389,114 @@ LogicalResult GemmOp::verify() {
   if (getBias() &&
       failed(checkGemmOperand(*this, "bias", getBias(), 1, n, n, 0)))
     return failure();
-  int64_t fallback = v(getFallback());
-  if (fallback < 1)
-    return emitOpError() << "needs at least 1 fallback launch, got "
-                         << fallback;
-  Operation *op = getOperation()->getNextNode();
-  for (int64_t i = 0; i < fallback; ++i, op = op->getNextNode()) {
-    if (!op || !isa<LaunchOp>(op))
-      return emitOpError() << "is followed by "
-                           << (op ? "'" + op->getName().getStringRef().str() +
-                                        "'"
-                                  : std::string("the end of the block"))
-                           << " where fallback launch " << i + 1 << " of "
-                           << fallback << " should be";
-  }
-  return success();
+  return verifyFallback(*this, v(getFallback()));
 }
 
 SmallVector<Operation *> GemmOp::getFallbackLaunches() {
-  SmallVector<Operation *> launches;
-  Operation *op = getOperation()->getNextNode();
-  int64_t fallback = static_cast<int64_t>(getFallback());
-  for (int64_t i = 0; i < fallback && op; ++i, op = op->getNextNode())
-    if (isa<LaunchOp>(op))
-      launches.push_back(op);
-  return launches;
+  return fallbackLaunches(*this, static_cast<int64_t>(getFallback()));
 }
 
 LogicalResult GemmOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto kernel =
+      symbols.lookupNearestSymbolFrom<func::FuncOp>(*this, getKernelAttr());
+  if (!kernel || !kernel->hasAttr(TandemDialect::getKernelAttrName()))
+    return emitOpError() << "names '@" << getKernel()
+                         << "', which is not a tandem.kernel function";
+  return success();
+}
+
+int64_t ConvOp::getActivationCode() {
+  return llvm::StringSwitch<int64_t>(getActivation())
+      .Case("none", 0)
+      .Case("relu", 1)
+      .Case("relu6", 2)
+      .Case("sigmoid", 3)
+      .Case("swish", 4)
+      .Default(-1);
+}
+
+LogicalResult ConvOp::verify() {
+  if (!getStream().isCompute())
+    return emitOpError() << "must run on the compute stream";
+  for (auto [what, value] : {std::pair<StringRef, Value>{"x", getX()},
+                             {"w", getW()},
+                             {"y", getY()},
+                             {"bias", getBias()},
+                             {"z", getZ()}}) {
+    if (!value)
+      continue;
+    auto type = cast<MemRefType>(value.getType());
+    if (!isDeviceMemRef(type))
+      return emitOpError() << "operand " << what
+                           << " is not a device buffer: " << type;
+    if (!type.getElementType().isF32())
+      return emitOpError() << "operand " << what << " must hold f32, got "
+                           << type;
+    if (type.getRank() != (what == "bias" ? 1 : 4))
+      return emitOpError() << "operand " << what << " must have rank "
+                           << (what == "bias" ? 1 : 4) << ", got " << type;
+    if (failed(checkStreamDevice(*this, getStream(), type, "operand " + what)))
+      return failure();
+  }
+  for (auto [what, array] :
+       {std::pair<StringRef, ArrayRef<int64_t>>{"strides", getStrides()},
+        {"pads", getPads()},
+        {"dilations", getDilations()}}) {
+    if (array.size() != 2)
+      return emitOpError() << "needs 2 " << what << " (height, width), got "
+                           << array.size();
+    for (int64_t value : array)
+      if (value < (what == "pads" ? 0 : 1))
+        return emitOpError()
+               << "has " << what << " [" << array[0] << ", " << array[1]
+               << "]: each must be at least " << (what == "pads" ? 0 : 1);
+  }
+  ArrayRef<int64_t> xs = getX().getType().getShape(),
+                    ws = getW().getType().getShape(),
+                    ys = getY().getType().getShape();
+  int64_t groups = static_cast<int64_t>(getGroups());
+  if (groups < 1 || xs[1] % groups || ws[0] % groups)
+    return emitOpError() << "has groups " << groups << ", which must divide "
+                         << xs[1] << " input and " << ws[0]
+                         << " output channels";
+  if (ws[1] * groups != xs[1])
+    return emitOpError() << "has a filter of " << ws[1]
+                         << " input channels, but " << xs[1] << " / " << groups
+                         << " groups is " << xs[1] / groups;
+  ArrayRef<int64_t> strides = getStrides(), pads = getPads(),
+                    dilations = getDilations();
+  int64_t p =
+      (xs[2] + 2 * pads[0] - dilations[0] * (ws[2] - 1) - 1) / strides[0] + 1;
+  int64_t q =
+      (xs[3] + 2 * pads[1] - dilations[1] * (ws[3] - 1) - 1) / strides[1] + 1;
+  if (ys[0] != xs[0] || ys[1] != ws[0] || ys[2] != p || ys[3] != q ||
+      xs[2] + 2 * pads[0] < dilations[0] * (ws[2] - 1) + 1 ||
+      xs[3] + 2 * pads[1] < dilations[1] * (ws[3] - 1) + 1)
+    return emitOpError() << "has output " << getY().getType()
+                         << ", but the input, filter, strides, pads and "
+                            "dilations give "
+                         << xs[0] << "x" << ws[0] << "x" << p << "x" << q;
+  if (getBias() && getBias().getType().getNumElements() != ws[0])
+    return emitOpError() << "has a bias of "
+                         << getBias().getType().getNumElements()
+                         << " elements for " << ws[0] << " output channels";
+  if (getZ() && getZ().getType().getShape() != ys)
+    return emitOpError() << "has a residual " << getZ().getType()
+                         << " not shaped like the output " << getY().getType();
+  for (Value input : {getX(), getW(), getBias(), getZ()})
+    if (input && input == getY())
+      return emitOpError() << "writes its output over one of its inputs";
+  if (getActivationCode() < 0)
+    return emitOpError() << "has an unknown activation '" << getActivation()
+                         << "' (none, relu, relu6, sigmoid, swish)";
+  return verifyFallback(*this, static_cast<int64_t>(getFallback()));
+}
+
+SmallVector<Operation *> ConvOp::getFallbackLaunches() {
+  return fallbackLaunches(*this, static_cast<int64_t>(getFallback()));
+}
+
+LogicalResult ConvOp::verifySymbolUses(SymbolTableCollection &symbols) {
   auto kernel =
       symbols.lookupNearestSymbolFrom<func::FuncOp>(*this, getKernelAttr());
   if (!kernel || !kernel->hasAttr(TandemDialect::getKernelAttrName()))

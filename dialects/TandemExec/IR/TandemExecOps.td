@@ -283,6 +283,76 @@ def TandemExec_GemmOp : TandemExec_Op<"gemm",
   }];
 }
 
+def TandemExec_ConvOp : TandemExec_Op<"conv",
+    [AttrSizedOperandSegments,
+     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "an f32 2-D convolution run by a library, with a generated fallback";
+  let description = [{
+    `y = activation(conv(x, w) [+ bias] [+ z])` over NCHW buffers: `x` is
+    n x c x h x w, `w` k x (c / groups) x r x s, `y` (and the residual `z`)
+    n x k x p x q, with `groups`, `strides`, `pads` (symmetric: top and
+    left, the same added at the bottom and right) and `dilations` as in
+    ONNX Conv; input positions outside `x` read zero. `bias` has k elements,
+    one per output channel. `activation` is `none`, `relu`, `relu6`
+    (`min(max(x, 0), 6)`), `sigmoid` or `swish` (`x * sigmoid(x)`), applied
+    last; `tf32` lets cuDNN use TF32 tensor cores. `y` is overwritten.
+
+    The runtime runs it with cuDNN on CUDA (with a bias, one
+    `cudnnConvolutionBiasActivationForward` adds it, the residual and a
+    ReLU; without one, `cudnnConvolutionForward` then `cudnnAddTensor` for
+    the residual; ReLU6, sigmoid and swish as one more cuDNN call) and with
+    a host loop on the emulated device and the CPU fallback
+    (`tandem_sched_conv`); the program lists its descriptor so that model
+    creation chooses the algorithm and sizes the workspace. The `fallback` launches right
+    after the conv are its fallback: the launches of the generated kernels
+    it replaced (the convolution, which pads its input and starts from the
+    bias or zero itself, and the elementwise epilogue), which compute the
+    same `y`. They run only when the device has no convolution library
+    (cuDNN not found); otherwise the conv runs and they are skipped (ops of
+    the block rather than a region, as for `tandem_exec.gemm`). `kernel`,
+    the convolution's generated kernel, names the call (traces).
+
+    Example:
+
+    ```mlir
+    tandem_exec.conv @m_k3_conv2(%x, %w) residual %r -> %y on compute
+        {groups = 1 : i64, strides = array<i64: 1, 1>,
+         pads = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+         activation = "relu"}
+        : memref<1x64x56x56xf32, #gpu>, memref<64x64x3x3xf32, #gpu>
+          residual memref<1x64x56x56xf32, #gpu>
+          -> memref<1x64x56x56xf32, #gpu> fallback 2
+    tandem_exec.launch @m_k3_conv2(%x, %w, %t) on compute ...
+    tandem_exec.launch @m_k4_generic(%t, %r, %y) on compute ...
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$kernel,
+                       Arg<AnyStaticShapeMemRef, "", [MemRead]>:$x,
+                       Arg<AnyStaticShapeMemRef, "", [MemRead]>:$w,
+                       Arg<Optional<AnyStaticShapeMemRef>, "", [MemRead]>:$bias,
+                       Arg<Optional<AnyStaticShapeMemRef>, "", [MemRead]>:$z,
+                       Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$y,
+                       TandemExec_StreamAttr:$stream,
+                       I64Attr:$groups, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
+                       StrAttr:$activation, UnitAttr:$tf32,
+                       I64Attr:$fallback);
+  let assemblyFormat = [{
+    $kernel `(` $x `,` $w `)` (`bias` $bias^)? (`residual` $z^)? `->` $y
+    `on` custom<Stream>($stream) attr-dict `:` type($x) `,` type($w)
+    (`bias` type($bias)^)? (`residual` type($z)^)? `->` type($y)
+    `fallback` $fallback
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The TANDEM_CONV_ACT_* value of `activation`, or -1 when unknown.
+    int64_t getActivationCode();
+    /// The launches after this op that are its fallback, in order (as
+    /// many as are there; the verifier checks that all are).
+    ::llvm::SmallVector<::mlir::Operation *> getFallbackLaunches();
+  }];
+}
+
 def TandemExec_PartitionBeginOp : TandemExec_Op<"partition_begin", [StreamEffects]> {
   let summary = "opens the span of one partition";
   let description = [{

@@ -24,14 +24,19 @@ extern "C" {
 /** Version of the descriptor/entry ABI in this header. Version 2 added the
  *  trailing `device_program` field of tandem_model_desc_t; version 3 the
  *  trailing multi-GPU fields of tandem_device_program_t (`num_devices`,
- *  `device_arena_sizes`, `weight_devices`). tandem_model_create accepts
- *  TANDEM_ABI_VERSION, TANDEM_ABI_VERSION_ONE_GPU (2: the program ends
+ *  `device_arena_sizes`, `weight_devices`); version 4 its trailing
+ *  convolution table (`num_convs`, `convs`). tandem_model_create accepts
+ *  TANDEM_ABI_VERSION, TANDEM_ABI_VERSION_MULTI_GPU (3: the program ends
+ *  before `num_convs`), TANDEM_ABI_VERSION_ONE_GPU (2: the program ends
  *  before `num_devices` and runs on one GPU) and TANDEM_ABI_VERSION_CPU_ONLY
  *  (1: the descriptor ends before `device_program`, which is then never
  *  read) and rejects any other version. */
-#define TANDEM_ABI_VERSION 3
-/** The previous ABI version, still accepted: a device program for one GPU,
- *  without the fields version 3 appended. */
+#define TANDEM_ABI_VERSION 4
+/** An earlier ABI version, still accepted: a device program without the
+ *  convolution table version 4 appended. */
+#define TANDEM_ABI_VERSION_MULTI_GPU 3
+/** An earlier ABI version, still accepted: a device program for one GPU,
+ *  without the fields versions 3 and 4 appended. */
 #define TANDEM_ABI_VERSION_ONE_GPU 2
 /** The first ABI version, still accepted: a CPU-only descriptor without the
  *  `device_program` field. */
@@ -206,6 +211,43 @@ typedef struct {
   int64_t flags;                        /* TANDEM_GEMM_ALLOW_TF32 */
 } tandem_gemm_desc_t;
 
+/** Activations of a library convolution (tandem_conv_desc_t::activation),
+ *  applied last. The values are part of the ABI. */
+enum {
+  TANDEM_CONV_ACT_NONE = 0,
+  TANDEM_CONV_ACT_RELU = 1,    /* max(0, x) */
+  TANDEM_CONV_ACT_RELU6 = 2,   /* min(max(0, x), 6) (cuDNN's clipped ReLU) */
+  TANDEM_CONV_ACT_SIGMOID = 3, /* 1 / (1 + exp(-x)) */
+  TANDEM_CONV_ACT_SWISH = 4    /* x / (1 + exp(-x)) */
+};
+
+/** tandem_conv_desc_t::flags. */
+#define TANDEM_CONV_BIAS 1       /* adds `bias` (k elements, one per channel) */
+#define TANDEM_CONV_RESIDUAL 2   /* adds `z` (shaped like the output) */
+#define TANDEM_CONV_ALLOW_TF32 4 /* cuDNN may use TF32 tensor cores */
+
+/** An f32 2-D convolution of a device program, for a library (cuDNN) or the
+ *  host: NCHW input x (n x c x h x w), filter w (k x c/groups x r x s),
+ *  output y (n x k x p x q), all dense row-major;
+ *    y[b][o][i][j] = act(sum over the group's input channels ch and the
+ *      filter taps (u, v) of x[b][ch][i*stride_h - pad_h + u*dilation_h]
+ *      [j*stride_w - pad_w + v*dilation_w] * w[o][ch - g*c/groups][u][v]
+ *      [+ bias[o]] [+ z[b][o][i][j]])
+ *  with out-of-range input positions reading zero and g = o / (k/groups).
+ *  Padding is symmetric: p = (h + 2 pad_h - dilation_h (r - 1) - 1) /
+ *  stride_h + 1 (likewise q). y is overwritten and must not overlap x, w,
+ *  the bias or z. Every field is an int64_t so that generated code emits
+ *  it as one constant array. */
+typedef struct {
+  int64_t n, c, h, w; /* input */
+  int64_t k, r, s;    /* output channels, filter height and width */
+  int64_t groups;     /* divides c and k */
+  int64_t p, q;       /* output height and width */
+  int64_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
+  int64_t activation; /* TANDEM_CONV_ACT_* */
+  int64_t flags;      /* TANDEM_CONV_BIAS | TANDEM_CONV_RESIDUAL | ... */
+} tandem_conv_desc_t;
+
 /** Formats of device images. The values are part of the ABI. */
 enum { TANDEM_IMAGE_PTX = 0, TANDEM_IMAGE_CUBIN = 1, TANDEM_IMAGE_FATBIN = 2 };
 
@@ -245,6 +287,11 @@ typedef struct {
   int32_t num_devices;                /* >= 1 */
   const uint64_t *device_arena_sizes; /* num_devices sizes */
   const int32_t *weight_devices;      /* num_weights GPU numbers */
+  /* ABI version 4 only: every library convolution's descriptor (the ones
+   * its tandem_sched_conv calls pass), so that the runtime chooses their
+   * algorithms and sizes their workspace when the model is created. */
+  int32_t num_convs;
+  const tandem_conv_desc_t *const *convs; /* num_convs descriptors */
 } tandem_device_program_t;
 
 /** The compiler emits one of these per model, as a constant global named

@@ -551,6 +551,24 @@ TANDEM_API int32_t tandem_sched_gemm(const tandem_exec_ctx_t *ctx,
                                      const tandem_gemm_desc_t *desc, uint64_t a,
                                      uint64_t b, uint64_t c, uint64_t bias);
 
+/** Enqueues the convolution `desc` on `stream` with device pointers x, w,
+ *  y, bias (0 without TANDEM_CONV_BIAS) and z (0 without
+ *  TANDEM_CONV_RESIDUAL), if this run's device can run library
+ *  convolutions: cuDNN on CUDA (loaded on first use; when it cannot be
+ *  loaded that is logged once and every convolution falls back), a host
+ *  loop on the emulated device (on the stream's thread) and on the CPU
+ *  fallback. `kernel` (an index into the program's kernels) is the
+ *  convolution's generated kernel: it names the call in traces. Returns 1
+ *  when the convolution was enqueued (or the run has already failed), 0
+ *  when the caller must launch the generated fallback kernels instead.
+ *  `desc` must stay valid for the model's lifetime (generated code passes
+ *  a constant). */
+TANDEM_API int32_t tandem_sched_conv(const tandem_exec_ctx_t *ctx,
+                                     int32_t stream, int32_t kernel,
+                                     const tandem_conv_desc_t *desc, uint64_t x,
+                                     uint64_t w, uint64_t y, uint64_t bias,
+                                     uint64_t z);
+
 /** Bracket the launches of GPU partition `partition` on `stream` (CUDA
  *  Graph capture and replay from a slot's second run on, trace spans). For
  *  a CPU partition the stream is -1 and they only mark trace spans. */
@@ -853,6 +871,20 @@ TANDEM_API tandem_status_t tandem_device_gemm(
     tandem_stream_t *stream, const tandem_gemm_desc_t *desc,
     tandem_device_ptr_t a, tandem_device_ptr_t b, tandem_device_ptr_t c,
     tandem_device_ptr_t bias, const char *name);
+
+/** Enqueues the f32 convolution `desc` (copied) on `stream` with device
+ *  pointers x, w, y, bias (0 without TANDEM_CONV_BIAS) and z (0 without
+ *  TANDEM_CONV_RESIDUAL); `name` (copied) names it in traces. CUDA: cuDNN
+ *  on the stream (capturable; the algorithm is chosen and the workspace
+ *  allocated on the first call of a shape, before any capture); emulated: a
+ *  host loop on the stream's thread. TANDEM_UNAVAILABLE when the device has
+ *  no convolution library (cuDNN not found), TANDEM_INVALID_ARGUMENT for a
+ *  malformed descriptor or an address outside device memory.
+ *  Thread-safe. */
+TANDEM_API tandem_status_t tandem_device_conv(
+    tandem_stream_t *stream, const tandem_conv_desc_t *desc,
+    tandem_device_ptr_t x, tandem_device_ptr_t w, tandem_device_ptr_t y,
+    tandem_device_ptr_t bias, tandem_device_ptr_t z, const char *name);
 
 /** Starts capturing `stream`: copies, launches and graph launches enqueued
  *  on it are recorded instead of run, until tandem_stream_end_capture.

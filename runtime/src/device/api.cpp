@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "device/device.h"
+#include "kernels/conv_desc.h"
 #include "kernels/gemm_desc.h"
 
 #include <cstdlib>
@@ -484,6 +485,25 @@ tandem_status_t tandem_device_gemm(tandem_stream_t *stream,
   std::string what = name ? name : "gemm";
   return guarded("tandem_device_gemm",
                  [&] { return stream->gemm(*desc, a, b, c, bias, what); });
+}
+
+tandem_status_t tandem_device_conv(tandem_stream_t *stream,
+                                   const tandem_conv_desc_t *desc,
+                                   tandem_device_ptr_t x, tandem_device_ptr_t w,
+                                   tandem_device_ptr_t y,
+                                   tandem_device_ptr_t bias,
+                                   tandem_device_ptr_t z, const char *name) {
+  if (!stream || !desc)
+    return invalid("tandem_device_conv", "stream or desc is NULL");
+  char message[160];
+  if (!tandem::conv::check(*desc, message, sizeof(message)))
+    return invalid("tandem_device_conv", message);
+  if (!x || !w || !y || (tandem::conv::hasBias(*desc) && !bias) ||
+      (tandem::conv::hasResidual(*desc) && !z))
+    return invalid("tandem_device_conv", "a device pointer is 0");
+  std::string what = name ? name : "conv";
+  return guarded("tandem_device_conv",
+                 [&] { return stream->conv(*desc, x, w, y, bias, z, what); });
 }
 
 tandem_status_t tandem_stream_begin_capture(tandem_stream_t *stream) {

@@ -17,6 +17,12 @@
 // Library GEMMs (tandem_device_gemm) go to cuBLASLt (cublaslt.cpp), loaded
 // and given a handle on a device's first hasGemm(); a stream allocates its
 // 32 MiB workspace on its first GEMM.
+// Library convolutions (tandem_device_conv) go to cuDNN (cudnn.cpp) the
+// same way: loaded on a device's first hasConv(); a model's convolutions
+// are prepared when it is created (prepareConvs: each shape's algorithm
+// chosen, one workspace per compute stream sized for the largest), and a
+// convolution nobody prepared gets its plan and a 64 MiB workspace on its
+// first, uncaptured call.
 //
 // With an observer (traces), every copy, kernel, GEMM and graph replay
 // enqueued outside a capture is bracketed by two timing events; once the
@@ -27,6 +33,7 @@
 
 #include "device/cublaslt.h"
 #include "device/cuda_images.h"
+#include "device/cudnn.h"
 #include "device/device.h"
 
 #include <algorithm>
@@ -382,9 +389,8 @@ public:
   tandem_device_kind_t kind() const override { return TANDEM_DEVICE_CUDA; }
   const char *name() const override { return deviceName.c_str(); }
   const char *arch() const override { return smArch.c_str(); }
-  const tandem_device_image_t *
-  chooseImage(const tandem_device_image_t *images,
-              int32_t count) const override {
+  const tandem_device_image_t *chooseImage(const tandem_device_image_t *images,
+                                           int32_t count) const override {
     return tandem::device::chooseCudaImage(images, count, smArch.c_str());
   }
 
@@ -463,6 +469,35 @@ public:
       });
     });
     return blas != nullptr;
+  }
+
+  bool hasConv() override {
+    std::call_once(dnnOnce, [&] {
+      std::string reason;
+      const tandem::cudnn::Api *api = tandem::cudnn::load(&reason);
+      if (api) {
+        ScopedContext scope(drv, context);
+        tandem_status_t status =
+            scope.ok() ? tandem::cudnn::Context::create(*api, &dnn)
+                       : scope.release();
+        if (status) {
+          reason = tandem_status_message(status);
+          tandem_status_free(status);
+        }
+      }
+      if (dnn)
+        return;
+      // Logged once per process: every device would say the same.
+      static std::once_flag logged;
+      std::call_once(logged, [&] {
+        const char *quiet = std::getenv("TANDEM_QUIET");
+        if (!quiet || std::strcmp(quiet, "1") != 0)
+          std::fprintf(stderr,
+                       "tandem: %s; convolutions run as generated kernels\n",
+                       reason.c_str());
+      });
+    });
+    return dnn != nullptr;
   }
 
   tandem_status_t alloc(uint64_t bytes, tandem_device_ptr_t *out) override {
@@ -549,6 +584,8 @@ public:
   const cu::Context context;
   /// cuBLASLt on this device's context, once hasGemm() returned true.
   std::unique_ptr<tandem::cublaslt::Context> blas;
+  /// cuDNN on this device's context, once hasConv() returned true.
+  std::unique_ptr<tandem::cudnn::Context> dnn;
 
 private:
   /// One op between its timing events.
@@ -650,6 +687,7 @@ private:
   std::vector<cu::Event> freeEvents;
 
   std::once_flag blasOnce;
+  std::once_flag dnnOnce;
   const std::string deviceName;
   /// "sm_90" from the compute capability; empty if the driver did not say.
   const std::string smArch;
@@ -759,6 +797,10 @@ public:
     if (scope.ok()) {
       if (workspace)
         dev.drv.memFree(workspace);
+      if (convWorkspace)
+        dev.drv.memFree(convWorkspace);
+      for (cu::DevicePtr retired : retiredWorkspaces)
+        dev.drv.memFree(retired);
       dev.drv.streamDestroy(stream);
     }
   }
@@ -795,6 +837,67 @@ public:
                                           stream);
                   }),
         "gemm '" + name + "'");
+  }
+
+  tandem_status_t conv(const tandem_conv_desc_t &desc, tandem_device_ptr_t x,
+                       tandem_device_ptr_t w, tandem_device_ptr_t y,
+                       tandem_device_ptr_t bias, tandem_device_ptr_t z,
+                       const std::string &name) override {
+    if (!dev.hasConv())
+      return tandem_status_make(TANDEM_UNAVAILABLE,
+                                "conv '%s': cuDNN is not available",
+                                name.c_str());
+    ScopedContext scope(dev.drv, dev.context);
+    if (!scope.ok())
+      return scope.release();
+    // A model's convolutions were prepared when it was created
+    // (prepareConvs): their plans exist and the workspace fits them. Any
+    // other gets its plan here, and the workspace grows to the most any
+    // plan may use; neither may happen inside a capture.
+    bool planned = dev.dnn->algorithmOf(desc) >= 0;
+    uint64_t needed = 0;
+    if (planned)
+      if (tandem_status_t status = dev.dnn->prepare(desc, &needed))
+        return status;
+    if (!planned || !convWorkspace || needed > convWorkspaceBytes) {
+      if (isCapturing())
+        return tandem_status_make(
+            TANDEM_INVALID_ARGUMENT,
+            "conv '%s': the stream was not prepared for this convolution and "
+            "is capturing; prepare it (model creation does) or run it once "
+            "uncaptured",
+            name.c_str());
+      if (tandem_status_t status =
+              growConvWorkspace(tandem::cudnn::kWorkspaceBytes))
+        return status;
+    }
+    return tandem::device::prefixed(
+        dev.timed(this, stream, isCapturing(), tandem::device::OpKind::Kernel,
+                  name, 0,
+                  [&] {
+                    return dev.dnn->conv(desc, x, w, y, bias, z, convWorkspace,
+                                         stream);
+                  }),
+        "conv '" + name + "'");
+  }
+
+  tandem_status_t prepareConvs(const tandem_conv_desc_t *const *descs,
+                               size_t count) override {
+    if (count == 0 || !dev.hasConv())
+      return nullptr; // Without cuDNN the generated kernels run.
+    ScopedContext scope(dev.drv, dev.context);
+    if (!scope.ok())
+      return scope.release();
+    uint64_t largest = 0;
+    for (size_t i = 0; i < count; ++i) {
+      uint64_t bytes = 0;
+      if (tandem_status_t status = dev.dnn->prepare(*descs[i], &bytes))
+        return tandem::device::prefixed(status, "convolution " +
+                                                    std::to_string(i) + " of " +
+                                                    std::to_string(count));
+      largest = std::max(largest, bytes);
+    }
+    return growConvWorkspace(largest);
   }
 
   tandem_status_t finish() override {
@@ -994,6 +1097,34 @@ private:
   bool capturing = false;
   /// cuBLASLt's workspace (kWorkspaceBytes), from the stream's first GEMM.
   cu::DevicePtr workspace = 0;
+  /// cuDNN's workspace of convWorkspaceBytes (> 0 once allocated): sized
+  /// by prepareConvs for its convolutions, or kWorkspaceBytes.
+  cu::DevicePtr convWorkspace = 0;
+  uint64_t convWorkspaceBytes = 0;
+
+  /// Earlier, smaller workspaces: graphs captured before the workspace
+  /// grew still use them, so they are freed with the stream.
+  std::vector<cu::DevicePtr> retiredWorkspaces;
+
+  /// Makes the workspace at least `bytes` (at least 256, so that it exists
+  /// even when no algorithm needs one); the context is current and the
+  /// stream is not capturing. A smaller one is retired, not freed.
+  tandem_status_t growConvWorkspace(uint64_t bytes) {
+    bytes = std::max<uint64_t>(bytes, 256);
+    if (convWorkspace && convWorkspaceBytes >= bytes)
+      return nullptr;
+    if (convWorkspace) {
+      retiredWorkspaces.push_back(convWorkspace);
+      convWorkspace = 0;
+      convWorkspaceBytes = 0;
+    }
+    if (tandem_status_t status =
+            dev.drv.check(dev.drv.memAlloc(&convWorkspace, bytes),
+                          "cuMemAlloc (cuDNN workspace)"))
+      return status;
+    convWorkspaceBytes = bytes;
+    return nullptr;
+  }
 };
 
 tandem_status_t CudaDevice::createStream(tandem_stream_s **out) {

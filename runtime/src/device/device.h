@@ -92,6 +92,10 @@ struct tandem_device_s {
   /// cuBLASLt could be loaded; tried once, a failure logged once).
   virtual bool hasGemm() { return false; }
 
+  /// Whether streams of this device run tandem_device_conv (CUDA: whether
+  /// cuDNN could be loaded; tried once, a failure logged once).
+  virtual bool hasConv() { return false; }
+
   /// Device memory. `bytes` > 0 (api.cpp handles 0).
   virtual tandem_status_t alloc(uint64_t bytes, tandem_device_ptr_t *out) = 0;
   /// `ptr` != 0.
@@ -154,6 +158,27 @@ struct tandem_stream_s {
     (void)desc, (void)a, (void)b, (void)c, (void)bias, (void)name;
     return tandem_status_make(TANDEM_UNAVAILABLE,
                               "this device has no GEMM library");
+  }
+  /// An f32 convolution (tandem_device_conv; `desc` is checked, the
+  /// pointers it uses are non-zero). Backends without a convolution library
+  /// return TANDEM_UNAVAILABLE.
+  virtual tandem_status_t conv(const tandem_conv_desc_t &desc,
+                               tandem_device_ptr_t x, tandem_device_ptr_t w,
+                               tandem_device_ptr_t y, tandem_device_ptr_t bias,
+                               tandem_device_ptr_t z, const std::string &name) {
+    (void)desc, (void)x, (void)w, (void)y, (void)bias, (void)z, (void)name;
+    return tandem_status_make(TANDEM_UNAVAILABLE,
+                              "this device has no convolution library");
+  }
+  /// Prepares the `count` checked convolutions `descs` (a model's, at its
+  /// creation) so that none of them needs set-up or allocation when it is
+  /// first enqueued or captured: CUDA chooses their cuDNN algorithms and
+  /// allocates one workspace for the largest. Not called while capturing.
+  /// Backends without a convolution library have nothing to do.
+  virtual tandem_status_t prepareConvs(const tandem_conv_desc_t *const *descs,
+                                       size_t count) {
+    (void)descs, (void)count;
+    return nullptr;
   }
   /// `event` belongs to the same device.
   virtual tandem_status_t recordEvent(tandem_event_s *event) = 0;

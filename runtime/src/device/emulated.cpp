@@ -17,7 +17,9 @@
 //    pointer arguments translated to the backing memory. Library GEMMs
 //    (tandem_device_gemm) run the CPU sgemm there, single-threaded
 //    (TANDEM_EMULATED_GEMM=0: no GEMM library, as on CUDA without
-//    cuBLASLt).
+//    cuBLASLt). Library convolutions (tandem_device_conv) run the host
+//    loop of conv_desc.h the same way (TANDEM_EMULATED_CONV=0: no
+//    convolution library, as on CUDA without cuDNN).
 //  - Optional random delays before each copy and kernel make missing
 //    synchronisation visible as wrong results.
 //  - Capture records the stream's copies and launches as commands; a graph
@@ -26,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "device/device.h"
+#include "kernels/conv_desc.h"
 #include "kernels/gemm_desc.h"
 
 #include <algorithm>
@@ -117,7 +120,7 @@ struct DelayRange {
 /// A copy or a launch as the caller described it: what capture records and
 /// a graph replays. Device addresses are translated when it is queued.
 struct Command {
-  enum Kind { H2D, D2H, D2D, Kernel, Gemm } kind = H2D;
+  enum Kind { H2D, D2H, D2D, Kernel, Gemm, Conv } kind = H2D;
   tandem_device_ptr_t dst = 0;
   tandem_device_ptr_t src = 0;
   void *hostDst = nullptr;
@@ -135,6 +138,10 @@ struct Command {
   /// Gemm: the descriptor and the device addresses of A, B, C and the bias.
   tandem_gemm_desc_t gemm = {};
   tandem_device_ptr_t gemmArgs[4] = {};
+  /// Conv: the descriptor and the device addresses of x, w, y, the bias
+  /// and z.
+  tandem_conv_desc_t conv = {};
+  tandem_device_ptr_t convArgs[tandem::conv::kNumOperands] = {};
 };
 
 /// One entry of a stream's queue.
@@ -234,6 +241,13 @@ public:
   /// cuBLASLt (generated code then launches the GEMMs' fallback kernels).
   bool hasGemm() override {
     const char *env = std::getenv("TANDEM_EMULATED_GEMM");
+    return !(env && std::strcmp(env, "0") == 0);
+  }
+  /// TANDEM_EMULATED_CONV=0 makes the device behave like a GPU without
+  /// cuDNN (generated code then launches the convolutions' fallback
+  /// kernels).
+  bool hasConv() override {
+    const char *env = std::getenv("TANDEM_EMULATED_CONV");
     return !(env && std::strcmp(env, "0") == 0);
   }
   void setObserver(tandem::device::OpObserver *newObserver) override {
@@ -613,6 +627,19 @@ public:
     return submit(std::move(command));
   }
 
+  tandem_status_t conv(const tandem_conv_desc_t &desc, tandem_device_ptr_t x,
+                       tandem_device_ptr_t w, tandem_device_ptr_t y,
+                       tandem_device_ptr_t bias, tandem_device_ptr_t z,
+                       const std::string &name) override {
+    Command command;
+    command.kind = Command::Conv;
+    command.kernelName = name;
+    command.conv = desc;
+    tandem_device_ptr_t args[] = {x, w, y, bias, z};
+    std::copy(std::begin(args), std::end(args), command.convArgs);
+    return submit(std::move(command));
+  }
+
   tandem_status_t recordEvent(tandem_event_s *event) override {
     auto signal = std::make_shared<Signal>();
     Op op;
@@ -721,6 +748,8 @@ private:
       return "tandem_device_launch";
     case Command::Gemm:
       return "tandem_device_gemm";
+    case Command::Conv:
+      return "tandem_device_conv";
     }
     return "?";
   }
@@ -777,6 +806,7 @@ private:
       break;
     case Command::Kernel:
     case Command::Gemm:
+    case Command::Conv:
       op->kind = tandem::device::OpKind::Kernel;
       op->name = command.kernelName;
       break;
@@ -886,6 +916,36 @@ private:
                                 static_cast<const float *>(b.host()),
                                 static_cast<float *>(c.host()),
                                 static_cast<const float *>(bias.host()));
+      };
+      return nullptr;
+    }
+    case Command::Conv: {
+      using tandem::conv::Operand;
+      const tandem_conv_desc_t &desc = command.conv;
+      Resolved operands[tandem::conv::kNumOperands];
+      for (int i = 0; i < tandem::conv::kNumOperands; ++i) {
+        uint64_t bytes =
+            tandem::conv::extentBytes(desc, static_cast<Operand>(i));
+        if (bytes == 0)
+          continue;
+        if (tandem_status_t status =
+                dev.resolve(what, command.convArgs[i], bytes, &operands[i])) {
+          static const char *const names[] = {"x", "w", "y", "bias", "z"};
+          std::string message = tandem_status_message(status);
+          tandem_status_free(status);
+          return tandem_status_make(
+              TANDEM_INVALID_ARGUMENT, "conv '%s', operand %s: %s",
+              command.kernelName.c_str(), names[i], message.c_str());
+        }
+      }
+      op->run = [desc, x = operands[0], w = operands[1], y = operands[2],
+                 bias = operands[3], z = operands[4]] {
+        tandem::conv::runOnHost(nullptr, desc,
+                                static_cast<const float *>(x.host()),
+                                static_cast<const float *>(w.host()),
+                                static_cast<float *>(y.host()),
+                                static_cast<const float *>(bias.host()),
+                                static_cast<const float *>(z.host()));
       };
       return nullptr;
     }

@@ -11,6 +11,7 @@
 
 #include "program/program.h"
 #include "device/device.h"
+#include "kernels/conv_desc.h"
 #include "program/trace.h"
 
 #include <cinttypes>
@@ -79,6 +80,24 @@ tandem_status_t validateProgram(const tandem_model_desc_t *desc) {
           ") has no data or lies outside the device arena of GPU %d (%" PRIu64
           " bytes)",
           name, w, weight.bytes, weight.device_offset, gpu, arena);
+  }
+  // ABI version 4 lists the library convolutions.
+  if (desc->abi_version >= 4) {
+    if (p->num_convs < 0 || (p->num_convs > 0 && !p->convs))
+      return bad("negative convolution count or no convolution table");
+    for (int32_t c = 0; c < p->num_convs; ++c) {
+      char message[160];
+      if (!p->convs[c])
+        return tandem_status_make(TANDEM_INVALID_ARGUMENT,
+                                  "model '%s': device program: convolution "
+                                  "%d has no descriptor",
+                                  name, c);
+      if (!tandem::conv::check(*p->convs[c], message, sizeof(message)))
+        return tandem_status_make(TANDEM_INVALID_ARGUMENT,
+                                  "model '%s': device program: convolution "
+                                  "%d: %s",
+                                  name, c, message);
+    }
   }
   if (p->num_events < 0)
     return bad("negative event count");
@@ -198,6 +217,8 @@ tandem_status_t createProgram(const tandem_model_desc_t *desc,
   for (int32_t w = 0; w < p->num_weights; ++w)
     prog->weightDevices.push_back(desc->abi_version >= 3 ? p->weight_devices[w]
                                                          : 0);
+  if (desc->abi_version >= 4)
+    prog->convs.assign(p->convs, p->convs + p->num_convs);
   bool log = options.log_fallback != 0 && !envIs("TANDEM_QUIET", "1");
   if (spec == "cpu") {
     prog->fallbackReason =
@@ -377,6 +398,15 @@ tandem_status_t createSlot(const tandem_model_desc_t *desc, Program *prog,
         trace->addStream(gpu.streams[s],
                          streamTrackId(index, d * kNumStreams + s));
     }
+    // The library convolutions' algorithms and workspace, now rather than
+    // in the first run (CUDA with cuDNN; elsewhere nothing to do).
+    if (!prog->convs.empty())
+      if (tandem_status_t status =
+              gpu.streams[TANDEM_STREAM_COMPUTE]->prepareConvs(
+                  prog->convs.data(), prog->convs.size()))
+        return fail(tandem::device::prefixed(
+            status, std::string("model '") + desc->name +
+                        "': preparing its convolutions"));
     for (int32_t e = 0; e < p->num_events; ++e) {
       tandem_event_t *event = nullptr;
       if (tandem_status_t status = tandem_event_create(device, &event))

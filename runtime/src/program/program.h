@@ -61,6 +61,9 @@ struct Program {
   /// Per GPU, the bytes of its device arena; per weight, its GPU.
   std::vector<uint64_t> arenaBytes;
   std::vector<int32_t> weightDevices;
+  /// The library convolutions' descriptors (ABI version 4; none before):
+  /// each slot's compute streams prepare them when it is created.
+  std::vector<const tandem_conv_desc_t *> convs;
   /// Per GPU, the device it runs on; empty on the CPU fallback.
   std::vector<ProgramDevice> devices;
   /// "cpu", or the devices' names ("emulated", "cuda:0 (...)", joined with
@@ -88,6 +91,9 @@ struct LaunchRecord {
   /// A library GEMM (tandem_sched_gemm; args are A, B, C and the bias) that
   /// `kernel` names; NULL for a kernel launch.
   const tandem_gemm_desc_t *gemm = nullptr;
+  /// A library convolution (tandem_sched_conv; args are x, w, y, the bias
+  /// and z) that `kernel` names; NULL otherwise.
+  const tandem_conv_desc_t *conv = nullptr;
   bool operator==(const LaunchRecord &other) const;
 };
 

@@ -11,13 +11,16 @@
 //    memcpy, launches call the twins, events do nothing.
 // Library GEMMs (tandem_sched_gemm) are buffered and captured like launches;
 // they run cuBLASLt (CUDA), the CPU sgemm on the stream's thread (emulated)
-// or the CPU sgemm on the run's thread pool (CPU fallback).
+// or the CPU sgemm on the run's thread pool (CPU fallback). Library
+// convolutions (tandem_sched_conv) likewise run cuDNN (CUDA) or the host
+// loop of conv_desc.h (emulated, CPU fallback).
 // Failures never return: the first one is kept in the slot, later calls of
 // the run do nothing, and the run fails with its message (model.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "device/device.h"
+#include "kernels/conv_desc.h"
 #include "kernels/gemm_desc.h"
 #include "kernels/kernel_status.h"
 #include "program/program.h"
@@ -197,12 +200,36 @@ bool issueGemm(Slot *slot, const LaunchRecord &launch, int32_t stream,
                   "gemm", launch, stream, captured);
 }
 
+/// Issues one library convolution on `stream` (see issueLaunch).
+bool issueConv(Slot *slot, const LaunchRecord &launch, int32_t stream,
+               bool captured) {
+  const char *name = kernelName(slot, launch.kernel);
+  const uint64_t *args = launch.args.data();
+  if (!onDevice(slot)) {
+    auto host = [](uint64_t address) {
+      return reinterpret_cast<float *>(static_cast<uintptr_t>(address));
+    };
+    return runInline(slot, stream, name, [&] {
+      tandem::conv::runOnHost(&slot->ctx, *launch.conv, host(args[0]),
+                              host(args[1]), host(args[2]), host(args[3]),
+                              host(args[4]));
+    });
+  }
+  return enqueued(slot,
+                  tandem_device_conv(streamHandle(slot, stream), launch.conv,
+                                     args[0], args[1], args[2], args[3],
+                                     args[4], name),
+                  "conv", launch, stream, captured);
+}
+
 /// Issues one launch on `stream` (captured: recorded into the graph being
 /// captured). CPU fallback: calls the twin.
 bool issueLaunch(Slot *slot, const LaunchRecord &launch, int32_t stream,
                  bool captured) {
   if (launch.gemm)
     return issueGemm(slot, launch, stream, captured);
+  if (launch.conv)
+    return issueConv(slot, launch, stream, captured);
   const tandem_program_kernel_t &kernel =
       slot->program->program->kernels[launch.kernel];
   size_t n = launch.args.size();
@@ -403,7 +430,7 @@ namespace tandem {
 namespace sched {
 
 bool LaunchRecord::operator==(const LaunchRecord &other) const {
-  return kernel == other.kernel && gemm == other.gemm &&
+  return kernel == other.kernel && gemm == other.gemm && conv == other.conv &&
          std::equal(std::begin(dims), std::end(dims), std::begin(other.dims)) &&
          args == other.args;
 }
@@ -686,6 +713,64 @@ int32_t tandem_sched_gemm(const tandem_exec_ctx_t *ctx, int32_t stream,
   launch.kernel = kernel;
   launch.gemm = desc;
   launch.args.assign(addresses, addresses + 4);
+  if (onDevice(slot) && slot->openPartition >= 0 &&
+      stream == slot->openStream) {
+    slot->buffered.push_back(std::move(launch));
+    return 1;
+  }
+  flushOpen(slot);
+  if (slot->error.empty())
+    issueLaunch(slot, launch, stream, false);
+  return 1;
+}
+
+int32_t tandem_sched_conv(const tandem_exec_ctx_t *ctx, int32_t stream,
+                          int32_t kernel, const tandem_conv_desc_t *desc,
+                          uint64_t x, uint64_t w, uint64_t y, uint64_t bias,
+                          uint64_t z) {
+  Slot *slot = activeSlot(ctx, "tandem_sched_conv");
+  if (!slot || !checkStream(slot, stream, "conv"))
+    return 1;
+  const tandem_device_program_t *program = slot->program->program;
+  if (kernel < 0 || kernel >= program->num_kernels) {
+    fail(slot, "conv: kernel %d does not exist (the program has %d)", kernel,
+         program->num_kernels);
+    return 1;
+  }
+  const char *name = kernelName(slot, kernel);
+  char message[160];
+  if (!desc) {
+    fail(slot, "conv '%s': the descriptor is NULL", name);
+    return 1;
+  }
+  if (!tandem::conv::check(*desc, message, sizeof(message))) {
+    fail(slot, "conv '%s': %s", name, message);
+    return 1;
+  }
+  // No convolution library on this device (CUDA without cuDNN): the caller
+  // launches the generated kernels.
+  if (onDevice(slot) &&
+      !slot->program->devices[static_cast<size_t>(gpuOf(stream))]
+           .device->hasConv())
+    return 0;
+  const uint64_t addresses[tandem::conv::kNumOperands] = {x, w, y, bias, z};
+  static const char *const operands[tandem::conv::kNumOperands] = {
+      "x", "w", "y", "bias", "z"};
+  for (int i = 0; i < tandem::conv::kNumOperands; ++i) {
+    uint64_t bytes =
+        tandem::conv::extentBytes(*desc, static_cast<tandem::conv::Operand>(i));
+    if (bytes == 0)
+      continue;
+    char what[200];
+    std::snprintf(what, sizeof(what), "conv '%s', operand %s", name,
+                  operands[i]);
+    if (!checkRange(slot, stream, addresses[i], bytes, what))
+      return 1;
+  }
+  LaunchRecord launch;
+  launch.kernel = kernel;
+  launch.conv = desc;
+  launch.args.assign(addresses, addresses + tandem::conv::kNumOperands);
   if (onDevice(slot) && slot->openPartition >= 0 &&
       stream == slot->openStream) {
     slot->buffered.push_back(std::move(launch));

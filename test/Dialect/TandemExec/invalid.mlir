@@ -336,3 +336,113 @@ func.func @unknown_stream() {
   %e = tandem_exec.record on copy
   return
 }
+
+// -----
+
+func.func private @k_conv(%x: memref<1x2x5x5xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x3x3xf32>) attributes {tandem.kernel}
+
+func.func @conv_unknown_activation(%x: memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, %w: memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, %y: memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{has an unknown activation 'gelu' (none, relu, relu6, sigmoid, swish)}}
+  tandem_exec.conv @k_conv(%x, %w) -> %y on compute {groups = 1 : i64, strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, activation = "gelu"} : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">> -> memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">> fallback 1
+  tandem_exec.launch @k_conv(%x, %w, %y) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func private @k_conv(%x: memref<1x2x5x5xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x4x4xf32>) attributes {tandem.kernel}
+
+func.func @conv_wrong_output(%x: memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, %w: memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, %y: memref<1x4x4x4xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{has output 'memref<1x4x4x4xf32, #tandem.device<"/device:GPU:0">>', but the input, filter, strides, pads and dilations give 1x4x3x3}}
+  tandem_exec.conv @k_conv(%x, %w) -> %y on compute {groups = 1 : i64, strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, activation = "none"} : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">> -> memref<1x4x4x4xf32, #tandem.device<"/device:GPU:0">> fallback 1
+  tandem_exec.launch @k_conv(%x, %w, %y) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, memref<1x4x4x4xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func private @k_conv(%x: memref<1x2x5x5xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x3x3xf32>) attributes {tandem.kernel}
+
+func.func @conv_groups(%x: memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, %w: memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, %y: memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{has groups 3, which must divide 2 input and 4 output channels}}
+  tandem_exec.conv @k_conv(%x, %w) -> %y on compute {groups = 3 : i64, strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, activation = "none"} : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">> -> memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">> fallback 1
+  tandem_exec.launch @k_conv(%x, %w, %y) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func private @k_conv(%x: memref<1x2x5x5xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x3x3xf32>) attributes {tandem.kernel}
+
+func.func @conv_filter_channels(%x: memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, %w: memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, %y: memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{has a filter of 2 input channels, but 2 / 2 groups is 1}}
+  tandem_exec.conv @k_conv(%x, %w) -> %y on compute {groups = 2 : i64, strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, activation = "none"} : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">> -> memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">> fallback 1
+  tandem_exec.launch @k_conv(%x, %w, %y) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func private @k_conv(%x: memref<1x2x5x5xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x3x3xf32>) attributes {tandem.kernel}
+
+func.func @conv_zero_stride(%x: memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, %w: memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, %y: memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{has strides [0, 1]: each must be at least 1}}
+  tandem_exec.conv @k_conv(%x, %w) -> %y on compute {groups = 1 : i64, strides = array<i64: 0, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, activation = "none"} : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">> -> memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">> fallback 1
+  tandem_exec.launch @k_conv(%x, %w, %y) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func private @k_conv(%x: memref<1x2x5x5xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x3x3xf32>) attributes {tandem.kernel}
+
+func.func @conv_pads_count(%x: memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, %w: memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, %y: memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{needs 2 pads (height, width), got 4}}
+  tandem_exec.conv @k_conv(%x, %w) -> %y on compute {groups = 1 : i64, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, activation = "none"} : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">> -> memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">> fallback 1
+  tandem_exec.launch @k_conv(%x, %w, %y) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func private @k_conv(%x: memref<1x2x5x5xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x3x3xf32>) attributes {tandem.kernel}
+
+func.func @conv_bias_size(%x: memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, %w: memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, %y: memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>, %b: memref<3xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{has a bias of 3 elements for 4 output channels}}
+  tandem_exec.conv @k_conv(%x, %w) bias %b -> %y on compute {groups = 1 : i64, strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, activation = "none"} : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">> bias memref<3xf32, #tandem.device<"/device:GPU:0">> -> memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">> fallback 1
+  tandem_exec.launch @k_conv(%x, %w, %y) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func private @k_conv(%x: memref<1x2x5x5xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x3x3xf32>) attributes {tandem.kernel}
+
+func.func @conv_host_residual(%x: memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, %w: memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, %z: memref<1x4x3x3xf32>, %y: memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{operand z is not a device buffer: 'memref<1x4x3x3xf32>'}}
+  tandem_exec.conv @k_conv(%x, %w) residual %z -> %y on compute {groups = 1 : i64, strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, activation = "relu"} : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">> residual memref<1x4x3x3xf32> -> memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">> fallback 1
+  tandem_exec.launch @k_conv(%x, %w, %y) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func private @k_conv(%x: memref<1x2x5x5xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x3x3xf32>) attributes {tandem.kernel}
+
+func.func @conv_fallback_missing(%x: memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, %w: memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, %y: memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{is followed by 'func.return' where fallback launch 2 of 2 should be}}
+  tandem_exec.conv @k_conv(%x, %w) -> %y on compute {groups = 1 : i64, strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, activation = "none"} : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">> -> memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">> fallback 2
+  tandem_exec.launch @k_conv(%x, %w, %y) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func private @k_conv(%x: memref<1x4x3x3xf32>, %w: memref<4x4x1x1xf32>, %y: memref<1x4x3x3xf32>) attributes {tandem.kernel}
+
+func.func @conv_in_place(%x: memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>, %w: memref<4x4x1x1xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{writes its output over one of its inputs}}
+  tandem_exec.conv @k_conv(%x, %w) -> %x on compute {groups = 1 : i64, strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, activation = "none"} : memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>, memref<4x4x1x1xf32, #tandem.device<"/device:GPU:0">> -> memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">> fallback 1
+  tandem_exec.launch @k_conv(%x, %w, %x) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>, memref<4x4x1x1xf32, #tandem.device<"/device:GPU:0">>, memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>
+  return
+}

@@ -63,6 +63,25 @@ func.func @gemm(%a: memref<2x4xf32, #tandem.device<"/device:GPU:0">>, %b: memref
   return
 }
 
+// A library conv with a bias, a residual and its fallback launches; one
+// without either (two optional operands round-trip independently).
+func.func private @k_conv(%x: memref<1x2x5x5xf32>, %w: memref<4x1x3x3xf32>, %y: memref<1x4x3x3xf32>) attributes {tandem.kernel}
+
+// CHECK-LABEL: func.func @conv
+func.func @conv(%x: memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, %w: memref<4x1x3x3xf32, #tandem.device<"/device:GPU:0">>, %b: memref<4xf32, #tandem.device<"/device:GPU:0">>, %z: memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>, %y: memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>) {
+  // CHECK: tandem_exec.conv @k_conv(%{{[^,]+}}, %{{[^)]+}}) bias %{{[^ ]+}} residual %{{[^ ]+}} -> %{{.+}} on compute {activation = "relu6", dilations = array<i64: 1, 1>, groups = 2 : i64, pads = array<i64: 0, 0>, strides = array<i64: 1, 1>, tf32} : memref<1x2x5x5xf32, {{.+}}>, memref<4x1x3x3xf32, {{.+}}> bias memref<4xf32, {{.+}}> residual memref<1x4x3x3xf32, {{.+}}> -> memref<1x4x3x3xf32, {{.+}}> fallback 1
+  // CHECK-NEXT: tandem_exec.launch @k_conv
+  tandem_exec.conv @k_conv(%x, %w) bias %b residual %z -> %y on compute {groups = 2 : i64, strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, activation = "relu6", tf32} : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x1x3x3xf32, #tandem.device<"/device:GPU:0">> bias memref<4xf32, #tandem.device<"/device:GPU:0">> residual memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">> -> memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">> fallback 1
+  tandem_exec.launch @k_conv(%x, %w, %y) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x1x3x3xf32, #tandem.device<"/device:GPU:0">>, memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>
+  // CHECK: tandem_exec.conv @k_conv(%{{[^,]+}}, %{{[^)]+}}) residual %{{[^ ]+}} -> %{{.+}} on compute {activation = "swish", dilations = array<i64: 2, 1>, groups = 2 : i64, pads = array<i64: 1, 0>, strides = array<i64: 1, 1>} : memref<1x2x5x5xf32, {{.+}}>, memref<4x1x3x3xf32, {{.+}}> residual memref<1x4x3x3xf32, {{.+}}> -> memref<1x4x3x3xf32, {{.+}}> fallback 1
+  tandem_exec.conv @k_conv(%x, %w) residual %z -> %y on compute {groups = 2 : i64, strides = array<i64: 1, 1>, pads = array<i64: 1, 0>, dilations = array<i64: 2, 1>, activation = "swish"} : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x1x3x3xf32, #tandem.device<"/device:GPU:0">> residual memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">> -> memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">> fallback 1
+  tandem_exec.launch @k_conv(%x, %w, %y) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x1x3x3xf32, #tandem.device<"/device:GPU:0">>, memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>
+  // CHECK: tandem_exec.conv @k_conv(%{{[^,]+}}, %{{[^)]+}}) -> %{{.+}} on compute {activation = "none",
+  tandem_exec.conv @k_conv(%x, %w) -> %y on compute {groups = 2 : i64, strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, activation = "none"} : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x1x3x3xf32, #tandem.device<"/device:GPU:0">> -> memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">> fallback 1
+  tandem_exec.launch @k_conv(%x, %w, %y) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x1x3x3xf32, #tandem.device<"/device:GPU:0">>, memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
 // GPU 1's streams print with their GPU; GPU 0's without.
 // CHECK-LABEL: func.func @second_gpu
 func.func @second_gpu(%x: memref<4xf32>) {

@@ -40,6 +40,8 @@ typedef struct {
   int32_t num_devices;
   const uint64_t *device_arena_sizes;
   const int32_t *weight_devices;
+  int32_t num_convs;
+  const void *const *convs;
 } program_t;
 typedef struct {
   const char *name;
@@ -147,7 +149,7 @@ void tandem_sched_partition_end(const void *ctx, int32_t partition,
 
 int main(void) {
   const desc_t *d = &m_descriptor;
-  CHECK(d->abi_version == 3);
+  CHECK(d->abi_version == 4);
   CHECK(strcmp(d->name, "m") == 0);
   program = d->device_program;
   CHECK(program != NULL);
@@ -169,6 +171,8 @@ int main(void) {
   CHECK(program->num_devices == 1);
   CHECK(program->device_arena_sizes[0] == program->device_arena_bytes);
   CHECK(program->weight_devices[0] == 0);
+  /* No library convolution: an empty convolution table. */
+  CHECK(program->num_convs == 0 && program->convs == NULL);
 
   /* Creation: the device arena, with the weights uploaded once. */
   device = aligned_alloc(256, program->device_arena_bytes);

@@ -17,9 +17,10 @@ from typing import Optional
 
 from .errors import BY_CODE, TandemError
 
-# abi.h: TANDEM_ABI_VERSION, TANDEM_ABI_VERSION_ONE_GPU and
-# TANDEM_ABI_VERSION_CPU_ONLY.
-ABI_VERSION = 3
+# abi.h: TANDEM_ABI_VERSION, TANDEM_ABI_VERSION_MULTI_GPU,
+# TANDEM_ABI_VERSION_ONE_GPU and TANDEM_ABI_VERSION_CPU_ONLY.
+ABI_VERSION = 4
+ABI_VERSION_MULTI_GPU = 3
 ABI_VERSION_ONE_GPU = 2
 ABI_VERSION_CPU_ONLY = 1
 
@@ -75,6 +76,13 @@ class DeviceProgramV3(ctypes.Structure):
         ("num_devices", _i32),
         ("device_arena_sizes", ctypes.POINTER(_u64)),
         ("weight_devices", ctypes.POINTER(_i32))]
+
+
+class DeviceProgramV4(ctypes.Structure):
+    """tandem_device_program_t of ABI version 4 (adds the library
+    convolutions' descriptors, read here only for their count)."""
+    _fields_ = DeviceProgramV3._fields_ + [
+        ("num_convs", _i32), ("convs", _c_vp)]
 
 
 class ModelDescV2(ctypes.Structure):

@@ -156,13 +156,15 @@ class ModelInfo:
                                        path)
         v1 = ctypes.cast(ptr, ctypes.POINTER(_capi.ModelDescV1)).contents
         if v1.abi_version not in (_capi.ABI_VERSION,
+                                  _capi.ABI_VERSION_MULTI_GPU,
                                   _capi.ABI_VERSION_ONE_GPU,
                                   _capi.ABI_VERSION_CPU_ONLY):
             raise InvalidArgumentError(
-                "%s: descriptor ABI version %d, this package knows %d, %d "
-                "and %d" % (path, v1.abi_version, _capi.ABI_VERSION,
-                            _capi.ABI_VERSION_ONE_GPU,
-                            _capi.ABI_VERSION_CPU_ONLY))
+                "%s: descriptor ABI version %d, this package knows %d, %d, "
+                "%d and %d" % (path, v1.abi_version, _capi.ABI_VERSION,
+                               _capi.ABI_VERSION_MULTI_GPU,
+                               _capi.ABI_VERSION_ONE_GPU,
+                               _capi.ABI_VERSION_CPU_ONLY))
         self._desc_ptr = ptr
         self.abi_version = int(v1.abi_version)
         self.name = (v1.name or b"").decode()

@@ -17,7 +17,7 @@ HEADER_DIR = os.path.join(ROOT, "runtime", "include")
 STRUCTS = {
     "tandem_tensor_desc_t": _capi.TensorDesc,
     "tandem_device_image_t": _capi.DeviceImage,
-    "tandem_device_program_t": _capi.DeviceProgramV3,
+    "tandem_device_program_t": _capi.DeviceProgramV4,
     "tandem_model_desc_t": _capi.ModelDescV2,
     "tandem_model_options_t": _capi.ModelOptions,
     "tandem_tensor_t": _capi.Tensor,
@@ -30,6 +30,8 @@ def test_abi_constants():
     with open(os.path.join(HEADER_DIR, "tandem", "abi.h")) as f:
         text = f.read()
     for name, value in (("TANDEM_ABI_VERSION", _capi.ABI_VERSION),
+                        ("TANDEM_ABI_VERSION_MULTI_GPU",
+                         _capi.ABI_VERSION_MULTI_GPU),
                         ("TANDEM_ABI_VERSION_ONE_GPU",
                          _capi.ABI_VERSION_ONE_GPU),
                         ("TANDEM_ABI_VERSION_CPU_ONLY",

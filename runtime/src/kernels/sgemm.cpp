@@ -23,6 +23,7 @@
 
 #include "kernels/kernel_cache.h"
 #include "kernels/kernel_status.h"
+#include "kernels/scratch.h"
 #include "kernels/sgemm_internal.h"
 #include "kernels/winograd_internal.h"
 #include "tandem/runtime.h"
@@ -231,25 +232,7 @@ const KernelIsa &isa() {
 // Scratch
 //===----------------------------------------------------------------------===//
 
-/// A grow-only, 64-byte aligned, thread-local buffer.
-struct Scratch {
-  float *data = nullptr;
-  size_t capacity = 0;
-  ~Scratch() { std::free(data); }
-  /// At least n floats, or nullptr when memory is exhausted.
-  float *get(size_t n) {
-    if (n <= capacity)
-      return data;
-    size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
-    void *fresh = std::aligned_alloc(64, bytes);
-    if (!fresh)
-      return nullptr;
-    std::free(data);
-    data = static_cast<float *>(fresh);
-    capacity = n;
-    return data;
-  }
-};
+using tandem_internal::Scratch;
 
 thread_local Scratch packedA;
 thread_local Scratch packedB;

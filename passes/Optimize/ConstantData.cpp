@@ -47,6 +47,36 @@ std::optional<std::vector<float>> mlir::tandem::readF32Constant(Value value) {
   return std::nullopt;
 }
 
+/// The blob entries of the dense_resource attributes `root` and its
+/// nested ops carry.
+static llvm::SmallPtrSet<void *, 16> referencedBlobs(Operation *root) {
+  llvm::SmallPtrSet<void *, 16> entries;
+  root->walk([&](Operation *op) {
+    op->getAttrDictionary().walk([&](DenseResourceElementsAttr attr) {
+      entries.insert(attr.getRawHandle().getResource());
+    });
+  });
+  return entries;
+}
+
+DeadBlobReleaser::DeadBlobReleaser(Operation *root)
+    : root(root), before(referencedBlobs(root)) {}
+
+size_t DeadBlobReleaser::release() {
+  llvm::SmallPtrSet<void *, 16> after = referencedBlobs(root);
+  size_t freed = 0;
+  for (void *e : before) {
+    if (after.contains(e))
+      continue;
+    auto *entry = static_cast<DialectResourceBlobManager::BlobEntry *>(e);
+    if (AsmResourceBlob *blob = entry->getBlob()) {
+      freed += blob->getData().size();
+      entry->setBlob(AsmResourceBlob());
+    }
+  }
+  return freed;
+}
+
 Value mlir::tandem::createF32Constant(OpBuilder &builder, Location loc,
                                       RankedTensorType type,
                                       llvm::ArrayRef<float> data,

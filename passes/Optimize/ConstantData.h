@@ -13,6 +13,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include <optional>
 #include <vector>
 
@@ -27,6 +29,24 @@ std::optional<std::vector<float>> readF32Constant(Value value);
 /// importer stores weights).
 Value createF32Constant(OpBuilder &builder, Location loc, RankedTensorType type,
                         llvm::ArrayRef<float> data, llvm::StringRef nameHint);
+
+/// Frees the data of weight blobs that a rewrite left without users: take
+/// a snapshot of the dense_resource blobs `root` refers to before the
+/// rewrite, then release() those it no longer refers to afterwards (a
+/// transposed or folded weight replaces its original, whose bytes would
+/// otherwise stay in the context until it is destroyed). `root` must be the
+/// whole module: a blob counts as unused when nothing under it refers to it.
+class DeadBlobReleaser {
+public:
+  explicit DeadBlobReleaser(Operation *root);
+  /// Empties every snapshot blob `root` no longer refers to; returns the
+  /// bytes freed.
+  size_t release();
+
+private:
+  Operation *root;
+  llvm::SmallPtrSet<void *, 16> before;
+};
 
 } // namespace mlir::tandem
 

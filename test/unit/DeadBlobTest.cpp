@@ -1,0 +1,76 @@
+//===- DeadBlobTest.cpp - rewritten weights free their original blobs
+//------===//
+//
+// tandem-normalize-bias transposes a Gemm's transB weight into a new
+// dense_resource blob; the original's bytes must be freed (they would stay
+// in the context until it is destroyed, a copy of the weight for the rest
+// of the compile), while a blob something still uses keeps its data.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Tandem/IR/TandemOps.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mlir::tandem;
+
+namespace {
+
+TEST(DeadBlobTest, TransposedWeightFreesItsOriginal) {
+  MLIRContext context;
+  context.loadDialect<TandemDialect, func::FuncDialect>();
+  OpBuilder b(&context);
+  Location loc = b.getUnknownLoc();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToStart(module->getBody());
+  auto blobAttr = [&](StringRef name, ArrayRef<int64_t> shape) {
+    std::vector<float> data(shape[0] * shape[1], 0.25f);
+    return DenseResourceElementsAttr::get(
+        RankedTensorType::get(shape, b.getF32Type()), name,
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(
+            ArrayRef<char>(reinterpret_cast<const char *>(data.data()),
+                           data.size() * sizeof(float)),
+            alignof(int64_t)));
+  };
+  // y = x * w^T (w is [N, K], transB) and z = u (kept: a function result).
+  DenseResourceElementsAttr w = blobAttr("w", {16, 32});
+  DenseResourceElementsAttr u = blobAttr("u", {4, 8});
+  auto x = RankedTensorType::get({2, 32}, b.getF32Type());
+  auto func = func::FuncOp::create(
+      b, loc, "f",
+      b.getFunctionType(
+          {x}, {RankedTensorType::get({2, 16}, b.getF32Type()), u.getType()}));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  Value wv = ConstantOp::create(b, loc, w);
+  Value uv = ConstantOp::create(b, loc, u);
+  Value y = GemmOp::create(b, loc, body->getArgument(0), wv, Value(),
+                           /*transA=*/false, /*transB=*/true, APFloat(1.0f),
+                           APFloat(1.0f));
+  func::ReturnOp::create(b, loc, ValueRange{y, uv});
+  ASSERT_NE(w.getRawHandle().getBlob(), nullptr);
+
+  PassManager pm(&context);
+  pm.addPass(createTandemNormalizeBias());
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  // The Gemm became a matmul of a new, transposed constant; w's bytes are
+  // gone, u's stay.
+  bool matmul = false;
+  module->walk([&](MatmulOp) { matmul = true; });
+  EXPECT_TRUE(matmul);
+  AsmResourceBlob *freed = w.getRawHandle().getBlob();
+  EXPECT_TRUE(!freed || freed->getData().empty());
+  AsmResourceBlob *kept = u.getRawHandle().getBlob();
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(kept->getData().size(), 4u * 8u * sizeof(float));
+}
+
+} // namespace

@@ -2,14 +2,12 @@
 
 #include "codegen/CPU/WinogradFilters.h"
 
+#include "passes/Optimize/ConstantData.h"
 #include "runtime/include/tandem/winograd.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
 
-#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -23,32 +21,6 @@ int mlir::tandem::winogradTileFor(MemRefType output) {
     return n * ((oh + m - 1) / m) * ((ow + m - 1) / m);
   };
   return tiles(4) >= kMinTiles ? 4 : tiles(2) >= kMinTiles ? 2 : 0;
-}
-
-/// The f32 elements of constant `global`'s initial value, or nullopt.
-static std::optional<std::vector<float>> readF32(memref::GlobalOp global) {
-  if (!global.getConstant() || !global.getInitialValue())
-    return std::nullopt;
-  MemRefType type = global.getType();
-  if (!type.getElementType().isF32() || !type.hasStaticShape())
-    return std::nullopt;
-  size_t count = type.getNumElements();
-  Attribute attr = *global.getInitialValue();
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    if (dense.isSplat())
-      return std::vector<float>(count, dense.getSplatValue<float>());
-    auto values = dense.getValues<float>();
-    return std::vector<float>(values.begin(), values.end());
-  }
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob || blob->getData().size() != count * sizeof(float))
-      return std::nullopt;
-    std::vector<float> data(count);
-    std::memcpy(data.data(), blob->getData().data(), count * sizeof(float));
-    return data;
-  }
-  return std::nullopt;
 }
 
 Value mlir::tandem::createWinogradFilter(OpBuilder &b, Location loc,
@@ -69,18 +41,16 @@ Value mlir::tandem::createWinogradFilter(OpBuilder &b, Location loc,
   std::string name =
       (global.getSymName() + "_winograd" + std::to_string(m)).str();
   if (!SymbolTable::lookupSymbolIn(module, name)) {
-    std::optional<std::vector<float>> g = readF32(global);
+    if (!global.getConstant() || !global.getInitialValue())
+      return {};
+    std::optional<std::vector<float>> g =
+        readF32Elements(*global.getInitialValue(), global.getType());
     if (!g)
       return {};
     std::vector<float> u(tandem_winograd_filter_floats(m, f, c));
     tandem_winograd_transform_filter(m, f, c, g->data(), u.data());
-    auto tensorType = RankedTensorType::get(type.getShape(), b.getF32Type());
-    auto value = DenseResourceElementsAttr::get(
-        tensorType, name,
-        HeapAsmResourceBlob::allocateAndCopyWithAlign(
-            ArrayRef<char>(reinterpret_cast<const char *>(u.data()),
-                           u.size() * sizeof(float)),
-            alignof(int64_t)));
+    ElementsAttr value = f32ElementsAttr(
+        RankedTensorType::get(type.getShape(), b.getF32Type()), u, name);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointAfter(global);
     memref::GlobalOp::create(b, global.getLoc(), name,

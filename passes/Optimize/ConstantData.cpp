@@ -22,11 +22,17 @@ std::optional<std::vector<float>> mlir::tandem::readF32Constant(Value value) {
   auto constant = value.getDefiningOp<ConstantOp>();
   if (!constant)
     return std::nullopt;
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || !type.getElementType().isF32() || !type.hasStaticShape())
+  auto type = dyn_cast<ShapedType>(value.getType());
+  if (!type)
+    return std::nullopt;
+  return readF32Elements(constant.getValue(), type);
+}
+
+std::optional<std::vector<float>>
+mlir::tandem::readF32Elements(Attribute attr, ShapedType type) {
+  if (!type.getElementType().isF32() || !type.hasStaticShape())
     return std::nullopt;
   size_t count = type.getNumElements();
-  Attribute attr = constant.getValue();
   if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
     if (dense.isSplat())
       return std::vector<float>(count, dense.getSplatValue<float>());
@@ -81,6 +87,13 @@ Value mlir::tandem::createF32Constant(OpBuilder &builder, Location loc,
                                       RankedTensorType type,
                                       llvm::ArrayRef<float> data,
                                       llvm::StringRef nameHint) {
+  return ConstantOp::create(builder, loc,
+                            f32ElementsAttr(type, data, nameHint));
+}
+
+ElementsAttr mlir::tandem::f32ElementsAttr(RankedTensorType type,
+                                           llvm::ArrayRef<float> data,
+                                           llvm::StringRef nameHint) {
   ElementsAttr attr;
   if (data.size() * sizeof(float) > kInlineBytes) {
     std::string name = sanitizeName(nameHint.empty() ? "folded" : nameHint);
@@ -96,5 +109,5 @@ Value mlir::tandem::createF32Constant(OpBuilder &builder, Location loc,
   } else {
     attr = DenseElementsAttr::get(type, data);
   }
-  return ConstantOp::create(builder, loc, attr);
+  return attr;
 }

@@ -24,11 +24,21 @@ namespace mlir::tandem {
 /// expanded), in row-major order; std::nullopt otherwise.
 std::optional<std::vector<float>> readF32Constant(Value value);
 
+/// The values of `attr` (a dense or dense_resource f32 constant of `type`,
+/// splats expanded), in row-major order; std::nullopt for anything else.
+std::optional<std::vector<float>> readF32Elements(Attribute attr,
+                                                  ShapedType type);
+
 /// Creates an f32 tandem.constant of `type` holding `data`: inline when
 /// small, a dense_resource blob named after `nameHint` when large (as the
 /// importer stores weights).
 Value createF32Constant(OpBuilder &builder, Location loc, RankedTensorType type,
                         llvm::ArrayRef<float> data, llvm::StringRef nameHint);
+
+/// The attribute createF32Constant gives its constant (also for other ops'
+/// constants, such as a memref.global's initial value).
+ElementsAttr f32ElementsAttr(RankedTensorType type, llvm::ArrayRef<float> data,
+                             llvm::StringRef nameHint);
 
 /// Frees the data of weight blobs that a rewrite left without users: take
 /// a snapshot of the dense_resource blobs `root` refers to before the

@@ -15,6 +15,7 @@
 #include "dialects/Tandem/IR/TandemDialect.h"
 #include "dialects/Tandem/IR/TandemOps.h"
 #include "passes/Analysis/DotGraph.h"
+#include "passes/Optimize/ConstantData.h"
 #include "passes/Passes.h"
 #include "passes/Placement/DeviceModel.h"
 
@@ -630,6 +631,8 @@ static LogicalResult runPhase(Compilation &c, Phase phase) {
     return runKernelsPhase(c);
   auto start = StepTimer::Clock::now();
   PassManager pm(&c.context);
+  // Weights a pass replaced free their bytes right away.
+  pm.addInstrumentation(std::make_unique<DeadBlobInstrumentation>());
   buildPhasePipeline(pm, phase, c.options, c.devices);
   if (c.configurePassManager && failed(c.configurePassManager(pm)))
     return failure();

@@ -8,6 +8,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <cstring>
@@ -65,14 +66,18 @@ static llvm::SmallPtrSet<void *, 16> referencedBlobs(Operation *root) {
   return entries;
 }
 
-DeadBlobReleaser::DeadBlobReleaser(Operation *root)
-    : root(root), before(referencedBlobs(root)) {}
+void DeadBlobInstrumentation::runBeforePass(Pass *, Operation *op) {
+  if (isa<ModuleOp>(op))
+    for (void *e : referencedBlobs(op))
+      seen.insert(e);
+}
 
-size_t DeadBlobReleaser::release() {
-  llvm::SmallPtrSet<void *, 16> after = referencedBlobs(root);
-  size_t freed = 0;
-  for (void *e : before) {
-    if (after.contains(e))
+void DeadBlobInstrumentation::runAfterPass(Pass *, Operation *op) {
+  if (!isa<ModuleOp>(op))
+    return;
+  llvm::SmallPtrSet<void *, 16> live = referencedBlobs(op);
+  for (void *e : seen) {
+    if (live.contains(e))
       continue;
     auto *entry = static_cast<DialectResourceBlobManager::BlobEntry *>(e);
     if (AsmResourceBlob *blob = entry->getBlob()) {
@@ -80,7 +85,7 @@ size_t DeadBlobReleaser::release() {
       entry->setBlob(AsmResourceBlob());
     }
   }
-  return freed;
+  seen = std::move(live);
 }
 
 Value mlir::tandem::createF32Constant(OpBuilder &builder, Location loc,

@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"
+#include "mlir/Pass/PassInstrumentation.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -40,22 +41,26 @@ Value createF32Constant(OpBuilder &builder, Location loc, RankedTensorType type,
 ElementsAttr f32ElementsAttr(RankedTensorType type, llvm::ArrayRef<float> data,
                              llvm::StringRef nameHint);
 
-/// Frees the data of weight blobs that a rewrite left without users: take
-/// a snapshot of the dense_resource blobs `root` refers to before the
-/// rewrite, then release() those it no longer refers to afterwards (a
-/// transposed or folded weight replaces its original, whose bytes would
-/// otherwise stay in the context until it is destroyed). `root` must be the
-/// whole module: a blob counts as unused when nothing under it refers to it.
-class DeadBlobReleaser {
+/// Frees the data of weight blobs that passes leave without users: a
+/// transposed, folded or transformed weight replaces its original, whose
+/// bytes would otherwise stay in the context until it is destroyed (for a
+/// large model, a copy of its biggest weights through the rest of the
+/// compile). Before each pass on the module it records the dense_resource
+/// blobs the module refers to; after it, it empties those the module no
+/// longer refers to. Passes nested on functions are watched as the whole of
+/// their pass adaptor, which runs on the module (another function may still
+/// use a blob one function dropped). Add it to a pass manager whose root is
+/// the whole module.
+class DeadBlobInstrumentation : public PassInstrumentation {
 public:
-  explicit DeadBlobReleaser(Operation *root);
-  /// Empties every snapshot blob `root` no longer refers to; returns the
-  /// bytes freed.
-  size_t release();
+  void runBeforePass(Pass *pass, Operation *op) override;
+  void runAfterPass(Pass *pass, Operation *op) override;
+  /// Bytes freed so far.
+  size_t freedBytes() const { return freed; }
 
 private:
-  Operation *root;
-  llvm::SmallPtrSet<void *, 16> before;
+  llvm::SmallPtrSet<void *, 16> seen;
+  size_t freed = 0;
 };
 
 } // namespace mlir::tandem

@@ -200,15 +200,8 @@ struct NormalizeBiasPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateNormalizeBiasPatterns(patterns);
-    // On a whole module, the weights a Gemm's transB or alpha rewrote are
-    // freed (nested on a function, another one may still use them).
-    std::optional<DeadBlobReleaser> blobs;
-    if (isa<ModuleOp>(getOperation()))
-      blobs.emplace(getOperation());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
-    if (blobs)
-      blobs->release();
   }
 };
 } // namespace

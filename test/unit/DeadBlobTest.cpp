@@ -2,13 +2,15 @@
 //------===//
 //
 // tandem-normalize-bias transposes a Gemm's transB weight into a new
-// dense_resource blob; the original's bytes must be freed (they would stay
-// in the context until it is destroyed, a copy of the weight for the rest
-// of the compile), while a blob something still uses keeps its data.
+// dense_resource blob; with the driver's DeadBlobInstrumentation the
+// original's bytes are freed (they would stay in the context until it is
+// destroyed, a copy of the weight for the rest of the compile), while a
+// blob something still uses keeps its data.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Tandem/IR/TandemOps.h"
+#include "passes/Optimize/ConstantData.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -59,8 +61,12 @@ TEST(DeadBlobTest, TransposedWeightFreesItsOriginal) {
   ASSERT_NE(w.getRawHandle().getBlob(), nullptr);
 
   PassManager pm(&context);
+  auto instrumentation = std::make_unique<DeadBlobInstrumentation>();
+  DeadBlobInstrumentation *blobs = instrumentation.get();
+  pm.addInstrumentation(std::move(instrumentation));
   pm.addPass(createTandemNormalizeBias());
   ASSERT_TRUE(succeeded(pm.run(*module)));
+  EXPECT_EQ(blobs->freedBytes(), 16u * 32u * sizeof(float));
   // The Gemm became a matmul of a new, transposed constant; w's bytes are
   // gone, u's stay.
   bool matmul = false;

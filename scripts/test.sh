@@ -40,6 +40,17 @@ bash scripts/setup.sh
 LIT=/usr/lib/llvm-22/bin/lit
 total_pass=0
 total_fail=0
+# What failed, repeated at the end so that a log's tail names it.
+failures=""
+
+# note_failure SUITE TEXT: adds SUITE and the lines of TEXT that name a
+# failure (at most 20) to the recap printed before the totals.
+note_failure() {
+  local lines
+  lines=$(printf '%s\n' "$2" | grep -E -i '(^|[^a-z])(fail(ed|ure)?|mismatch|error|timeout|timed out)([^a-z]|$)' \
+    | grep -v -E ' 0 failed|passed, 0 failed' | head -n 20 || true)
+  failures+="--- $1"$'\n'"${lines:-(no failing line printed: see the output of the suite above)}"$'\n'
+}
 
 # run_suite NAME BUILD_DIR [extra cmake args...]
 run_suite() {
@@ -61,6 +72,9 @@ run_suite() {
   fi
   read -r pass fail < <(python3 scripts/lit_summary.py "$json")
   if [ "$rc" != 0 ] && [ "$fail" = 0 ]; then fail=1; fi
+  if [ "$fail" != 0 ]; then
+    note_failure "$name lit" "$(python3 scripts/lit_summary.py --failed "$json")"
+  fi
   echo "=== [$name] $pass passed, $fail failed"
   total_pass=$((total_pass + pass))
   total_fail=$((total_fail + fail))
@@ -79,6 +93,7 @@ add_counts() {
   fi
   if [ "$rc" != 0 ] && [ "$fail" = 0 ]; then fail=1; fi
   total_fail=$((total_fail + fail))
+  if [ "$fail" != 0 ]; then note_failure "${last%%:*} (exit $rc)" "$2"; fi
 }
 
 # ONNX backend node tests: every in-scope test must import or be listed as
@@ -255,5 +270,9 @@ if [ "$SANITIZERS" = 1 ]; then
     -DCMAKE_BUILD_TYPE=RelWithDebInfo
 fi
 
+if [ -n "$failures" ]; then
+  echo "=== failures"
+  printf '%s' "$failures"
+fi
 echo "tests: $total_pass passed, $total_fail failed"
 [ "$total_fail" = 0 ]

@@ -256,7 +256,9 @@ def test_replica_killed_under_load(mlp_app, mlp):
     victim = _replica_actors(name)[0]
     victim_id = victim["name"].rsplit("#", 1)[1]
     rng = np.random.default_rng(9)
-    rows = [rng.standard_normal(16).astype(np.float32) for _ in range(200)]
+    # Enough rows that the burst outlasts the kill itself (ray.kill can take
+    # longer than a fast machine needs for a hundred requests).
+    rows = [rng.standard_normal(16).astype(np.float32) for _ in range(400)]
     done = [0]
     lock = threading.Lock()
 
@@ -280,9 +282,10 @@ def test_replica_killed_under_load(mlp_app, mlp):
         deadline = time.time() + 30
         while done[0] < 40 and time.time() < deadline:
             time.sleep(0.01)
-        ray.kill(ray.get_actor(victim["name"],
-                               namespace=victim["namespace"]),
-                 no_restart=True)
+        actor = ray.get_actor(victim["name"], namespace=victim["namespace"])
+        # When the kill is issued, not when ray.kill returns.
+        killed_at.append(done[0])
+        ray.kill(actor, no_restart=True)
         killed_at.append(done[0])
     killed_at = []
     k = threading.Thread(target=killer)
@@ -291,7 +294,9 @@ def test_replica_killed_under_load(mlp_app, mlp):
         results = list(pool.map(one, rows))
     k.join()
     # The kill landed mid-burst, with requests still running and queued.
-    assert killed_at and 40 <= killed_at[0] < len(rows) - 2 * CLIENTS
+    assert killed_at and 40 <= killed_at[0] < len(rows) - 2 * CLIENTS, \
+        "kill issued after %s and done after %s of %d requests" % (
+            killed_at[0], killed_at[-1], len(rows))
     retried = sum(r for _, r in results)
     assert retried <= 8
     _check_answers(mlp, rows, [a for a, _ in results])

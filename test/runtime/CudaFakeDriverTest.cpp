@@ -480,8 +480,9 @@ TEST_F(CudaFake, ObserverSeesExecutionTimes) {
   for (size_t i = 0; i < ops.size(); ++i) {
     EXPECT_EQ(ops[i].stream, stream) << i;
     EXPECT_LE(ops[i].startNs, ops[i].endNs) << i;
-    if (i > 0)
+    if (i > 0) {
       EXPECT_LE(ops[i - 1].endNs, ops[i].startNs) << "op " << i << " overlaps";
+    }
   }
   EXPECT_GE(ops[1].endNs - ops[1].startNs, 15000u)
       << "the kernel's span is not its execution time";

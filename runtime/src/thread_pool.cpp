@@ -1,10 +1,16 @@
 //===- thread_pool.cpp - The CPU thread pool behind tandem_parallel_for ---===//
 //
-// A fixed set of workers sleeps on a condition variable. tandem_parallel_for
-// publishes one job (the loop body and an atomic chunk counter) under the
-// pool's mutex, wakes the workers, and claims chunks itself until none are
-// left; then it waits until every worker that joined the job has left it.
-// Callers on one pool are serialized by a second mutex. See docs/Runtime.md.
+// A fixed set of workers waits for jobs. tandem_parallel_for publishes one
+// job (the loop body and an atomic chunk counter), wakes the workers that
+// sleep, and claims chunks itself until none are left; then it retracts the
+// job and waits until every worker that joined it has left it. Callers on
+// one pool are serialized by a mutex. See docs/Runtime.md.
+//
+// A compiled model makes hundreds of short parallel loops per run, so a
+// worker that finished a job spins on the job generation for a while
+// (TANDEM_POOL_SPIN_US, 200 us by default) before it sleeps on the
+// condition variable: waking a sleeping thread costs tens of microseconds,
+// as much as a small loop's whole work.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,7 +18,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <new>
@@ -24,6 +32,9 @@
 
 #if defined(__linux__)
 #include <sched.h>
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
 #endif
 
 namespace {
@@ -53,47 +64,99 @@ void runChunks(Job &job) {
   }
 }
 
+/// A spin-wait step that lets a sibling hyperthread run.
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+/// How long an idle worker spins before it sleeps: TANDEM_POOL_SPIN_US
+/// (0 sleeps at once), 200 us if unset or malformed.
+std::chrono::microseconds spinTime() {
+  const char *text = std::getenv("TANDEM_POOL_SPIN_US");
+  if (text && *text) {
+    char *end = nullptr;
+    long value = std::strtol(text, &end, 10);
+    if (end && *end == 0 && value >= 0 && value <= 1000000)
+      return std::chrono::microseconds(value);
+  }
+  return std::chrono::microseconds(200);
+}
+
 } // namespace
 
 struct tandem_thread_pool_s {
   int32_t size = 1;
+  std::chrono::microseconds spin{0};
   std::vector<std::thread> workers;
   /// Serializes tandem_parallel_for callers.
   std::mutex submitMutex;
-  /// Guards everything below.
+  /// The job workers may join (null between jobs) and its generation.
+  std::atomic<Job *> job{nullptr};
+  std::atomic<uint64_t> generation{0};
+  /// Workers inside the published job (they may still read it).
+  std::atomic<int32_t> busyWorkers{0};
+  std::atomic<bool> stop{false};
+  /// Workers asleep on workCv (changed under mutex).
+  std::atomic<int32_t> sleepers{0};
   std::mutex mutex;
   std::condition_variable workCv;
-  std::condition_variable doneCv;
-  Job *job = nullptr;
-  uint64_t generation = 0;
-  int32_t busyWorkers = 0;
-  bool stop = false;
+
+  /// Waits until the generation differs from `seen` or the pool stops:
+  /// spins for `spin`, then sleeps. Returns false when the pool stops.
+  bool waitForWork(uint64_t seen) {
+    auto changed = [&] { return stop.load() || generation.load() != seen; };
+    if (spin.count() > 0) {
+      auto deadline = std::chrono::steady_clock::now() + spin;
+      for (int i = 0; !changed(); ++i) {
+        cpuRelax();
+        if ((i & 63) == 63 && std::chrono::steady_clock::now() >= deadline)
+          break;
+      }
+    }
+    if (!changed()) {
+      std::unique_lock<std::mutex> lock(mutex);
+      // Counted before the predicate is checked: a submitter that sees no
+      // sleeper has already advanced the generation this check reads.
+      sleepers.fetch_add(1);
+      workCv.wait(lock, changed);
+      sleepers.fetch_sub(1);
+    }
+    return !stop.load();
+  }
 
   void workerLoop() {
     insideParallelFor = true;
     uint64_t seen = 0;
-    std::unique_lock<std::mutex> lock(mutex);
-    for (;;) {
-      workCv.wait(lock, [&] { return stop || generation != seen; });
-      if (stop)
-        return;
-      seen = generation;
-      Job *current = job;
-      if (!current)
-        continue; // The job finished before this worker woke up.
-      ++busyWorkers;
-      lock.unlock();
-      runChunks(*current);
-      lock.lock();
-      if (--busyWorkers == 0)
-        doneCv.notify_all();
+    while (waitForWork(seen)) {
+      seen = generation.load();
+      // Joined before the job is read: a submitter that retracts the job
+      // and then sees no busy worker knows no worker can still read it
+      // (both sides are sequentially consistent).
+      busyWorkers.fetch_add(1);
+      if (Job *current = job.load())
+        runChunks(*current);
+      busyWorkers.fetch_sub(1);
+    }
+  }
+
+  /// Publishes `next` and wakes the sleeping workers.
+  void publish(Job *next) {
+    job.store(next);
+    generation.fetch_add(1);
+    if (sleepers.load() > 0) {
+      std::lock_guard<std::mutex> lock(mutex);
+      workCv.notify_all();
     }
   }
 
   void shutdown() {
     {
       std::lock_guard<std::mutex> lock(mutex);
-      stop = true;
+      stop.store(true);
     }
     workCv.notify_all();
     for (std::thread &worker : workers)
@@ -189,6 +252,7 @@ tandem_status_t tandem_thread_pool_create(int32_t threads,
     return tandem_status_make(TANDEM_OUT_OF_MEMORY,
                               "cannot allocate a thread pool");
   pool->size = threads;
+  pool->spin = spinTime();
   try {
     pool->workers.reserve(static_cast<size_t>(threads - 1));
     for (int32_t i = 1; i < threads; ++i)
@@ -244,20 +308,20 @@ void tandem_parallel_for(tandem_thread_pool_t *pool, int64_t n, int64_t grain,
   job.numChunks = n / chunk + (n % chunk != 0);
 
   std::lock_guard<std::mutex> submit(pool->submitMutex);
-  {
-    std::lock_guard<std::mutex> lock(pool->mutex);
-    pool->job = &job;
-    ++pool->generation;
-  }
-  pool->workCv.notify_all();
+  pool->publish(&job);
   insideParallelFor = true;
   runChunks(job);
   insideParallelFor = false;
-  // Every chunk is claimed; wait for the workers still running one, then
-  // retract the job so that no late worker can see it.
-  std::unique_lock<std::mutex> lock(pool->mutex);
-  pool->doneCv.wait(lock, [&] { return pool->busyWorkers == 0; });
-  pool->job = nullptr;
+  // Every chunk is claimed: retract the job so that no late worker joins
+  // it, then wait for the workers still running one of its chunks (at
+  // most one chunk each, so spin, yielding now and then).
+  pool->job.store(nullptr);
+  for (int i = 0; pool->busyWorkers.load() != 0; ++i) {
+    if ((i & 1023) == 1023)
+      std::this_thread::yield();
+    else
+      cpuRelax();
+  }
 }
 
 } // extern "C"

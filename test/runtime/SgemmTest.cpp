@@ -119,6 +119,49 @@ TEST_P(SgemmTest, MatchesReferenceOnThreadPool) {
   tandem_thread_pool_destroy(pool);
 }
 
+TEST_P(SgemmTest, CachedWeightsOnThreadPoolMatchSerial) {
+  // Few tasks on 2 threads: cached weights as A with a narrow N (a 1x1
+  // conv on a 7x7 image: M blocks are split), as B with a short M (a
+  // transformer's activations: N tasks are split), and both streamed
+  // through the prefetching micro-kernels. Each element sums in the same
+  // order however the work is split, so results equal the serial call's.
+  struct Shape {
+    int64_t m, n, k;
+    int32_t flags;
+  };
+  tandem_thread_pool_t *pool = nullptr;
+  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  for (Shape t : {Shape{512, 49, 600, TANDEM_SGEMM_CONSTANT_A},
+                  Shape{128, 768, 300, TANDEM_SGEMM_CONSTANT_B},
+                  Shape{30, 70, 40, TANDEM_SGEMM_CONSTANT_A},
+                  Shape{200, 33, 520, TANDEM_SGEMM_CONSTANT_B}}) {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> a(t.m * t.k), b(t.k * t.n), c(t.m * t.n), ref(t.m * t.n);
+    for (float &x : a)
+      x = dist(rng);
+    for (float &x : b)
+      x = dist(rng);
+    if (!tandem_internal_sgemm_f32_on(GetParam(), nullptr, 1, t.m, t.n, t.k,
+                                      a.data(), 0, t.k, 1, b.data(), 0, t.n, 1,
+                                      ref.data(), 0, t.n, 1, 0))
+      GTEST_SKIP() << "this CPU has no " << GetParam() << " micro-kernel";
+    tandem_internal_kernel_cache *cache = tandem_internal_kernel_cache_create();
+    tandem_exec_ctx_t ctx = {};
+    ctx.pool = pool;
+    ctx.reserved[0] = cache;
+    for (int call = 0; call < 2; ++call) {
+      std::fill(c.begin(), c.end(), 0.0f);
+      tandem_internal_sgemm_f32_on(GetParam(), &ctx, 1, t.m, t.n, t.k, a.data(),
+                                   0, t.k, 1, b.data(), 0, t.n, 1, c.data(), 0,
+                                   t.n, 1, t.flags);
+      EXPECT_EQ(c, ref) << t.m << "x" << t.n << "x" << t.k << " call " << call;
+    }
+    tandem_internal_kernel_cache_destroy(cache);
+  }
+  tandem_thread_pool_destroy(pool);
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, SgemmTest,
                          ::testing::Values("avx512", "avx2", "portable"));
 

@@ -3,7 +3,9 @@
 #include "tandem/runtime.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -139,6 +141,34 @@ TEST(ThreadPool, UsesWorkers) {
     sawWorker = visits.threads.size() > 1;
   }
   EXPECT_TRUE(sawWorker);
+}
+
+TEST(ThreadPool, WorkersSpinningOrAsleepTakeEveryJob) {
+  // Idle workers spin for TANDEM_POOL_SPIN_US, then sleep: jobs published
+  // while they spin (back to back) and after they fell asleep (a pause
+  // longer than the spin) each run every index once, on the workers too,
+  // whatever the spin (0: sleep at once).
+  for (const char *spin : {"0", "50", "200000"}) {
+    setenv("TANDEM_POOL_SPIN_US", spin, 1);
+    PoolPtr pool = makePool(3);
+    unsetenv("TANDEM_POOL_SPIN_US");
+    std::set<std::thread::id> threads;
+    for (int job = 0; job < 60; ++job) {
+      if (job % 20 == 19)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      Visits visits(48);
+      tandem_parallel_for(
+          pool.get(), 48, 1,
+          [](void *env, int64_t begin, int64_t end) {
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+            Visits::visit(env, begin, end);
+          },
+          &visits);
+      visits.expectEachOnce();
+      threads.insert(visits.threads.begin(), visits.threads.end());
+    }
+    EXPECT_GT(threads.size(), 1u) << "spin " << spin;
+  }
 }
 
 struct NestedEnv {

@@ -154,6 +154,37 @@ TEST_P(WinogradFamily, CachedFilterOnThreadPool) {
   tandem_thread_pool_destroy(pool);
 }
 
+TEST_P(WinogradFamily, BothParallelFormsOnAThreadPool) {
+  // On 2 threads: a few tiles make one block, whose input transform,
+  // GEMMs (one per task) and output transform each spread over the pool;
+  // a 64x64 image makes at least 4 blocks, which run in parallel.
+  tandem_thread_pool_t *pool = nullptr;
+  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  tandem_exec_ctx_t ctx = {};
+  ctx.pool = pool;
+  for (int tile : {2, 4})
+    for (Case t : {Case{1, 40, 16, 16, 36}, Case{2, 24, 13, 11, 20},
+                   Case{1, 32, 66, 66, 24}}) {
+      int32_t flags = TANDEM_CONV2D_ACCUMULATE | TANDEM_CONV2D_RELU;
+      bool ran = true;
+      Result r = run(
+          t, flags,
+          [&](const float *in, int64_t sIn, int64_t sIc, int64_t sIh,
+              const float *filter, float *out, int64_t oh, int64_t ow) {
+            ran = tandem_internal_winograd_conv2d_f32(
+                GetParam(), tile, &ctx, t.n, t.c, t.h, t.w, in, sIn, sIc, sIh,
+                1, t.f, filter, out, t.f * oh * ow, oh * ow, oh, ow, flags);
+          });
+      if (!ran) {
+        EXPECT_NE(std::string(GetParam()), "portable");
+        tandem_thread_pool_destroy(pool);
+        GTEST_SKIP() << GetParam() << " does not run on this CPU";
+      }
+      expectClose(r, t, tile, GetParam());
+    }
+  tandem_thread_pool_destroy(pool);
+}
+
 INSTANTIATE_TEST_SUITE_P(Families, WinogradFamily,
                          ::testing::Values("portable", "avx2", "avx512"));
 

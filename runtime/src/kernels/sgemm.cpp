@@ -29,6 +29,7 @@
 #include "tandem/runtime.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -73,8 +74,18 @@ struct KernelIsa {
   int64_t mr;
   int64_t nr;
   MicroKernel kernel;
+  /// The same, also prefetching into L2 the next packed A panel (for the
+  /// last B panel an A panel meets) or the next packed B panel (for the
+  /// first A panel a B panel meets, when B comes from the weight cache):
+  /// with few panels on the other side, that operand streams from memory
+  /// and the FMAs would wait for it.
+  MicroKernel kernelNextA;
+  MicroKernel kernelNextB;
   const char *name;
 };
+
+/// Which packed panel a micro-kernel prefetches while it computes.
+enum class NextPanel { None, A, B };
 
 constexpr int64_t kKC = 256;      // K block: one A micro-panel (MR x KC) in L1
 constexpr int64_t kMCPanels = 12; // M block, in MR panels (L2 with B's part)
@@ -101,6 +112,7 @@ void kernelPortable(int64_t k, const float *pa, const float *pb, int64_t ldb,
 }
 
 #if TANDEM_X86
+template <NextPanel Next>
 __attribute__((target("avx2,fma"))) void
 kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
            int64_t ldc, bool accumulate, Epilogue epi) {
@@ -109,7 +121,14 @@ kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
 #define TANDEM_DECL(i)                                                         \
   __m256 c##i##0 = _mm256_setzero_ps(), c##i##1 = _mm256_setzero_ps();
   TANDEM_ROWS(TANDEM_DECL)
-  for (int64_t p = 0; p < k; ++p, pa += 6, pb += ldb) {
+  // As in kernelAvx512.
+  const float *nextA = pa + 6 * k, *nextB = pb + ldb * k;
+  for (int64_t p = 0; p < k;
+       ++p, pa += 6, pb += ldb, nextA += 6, nextB += ldb) {
+    if constexpr (Next == NextPanel::A)
+      _mm_prefetch(reinterpret_cast<const char *>(nextA), _MM_HINT_T1);
+    if constexpr (Next == NextPanel::B)
+      _mm_prefetch(reinterpret_cast<const char *>(nextB), _MM_HINT_T1);
     __m256 b0 = _mm256_loadu_ps(pb), b1 = _mm256_loadu_ps(pb + 8);
 #define TANDEM_FMA(i)                                                          \
   {                                                                            \
@@ -144,6 +163,7 @@ kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
 #undef TANDEM_STORE
 }
 
+template <NextPanel Next>
 __attribute__((target("avx512f"))) void
 kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
              int64_t ldc, bool accumulate, Epilogue epi) {
@@ -153,7 +173,17 @@ kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
 #define TANDEM_DECL(i)                                                         \
   __m512 c##i##_0 = _mm512_setzero_ps(), c##i##_1 = _mm512_setzero_ps();
   TANDEM_ROWS(TANDEM_DECL)
-  for (int64_t p = 0; p < k; ++p, pa += 14, pb += ldb) {
+  // Packed panels lie one after another, so the next one starts where this
+  // one ends (KernelIsa::kernelNextA, kernelNextB).
+  const float *nextA = pa + 14 * k, *nextB = pb + ldb * k;
+  for (int64_t p = 0; p < k;
+       ++p, pa += 14, pb += ldb, nextA += 14, nextB += ldb) {
+    if constexpr (Next == NextPanel::A)
+      _mm_prefetch(reinterpret_cast<const char *>(nextA), _MM_HINT_T1);
+    if constexpr (Next == NextPanel::B) {
+      _mm_prefetch(reinterpret_cast<const char *>(nextB), _MM_HINT_T1);
+      _mm_prefetch(reinterpret_cast<const char *>(nextB + 16), _MM_HINT_T1);
+    }
     __m512 b0 = _mm512_loadu_ps(pb), b1 = _mm512_loadu_ps(pb + 16);
 #define TANDEM_FMA(i)                                                          \
   {                                                                            \
@@ -193,18 +223,28 @@ kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
 /// if this CPU can run it.
 bool isaByName(const char *name, KernelIsa &out) {
   if (std::strcmp(name, "portable") == 0) {
-    out = {4, 8, kernelPortable, "portable"};
+    out = {4, 8, kernelPortable, kernelPortable, kernelPortable, "portable"};
     return true;
   }
 #if TANDEM_X86
   __builtin_cpu_init();
   if (std::strcmp(name, "avx512") == 0 && __builtin_cpu_supports("avx512f")) {
-    out = {14, 32, kernelAvx512, "avx512"};
+    out = {14,
+           32,
+           kernelAvx512<NextPanel::None>,
+           kernelAvx512<NextPanel::A>,
+           kernelAvx512<NextPanel::B>,
+           "avx512"};
     return true;
   }
   if (std::strcmp(name, "avx2") == 0 && __builtin_cpu_supports("avx2") &&
       __builtin_cpu_supports("fma")) {
-    out = {6, 16, kernelAvx2, "avx2"};
+    out = {6,
+           16,
+           kernelAvx2<NextPanel::None>,
+           kernelAvx2<NextPanel::A>,
+           kernelAvx2<NextPanel::B>,
+           "avx2"};
     return true;
   }
 #endif
@@ -236,6 +276,12 @@ using tandem_internal::Scratch;
 
 thread_local Scratch packedA;
 thread_local Scratch packedB;
+/// What this thread's packedA holds: M block packedAMBlock of the block
+/// step numbered packedAStep (steps are numbered from stepCounter), so that
+/// the chunks of one step that a thread runs pack each M block once.
+thread_local uint64_t packedAStep = 0;
+thread_local int64_t packedAMBlock = -1;
+std::atomic<uint64_t> stepCounter{0};
 
 //===----------------------------------------------------------------------===//
 // Packing
@@ -336,15 +382,19 @@ struct BlockStep {
   float *c;
   int64_t rsC, csC;
   int64_t m, kc, nc;    // this step's extents (A and B already offset)
-  int64_t mBlocks;      // blocks of kMCPanels MR-panels
-  int64_t nTasks;       // N tasks of kNCPanelsPerTask NR-panels
+  int64_t mBlocks;      // blocks of mcPanels MR-panels
+  int64_t mcPanels;     // at most kMCPanels
+  int64_t nTasks;       // N tasks of panelsPerTask NR-panels
+  int64_t panelsPerTask;
   bool accumulate;      // add to C (a later K block, or the caller asked)
   Epilogue epi;         // the fused epilogue (last K block only)
   float *bPacked;       // the packed KC x NC block of B
+  bool bCached;         // bPacked is in the weight cache (not just packed)
   const float *aCached; // A's panels for this K block, all M, or nullptr
   tandem_internal_kernel_failure *failure;
   const ConvImage *conv = nullptr; // B is this image's im2col
   int64_t pc = 0, jc = 0;          // the step's origin in B (conv only)
+  uint64_t serial = 0;             // from stepCounter, never 0
 };
 
 /// Packs the NR-column panel at column j0 of the conv step's B block: rows
@@ -429,19 +479,19 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
   }
   alignas(64) float tile[16 * 64];
   int64_t nPanels = (s.nc + nr - 1) / nr;
-  int64_t packedBlock = -1;
   for (int64_t task = begin; task < end; ++task) {
     int64_t mb = task / s.nTasks, nt = task % s.nTasks;
-    int64_t i0 = mb * kMCPanels * mr;
-    int64_t mc = std::min(kMCPanels * mr, s.m - i0);
+    int64_t i0 = mb * s.mcPanels * mr;
+    int64_t mc = std::min(s.mcPanels * mr, s.m - i0);
     if (s.aCached) {
       aPacked = const_cast<float *>(s.aCached) + i0 * s.kc;
-    } else if (mb != packedBlock) {
+    } else if (packedAStep != s.serial || packedAMBlock != mb) {
       packA(s.a + i0 * s.rsA, s.rsA, s.csA, mc, s.kc, mr, aPacked);
-      packedBlock = mb;
+      packedAStep = s.serial;
+      packedAMBlock = mb;
     }
-    int64_t p0 = nt * kNCPanelsPerTask;
-    int64_t p1 = std::min(nPanels, p0 + kNCPanelsPerTask);
+    int64_t p0 = nt * s.panelsPerTask;
+    int64_t p1 = std::min(nPanels, p0 + s.panelsPerTask);
     for (int64_t ir = 0; ir < mc; ir += mr) {
       int64_t rows = std::min(mr, mc - ir);
       const float *pa = aPacked + ir * s.kc;
@@ -451,10 +501,15 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
         const float *pb = s.bPacked + panel * nr * s.kc;
         int64_t ldb = nr;
         float *c = s.c + (i0 + ir) * s.rsC + j0 * s.csC;
+        MicroKernel kernel = s.isa->kernel;
+        if (panel + 1 == p1)
+          kernel = s.isa->kernelNextA;
+        else if (ir == 0 && s.bCached)
+          kernel = s.isa->kernelNextB;
         if (rows == mr && cols == nr && s.csC == 1) {
-          s.isa->kernel(s.kc, pa, pb, ldb, c, s.rsC, s.accumulate, s.epi);
+          kernel(s.kc, pa, pb, ldb, c, s.rsC, s.accumulate, s.epi);
         } else {
-          s.isa->kernel(s.kc, pa, pb, ldb, tile, nr, false, kNoEpilogue);
+          kernel(s.kc, pa, pb, ldb, tile, nr, false, kNoEpilogue);
           storeEdge(tile, nr, c, s.rsC, s.csC, rows, cols, s.accumulate, s.epi);
         }
       }
@@ -528,10 +583,30 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
     tandem_internal_kernel_fail(failure, "sgemm: out of memory for packing");
     return;
   }
-  int64_t mBlocks = (m + kMCPanels * mr - 1) / (kMCPanels * mr);
+  int64_t threads = tandem_thread_pool_size(pool);
+  int64_t mPanels = (m + mr - 1) / mr;
   for (int64_t jc = 0; jc < n; jc += kNC) {
     int64_t nc = std::min(kNC, n - jc);
     int64_t nPanels = (nc + nr - 1) / nr;
+    // Smaller tasks when there are too few to keep every thread busy to
+    // the end (a 768-wide B is 3 tasks of 8 panels: 2 threads, 1.5x). The
+    // side split first is the one whose operand is not cached weights: two
+    // tasks sharing a weight panel would both stream it from memory.
+    int64_t mcPanels = kMCPanels, panelsPerTask = kNCPanelsPerTask;
+    auto tasks = [&] {
+      return (mPanels + mcPanels - 1) / mcPanels *
+             ((nPanels + panelsPerTask - 1) / panelsPerTask);
+    };
+    bool splitMFirst = aCache != nullptr;
+    while (threads > 1 && tasks() < 4 * threads &&
+           (mcPanels > 1 || panelsPerTask > 1)) {
+      bool splitM = splitMFirst ? mcPanels > 1 : panelsPerTask == 1;
+      if (splitM)
+        mcPanels = (mcPanels + 1) / 2;
+      else
+        panelsPerTask /= 2;
+    }
+    int64_t mBlocks = (mPanels + mcPanels - 1) / mcPanels;
     int64_t mPadded = (m + mr - 1) / mr * mr;
     int64_t kc = kBlockSize(k);
     for (int64_t pc = 0; pc < k; pc += kc) {
@@ -549,17 +624,21 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
                   std::min(kc, k - pc),
                   nc,
                   mBlocks,
-                  (nPanels + kNCPanelsPerTask - 1) / kNCPanelsPerTask,
+                  mcPanels,
+                  (nPanels + panelsPerTask - 1) / panelsPerTask,
+                  panelsPerTask,
                   accumulate || pc > 0,
                   pc + kc >= k ? epi : kNoEpilogue,
                   bCache
                       ? const_cast<float *>(bCache) + jc * k + nPanels * nr * pc
                       : bPacked,
+                  bCache != nullptr,
                   aCache ? aCache + mPadded * pc : nullptr,
                   failure,
                   conv,
                   pc,
-                  jc};
+                  jc,
+                  stepCounter.fetch_add(1, std::memory_order_relaxed) + 1};
       // Packing a panel costs about as much as 1/MR of its FMAs: give each
       // chunk a few panels.
       // Packing B costs a copy for 2*m FLOPs per element; reading B in

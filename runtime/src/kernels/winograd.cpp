@@ -15,10 +15,11 @@
 // micro-kernels (U packed once, as a constant B), and the output transform
 // adds the bias already in the output (TANDEM_CONV2D_ACCUMULATE), applies
 // the fused epilogue and stores only the tile's valid outputs. Blocks run in
-// parallel on the thread pool; with fewer blocks than threads the GEMMs
-// parallelise instead. The transforms work on 8 channels at once (straight
-// line code over 8-float lanes, which the compiler vectorises), compiled
-// per ISA like the micro-kernels.
+// parallel on the thread pool; with fewer than two blocks per thread, all
+// tiles form one block whose three phases are each spread over the pool
+// (the GEMMs one per task, so that U is read once). The transforms work on 8
+// channels at once (straight line code over 8-float lanes, which the compiler
+// vectorises), compiled per ISA like the micro-kernels.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,6 +63,7 @@ struct Wino {
   bool accumulate;
   int epilogue; // 0 none, 1 ReLU, 2 ReLU6
   tandem_internal_kernel_failure *failure;
+  float *phaseV = nullptr, *phaseM = nullptr; // the phased form's V and M
 };
 
 using tandem_internal::Scratch;
@@ -210,13 +212,14 @@ TANDEM_INLINE void tileOrigin(const Wino &g, int64_t t, int64_t &image,
 }
 
 /// V[xi][tile][channel] for the `count` tiles from `t0`: 8 channels at a
-/// time, the patch gathered with zeros beyond the (padded) input.
+/// time, the patch gathered with zeros beyond the (padded) input. `v` is
+/// tile t0's row of plane 0; planes are ldTiles tiles apart.
 template <int M, bool Simd>
 TANDEM_INLINE void transformInput(const Wino &g, int64_t t0, int64_t count,
-                                  float *v) {
+                                  float *v, int64_t ldTiles) {
   constexpr int A = M + 2;
   alignas(64) float d[A][A][kLanes], t[A][A][kLanes];
-  int64_t ldv = count * g.c; // floats between xi planes of V
+  int64_t ldv = ldTiles * g.c; // floats between xi planes of V
   for (int64_t i = 0; i < count; ++i) {
     int64_t image, y0, x0;
     tileOrigin(g, t0 + i, image, y0, x0);
@@ -278,13 +281,14 @@ TANDEM_INLINE void transformInput(const Wino &g, int64_t t0, int64_t count,
 
 /// The outputs of the `count` tiles from `t0` from M[xi][tile][channel]: 8
 /// output channels at a time, plus the bias already there, the epilogue,
-/// and only the outputs inside the image stored.
+/// and only the outputs inside the image stored. `mm` is tile t0's row of
+/// plane 0; planes are ldTiles tiles apart.
 template <int M, bool Simd>
 TANDEM_INLINE void transformOutput(const Wino &g, int64_t t0, int64_t count,
-                                   const float *mm) {
+                                   const float *mm, int64_t ldTiles) {
   constexpr int A = M + 2;
   alignas(64) float x[A][A][kLanes], t[M][A][kLanes], y[M][M][kLanes];
-  int64_t ldm = count * g.f;
+  int64_t ldm = ldTiles * g.f;
   for (int64_t i = 0; i < count; ++i) {
     int64_t image, y0, x0;
     tileOrigin(g, t0 + i, image, y0, x0);
@@ -355,7 +359,7 @@ TANDEM_INLINE void runBlock(const Wino &g, int64_t block) {
     return;
   }
   float *mm = v + size_t(A * A) * count * g.c;
-  transformInput<M, Simd>(g, t0, count, v);
+  transformInput<M, Simd>(g, t0, count, v, count);
   // M[xi] (count x F) = V[xi] (count x C) * U[xi] (C x F), U constant.
   tandem_internal_sgemm_f32_into(g.isa, g.ctx, A * A, count, g.f, g.c, v,
                                  count * g.c, g.c, 1, g.u, g.c * g.f, g.f, 1,
@@ -363,16 +367,54 @@ TANDEM_INLINE void runBlock(const Wino &g, int64_t block) {
                                  TANDEM_SGEMM_CONSTANT_B, g.failure);
   if (g.failure->failed.load(std::memory_order_relaxed))
     return;
-  transformOutput<M, Simd>(g, t0, count, mm);
+  transformOutput<M, Simd>(g, t0, count, mm, count);
+}
+
+/// The phased form (few blocks, several threads): all tiles are one block
+/// in g.phaseV / g.phaseM, and each phase is spread over the pool by
+/// itself: the input transform by tiles, the alpha^2 GEMMs one per task
+/// (so U, which streams from memory, is read once in all), the output
+/// transform by tiles.
+enum class Phase { Input, Gemms, Output };
+
+template <int M, bool Simd>
+TANDEM_INLINE void runPhase(const Wino &g, Phase phase, int64_t begin,
+                            int64_t end) {
+  switch (phase) {
+  case Phase::Input:
+    transformInput<M, Simd>(g, begin, end - begin, g.phaseV + begin * g.c,
+                            g.tiles);
+    return;
+  case Phase::Output:
+    transformOutput<M, Simd>(g, begin, end - begin, g.phaseM + begin * g.f,
+                             g.tiles);
+    return;
+  case Phase::Gemms:
+    for (int64_t xi = begin; xi < end; ++xi)
+      tandem_internal_sgemm_f32_into(g.isa, g.ctx, 1, g.tiles, g.f, g.c,
+                                     g.phaseV + xi * g.tiles * g.c, 0, g.c, 1,
+                                     g.u + xi * g.c * g.f, 0, g.f, 1,
+                                     g.phaseM + xi * g.tiles * g.f, 0, g.f, 1,
+                                     TANDEM_SGEMM_CONSTANT_B, g.failure);
+    return;
+  }
 }
 
 /// Blocks [begin, end) with the transforms compiled for the caller's ISA.
 using BlockRange = void (*)(const Wino &g, int64_t begin, int64_t end);
+/// One phase's [begin, end) of the phased form, likewise.
+using PhaseRange = void (*)(const Wino &g, Phase phase, int64_t begin,
+                            int64_t end);
 
 template <int M>
 void blocksPortable(const Wino &g, int64_t begin, int64_t end) {
   for (int64_t b = begin; b < end; ++b)
     runBlock<M, false>(g, b);
+}
+
+template <int M>
+void phasePortable(const Wino &g, Phase phase, int64_t begin, int64_t end) {
+  runPhase<M, false>(g, phase, begin, end);
 }
 
 #if TANDEM_X86
@@ -384,6 +426,12 @@ blocksAvx2(const Wino &g, int64_t begin, int64_t end) {
   for (int64_t b = begin; b < end; ++b)
     runBlock<M, true>(g, b);
 }
+
+template <int M>
+__attribute__((target("avx2,fma"))) void phaseAvx2(const Wino &g, Phase phase,
+                                                   int64_t begin, int64_t end) {
+  runPhase<M, true>(g, phase, begin, end);
+}
 #endif
 
 template <int M> BlockRange blocksFor(const char *isaName) {
@@ -394,14 +442,29 @@ template <int M> BlockRange blocksFor(const char *isaName) {
   return blocksPortable<M>;
 }
 
+template <int M> PhaseRange phasesFor(const char *isaName) {
+#if TANDEM_X86
+  if (std::strcmp(isaName, "portable") != 0)
+    return phaseAvx2<M>;
+#endif
+  return phasePortable<M>;
+}
+
 struct Task {
   const Wino *g;
   BlockRange range;
+  PhaseRange phaseRange;
+  Phase phase;
 };
 
 void blockTasks(void *env, int64_t begin, int64_t end) {
   const Task &t = *static_cast<const Task *>(env);
   t.range(*t.g, begin, end);
+}
+
+void phaseTasks(void *env, int64_t begin, int64_t end) {
+  const Task &t = *static_cast<const Task *>(env);
+  t.phaseRange(*t.g, t.phase, begin, end);
 }
 
 } // namespace
@@ -490,12 +553,41 @@ bool tandem_internal_winograd_conv2d_f32(
   g.blockTiles = std::clamp<int64_t>(blockTiles, mr, 32 * mr);
   g.blocks = (g.tiles + g.blockTiles - 1) / g.blockTiles;
 
-  Task task{&g, tile == 4 ? blocksFor<4>(family) : blocksFor<2>(family)};
+  Task task{&g, tile == 4 ? blocksFor<4>(family) : blocksFor<2>(family),
+            tile == 4 ? phasesFor<4>(family) : phasesFor<2>(family),
+            Phase::Input};
   tandem_thread_pool_t *pool = ctx ? ctx->pool : nullptr;
-  if (g.blocks >= tandem_thread_pool_size(pool))
+  int threads = tandem_thread_pool_size(pool);
+  // Fewer blocks than two per thread: blocks in parallel would each read
+  // all of U (bandwidth the threads share) and balance badly (2 blocks of
+  // 28 and 21 tiles), so the phases parallelise instead, if all the tiles'
+  // V and M fit a few blocks' worth of memory.
+  size_t phasedFloats = size_t(a2) * g.tiles * (c + f);
+  if (threads > 1 && g.blocks < 2 * threads &&
+      phasedFloats * sizeof(float) <= size_t(4 * kBlockBytes)) {
+    float *v = blockScratch.get(phasedFloats);
+    if (!v) {
+      tandem_internal_kernel_fail(&failure,
+                                  "out of memory for the Winograd tiles");
+      tandem_internal_kernel_report(&failure);
+      return true;
+    }
+    g.phaseV = v;
+    g.phaseM = v + size_t(a2) * g.tiles * c;
+    int64_t tileGrain = std::max<int64_t>(1, g.tiles / (4 * threads));
+    task.phase = Phase::Input;
+    tandem_parallel_for(pool, g.tiles, tileGrain, phaseTasks, &task);
+    task.phase = Phase::Gemms;
+    tandem_parallel_for(pool, a2, 1, phaseTasks, &task);
+    if (!failure.failed.load(std::memory_order_relaxed)) {
+      task.phase = Phase::Output;
+      tandem_parallel_for(pool, g.tiles, tileGrain, phaseTasks, &task);
+    }
+  } else if (g.blocks >= threads) {
     tandem_parallel_for(pool, g.blocks, 1, blockTasks, &task);
-  else
+  } else {
     task.range(g, 0, g.blocks); // the GEMMs use the pool instead
+  }
   tandem_internal_kernel_report(&failure);
   return true;
 }

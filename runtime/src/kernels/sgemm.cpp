@@ -382,10 +382,8 @@ struct BlockStep {
   float *c;
   int64_t rsC, csC;
   int64_t m, kc, nc;    // this step's extents (A and B already offset)
-  int64_t mBlocks;      // blocks of mcPanels MR-panels
-  int64_t mcPanels;     // at most kMCPanels
-  int64_t nTasks;       // N tasks of panelsPerTask NR-panels
-  int64_t panelsPerTask;
+  int64_t mBlocks;      // M blocks: MR panels split evenly, <= kMCPanels
+  int64_t nTasks;       // N tasks: NR panels split evenly
   bool accumulate;      // add to C (a later K block, or the caller asked)
   Epilogue epi;         // the fused epilogue (last K block only)
   float *bPacked;       // the packed KC x NC block of B
@@ -481,8 +479,9 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
   int64_t nPanels = (s.nc + nr - 1) / nr;
   for (int64_t task = begin; task < end; ++task) {
     int64_t mb = task / s.nTasks, nt = task % s.nTasks;
-    int64_t i0 = mb * s.mcPanels * mr;
-    int64_t mc = std::min(s.mcPanels * mr, s.m - i0);
+    int64_t mPanels = (s.m + mr - 1) / mr;
+    int64_t i0 = mb * mPanels / s.mBlocks * mr;
+    int64_t mc = std::min((mb + 1) * mPanels / s.mBlocks * mr, s.m) - i0;
     if (s.aCached) {
       aPacked = const_cast<float *>(s.aCached) + i0 * s.kc;
     } else if (packedAStep != s.serial || packedAMBlock != mb) {
@@ -490,8 +489,8 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
       packedAStep = s.serial;
       packedAMBlock = mb;
     }
-    int64_t p0 = nt * s.panelsPerTask;
-    int64_t p1 = std::min(nPanels, p0 + s.panelsPerTask);
+    int64_t p0 = nt * nPanels / s.nTasks;
+    int64_t p1 = (nt + 1) * nPanels / s.nTasks;
     for (int64_t ir = 0; ir < mc; ir += mr) {
       int64_t rows = std::min(mr, mc - ir);
       const float *pa = aPacked + ir * s.kc;
@@ -588,25 +587,30 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
   for (int64_t jc = 0; jc < n; jc += kNC) {
     int64_t nc = std::min(kNC, n - jc);
     int64_t nPanels = (nc + nr - 1) / nr;
-    // Smaller tasks when there are too few to keep every thread busy to
-    // the end (a 768-wide B is 3 tasks of 8 panels: 2 threads, 1.5x). The
-    // side split first is the one whose operand is not cached weights: two
-    // tasks sharing a weight panel would both stream it from memory.
-    int64_t mcPanels = kMCPanels, panelsPerTask = kNCPanelsPerTask;
-    auto tasks = [&] {
-      return (mPanels + mcPanels - 1) / mcPanels *
-             ((nPanels + panelsPerTask - 1) / panelsPerTask);
+    // More tasks when there are too few to keep every thread busy to the
+    // end (a 768-wide B is 3 tasks of 8 panels: 2 threads, 1.5x): the side
+    // whose operand is not cached weights is cut first (two tasks sharing
+    // a weight panel would both stream it from memory), into parts whose
+    // panel counts differ by at most one, up to 4 tasks per thread (then
+    // every tandem_parallel_for chunk is one task).
+    auto parts = [](int64_t panels, int64_t per) {
+      return (panels + per - 1) / per;
     };
-    bool splitMFirst = aCache != nullptr;
-    while (threads > 1 && tasks() < 4 * threads &&
-           (mcPanels > 1 || panelsPerTask > 1)) {
-      bool splitM = splitMFirst ? mcPanels > 1 : panelsPerTask == 1;
-      if (splitM)
-        mcPanels = (mcPanels + 1) / 2;
-      else
-        panelsPerTask /= 2;
+    int64_t mBlocks = parts(mPanels, kMCPanels);
+    int64_t nTasks = parts(nPanels, kNCPanelsPerTask);
+    int64_t target = 4 * threads;
+    if (threads > 1 && mBlocks * nTasks < target) {
+      auto grow = [&](int64_t &count, int64_t panels, int64_t other) {
+        count = std::clamp<int64_t>(target / other, count, panels);
+      };
+      if (aCache) {
+        grow(mBlocks, mPanels, nTasks);
+        grow(nTasks, nPanels, mBlocks);
+      } else {
+        grow(nTasks, nPanels, mBlocks);
+        grow(mBlocks, mPanels, nTasks);
+      }
     }
-    int64_t mBlocks = (mPanels + mcPanels - 1) / mcPanels;
     int64_t mPadded = (m + mr - 1) / mr * mr;
     int64_t kc = kBlockSize(k);
     for (int64_t pc = 0; pc < k; pc += kc) {
@@ -624,9 +628,7 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
                   std::min(kc, k - pc),
                   nc,
                   mBlocks,
-                  mcPanels,
-                  (nPanels + panelsPerTask - 1) / panelsPerTask,
-                  panelsPerTask,
+                  nTasks,
                   accumulate || pc > 0,
                   pc + kc >= k ? epi : kNoEpilogue,
                   bCache

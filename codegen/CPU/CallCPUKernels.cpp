@@ -218,9 +218,33 @@ StridedOperand readStrided(OpBuilder &b, Location loc, Value memref) {
   return out;
 }
 
-/// The finds a `linalg.fill` of +0.0 into `out` that nothing reads or
+/// Whether `value` is the constant +0.0.
+bool isPositiveZero(Value value) {
+  FloatAttr attr;
+  return matchPattern(value, m_Constant(&attr)) && attr.getValue().isPosZero();
+}
+
+/// Whether `op` fills all of `out` with +0.0: a `linalg.fill`, or the
+/// `linalg.generic` a fill becomes inside a fused kernel (no inputs, one
+/// identity-mapped output, all loops parallel, yielding +0.0).
+bool isZeroFillOf(Operation *op, Value out) {
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return fill.getOutputs().front() == out &&
+           isPositiveZero(fill.getInputs().front());
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 0 ||
+      generic.getNumDpsInits() != 1 ||
+      generic.getDpsInitOperand(0)->get() != out ||
+      !generic.getIndexingMapsArray().front().isIdentity() ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return false;
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  return yield.getNumOperands() == 1 && isPositiveZero(yield.getOperand(0));
+}
+
+/// Finds a fill of +0.0 into `out` (isZeroFillOf) that nothing reads or
 /// writes between it and `op`, so the kernel can overwrite instead.
-linalg::FillOp zeroFillBefore(Operation *op, Value out) {
+Operation *zeroFillBefore(Operation *op, Value out) {
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
     if (!llvm::is_contained(prev->getOperands(), out)) {
       // Anything with regions or calls could touch `out` through aliases.
@@ -228,14 +252,7 @@ linalg::FillOp zeroFillBefore(Operation *op, Value out) {
         return nullptr;
       continue;
     }
-    auto fill = dyn_cast<linalg::FillOp>(prev);
-    if (!fill || fill.getOutputs().front() != out)
-      return nullptr;
-    FloatAttr value;
-    if (!matchPattern(fill.getInputs().front(), m_Constant(&value)) ||
-        !value.getValue().isPosZero())
-      return nullptr;
-    return fill;
+    return isZeroFillOf(prev, out) ? prev : nullptr;
   }
   return nullptr;
 }
@@ -451,8 +468,8 @@ struct CallCPUKernelsPass
     auto filterType = cast<MemRefType>(filter.getType());
     auto outType = cast<MemRefType>(out.getType());
     int32_t flags = 1 | extraFlags; // TANDEM_*CONV2D_ACCUMULATE
-    if (linalg::FillOp fill = zeroFillBefore(conv, out)) {
-      fill.erase();
+    if (Operation *fill = zeroFillBefore(conv, out)) {
+      fill->erase();
       flags &= ~1;
     }
     flags |= epilogueFlag(conv);
@@ -529,8 +546,8 @@ struct CallCPUKernelsPass
 
     Value out = op.getDpsInitOperand(0)->get();
     int32_t flags = kAccumulate;
-    if (linalg::FillOp fill = zeroFillBefore(op, out)) {
-      fill.erase();
+    if (Operation *fill = zeroFillBefore(op, out)) {
+      fill->erase();
       flags = 0;
     }
     if (isConstantBuffer(op.getDpsInputOperand(0)->get()))

@@ -228,3 +228,41 @@ func.func @conv_strided_output_relu6(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3
     ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x3x3xf32>) outs(%y : memref<1x4x6x6xf32, strided<[288, 72, 12, 2]>>)
   return
 }
+
+// -----
+
+// A zero fill written as the linalg.generic a fused kernel keeps (no
+// inputs, yields +0.0) is dropped too: the conv overwrites (flags 2, the
+// constant filter, no accumulate). A generic yielding -0.0 stays (the
+// kernel would lose the sign of an all-zero sum) and the call accumulates.
+// CHECK-LABEL: func.func @conv_after_generic_zero_fill
+// CHECK-NOT: linalg.generic
+// CHECK: %[[FLAGS:.+]] = arith.constant 2 : i32
+// CHECK: call @tandem_conv2d_f32({{.+}}, %[[FLAGS]])
+// CHECK-LABEL: func.func @conv_after_generic_negative_zero_fill
+// CHECK: linalg.generic
+// CHECK: %[[FLAGS:.+]] = arith.constant 3 : i32
+// CHECK: call @tandem_conv2d_f32({{.+}}, %[[FLAGS]])
+memref.global "private" constant @w1 : memref<4x3x1x1xf32> = dense<1.0>
+func.func @conv_after_generic_zero_fill(%x: memref<1x3x8x8xf32>, %y: memref<1x4x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %w = memref.get_global @w1 : memref<4x3x1x1xf32>
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%y : memref<1x4x8x8xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %zero : f32
+  }
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x1x1xf32>) outs(%y : memref<1x4x8x8xf32>)
+  return
+}
+func.func @conv_after_generic_negative_zero_fill(%x: memref<1x3x8x8xf32>, %y: memref<1x4x8x8xf32>) {
+  %zero = arith.constant -0.0 : f32
+  %w = memref.get_global @w1 : memref<4x3x1x1xf32>
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%y : memref<1x4x8x8xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %zero : f32
+  }
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x1x1xf32>) outs(%y : memref<1x4x8x8xf32>)
+  return
+}

@@ -32,6 +32,12 @@ const DwCase kCases[] = {
     {1, 2, 40, 70, 3, 3, 3, 3, 1, 1},   // stride 3: gathers
     {1, 3, 21, 50, 3, 3, 1, 2, 2, 2},   // dilation, uneven strides
     {3, 7, 12, 41, 1, 1, 1, 1, 1, 1},   // 1x1
+    // AVX-512 3x3 rows in pairs: odd row counts, a 16-column block plus a
+    // 2-column tail, stride 2 with a one-row tail and a 7-wide image.
+    {1, 2, 7, 20, 3, 3, 1, 1, 1, 1},
+    {1, 3, 16, 16, 3, 3, 2, 2, 1, 1},
+    {2, 2, 9, 9, 3, 3, 2, 2, 1, 1},
+    {1, 2, 35, 37, 3, 3, 2, 2, 1, 1},
 };
 
 void check(const char *isa, const DwCase &t, bool accumulate, bool relu,
@@ -100,10 +106,11 @@ std::vector<const char *> families() {
   std::vector<const char *> isas = {"portable"};
   float probe = 0;
   tandem_exec_ctx_t ctx = {};
-  if (tandem_internal_dwconv2d_f32_on("avx2", &ctx, 0, 0, 1, 1, &probe, 0, 0, 0,
-                                      1, 1, 1, &probe, &probe, 0, 0, 0, 0, 0, 1,
-                                      1, 1, 1, 0))
-    isas.push_back("avx2");
+  for (const char *isa : {"avx2", "avx512"})
+    if (tandem_internal_dwconv2d_f32_on(isa, &ctx, 0, 0, 1, 1, &probe, 0, 0, 0,
+                                        1, 1, 1, &probe, &probe, 0, 0, 0, 0, 0,
+                                        1, 1, 1, 1, 0))
+      isas.push_back(isa);
   return isas;
 }
 

@@ -41,6 +41,8 @@ namespace {
 constexpr llvm::StringLiteral kSgemm = "tandem_sgemm_f32";
 constexpr llvm::StringLiteral kConv2D = "tandem_conv2d_f32";
 constexpr llvm::StringLiteral kDwConv2D = "tandem_dwconv2d_f32";
+constexpr llvm::StringLiteral kConv2DBias = "tandem_conv2d_bias_f32";
+constexpr llvm::StringLiteral kDwConv2DBias = "tandem_dwconv2d_bias_f32";
 constexpr llvm::StringLiteral kExecCtxAttr = "tandem.exec_ctx";
 constexpr int32_t kAccumulate = 1;   // TANDEM_SGEMM_ACCUMULATE
 constexpr int32_t kConstantA = 2;    // TANDEM_SGEMM_CONSTANT_A
@@ -257,6 +259,45 @@ Operation *zeroFillBefore(Operation *op, Value out) {
   return nullptr;
 }
 
+/// Finds the broadcast of a per-channel bias into `out` (rank 4, channels
+/// in dim 1) that nothing reads or writes between it and `op`: a
+/// linalg.generic copying a dense constant memref<C x f32> along dim 1 into
+/// all of `out`. The kernel can then add the bias itself. Returns the
+/// generic, with the bias in `bias`.
+Operation *biasBroadcastBefore(Operation *op, Value out, Value &bias) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (!llvm::is_contained(prev->getOperands(), out)) {
+      if (prev->getNumRegions() || isa<CallOpInterface>(prev))
+        return nullptr;
+      continue;
+    }
+    auto generic = dyn_cast<linalg::GenericOp>(prev);
+    if (!generic || generic.getNumDpsInputs() != 1 ||
+        generic.getNumDpsInits() != 1 ||
+        generic.getDpsInitOperand(0)->get() != out ||
+        generic.getNumParallelLoops() != generic.getNumLoops() ||
+        generic.getNumLoops() != 4)
+      return nullptr;
+    Value input = generic.getDpsInputOperand(0)->get();
+    auto type = dyn_cast<MemRefType>(input.getType());
+    if (!type || type.getRank() != 1 || !type.getElementType().isF32() ||
+        !type.getLayout().isIdentity() || !isConstantBuffer(input))
+      return nullptr;
+    SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+    MLIRContext *ctx = op->getContext();
+    if (maps[0] != AffineMap::get(4, 0, getAffineDimExpr(1, ctx), ctx) ||
+        !maps[1].isIdentity())
+      return nullptr;
+    auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+    if (yield.getNumOperands() != 1 ||
+        yield.getOperand(0) != generic.getBody()->getArgument(0))
+      return nullptr;
+    bias = input;
+    return generic;
+  }
+  return nullptr;
+}
+
 /// True if `type` is a static f32 memref whose innermost `dense` dims are
 /// row-major contiguous (strides ..., d[n-1]*d[n-2], d[n-1], 1).
 bool hasDenseInnerDims(MemRefType type, unsigned dense) {
@@ -398,6 +439,11 @@ struct CallCPUKernelsPass
       auto decl = func::FuncOp::create(top, module.getLoc(), kConv2D,
                                        FunctionType::get(ctx, params, {}));
       decl.setPrivate();
+      // The bias variant: the bias pointer after the filter's.
+      params.insert(params.begin() + 14, ptrType);
+      func::FuncOp::create(top, module.getLoc(), kConv2DBias,
+                           FunctionType::get(ctx, params, {}))
+          .setPrivate();
     }
     if (!dwConvs.empty() && !module.lookupSymbol<func::FuncOp>(kDwConv2D)) {
       // (ctx, n, c, h, w, input, sIn, sIc, sIh, sIw, kh, kw, filter, output,
@@ -411,6 +457,10 @@ struct CallCPUKernelsPass
       auto decl = func::FuncOp::create(top, module.getLoc(), kDwConv2D,
                                        FunctionType::get(ctx, params, {}));
       decl.setPrivate();
+      params.insert(params.begin() + 13, ptrType);
+      func::FuncOp::create(top, module.getLoc(), kDwConv2DBias,
+                           FunctionType::get(ctx, params, {}))
+          .setPrivate();
     }
     if (!work.empty() && !module.lookupSymbol<func::FuncOp>(kSgemm)) {
       // (ctx, batch, m, n, k, a, sAb, sAm, sAk, b, sBb, sBk, sBn,
@@ -431,6 +481,11 @@ struct CallCPUKernelsPass
       rewriteConv(conv);
     for (linalg::DepthwiseConv2DNchwChwOp conv : dwConvs)
       rewriteDwConv(conv);
+    // Kernel declarations no call ended up using.
+    for (StringRef name : {kConv2D, kConv2DBias, kDwConv2D, kDwConv2DBias})
+      if (auto decl = module.lookupSymbol<func::FuncOp>(name))
+        if (decl.isExternal() && decl.symbolKnownUseEmpty(module))
+          decl.erase();
   }
 
   /// The run's exec context inside the function holding `op`.
@@ -449,7 +504,10 @@ struct CallCPUKernelsPass
   /// input's shape, pointer and strides, the filter's dims `filterDims`,
   /// filter, output, the output's first `outStrides` strides, OH, OW,
   /// strides, dilations, flags). A zero fill of the output right before is
-  /// dropped (otherwise the kernel accumulates onto the bias there).
+  /// dropped (otherwise the kernel accumulates onto the bias there); a
+  /// per-channel bias broadcast into it is dropped too and the bias goes to
+  /// the callee's bias variant (tandem_conv2d_bias_f32,
+  /// tandem_dwconv2d_bias_f32).
   void rewriteConvCall(linalg::LinalgOp conv, StringRef callee,
                        ArrayRef<unsigned> filterDims, unsigned outStrides,
                        int32_t extraFlags, DenseIntElementsAttr stridesAttr,
@@ -468,9 +526,16 @@ struct CallCPUKernelsPass
     auto filterType = cast<MemRefType>(filter.getType());
     auto outType = cast<MemRefType>(out.getType());
     int32_t flags = 1 | extraFlags; // TANDEM_*CONV2D_ACCUMULATE
+    Value bias;
     if (Operation *fill = zeroFillBefore(conv, out)) {
       fill->erase();
       flags &= ~1;
+    } else if (Operation *broadcast = biasBroadcastBefore(conv, out, bias)) {
+      // The kernel adds the bias in each tile, in cache: no pass over the
+      // output before it.
+      broadcast->erase();
+      flags &= ~1;
+      callee = callee == kConv2D ? kConv2DBias : kDwConv2DBias;
     }
     flags |= epilogueFlag(conv);
     SmallVector<int64_t> strides(stridesAttr.getValues<int64_t>());
@@ -498,7 +563,10 @@ struct CallCPUKernelsPass
     args.append(in.strides.begin(), in.strides.end());
     for (unsigned d : filterDims)
       args.push_back(constant(filterType.getDimSize(d)));
-    args.append({w.ptr, o.ptr});
+    args.push_back(w.ptr);
+    if (bias)
+      args.push_back(readStrided(b, loc, bias).ptr);
+    args.push_back(o.ptr);
     args.append(o.strides.begin(), o.strides.begin() + outStrides);
     args.append({constant(outType.getDimSize(2)),
                  constant(outType.getDimSize(3)), constant(strides[0]),

@@ -54,7 +54,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tools", "tandemc", "Inputs"))
 # "torch" ones come from --models with their NAME.shape flags.
 SMALL = ["mlp", "conv_block", "attention", "mlp_gelu"]
 CI_TORCH = ["mlp", "conv_bn_relu", "resnet18", "mobilenet_v2",
-            "squeezenet1_0", "transformer_encoder", "lstm_tagger",
+            "resnet18_bn", "mobilenet_v2_bn", "squeezenet1_0", "transformer_encoder", "lstm_tagger",
             "gru_encoder", "unet_small", "gpt_block", "audio_encoder",
             "detection_head", "video_classifier", "gpt_block_dynamic",
             "bert_block_dynamic"]

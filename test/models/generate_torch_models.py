@@ -223,11 +223,34 @@ def vision(name):
     return lambda: getattr(torchvision.models, name)(weights=None)
 
 
+def trained_bn(ctor):
+    """`ctor` with BatchNorm statistics and affine parameters drawn at random,
+    as a trained network has them: folded into the convolutions they give
+    non-zero biases and uneven scales (torchvision's fresh BatchNorm folds
+    to a zero bias, which leaves the kernels' bias paths untested)."""
+    def build():
+        model = ctor()
+        gen = torch.Generator().manual_seed(5)
+        for m in model.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                with torch.no_grad():
+                    c = m.num_features
+                    m.weight.copy_(torch.rand(c, generator=gen) + 0.5)
+                    m.bias.copy_(torch.rand(c, generator=gen) - 0.5)
+                    m.running_mean.copy_(torch.rand(c, generator=gen) - 0.5)
+                    m.running_var.copy_(torch.rand(c, generator=gen) + 0.5)
+        return model
+    return build
+
+
 IMAGE = [(1, 3, 224, 224)]
 # name: (constructor, input shapes, input dtypes, opset)
 MODELS = {
     "resnet18": (vision("resnet18"), IMAGE, None, 13),
     "mobilenet_v2": (vision("mobilenet_v2"), IMAGE, None, 14),
+    # The same with trained-like BatchNorms (non-zero folded biases).
+    "resnet18_bn": (trained_bn(vision("resnet18")), IMAGE, None, 13),
+    "mobilenet_v2_bn": (trained_bn(vision("mobilenet_v2")), IMAGE, None, 14),
     "squeezenet1_0": (vision("squeezenet1_0"), IMAGE, None, 13),
     "mobilenet_v3_small": (vision("mobilenet_v3_small"), IMAGE, None, 17),
     "shufflenet_v2_x0_5": (vision("shufflenet_v2_x0_5"), IMAGE, None, 13),
@@ -275,7 +298,8 @@ DYNAMIC = {
 }
 
 # The representative subset CI runs; --set full adds the large models.
-CI_SET = ["resnet18", "mobilenet_v2", "squeezenet1_0", "mobilenet_v3_small",
+CI_SET = ["resnet18", "mobilenet_v2", "resnet18_bn", "mobilenet_v2_bn",
+          "squeezenet1_0", "mobilenet_v3_small",
           "shufflenet_v2_x0_5", "efficientnet_b0", "mnasnet0_5",
           "transformer_encoder", "transformer_encoder_mask", "bert_block",
           "bert_block_opset17", "mlp", "conv_bn_relu", "lstm_tagger",

@@ -22,7 +22,8 @@ struct ConvCase {
 };
 
 void check(const ConvCase &t, bool accumulate, bool cached,
-           tandem_thread_pool_t *pool, bool relu = false, bool relu6 = false) {
+           tandem_thread_pool_t *pool, bool relu = false, bool relu6 = false,
+           bool withBias = false, int32_t extraFlags = 0) {
   int64_t oh = (t.h - t.dh * (t.kh - 1) - 1) / t.sh + 1;
   int64_t ow = (t.w - t.dw * (t.kw - 1) - 1) / t.sw + 1;
   // The input lives in a wider buffer (row pitch w + 3) to test strides.
@@ -37,6 +38,9 @@ void check(const ConvCase &t, bool accumulate, bool cached,
     x = dist(rng);
   for (float &x : out)
     x = dist(rng);
+  std::vector<float> bias(t.f);
+  for (float &x : bias)
+    x = 4.0f * dist(rng); // large enough to move results past 0 and 6
   std::vector<float> before = out;
   tandem_exec_ctx_t ctx = {};
   ctx.pool = pool;
@@ -46,21 +50,28 @@ void check(const ConvCase &t, bool accumulate, bool cached,
   int32_t flags = (accumulate ? TANDEM_CONV2D_ACCUMULATE : 0) |
                   (cached ? TANDEM_CONV2D_CONSTANT_FILTER : 0) |
                   (relu ? TANDEM_CONV2D_RELU : 0) |
-                  (relu6 ? TANDEM_CONV2D_RELU6 : 0);
+                  (relu6 ? TANDEM_CONV2D_RELU6 : 0) | extraFlags;
   for (int call = 0; call < (cached ? 2 : 1); ++call) {
     if (call == 1)
       out = before;
-    tandem_conv2d_f32(&ctx, t.n, t.c, t.h, t.w, in.data(), t.c * t.h * pitch,
-                      t.h * pitch, pitch, 1, t.f, t.kh, t.kw, filter.data(),
-                      out.data(), t.f * oh * ow, oh * ow, oh, ow, t.sh, t.sw,
-                      t.dh, t.dw, flags);
+    if (withBias)
+      tandem_conv2d_bias_f32(
+          &ctx, t.n, t.c, t.h, t.w, in.data(), t.c * t.h * pitch, t.h * pitch,
+          pitch, 1, t.f, t.kh, t.kw, filter.data(), bias.data(), out.data(),
+          t.f * oh * ow, oh * ow, oh, ow, t.sh, t.sw, t.dh, t.dw, flags);
+    else
+      tandem_conv2d_f32(&ctx, t.n, t.c, t.h, t.w, in.data(), t.c * t.h * pitch,
+                        t.h * pitch, pitch, 1, t.f, t.kh, t.kw, filter.data(),
+                        out.data(), t.f * oh * ow, oh * ow, oh, ow, t.sh, t.sw,
+                        t.dh, t.dw, flags);
   }
   for (int64_t b = 0; b < t.n; ++b)
     for (int64_t o = 0; o < t.f; ++o)
       for (int64_t y = 0; y < oh; ++y)
         for (int64_t x = 0; x < ow; ++x) {
           int64_t at = ((b * t.f + o) * oh + y) * ow + x;
-          double ref = accumulate ? before[at] : 0.0;
+          double ref = (accumulate ? before[at] : 0.0) +
+                       (withBias ? double(bias[o]) : 0.0);
           for (int64_t ci = 0; ci < t.c; ++ci)
             for (int64_t i = 0; i < t.kh; ++i)
               for (int64_t j = 0; j < t.kw; ++j)
@@ -105,6 +116,26 @@ TEST(Conv2DTest, FusedReLU6) {
   // Sums over up to 270 products reach beyond 6 and below 0.
   for (const ConvCase &t : kCases)
     check(t, true, false, nullptr, /*relu=*/false, /*relu6=*/true);
+}
+
+TEST(Conv2DTest, BiasInTheKernel) {
+  // tandem_conv2d_bias_f32: the bias in each tile (full and edge tiles,
+  // several K blocks), overwriting or onto the output, with the epilogues,
+  // on a pool, and through the Winograd path (which takes it as a prefill).
+  tandem_thread_pool_t *pool = nullptr;
+  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  for (const ConvCase &t : kCases) {
+    check(t, false, false, nullptr, false, false, /*withBias=*/true);
+    check(t, true, false, nullptr, false, false, true);
+    check(t, false, true, pool, true, false, true);
+    check(t, true, false, pool, false, true, true);
+  }
+  for (const ConvCase &t : {ConvCase{1, 16, 34, 34, 16, 3, 3, 1, 1, 1, 1},
+                            ConvCase{1, 16, 6, 6, 16, 3, 3, 1, 1, 1, 1}}) {
+    check(t, false, false, nullptr, true, false, true, TANDEM_CONV2D_WINOGRAD);
+    check(t, true, false, pool, false, false, true, TANDEM_CONV2D_WINOGRAD);
+  }
+  tandem_thread_pool_destroy(pool);
 }
 
 TEST(Conv2DTest, CachedFilterOnThreadPool) {

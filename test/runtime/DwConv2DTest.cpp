@@ -41,7 +41,8 @@ const DwCase kCases[] = {
 };
 
 void check(const char *isa, const DwCase &t, bool accumulate, bool relu,
-           tandem_thread_pool_t *pool, bool relu6 = false) {
+           tandem_thread_pool_t *pool, bool relu6 = false,
+           bool withBias = false) {
   int64_t oh = (t.h - t.dh * (t.kh - 1) - 1) / t.sh + 1;
   int64_t ow = (t.w - t.dw * (t.kw - 1) - 1) / t.sw + 1;
   // The input is a view with row pitch w + 2 ending exactly at the end of
@@ -62,6 +63,9 @@ void check(const char *isa, const DwCase &t, bool accumulate, bool relu,
   if (relu6) // sums beyond 6 and below 0
     for (float &x : in)
       x *= 8.0f; // reaches output (0, 0, 0, 0) of channel 0
+  std::vector<float> bias(t.c);
+  for (float &x : bias)
+    x = 3.0f * dist(rng);
   std::vector<float> before = out;
   tandem_exec_ctx_t ctx = {};
   ctx.pool = pool;
@@ -71,7 +75,8 @@ void check(const char *isa, const DwCase &t, bool accumulate, bool relu,
   ASSERT_TRUE(tandem_internal_dwconv2d_f32_on(
       isa, &ctx, t.n, t.c, t.h, t.w, in.data(), t.c * t.h * pitch, t.h * pitch,
       pitch, 1, t.kh, t.kw, filter.data(), out.data(), t.c * oh * opitch,
-      oh * opitch, opitch, oh, ow, t.sh, t.sw, t.dh, t.dw, flags));
+      oh * opitch, opitch, oh, ow, t.sh, t.sw, t.dh, t.dw, flags,
+      withBias ? bias.data() : nullptr));
   for (int64_t b = 0; b < t.n; ++b)
     for (int64_t ch = 0; ch < t.c; ++ch)
       for (int64_t y = 0; y < oh; ++y)
@@ -81,7 +86,8 @@ void check(const char *isa, const DwCase &t, bool accumulate, bool relu,
             ASSERT_EQ(out[at], before[at]);
             continue;
           }
-          double ref = accumulate ? before[at] : 0.0;
+          double ref = (accumulate ? before[at] : 0.0) +
+                       (withBias ? double(bias[ch]) : 0.0);
           for (int64_t i = 0; i < t.kh; ++i)
             for (int64_t j = 0; j < t.kw; ++j)
               ref += double(filter[(ch * t.kh + i) * t.kw + j]) *
@@ -132,6 +138,21 @@ TEST(DwConv2DTest, FusedReLU6) {
   for (const char *isa : families())
     for (const DwCase &t : kCases)
       check(isa, t, false, false, nullptr, /*relu6=*/true);
+}
+
+TEST(DwConv2DTest, BiasInThePlane) {
+  // tandem_dwconv2d_bias_f32: each plane starts from its channel's bias,
+  // overwriting or onto the output, with the epilogues, on a pool; the gap
+  // between output rows stays untouched.
+  tandem_thread_pool_t *pool = nullptr;
+  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  for (const char *isa : families())
+    for (const DwCase &t : kCases) {
+      check(isa, t, false, false, nullptr, false, /*withBias=*/true);
+      check(isa, t, true, true, pool, false, true);
+      check(isa, t, false, false, pool, /*relu6=*/true, true);
+    }
+  tandem_thread_pool_destroy(pool);
 }
 
 TEST(DwConv2DTest, ThreadPool) {

@@ -238,6 +238,20 @@ tandem_conv2d_f32(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
                   int64_t oh, int64_t ow, int64_t strideH, int64_t strideW,
                   int64_t dilationH, int64_t dilationW, int32_t flags);
 
+/** tandem_conv2d_f32 plus a per-output-channel bias: output[b][f] =
+ *  bias[f] + conv, then the fused epilogue (with TANDEM_CONV2D_ACCUMULATE,
+ *  output + bias[f] + conv). The bias is
+ *  added in each output tile right before its first products, in cache,
+ *  instead of in a pass over the whole output before the call. `bias` is
+ *  f dense floats; NULL behaves as tandem_conv2d_f32. Thread-safe. */
+TANDEM_API void tandem_conv2d_bias_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h, int64_t w,
+    const float *input, int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw,
+    int64_t f, int64_t kh, int64_t kw, const float *filter, const float *bias,
+    float *output, int64_t sOn, int64_t sOf, int64_t oh, int64_t ow,
+    int64_t strideH, int64_t strideW, int64_t dilationH, int64_t dilationW,
+    int32_t flags);
+
 /** tandem_dwconv2d_f32 flags: add to the output instead of overwriting it
  *  (e.g. onto a bias already there); the fused ReLU and ReLU6 epilogues
  *  (as for tandem_sgemm_f32). */
@@ -261,6 +275,20 @@ TANDEM_API void tandem_dwconv2d_f32(
     int64_t kh, int64_t kw, const float *filter, float *output, int64_t sOn,
     int64_t sOc, int64_t sOh, int64_t oh, int64_t ow, int64_t strideH,
     int64_t strideW, int64_t dilationH, int64_t dilationW, int32_t flags);
+
+/** tandem_dwconv2d_f32 plus a per-channel bias: output[b][ch] = bias[ch] +
+ *  conv, then the fused epilogue (with TANDEM_DWCONV2D_ACCUMULATE, output +
+ *  bias[ch] + conv). The bias is written into each plane right before it is
+ *  computed, in cache, instead of in a pass over the whole output before
+ *  the call. `bias` is c dense floats; NULL behaves as tandem_dwconv2d_f32.
+ *  Thread-safe. */
+TANDEM_API void tandem_dwconv2d_bias_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h, int64_t w,
+    const float *input, int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw,
+    int64_t kh, int64_t kw, const float *filter, const float *bias,
+    float *output, int64_t sOn, int64_t sOc, int64_t sOh, int64_t oh,
+    int64_t ow, int64_t strideH, int64_t strideW, int64_t dilationH,
+    int64_t dilationW, int32_t flags);
 
 /** The micro-kernel family tandem_sgemm_f32 uses in this process:
  *  "avx512", "avx2" or "portable". */

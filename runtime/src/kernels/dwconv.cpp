@@ -51,6 +51,7 @@ struct DwConv {
   int64_t strideH, strideW, dilationH, dilationW;
   bool accumulate;
   bool relu, relu6; // the fused epilogue: max(0, x), then min(6, x)
+  const float *bias; // per channel, or nullptr
   PlaneKernel plane;
 };
 
@@ -438,7 +439,19 @@ void planes(void *env, int64_t begin, int64_t end) {
     const float *in = g.input + b * g.sIn + ch * g.sIc;
     const float *f = g.filter + ch * g.kh * g.kw;
     float *out = g.output + b * g.sOn + ch * g.sOc;
-    g.plane(g, in, f, out);
+    if (!g.bias) {
+      g.plane(g, in, f, out);
+      continue;
+    }
+    // The bias goes into the plane (in cache) and the kernel accumulates.
+    for (int64_t y = 0; y < g.oh; ++y) {
+      float *row = out + y * g.sOh;
+      for (int64_t x = 0; x < g.ow; ++x)
+        row[x] = g.accumulate ? row[x] + g.bias[ch] : g.bias[ch];
+    }
+    DwConv withBias = g;
+    withBias.accumulate = true;
+    g.plane(withBias, in, f, out);
   }
 }
 
@@ -448,10 +461,11 @@ void dwconv(PlaneKernel plane, const tandem_exec_ctx_t *ctx, int64_t n,
             const float *filter, float *output, int64_t sOn, int64_t sOc,
             int64_t sOh, int64_t oh, int64_t ow, int64_t strideH,
             int64_t strideW, int64_t dilationH, int64_t dilationW,
-            int32_t flags) {
+            int32_t flags, const float *bias = nullptr) {
   if (n <= 0 || c <= 0 || oh <= 0 || ow <= 0)
     return;
   DwConv g;
+  g.bias = bias;
   g.c = c;
   g.input = input;
   g.sIn = sIn, g.sIc = sIc, g.sIh = sIh, g.sIw = sIw;
@@ -487,19 +501,34 @@ extern "C" TANDEM_API void tandem_dwconv2d_f32(
          flags);
 }
 
+extern "C" TANDEM_API void tandem_dwconv2d_bias_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h, int64_t w,
+    const float *input, int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw,
+    int64_t kh, int64_t kw, const float *filter, const float *bias,
+    float *output, int64_t sOn, int64_t sOc, int64_t sOh, int64_t oh,
+    int64_t ow, int64_t strideH, int64_t strideW, int64_t dilationH,
+    int64_t dilationW, int32_t flags) {
+  (void)h;
+  (void)w;
+  dwconv(planeKernel(), ctx, n, c, input, sIn, sIc, sIh, sIw, kh, kw, filter,
+         output, sOn, sOc, sOh, oh, ow, strideH, strideW, dilationH, dilationW,
+         flags, bias);
+}
+
 bool tandem_internal_dwconv2d_f32_on(
     const char *isa, const tandem_exec_ctx_t *ctx, int64_t n, int64_t c,
     int64_t h, int64_t w, const float *input, int64_t sIn, int64_t sIc,
     int64_t sIh, int64_t sIw, int64_t kh, int64_t kw, const float *filter,
     float *output, int64_t sOn, int64_t sOc, int64_t sOh, int64_t oh,
     int64_t ow, int64_t strideH, int64_t strideW, int64_t dilationH,
-    int64_t dilationW, int32_t flags) {
+    int64_t dilationW, int32_t flags, const float *bias) {
   (void)h;
   (void)w;
   PlaneKernel plane = planeKernelByName(isa);
   if (!plane)
     return false;
   dwconv(plane, ctx, n, c, input, sIn, sIc, sIh, sIw, kh, kw, filter, output,
-         sOn, sOc, sOh, oh, ow, strideH, strideW, dilationH, dilationW, flags);
+         sOn, sOc, sOh, oh, ow, strideH, strideW, dilationH, dilationW, flags,
+         bias);
   return true;
 }

@@ -393,6 +393,8 @@ struct BlockStep {
   const ConvImage *conv = nullptr; // B is this image's im2col
   int64_t pc = 0, jc = 0;          // the step's origin in B (conv only)
   uint64_t serial = 0;             // from stepCounter, never 0
+  /// Added to row i of C in the first K block (a conv's bias), or nullptr.
+  const float *rowBias = nullptr;
 };
 
 /// Packs the NR-column panel at column j0 of the conv step's B block: rows
@@ -456,15 +458,36 @@ void packBRange(void *env, int64_t begin, int64_t end) {
   }
 }
 
-/// Stores the valid rows x cols of an MR x NR result tile into C.
+/// Stores the valid rows x cols of an MR x NR result tile into C, plus
+/// rowBias[i] on row i if given.
 void storeEdge(const float *tile, int64_t nr, float *c, int64_t rs, int64_t cs,
-               int64_t rows, int64_t cols, bool accumulate, Epilogue epi) {
+               int64_t rows, int64_t cols, bool accumulate, Epilogue epi,
+               const float *rowBias) {
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) {
       float &out = c[i * rs + j * cs];
-      float v = accumulate ? out + tile[i * nr + j] : tile[i * nr + j];
-      out = applyEpilogue(v, epi);
+      float v = accumulate ? out : 0.0f;
+      if (rowBias)
+        v += rowBias[i];
+      out = applyEpilogue(v + tile[i * nr + j], epi);
     }
+}
+
+/// C's MR x NR tile at `c` (row stride ldc) becomes rowBias[i] on row i
+/// (plus what it held, when accumulating): the bias goes into the tile in
+/// cache right before the micro-kernel accumulates onto it.
+void biasTile(float *c, int64_t ldc, int64_t mr, int64_t nr,
+              const float *rowBias, bool accumulate) {
+  for (int64_t i = 0; i < mr; ++i) {
+    float *row = c + i * ldc;
+    float b = rowBias[i];
+    if (accumulate)
+      for (int64_t j = 0; j < nr; ++j)
+        row[j] += b;
+    else
+      for (int64_t j = 0; j < nr; ++j)
+        row[j] = b;
+  }
 }
 
 void computeTasks(void *env, int64_t begin, int64_t end) {
@@ -505,11 +528,15 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
           kernel = s.isa->kernelNextA;
         else if (ir == 0 && s.bCached)
           kernel = s.isa->kernelNextB;
+        const float *rowBias = s.rowBias ? s.rowBias + i0 + ir : nullptr;
         if (rows == mr && cols == nr && s.csC == 1) {
-          kernel(s.kc, pa, pb, ldb, c, s.rsC, s.accumulate, s.epi);
+          if (rowBias)
+            biasTile(c, s.rsC, mr, nr, rowBias, s.accumulate);
+          kernel(s.kc, pa, pb, ldb, c, s.rsC, s.accumulate || rowBias, s.epi);
         } else {
           kernel(s.kc, pa, pb, ldb, tile, nr, false, kNoEpilogue);
-          storeEdge(tile, nr, c, s.rsC, s.csC, rows, cols, s.accumulate, s.epi);
+          storeEdge(tile, nr, c, s.rsC, s.csC, rows, cols, s.accumulate, s.epi,
+                    rowBias);
         }
       }
     }
@@ -565,13 +592,13 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
             const float *b, int64_t rsB, int64_t csB, float *c, int64_t rsC,
             int64_t csC, bool accumulate, Epilogue epi, const float *aCache,
             const float *bCache, tandem_internal_kernel_failure *failure,
-            const ConvImage *conv = nullptr) {
+            const ConvImage *conv = nullptr, const float *rowBias = nullptr) {
   if (k == 0) {
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
         float &out = c[i * rsC + j * csC];
         float v = accumulate ? out : 0.0f;
-        out = applyEpilogue(v, epi);
+        out = applyEpilogue(rowBias ? v + rowBias[i] : v, epi);
       }
     return;
   }
@@ -640,7 +667,8 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
                   conv,
                   pc,
                   jc,
-                  stepCounter.fetch_add(1, std::memory_order_relaxed) + 1};
+                  stepCounter.fetch_add(1, std::memory_order_relaxed) + 1,
+                  pc == 0 ? rowBias : nullptr};
       // Packing a panel costs about as much as 1/MR of its FMAs: give each
       // chunk a few panels.
       // Packing B costs a copy for 2*m FLOPs per element; reading B in
@@ -738,6 +766,35 @@ tandem_conv2d_f32(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
                   const float *filter, float *output, int64_t sOn, int64_t sOf,
                   int64_t oh, int64_t ow, int64_t strideH, int64_t strideW,
                   int64_t dilationH, int64_t dilationW, int32_t flags) {
+  tandem_conv2d_bias_f32(ctx, n, c, h, w, input, sIn, sIc, sIh, sIw, f, kh, kw,
+                         filter, nullptr, output, sOn, sOf, oh, ow, strideH,
+                         strideW, dilationH, dilationW, flags);
+}
+
+extern "C" TANDEM_API void tandem_conv2d_bias_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h, int64_t w,
+    const float *input, int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw,
+    int64_t f, int64_t kh, int64_t kw, const float *filter, const float *bias,
+    float *output, int64_t sOn, int64_t sOf, int64_t oh, int64_t ow,
+    int64_t strideH, int64_t strideW, int64_t dilationH, int64_t dilationW,
+    int32_t flags) {
+  bool winograd =
+      (flags & (TANDEM_CONV2D_WINOGRAD_F2 | TANDEM_CONV2D_WINOGRAD_F4)) ||
+      ((flags & TANDEM_CONV2D_WINOGRAD) && kh == 3 && kw == 3 && strideH == 1 &&
+       strideW == 1 && dilationH == 1 && dilationW == 1);
+  if (bias && winograd) {
+    // The Winograd output transform adds what the output holds: the bias
+    // goes there first.
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t ch = 0; ch < f; ++ch) {
+        float *plane = output + b * sOn + ch * sOf;
+        for (int64_t i = 0; i < oh * ow; ++i)
+          plane[i] = (flags & TANDEM_CONV2D_ACCUMULATE) ? plane[i] + bias[ch]
+                                                        : bias[ch];
+      }
+    flags |= TANDEM_CONV2D_ACCUMULATE;
+    bias = nullptr;
+  }
   // A filter the compiler transformed: Winograd is the only way to read it.
   if (flags & (TANDEM_CONV2D_WINOGRAD_F2 | TANDEM_CONV2D_WINOGRAD_F4)) {
     tandem_internal_winograd_conv2d_f32(
@@ -770,7 +827,7 @@ tandem_conv2d_f32(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
                     strideH,         strideW, dilationH, dilationW};
     gemm2D(pool, chosen, f, p, k, filter, k, 1, nullptr, 0, 1, output + b * sOn,
            sOf, 1, flags & TANDEM_CONV2D_ACCUMULATE, epilogueOf(flags), aCache,
-           nullptr, &failure, &image);
+           nullptr, &failure, &image, bias);
   }
   tandem_internal_kernel_report(&failure);
 }

@@ -266,3 +266,64 @@ func.func @conv_after_generic_negative_zero_fill(%x: memref<1x3x8x8xf32>, %y: me
     ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x1x1xf32>) outs(%y : memref<1x4x8x8xf32>)
   return
 }
+
+// -----
+
+// A constant per-channel bias broadcast into the output right before a
+// conv is dropped: the call goes to tandem_conv2d_bias_f32 with the bias
+// pointer after the filter's and no accumulate flag (2: constant filter),
+// and likewise for a depthwise conv (tandem_dwconv2d_bias_f32, flags 0).
+// A bias the kernel cannot take (here: not a constant) stays a broadcast
+// and the conv accumulates onto it (flags 3). Unused declarations go.
+// CHECK-NOT: func.func private @tandem_dwconv2d_f32(
+// CHECK-DAG: func.func private @tandem_dwconv2d_bias_f32(!llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64,
+// CHECK-DAG: func.func private @tandem_conv2d_bias_f32(!llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64,
+// CHECK-DAG: func.func private @tandem_conv2d_f32(
+// CHECK-LABEL: func.func @conv_bias
+// CHECK-NOT: linalg.generic
+// CHECK: %[[FLAGS:.+]] = arith.constant 2 : i32
+// CHECK: call @tandem_conv2d_bias_f32({{.+}}, %[[FLAGS]])
+// CHECK-LABEL: func.func @dwconv_bias
+// CHECK-NOT: linalg.generic
+// CHECK: %[[DWFLAGS:.+]] = arith.constant 0 : i32
+// CHECK: call @tandem_dwconv2d_bias_f32({{.+}}, %[[DWFLAGS]])
+// CHECK-LABEL: func.func @conv_runtime_bias
+// CHECK: linalg.generic
+// CHECK: %[[RFLAGS:.+]] = arith.constant 3 : i32
+// CHECK: call @tandem_conv2d_f32({{.+}}, %[[RFLAGS]])
+memref.global "private" constant @wb : memref<4x3x1x1xf32> = dense<1.0>
+memref.global "private" constant @bias4 : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+memref.global "private" constant @wdw : memref<3x3x3xf32> = dense<1.0>
+memref.global "private" constant @bias3 : memref<3xf32> = dense<[1.0, 2.0, 3.0]>
+func.func @conv_bias(%x: memref<1x3x8x8xf32>, %y: memref<1x4x8x8xf32>) {
+  %w = memref.get_global @wb : memref<4x3x1x1xf32>
+  %bias = memref.get_global @bias4 : memref<4xf32>
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : memref<4xf32>) outs(%y : memref<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x1x1xf32>) outs(%y : memref<1x4x8x8xf32>)
+  return
+}
+func.func @dwconv_bias(%x: memref<1x3x10x10xf32>, %y: memref<1x3x8x8xf32>) {
+  %w = memref.get_global @wdw : memref<3x3x3xf32>
+  %bias = memref.get_global @bias3 : memref<3xf32>
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : memref<3xf32>) outs(%y : memref<1x3x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x10x10xf32>, memref<3x3x3xf32>) outs(%y : memref<1x3x8x8xf32>)
+  return
+}
+func.func @conv_runtime_bias(%x: memref<1x3x8x8xf32>, %bias: memref<4xf32>, %y: memref<1x4x8x8xf32>) {
+  %w = memref.get_global @wb : memref<4x3x1x1xf32>
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : memref<4xf32>) outs(%y : memref<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x1x1xf32>) outs(%y : memref<1x4x8x8xf32>)
+  return
+}

@@ -244,19 +244,24 @@ bool isZeroFillOf(Operation *op, Value out) {
   return yield.getNumOperands() == 1 && isPositiveZero(yield.getOperand(0));
 }
 
+/// The nearest op before `op` in its block that uses `out`, if nothing that
+/// could touch `out` through an alias (an op with regions, a call) lies
+/// between; nullptr otherwise.
+Operation *previousUseOf(Operation *op, Value out) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (llvm::is_contained(prev->getOperands(), out))
+      return prev;
+    if (prev->getNumRegions() || isa<CallOpInterface>(prev))
+      return nullptr;
+  }
+  return nullptr;
+}
+
 /// Finds a fill of +0.0 into `out` (isZeroFillOf) that nothing reads or
 /// writes between it and `op`, so the kernel can overwrite instead.
 Operation *zeroFillBefore(Operation *op, Value out) {
-  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (!llvm::is_contained(prev->getOperands(), out)) {
-      // Anything with regions or calls could touch `out` through aliases.
-      if (prev->getNumRegions() || isa<CallOpInterface>(prev))
-        return nullptr;
-      continue;
-    }
-    return isZeroFillOf(prev, out) ? prev : nullptr;
-  }
-  return nullptr;
+  Operation *prev = previousUseOf(op, out);
+  return prev && isZeroFillOf(prev, out) ? prev : nullptr;
 }
 
 /// Finds the broadcast of a per-channel bias into `out` (rank 4, channels
@@ -265,37 +270,29 @@ Operation *zeroFillBefore(Operation *op, Value out) {
 /// all of `out`. The kernel can then add the bias itself. Returns the
 /// generic, with the bias in `bias`.
 Operation *biasBroadcastBefore(Operation *op, Value out, Value &bias) {
-  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (!llvm::is_contained(prev->getOperands(), out)) {
-      if (prev->getNumRegions() || isa<CallOpInterface>(prev))
-        return nullptr;
-      continue;
-    }
-    auto generic = dyn_cast<linalg::GenericOp>(prev);
-    if (!generic || generic.getNumDpsInputs() != 1 ||
-        generic.getNumDpsInits() != 1 ||
-        generic.getDpsInitOperand(0)->get() != out ||
-        generic.getNumParallelLoops() != generic.getNumLoops() ||
-        generic.getNumLoops() != 4)
-      return nullptr;
-    Value input = generic.getDpsInputOperand(0)->get();
-    auto type = dyn_cast<MemRefType>(input.getType());
-    if (!type || type.getRank() != 1 || !type.getElementType().isF32() ||
-        !type.getLayout().isIdentity() || !isConstantBuffer(input))
-      return nullptr;
-    SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
-    MLIRContext *ctx = op->getContext();
-    if (maps[0] != AffineMap::get(4, 0, getAffineDimExpr(1, ctx), ctx) ||
-        !maps[1].isIdentity())
-      return nullptr;
-    auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
-    if (yield.getNumOperands() != 1 ||
-        yield.getOperand(0) != generic.getBody()->getArgument(0))
-      return nullptr;
-    bias = input;
-    return generic;
-  }
-  return nullptr;
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(previousUseOf(op, out));
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 ||
+      generic.getDpsInitOperand(0)->get() != out ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      generic.getNumLoops() != 4)
+    return nullptr;
+  Value input = generic.getDpsInputOperand(0)->get();
+  auto type = dyn_cast<MemRefType>(input.getType());
+  if (!type || type.getRank() != 1 || !type.getElementType().isF32() ||
+      !type.getLayout().isIdentity() || !isConstantBuffer(input))
+    return nullptr;
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  MLIRContext *ctx = op->getContext();
+  if (maps[0] != AffineMap::get(4, 0, getAffineDimExpr(1, ctx), ctx) ||
+      !maps[1].isIdentity())
+    return nullptr;
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  if (yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != generic.getBody()->getArgument(0))
+    return nullptr;
+  bias = input;
+  return generic;
 }
 
 /// True if `type` is a static f32 memref whose innermost `dense` dims are

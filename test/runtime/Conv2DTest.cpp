@@ -98,6 +98,12 @@ const ConvCase kCases[] = {
     {1, 8, 11, 13, 16, 1, 1, 2, 2, 1, 1}, // 1x1 stride 2
     {1, 5, 15, 16, 7, 3, 2, 2, 1, 2, 3},  // dilation, uneven window
     {3, 30, 7, 7, 40, 3, 3, 1, 1, 1, 1},  // K = 270 over two K blocks
+    // Wide rows: AVX-512's 32-column panels in one or two image rows,
+    // gathered with masked vector loads at stride 1 and 2.
+    {1, 4, 40, 70, 8, 3, 3, 1, 1, 1, 1},
+    {1, 3, 75, 75, 16, 7, 7, 2, 2, 1, 1}, // a stem: ow = 35
+    {2, 5, 33, 80, 12, 1, 1, 2, 2, 1, 1}, // 1x1 stride 2, ow = 40
+    {1, 2, 20, 97, 4, 3, 3, 2, 2, 1, 1},  // ow = 48: splits at 16, 32
 };
 
 TEST(Conv2DTest, MatchesDirectConvolution) {

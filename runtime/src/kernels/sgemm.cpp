@@ -397,11 +397,99 @@ struct BlockStep {
   const float *rowBias = nullptr;
 };
 
+#if TANDEM_X86
+/// Which elements of 32 consecutive floats a stride-2 read of output lanes
+/// `m` touches (lane l reads element 2l), as the masks of the two 16-float
+/// halves.
+struct Stride2Masks {
+  __mmask16 lo = 0, hi = 0;
+  explicit Stride2Masks(__mmask16 m) {
+    for (int l = 0; l < 16; ++l)
+      if (m >> l & 1) {
+        if (l < 8)
+          lo |= __mmask16(1u << (2 * l));
+        else
+          hi |= __mmask16(1u << (2 * (l - 8)));
+      }
+  }
+};
+
+/// The 16 floats p[0], p[STEP], ..., p[15 STEP] of lanes `m` (others 0),
+/// loading only the elements those lanes read (`raw`: m's Stride2Masks).
+template <int STEP>
+__attribute__((target("avx512f"))) inline __m512
+columns16(const float *p, __mmask16 m, const Stride2Masks &raw) {
+  if constexpr (STEP == 1)
+    return _mm512_maskz_loadu_ps(m, p);
+  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12,
+                                        10, 8, 6, 4, 2, 0);
+  return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(raw.lo, p), even,
+                                _mm512_maskz_loadu_ps(raw.hi, p + 16));
+}
+
+/// packConvPanel's rows for a full 32-column panel whose columns are two
+/// runs of one image row each at column step STEP: columns [0, split) read
+/// from offset a, [split, 32) from offset b. Masked loads, so only the
+/// elements the panel uses are read.
+template <int STEP>
+__attribute__((target("avx512f"))) void
+packTwoRuns32(const ConvImage &g, int64_t r0, int64_t k, int64_t a, int64_t b,
+              int64_t split, float *out) {
+  __mmask16 aLo = __mmask16((1u << std::min<int64_t>(split, 16)) - 1);
+  __mmask16 aHi = __mmask16((1u << std::clamp<int64_t>(split - 16, 0, 16)) - 1);
+  __mmask16 bLo = __mmask16(~aLo), bHi = __mmask16(~aHi);
+  Stride2Masks rawALo(aLo), rawAHi(aHi), rawBLo(bLo), rawBHi(bHi);
+  // Run b's columns j >= split read b + STEP (j - split): lanes of the
+  // vector based at b - STEP * split.
+  int64_t bBase = b - STEP * split;
+  int64_t window = g.kh * g.kw;
+  int64_t c = r0 / window, i = r0 % window / g.kw, jw = r0 % g.kw;
+  for (int64_t p = 0; p < k; ++p) {
+    const float *src = g.image + c * g.sC + i * g.dh * g.sH + jw * g.dw;
+    float *dst = out + p * 32;
+    __m512 lo = _mm512_mask_blend_ps(bLo, columns16<STEP>(src + a, aLo, rawALo),
+                                     columns16<STEP>(src + bBase, bLo, rawBLo));
+    __m512 hi = _mm512_mask_blend_ps(
+        bHi, columns16<STEP>(src + a + 16 * STEP, aHi, rawAHi),
+        columns16<STEP>(src + bBase + 16 * STEP, bHi, rawBHi));
+    _mm512_storeu_ps(dst, lo);
+    _mm512_storeu_ps(dst + 16, hi);
+    if (++jw == g.kw) {
+      jw = 0;
+      if (++i == g.kh) {
+        i = 0;
+        ++c;
+      }
+    }
+  }
+}
+#endif
+
 /// Packs the NR-column panel at column j0 of the conv step's B block: rows
 /// [r0, r0 + k) and columns [j0, min(j0 + NR, n)) of im2col(image).
 template <int64_t NR>
 void packConvPanel(const ConvImage &g, int64_t r0, int64_t k, int64_t j0,
                    int64_t n, float *out) {
+#if TANDEM_X86
+  // AVX-512's 32 columns (NR = 32 only runs where the CPU has it) in at
+  // most two image rows with contiguous columns at stride 1 or 2: masked
+  // vector loads instead of one indexed load per element (the stride-2
+  // convs and the stem gather every element otherwise).
+  if constexpr (NR == 32) {
+    int64_t x0 = j0 % g.ow, y0 = j0 / g.ow;
+    int64_t split = std::min<int64_t>(32, g.ow - x0);
+    if (n - j0 >= 32 && g.sW == 1 && (g.sw == 1 || g.sw == 2) &&
+        (split == 32 || 32 - split <= g.ow) && !(g.sw == 1 && split == 32)) {
+      int64_t a = y0 * g.sh * g.sH + x0 * g.sw;
+      int64_t b = (y0 + 1) * g.sh * g.sH;
+      if (g.sw == 1)
+        packTwoRuns32<1>(g, r0, k, a, b, split, out);
+      else
+        packTwoRuns32<2>(g, r0, k, a, b, split, out);
+      return;
+    }
+  }
+#endif
   int64_t cols = std::min(NR, n - j0);
   int64_t offset[NR];
   for (int64_t j = 0; j < cols; ++j) {

@@ -463,6 +463,78 @@ packTwoRuns32(const ConvImage &g, int64_t r0, int64_t k, int64_t a, int64_t b,
     }
   }
 }
+
+/// The AVX2 lane mask (all bits of a lane set) of the lanes in bits `m`.
+__attribute__((target("avx2"))) inline __m256i laneMask8(unsigned m) {
+  const __m256i bit = _mm256_set_epi32(128, 64, 32, 16, 8, 4, 2, 1);
+  return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(int(m)), bit),
+                            bit);
+}
+
+/// The 8 floats p[0], p[STEP], ..., p[7 STEP] of the lanes in bits `m`
+/// (others 0), loading only the elements those lanes read (`lo`, `hi`:
+/// for stride 2, the lane masks of the two 8-float halves they touch).
+template <int STEP>
+__attribute__((target("avx2"))) inline __m256
+columns8(const float *p, __m256i m, __m256i lo, __m256i hi) {
+  if constexpr (STEP == 1)
+    return _mm256_maskload_ps(p, m);
+  __m256 even =
+      _mm256_shuffle_ps(_mm256_maskload_ps(p, lo),
+                        _mm256_maskload_ps(p + 8, hi), _MM_SHUFFLE(2, 0, 2, 0));
+  return _mm256_castpd_ps(
+      _mm256_permute4x64_pd(_mm256_castps_pd(even), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+
+/// packTwoRuns32 for AVX2's 16-column panels.
+template <int STEP>
+__attribute__((target("avx2"))) void
+packTwoRuns16(const ConvImage &g, int64_t r0, int64_t k, int64_t a, int64_t b,
+              int64_t split, float *out) {
+  // Lane masks of run a per half (columns 0-7, 8-15); run b has the rest.
+  unsigned aBits[2] = {(1u << std::min<int64_t>(split, 8)) - 1,
+                       (1u << std::clamp<int64_t>(split - 8, 0, 8)) - 1};
+  __m256i m[2][2], lo[2][2], hi[2][2]; // [half][run]
+  for (int h = 0; h < 2; ++h)
+    for (int r = 0; r < 2; ++r) {
+      unsigned bits = r == 0 ? aBits[h] : ~aBits[h] & 0xFFu;
+      // Stride 2: lane l reads element 2l, in the first 8 floats for
+      // l < 4 and the next 8 otherwise.
+      unsigned rawLo = 0, rawHi = 0;
+      for (int l = 0; l < 8; ++l)
+        if (bits >> l & 1) {
+          if (l < 4)
+            rawLo |= 1u << (2 * l);
+          else
+            rawHi |= 1u << (2 * (l - 4));
+        }
+      m[h][r] = laneMask8(bits);
+      lo[h][r] = laneMask8(rawLo);
+      hi[h][r] = laneMask8(rawHi);
+    }
+  int64_t bBase = b - STEP * split; // as in packTwoRuns32
+  int64_t window = g.kh * g.kw;
+  int64_t c = r0 / window, i = r0 % window / g.kw, jw = r0 % g.kw;
+  for (int64_t p = 0; p < k; ++p) {
+    const float *src = g.image + c * g.sC + i * g.dh * g.sH + jw * g.dw;
+    float *dst = out + p * 16;
+    for (int h = 0; h < 2; ++h) {
+      __m256 va =
+          columns8<STEP>(src + a + 8 * h * STEP, m[h][0], lo[h][0], hi[h][0]);
+      __m256 vb = columns8<STEP>(src + bBase + 8 * h * STEP, m[h][1], lo[h][1],
+                                 hi[h][1]);
+      _mm256_storeu_ps(dst + 8 * h,
+                       _mm256_blendv_ps(va, vb, _mm256_castsi256_ps(m[h][1])));
+    }
+    if (++jw == g.kw) {
+      jw = 0;
+      if (++i == g.kh) {
+        i = 0;
+        ++c;
+      }
+    }
+  }
+}
 #endif
 
 /// Packs the NR-column panel at column j0 of the conv step's B block: rows
@@ -475,17 +547,25 @@ void packConvPanel(const ConvImage &g, int64_t r0, int64_t k, int64_t j0,
   // most two image rows with contiguous columns at stride 1 or 2: masked
   // vector loads instead of one indexed load per element (the stride-2
   // convs and the stem gather every element otherwise).
-  if constexpr (NR == 32) {
+  if constexpr (NR == 32 || NR == 16) {
+    // AVX2's 16 columns likewise (NR = 16 runs where the CPU has AVX2).
     int64_t x0 = j0 % g.ow, y0 = j0 / g.ow;
-    int64_t split = std::min<int64_t>(32, g.ow - x0);
-    if (n - j0 >= 32 && g.sW == 1 && (g.sw == 1 || g.sw == 2) &&
-        (split == 32 || 32 - split <= g.ow) && !(g.sw == 1 && split == 32)) {
+    int64_t split = std::min<int64_t>(NR, g.ow - x0);
+    if (n - j0 >= NR && g.sW == 1 && (g.sw == 1 || g.sw == 2) &&
+        (split == NR || NR - split <= g.ow) && !(g.sw == 1 && split == NR)) {
       int64_t a = y0 * g.sh * g.sH + x0 * g.sw;
       int64_t b = (y0 + 1) * g.sh * g.sH;
-      if (g.sw == 1)
-        packTwoRuns32<1>(g, r0, k, a, b, split, out);
-      else
-        packTwoRuns32<2>(g, r0, k, a, b, split, out);
+      if constexpr (NR == 32) {
+        if (g.sw == 1)
+          packTwoRuns32<1>(g, r0, k, a, b, split, out);
+        else
+          packTwoRuns32<2>(g, r0, k, a, b, split, out);
+      } else {
+        if (g.sw == 1)
+          packTwoRuns16<1>(g, r0, k, a, b, split, out);
+        else
+          packTwoRuns16<2>(g, r0, k, a, b, split, out);
+      }
       return;
     }
   }

@@ -2,6 +2,7 @@
 
 #include "codegen/Artifact/ObjectEmitter.h"
 
+#include "passes/Optimize/ConstantData.h"
 #include "runtime/include/tandem/abi.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -477,6 +478,8 @@ LogicalResult mlir::tandem::emitModelObject(ModuleOp module,
       translateModuleToLLVMIR(module, context, "tandem");
   if (!llvmModule)
     return emitError(loc) << "cannot translate the lowered module to LLVM IR";
+  if (options.releaseWeights)
+    releaseResourceBlobs(module);
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
   if (failed(addDescriptor(*llvmModule, signature, *program, options, loc)))

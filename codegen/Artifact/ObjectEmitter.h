@@ -30,6 +30,11 @@ struct ObjectOptions {
   /// Also export `tandem_default_model`, for shared libraries that
   /// tandem-run opens.
   bool exportDefaultModel = false;
+  /// Free the module's weight blobs as soon as the LLVM IR holds its copy
+  /// of them (the module's weights are empty afterwards): the compile then
+  /// never holds three copies of the weights (MLIR, LLVM, the assembler's).
+  /// For a caller that emits once and drops the module, like tandemc.
+  bool releaseWeights = false;
   /// The device images of a model with GPU partitions (PTX, cubin, fatbin
   /// per arch), from the GPU code generator; they go into the object's
   /// `tandem_device_program_t`. May be empty (the runtime then runs the CPU

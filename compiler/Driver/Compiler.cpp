@@ -200,6 +200,8 @@ objectOptionsFor(const CompilerOptions &options,
   objectOptions.features = options.cpuTarget.features;
   objectOptions.triple = options.cpuTarget.triple;
   objectOptions.deviceImages.assign(deviceImages.begin(), deviceImages.end());
+  // Emission is the compile's last use of the module (writeCode).
+  objectOptions.releaseWeights = true;
   return objectOptions;
 }
 

@@ -66,6 +66,24 @@ static llvm::SmallPtrSet<void *, 16> referencedBlobs(Operation *root) {
   return entries;
 }
 
+/// Empties `entry`'s blob, returning its size.
+static size_t releaseBlob(void *e) {
+  auto *entry = static_cast<DialectResourceBlobManager::BlobEntry *>(e);
+  AsmResourceBlob *blob = entry->getBlob();
+  if (!blob)
+    return 0;
+  size_t bytes = blob->getData().size();
+  entry->setBlob(AsmResourceBlob());
+  return bytes;
+}
+
+size_t mlir::tandem::releaseResourceBlobs(Operation *root) {
+  size_t freed = 0;
+  for (void *e : referencedBlobs(root))
+    freed += releaseBlob(e);
+  return freed;
+}
+
 void DeadBlobInstrumentation::runBeforePass(Pass *, Operation *op) {
   if (isa<ModuleOp>(op))
     for (void *e : referencedBlobs(op))
@@ -76,15 +94,9 @@ void DeadBlobInstrumentation::runAfterPass(Pass *, Operation *op) {
   if (!isa<ModuleOp>(op))
     return;
   llvm::SmallPtrSet<void *, 16> live = referencedBlobs(op);
-  for (void *e : seen) {
-    if (live.contains(e))
-      continue;
-    auto *entry = static_cast<DialectResourceBlobManager::BlobEntry *>(e);
-    if (AsmResourceBlob *blob = entry->getBlob()) {
-      freed += blob->getData().size();
-      entry->setBlob(AsmResourceBlob());
-    }
-  }
+  for (void *e : seen)
+    if (!live.contains(e))
+      freed += releaseBlob(e);
   seen = std::move(live);
 }
 

@@ -41,6 +41,12 @@ Value createF32Constant(OpBuilder &builder, Location loc, RankedTensorType type,
 ElementsAttr f32ElementsAttr(RankedTensorType type, llvm::ArrayRef<float> data,
                              llvm::StringRef nameHint);
 
+/// Empties the data of every dense_resource blob `root` and its nested ops
+/// refer to, returning the bytes freed. For when nothing will read the
+/// module's weights again (the artifact emitter, once LLVM IR holds its own
+/// copy); the attributes stay, with empty blobs.
+size_t releaseResourceBlobs(Operation *root);
+
 /// Frees the data of weight blobs that passes leave without users: a
 /// transposed, folded or transformed weight replaces its original, whose
 /// bytes would otherwise stay in the context until it is destroyed (for a

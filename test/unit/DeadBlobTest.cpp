@@ -79,4 +79,43 @@ TEST(DeadBlobTest, TransposedWeightFreesItsOriginal) {
   EXPECT_EQ(kept->getData().size(), 4u * 8u * sizeof(float));
 }
 
+TEST(DeadBlobTest, ReleaseResourceBlobsEmptiesEveryBlobTheModuleUses) {
+  // What the artifact emitter calls once LLVM IR holds its copy: every
+  // blob the module refers to loses its data, counted once however often
+  // it is referred to; a blob the module does not use keeps its data.
+  MLIRContext context;
+  context.loadDialect<TandemDialect, func::FuncDialect>();
+  OpBuilder b(&context);
+  Location loc = b.getUnknownLoc();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToStart(module->getBody());
+  auto blobAttr = [&](StringRef name, int64_t n) {
+    std::vector<float> data(n, 0.5f);
+    return DenseResourceElementsAttr::get(
+        RankedTensorType::get({n}, b.getF32Type()), name,
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(
+            ArrayRef<char>(reinterpret_cast<const char *>(data.data()),
+                           data.size() * sizeof(float)),
+            alignof(int64_t)));
+  };
+  DenseResourceElementsAttr a = blobAttr("a", 64), c = blobAttr("c", 8);
+  DenseResourceElementsAttr unused = blobAttr("unused", 16);
+  auto func = func::FuncOp::create(
+      b, loc, "f", b.getFunctionType({}, {a.getType(), a.getType()}));
+  b.setInsertionPointToStart(func.addEntryBlock());
+  Value first = ConstantOp::create(b, loc, a);
+  Value second = ConstantOp::create(b, loc, a);
+  ConstantOp::create(b, loc, c);
+  func::ReturnOp::create(b, loc, ValueRange{first, second});
+  EXPECT_EQ(releaseResourceBlobs(*module), (64u + 8u) * sizeof(float));
+  for (DenseResourceElementsAttr freed : {a, c}) {
+    AsmResourceBlob *blob = freed.getRawHandle().getBlob();
+    EXPECT_TRUE(!blob || blob->getData().empty());
+  }
+  ASSERT_NE(unused.getRawHandle().getBlob(), nullptr);
+  EXPECT_EQ(unused.getRawHandle().getBlob()->getData().size(),
+            16u * sizeof(float));
+  EXPECT_EQ(releaseResourceBlobs(*module), 0u); // nothing left to free
+}
+
 } // namespace

@@ -31,10 +31,13 @@ std::string mlir::tandem::checkRegularFile(llvm::StringRef path) {
   return "";
 }
 
-OwningOpRef<ModuleOp>
-mlir::tandem::importOnnxBuffer(MLIRContext &context, llvm::StringRef bytes,
-                               llvm::StringRef path,
-                               const OnnxImportOptions &options) {
+/// importOnnxBuffer; `owner`, if given, holds `bytes` and is freed as soon as
+/// the protobuf is parsed (for a large model, the mapped file would
+/// otherwise stay resident beside the parsed copy and the new weight blobs).
+static OwningOpRef<ModuleOp>
+importBytes(MLIRContext &context, llvm::StringRef bytes,
+            std::unique_ptr<llvm::MemoryBuffer> owner, llvm::StringRef path,
+            const OnnxImportOptions &options) {
   context.loadDialect<TandemDialect, func::FuncDialect>();
   Location loc = FileLineColLoc::get(&context, path, 0, 0);
   if (bytes.empty())
@@ -46,7 +49,11 @@ mlir::tandem::importOnnxBuffer(MLIRContext &context, llvm::StringRef bytes,
            nullptr;
 
   onnx::ModelProto model;
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+  bool parsed =
+      model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+  owner.reset();
+  bytes = {};
+  if (!parsed)
     return emitError(loc) << "cannot parse the file as an ONNX model: "
                              "truncated or corrupt protobuf, or not ONNX",
            nullptr;
@@ -86,6 +93,13 @@ mlir::tandem::importOnnxBuffer(MLIRContext &context, llvm::StringRef bytes,
 }
 
 OwningOpRef<ModuleOp>
+mlir::tandem::importOnnxBuffer(MLIRContext &context, llvm::StringRef bytes,
+                               llvm::StringRef path,
+                               const OnnxImportOptions &options) {
+  return importBytes(context, bytes, nullptr, path, options);
+}
+
+OwningOpRef<ModuleOp>
 mlir::tandem::importOnnxFile(MLIRContext &context, llvm::StringRef path,
                              const OnnxImportOptions &options) {
   Location loc = FileLineColLoc::get(&context, path, 0, 0);
@@ -98,5 +112,6 @@ mlir::tandem::importOnnxFile(MLIRContext &context, llvm::StringRef path,
     return emitError(loc) << "cannot read file: "
                           << buffer.getError().message(),
            nullptr;
-  return importOnnxBuffer(context, (*buffer)->getBuffer(), path, options);
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+  return importBytes(context, bytes, std::move(*buffer), path, options);
 }

@@ -26,6 +26,21 @@ using namespace mlir::tandem;
 
 namespace {
 
+/// A dense_resource f32 constant `name` of `shape`, every element 0.25.
+DenseResourceElementsAttr blobAttr(OpBuilder &b, StringRef name,
+                                   ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  std::vector<float> data(n, 0.25f);
+  return DenseResourceElementsAttr::get(
+      RankedTensorType::get(shape, b.getF32Type()), name,
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(
+          ArrayRef<char>(reinterpret_cast<const char *>(data.data()),
+                         data.size() * sizeof(float)),
+          alignof(int64_t)));
+}
+
 TEST(DeadBlobTest, TransposedWeightFreesItsOriginal) {
   MLIRContext context;
   context.loadDialect<TandemDialect, func::FuncDialect>();
@@ -33,18 +48,9 @@ TEST(DeadBlobTest, TransposedWeightFreesItsOriginal) {
   Location loc = b.getUnknownLoc();
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   b.setInsertionPointToStart(module->getBody());
-  auto blobAttr = [&](StringRef name, ArrayRef<int64_t> shape) {
-    std::vector<float> data(shape[0] * shape[1], 0.25f);
-    return DenseResourceElementsAttr::get(
-        RankedTensorType::get(shape, b.getF32Type()), name,
-        HeapAsmResourceBlob::allocateAndCopyWithAlign(
-            ArrayRef<char>(reinterpret_cast<const char *>(data.data()),
-                           data.size() * sizeof(float)),
-            alignof(int64_t)));
-  };
   // y = x * w^T (w is [N, K], transB) and z = u (kept: a function result).
-  DenseResourceElementsAttr w = blobAttr("w", {16, 32});
-  DenseResourceElementsAttr u = blobAttr("u", {4, 8});
+  DenseResourceElementsAttr w = blobAttr(b, "w", {16, 32});
+  DenseResourceElementsAttr u = blobAttr(b, "u", {4, 8});
   auto x = RankedTensorType::get({2, 32}, b.getF32Type());
   auto func = func::FuncOp::create(
       b, loc, "f",
@@ -89,17 +95,9 @@ TEST(DeadBlobTest, ReleaseResourceBlobsEmptiesEveryBlobTheModuleUses) {
   Location loc = b.getUnknownLoc();
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   b.setInsertionPointToStart(module->getBody());
-  auto blobAttr = [&](StringRef name, int64_t n) {
-    std::vector<float> data(n, 0.5f);
-    return DenseResourceElementsAttr::get(
-        RankedTensorType::get({n}, b.getF32Type()), name,
-        HeapAsmResourceBlob::allocateAndCopyWithAlign(
-            ArrayRef<char>(reinterpret_cast<const char *>(data.data()),
-                           data.size() * sizeof(float)),
-            alignof(int64_t)));
-  };
-  DenseResourceElementsAttr a = blobAttr("a", 64), c = blobAttr("c", 8);
-  DenseResourceElementsAttr unused = blobAttr("unused", 16);
+  DenseResourceElementsAttr a = blobAttr(b, "a", {64}),
+                            c = blobAttr(b, "c", {8});
+  DenseResourceElementsAttr unused = blobAttr(b, "unused", {16});
   auto func = func::FuncOp::create(
       b, loc, "f", b.getFunctionType({}, {a.getType(), a.getType()}));
   b.setInsertionPointToStart(func.addEntryBlock());

@@ -13,12 +13,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "device/cublaslt.h"
+#include "device/library_loader.h"
 #include "kernels/gemm_desc.h"
 
-#include <cstdlib>
 #include <cstring>
-
-#include <dlfcn.h>
 
 #ifdef TANDEM_RUNTIME_CHECK_CUBLASLT_H
 #include <cublasLt.h>
@@ -242,40 +240,17 @@ struct Loaded {
 
 Loaded loadLibrary() {
   Loaded loaded;
-  const char *override = std::getenv("TANDEM_CUBLASLT");
-  if (override && std::strcmp(override, "0") == 0) {
-    loaded.error = "disabled by TANDEM_CUBLASLT=0";
+  OpenedLibrary lib =
+      openLibrary("cuBLASLt", "TANDEM_CUBLASLT",
+                  {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"});
+  if (!lib.handle) {
+    loaded.error = lib.error;
     return loaded;
   }
-  const char *candidates[] = {"libcublasLt.so.13", "libcublasLt.so.12",
-                              "libcublasLt.so"};
-  void *handle = nullptr;
-  std::string tried;
-  if (override && *override) {
-    handle = dlopen(override, RTLD_NOW | RTLD_LOCAL);
-    tried = override;
-  } else {
-    for (const char *name : candidates) {
-      handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-      if (handle)
-        break;
-      tried += tried.empty() ? name : std::string(", ") + name;
-    }
-  }
-  if (!handle) {
-    const char *reason = dlerror();
-    loaded.error = "cannot load cuBLASLt (" + tried +
-                   "): " + (reason ? reason : "dlopen failed");
-    return loaded;
-  }
-  // Never dlclose'd, like the driver.
 #define TANDEM_LOAD_FIELD(field, symbol, params)                               \
-  loaded.api.field =                                                           \
-      reinterpret_cast<decltype(loaded.api.field)>(dlsym(handle, #symbol));    \
-  if (!loaded.api.field) {                                                     \
-    loaded.error = "cuBLASLt lacks " #symbol;                                  \
-    return loaded;                                                             \
-  }
+  if (!loadSymbol(lib.handle, "cuBLASLt", #symbol, loaded.api.field,           \
+                  loaded.error))                                               \
+    return loaded;
   TANDEM_CUBLASLT_FUNCTIONS(TANDEM_LOAD_FIELD)
 #undef TANDEM_LOAD_FIELD
   return loaded;

@@ -8,13 +8,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "device/cudnn.h"
+#include "device/library_loader.h"
 #include "kernels/conv_desc.h"
 
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
-#include <dlfcn.h>
 #include <glob.h>
 
 #ifdef TANDEM_RUNTIME_CHECK_CUDNN_H
@@ -284,41 +284,16 @@ std::string pipInstalledCudnn() {
 
 Loaded loadLibrary() {
   Loaded loaded;
-  const char *override = std::getenv("TANDEM_CUDNN_LIBRARY");
-  if (override && std::strcmp(override, "0") == 0) {
-    loaded.error = "disabled by TANDEM_CUDNN_LIBRARY=0";
+  OpenedLibrary lib = openLibrary("cuDNN", "TANDEM_CUDNN_LIBRARY",
+                                  {"libcudnn.so.9"}, pipInstalledCudnn);
+  if (!lib.handle) {
+    loaded.error = lib.error;
     return loaded;
   }
-  void *handle = nullptr;
-  std::string tried, reason;
-  auto attempt = [&](const std::string &name) {
-    handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    tried += tried.empty() ? name : ", " + name;
-    if (!handle) {
-      const char *error = dlerror();
-      reason = error ? error : "dlopen failed";
-    }
-    return handle != nullptr;
-  };
-  if (override && *override) {
-    attempt(override);
-  } else if (!attempt("libcudnn.so.9")) {
-    std::string pip = pipInstalledCudnn();
-    if (!pip.empty())
-      attempt(pip);
-  }
-  if (!handle) {
-    loaded.error = "cannot load cuDNN (" + tried + "): " + reason;
-    return loaded;
-  }
-  // Never dlclose'd, like the driver.
 #define TANDEM_LOAD_FIELD(field, symbol, params)                               \
-  loaded.api.field =                                                           \
-      reinterpret_cast<decltype(loaded.api.field)>(dlsym(handle, #symbol));    \
-  if (!loaded.api.field) {                                                     \
-    loaded.error = "cuDNN lacks " #symbol;                                     \
-    return loaded;                                                             \
-  }
+  if (!loadSymbol(lib.handle, "cuDNN", #symbol, loaded.api.field,              \
+                  loaded.error))                                               \
+    return loaded;
   TANDEM_CUDNN_FUNCTIONS(TANDEM_LOAD_FIELD)
 #undef TANDEM_LOAD_FIELD
   return loaded;

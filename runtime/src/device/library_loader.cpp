@@ -38,7 +38,7 @@ tandem::openLibrary(const char *title, const char *envVar,
         attempt(path);
   }
   if (!opened.handle)
-    opened.error = std::string("cannot load ") + title + " (" + tried +
-                   "): " + reason;
+    opened.error =
+        std::string("cannot load ") + title + " (" + tried + "): " + reason;
   return opened;
 }

@@ -496,6 +496,16 @@ def TandemOutlineKernels : Pass<"tandem-outline-kernels", "::mlir::ModuleOp"> {
     + ReLU with padding is one kernel and one launch; the kernel function
     still holds the ops as written, which its CPU twin runs.
 
+    A chain of consecutive ops that work row by row (a softmax, a LayerNorm
+    and the elementwise ops next to them; codegen/GPU/RowKernels.h) becomes
+    one *row kernel*, `@<partition>_k<i>_<fusion>_<op>_rows` with
+    `tandem.row_kernel = array<i64: rows...>`: the chain grows from a
+    reduction that would get a block per row, over neighbours with the same
+    leading parallel loops (unit loops aside) whose accesses to buffers the
+    chain writes stay in their own row. Allocations only the chain touches
+    become local to it; the call goes where the chain's last op was, and
+    deallocations in between move after it.
+
     The op is replaced by a `func.call` of its kernel carrying the launch
     geometry of the mapping (one thread per point of the parallel loops,
     256 threads per block, see docs/GPU.md) as
@@ -563,7 +573,11 @@ def TandemMapKernelsToGPU
     per point: a load from a padded buffer reads the unpadded source under
     a bounds check (the pad value outside), and each thread's accumulator
     starts from the init producer's value at its output instead of a load.
-    Any other second linalg op is an error.
+    Any other second linalg op is an error, except in a row kernel
+    (`tandem.row_kernel`, codegen/GPU/RowKernels.h): one block per row, its
+    ops mapped in order as stages (a block reduction, or threads striding
+    over the row) with a `gpu.barrier` between two, its allocations one
+    row each in shared memory (workgroup attributions).
 
     Before:
     ```mlir

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -96,6 +97,10 @@ static SmallVector<Operation *> blockCombiners(linalg::LinalgOp op) {
   return combiners;
 }
 
+bool mlir::tandem::hasBlockCombiners(linalg::LinalgOp op) {
+  return !blockCombiners(op).empty();
+}
+
 FailureOr<KernelPlan> mlir::tandem::planKernelLaunch(linalg::LinalgOp op) {
   KernelPlan plan;
   plan.bounds = op.getStaticLoopRanges();
@@ -163,6 +168,10 @@ public:
       emitBlockReduction(givenIndex);
       return;
     }
+    if (plan.rowStrided) {
+      emitRowStrided(givenIndex);
+      return;
+    }
     Value id = givenIndex ? givenIndex : threadIndex();
     Value total = index(plan.total);
     Value inRange =
@@ -208,35 +217,82 @@ private:
     }
   }
 
-  /// The indices of `operand` at the current point.
+  /// The indices of `operand` at the current point; for a row-local
+  /// buffer (RowKernels.h), the one index into its row.
   SmallVector<Value> indicesOf(OpOperand &operand) {
+    if (rowLocalBuffer(operand.get()))
+      return {rowLocalIndex(operand)};
+    return pointIndicesOf(operand);
+  }
+
+  /// The indices of `operand` at the current point, as its indexing map
+  /// gives them.
+  SmallVector<Value> pointIndicesOf(OpOperand &operand) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
     SmallVector<Value> indices;
-    for (unsigned i = 0; i < map.getNumResults(); ++i) {
-      AffineExpr expr = map.getResult(i);
-      if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-        indices.push_back(ivs[dim.getPosition()]);
-        continue;
-      }
-      // Only the loops the index uses (outputs are indexed before the
-      // serial loops exist).
-      AffineMap sub = map.getSubMap({i});
-      llvm::SmallBitVector unused = getUnusedDimsBitVector({sub});
-      SmallVector<Value> operands;
-      for (unsigned d = 0; d < sub.getNumDims(); ++d)
-        if (!unused.test(d))
-          operands.push_back(ivs[d]);
-      indices.push_back(affine::AffineApplyOp::create(
-          b, loc, compressUnusedDims(sub), operands));
-    }
+    for (unsigned i = 0; i < map.getNumResults(); ++i)
+      indices.push_back(indexOf(map, i));
     return indices;
+  }
+
+  /// Result `i` of `map` at the current point.
+  Value indexOf(AffineMap map, unsigned i) {
+    AffineExpr expr = map.getResult(i);
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      return ivs[dim.getPosition()];
+    // Only the loops the index uses (outputs are indexed before the
+    // serial loops exist).
+    AffineMap sub = map.getSubMap({i});
+    llvm::SmallBitVector unused = getUnusedDimsBitVector({sub});
+    SmallVector<Value> operands;
+    for (unsigned d = 0; d < sub.getNumDims(); ++d)
+      if (!unused.test(d))
+        operands.push_back(ivs[d]);
+    return affine::AffineApplyOp::create(b, loc, compressUnusedDims(sub),
+                                         operands);
+  }
+
+  /// The row-local buffer `value` views (through the reshapes the row
+  /// kernel allows), or null.
+  Value rowLocalBuffer(Value value) const {
+    if (plan.rowLocalBuffers.empty())
+      return Value();
+    while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+      value = view.getViewSource();
+    return llvm::is_contained(plan.rowLocalBuffers, value) ? value : Value();
+  }
+
+  /// The position in its block's row of the element `operand` accesses: the
+  /// row-major linearisation of its indices other than the row loops
+  /// (which formRowChains checked come first, unit dimensions aside).
+  Value rowLocalIndex(OpOperand &operand) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    ArrayRef<int64_t> shape =
+        cast<MemRefType>(operand.get().getType()).getShape();
+    Value linear = index(0);
+    for (unsigned i = 0; i < map.getNumResults(); ++i) {
+      auto dim = dyn_cast<AffineDimExpr>(map.getResult(i));
+      if (shape[i] == 1 || (dim && dim.getPosition() < plan.rowLoops &&
+                            plan.bounds[dim.getPosition()] != 1))
+        continue;
+      Value scaled = arith::MulIOp::create(b, loc, linear, index(shape[i]));
+      linear = arith::AddIOp::create(b, loc, scaled, indexOf(map, i));
+    }
+    return linear;
+  }
+
+  /// The buffer to load from or store to for `operand`.
+  Value bufferOf(Value operand) {
+    if (Value local = rowLocalBuffer(operand))
+      return mapping.lookup(local);
+    return mapping.lookupOrDefault(operand);
   }
 
   Value load(OpOperand &operand) {
     if (const KernelPrologue::PaddedInput *padded =
             prologue.paddedInput(operand.get()))
       return loadPadded(*padded, indicesOf(operand));
-    Value value = mapping.lookupOrDefault(operand.get());
+    Value value = bufferOf(operand.get());
     if (!isa<MemRefType>(value.getType()))
       return value; // a scalar operand
     return memref::LoadOp::create(b, loc, value, indicesOf(operand));
@@ -293,7 +349,7 @@ private:
     pointwise.bounds = producer.getStaticLoopRanges();
     KernelPrologue none;
     KernelBodyEmitter inner(b, producer, pointwise, mapping, none);
-    SmallVector<Value> indices = indicesOf(init);
+    SmallVector<Value> indices = pointIndicesOf(init);
     inner.ivs.assign(indices.begin(), indices.end());
     Value placeholder = zero(producer.getDpsInits()[0]);
     return inner.payload(ValueRange{placeholder}).front();
@@ -337,7 +393,8 @@ private:
       // Outputs the payload never reads need no load, unless a reduction
       // carries them.
       if (body->getArgument(firstOutput + i).use_empty() &&
-          plan.threadDims.size() == plan.bounds.size()) {
+          plan.threadDims.size() + plan.stridedDims.size() ==
+              plan.bounds.size()) {
         outputs.push_back(zero(init.get()));
         continue;
       }
@@ -362,7 +419,7 @@ private:
 
   void storeOutputs(ValueRange values) {
     for (auto [value, init] : llvm::zip(values, op.getDpsInitsMutable()))
-      memref::StoreOp::create(b, loc, value, mapping.lookup(init.get()),
+      memref::StoreOp::create(b, loc, value, bufferOf(init.get()),
                               indicesOf(init));
   }
 
@@ -412,6 +469,27 @@ private:
     b.setInsertionPoint(loop.getBody()->getTerminator());
     ivs[dim] = loop.getInductionVar();
     emitSerial(dims, depth + 1);
+  }
+
+  /// A pointwise stage of a row kernel: the block's row, then its threads
+  /// stride over the row's points (on the host, `hostBlock` given, one loop
+  /// runs them all).
+  void emitRowStrided(Value hostBlock) {
+    delinearize(
+        hostBlock
+            ? hostBlock
+            : gpu::BlockIdOp::create(b, loc, gpu::Dimension::x).getResult());
+    Value start =
+        hostBlock
+            ? index(0)
+            : gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x).getResult();
+    Value step = index(hostBlock ? 1 : blockThreads());
+    auto loop =
+        scf::ForOp::create(b, loc, start, index(plan.stridedSize), step);
+    OpBuilder::InsertionGuard insertion(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    delinearize(plan.stridedDims, loop.getInductionVar());
+    storeFinalOutputs(payload(loadOutputs()));
   }
 
   //===------------------------------------------------------------------===//

@@ -66,7 +66,26 @@ struct KernelPlan {
   /// The reduction loops (row-major), and the product of their trip counts.
   SmallVector<unsigned> reductionDims;
   int64_t reductionSize = 1;
+
+  /// A pointwise stage of a row kernel (RowKernels.h): the thread loops
+  /// index the block (one per row), and the block's threads stride over the
+  /// `stridedDims` (thread t takes points t, t + bx, ...).
+  bool rowStrided = false;
+  SmallVector<unsigned> stridedDims;
+  int64_t stridedSize = 1;
+  /// In a row kernel, how many leading loops index the rows, and the
+  /// buffers of the kernel function of which each block keeps only its row
+  /// (1-D, in shared memory on the GPU, RowKernels.h): accesses to them
+  /// (or to reshapes of them) linearise the indices other than the rows'.
+  unsigned rowLoops = 0;
+  SmallVector<Value> rowLocalBuffers;
 };
+
+/// Whether every output of `op` is a 32-bit `out = combine(x, out)` whose
+/// combiner is associative and commutative with a known identity and whose
+/// `x` reads no output: the partial results of a block reduction may then
+/// meet in any order.
+bool hasBlockCombiners(linalg::LinalgOp op);
 
 /// Whether distinct points of `op`'s parallel loops write distinct output
 /// elements: every output map is a projected permutation that uses each
@@ -91,6 +110,8 @@ FailureOr<KernelPlan> planKernelLaunch(linalg::LinalgOp op);
 /// emulation of the grid). For a block reduction, it is the block index and
 /// the body runs the whole block on the host: every thread's partial result,
 /// then the same butterfly of exchanges the warp shuffles perform.
+/// For a row kernel's pointwise stage (`plan.rowStrided`), it is the block
+/// index and the body runs the block's points in order.
 /// `prologue` (KernelPrologue.h) is evaluated per point: loads of its padded
 /// buffers read their sources with bounds checks, and the init producer's
 /// value replaces the load of the output's initial value.

@@ -9,6 +9,7 @@
 
 #include "codegen/GPU/GPUPipeline.h"
 #include "codegen/GPU/KernelMapping.h"
+#include "codegen/GPU/RowKernels.h"
 #include "codegen/Passes.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
 
@@ -16,6 +17,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::tandem {
 #define GEN_PASS_DEF_TANDEMMAPKERNELSTOGPU
@@ -35,7 +37,61 @@ struct PlannedKernel {
   /// Ops of the function the mapped code does not run: the prologue, the
   /// buffers local to it, their views and deallocations.
   llvm::SmallPtrSet<Operation *, 16> unmapped;
+  /// A row kernel's stages in order (RowKernels.h; `op` is the last), and
+  /// the buffers of which each block keeps one row.
+  SmallVector<RowStage, 0> stages;
+  SmallVector<memref::AllocOp> rowLocal;
 };
+
+/// Plans a row kernel over rows `rows` (RowChain::rows): its linalg ops in
+/// order, each with the prologue it absorbs, as stages; its allocations are
+/// row-local, and neither they nor their views are cloned.
+FailureOr<PlannedKernel> planRowKernel(func::FuncOp kernel,
+                                       ArrayRef<int64_t> rows) {
+  SmallVector<linalg::LinalgOp> ops;
+  for (Operation &op : kernel.getBody().getOps()) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      ops.push_back(linalgOp);
+    else if (isa<memref::CopyOp>(op))
+      return kernel.emitOpError() << "is a row kernel with a copy";
+  }
+  if (ops.empty())
+    return kernel.emitOpError() << "is a kernel without a linalg op";
+  PlannedKernel planned;
+  llvm::SmallPtrSet<Operation *, 16> absorbed;
+  SmallVector<std::pair<linalg::LinalgOp, KernelPrologue>, 0> stages;
+  for (linalg::LinalgOp op : llvm::reverse(ops)) {
+    if (absorbed.contains(op))
+      continue;
+    KernelPrologue prologue = matchKernelPrologue(op);
+    absorbed.insert(prologue.ops.begin(), prologue.ops.end());
+    planned.unmapped.insert(prologue.ops.begin(), prologue.ops.end());
+    stages.emplace_back(op, std::move(prologue));
+  }
+  std::reverse(stages.begin(), stages.end());
+  FailureOr<SmallVector<RowStage, 0>> planStages = planRowStages(stages, rows);
+  if (failed(planStages))
+    return failure();
+  planned.stages = std::move(*planStages);
+  SmallVector<Value> local;
+  for (auto alloc : kernel.getBody().getOps<memref::AllocOp>()) {
+    planned.rowLocal.push_back(alloc);
+    local.push_back(alloc);
+    SmallVector<Operation *> worklist = {alloc};
+    while (!worklist.empty()) {
+      Operation *def = worklist.pop_back_val();
+      planned.unmapped.insert(def);
+      for (Operation *user : def->getUsers())
+        if (isa<memref::DeallocOp, ViewLikeOpInterface>(user))
+          worklist.push_back(user);
+    }
+  }
+  for (RowStage &stage : planned.stages)
+    stage.plan.rowLocalBuffers = local;
+  planned.op = planned.stages.back().op;
+  planned.plan = planned.stages.back().plan;
+  return planned;
+}
 
 /// The main linalg op of a kernel function (its last) with its prologue;
 /// any other linalg op or copy is an error.
@@ -57,8 +113,26 @@ kernelOp(func::FuncOp kernel) {
   return std::make_pair(main, std::move(prologue));
 }
 
+/// One block's row of the row-local buffer `alloc` of a kernel over `rows`
+/// rows: a 1-D buffer in `space`.
+MemRefType rowLocalType(memref::AllocOp alloc, int64_t rows,
+                        Attribute space = {}) {
+  MemRefType type = alloc.getType();
+  return MemRefType::get({type.getNumElements() / rows}, type.getElementType(),
+                         AffineMap(), space);
+}
+
 /// Checks `kernel` and plans its launch.
 FailureOr<PlannedKernel> planKernel(func::FuncOp kernel) {
+  for (Type type : kernel.getArgumentTypes()) {
+    auto memref = dyn_cast<MemRefType>(type);
+    if (!memref || !memref.hasStaticShape() || !memref.getLayout().isIdentity())
+      return kernel.emitOpError()
+             << "has argument type " << type
+             << ": kernel arguments are memrefs of static shape";
+  }
+  if (auto rows = kernel->getAttrOfType<DenseI64ArrayAttr>(kRowKernelAttrName))
+    return planRowKernel(kernel, rows.asArrayRef());
   FailureOr<std::pair<linalg::LinalgOp, KernelPrologue>> found =
       kernelOp(kernel);
   if (failed(found))
@@ -83,24 +157,31 @@ FailureOr<PlannedKernel> planKernel(func::FuncOp kernel) {
       if (user != planned.op.getOperation())
         planned.unmapped.insert(user);
   }
-  for (Type type : kernel.getArgumentTypes()) {
-    auto memref = dyn_cast<MemRefType>(type);
-    if (!memref || !memref.hasStaticShape() || !memref.getLayout().isIdentity())
-      return kernel.emitOpError()
-             << "has argument type " << type
-             << ": kernel arguments are memrefs of static shape";
-  }
   return planned;
 }
 
 /// Clones the body of `kernel` at `builder`'s insertion point (arguments
 /// mapped by `mapping`), its main linalg op replaced by the mapped code and
-/// its prologue left out (the mapped code evaluates it).
+/// its prologue left out (the mapped code evaluates it). A row kernel's
+/// stages are each mapped, with a barrier between two on the GPU (no
+/// `threadIndex`).
 void cloneMappedBody(OpBuilder &builder, func::FuncOp kernel,
                      const PlannedKernel &planned, IRMapping &mapping,
                      Value threadIndex = {}) {
   linalg::LinalgOp op = planned.op;
   for (Operation &inner : kernel.getBody().getOps()) {
+    const RowStage *stage =
+        llvm::find_if(planned.stages, [&](const RowStage &s) {
+          linalg::LinalgOp stageOp = s.op;
+          return stageOp.getOperation() == &inner;
+        });
+    if (stage != planned.stages.end()) {
+      if (!threadIndex && stage != planned.stages.begin())
+        gpu::BarrierOp::create(builder, inner.getLoc());
+      emitMappedKernelBody(builder, stage->op, stage->plan, mapping,
+                           threadIndex, stage->prologue);
+      continue;
+    }
     if (&inner == op.getOperation()) {
       emitMappedKernelBody(builder, op, planned.plan, mapping, threadIndex,
                            planned.prologue);
@@ -132,10 +213,15 @@ FailureOr<func::FuncOp> emulateKernel(func::FuncOp kernel) {
     return arith::ConstantIndexOp::create(builder, loc, v);
   };
   Value zero = index(0), one = index(1), bx = index(plan.launch[3]);
+  // A row kernel's blocks keep one row of each row-local buffer.
+  for (memref::AllocOp alloc : planned->rowLocal)
+    mapping.map(alloc.getResult(),
+                memref::AllocaOp::create(builder, loc,
+                                         rowLocalType(alloc, plan.total)));
   auto blocks =
       scf::ForOp::create(builder, loc, zero, index(plan.launch[0]), one);
   builder.setInsertionPoint(blocks.getBody()->getTerminator());
-  if (plan.blockReduction) {
+  if (plan.blockReduction || !planned->stages.empty()) {
     // The block's threads and their exchanges run inside the body.
     cloneMappedBody(builder, kernel, *planned, mapping,
                     blocks.getInductionVar());
@@ -174,6 +260,15 @@ LogicalResult mapKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule) {
   builder.setInsertionPointToStart(&entry);
   IRMapping mapping;
   mapping.map(kernel.getArguments(), entry.getArguments());
+  // A row kernel's blocks keep one row of each row-local buffer in shared
+  // memory.
+  auto workgroup = gpu::AddressSpaceAttr::get(builder.getContext(),
+                                              gpu::AddressSpace::Workgroup);
+  for (memref::AllocOp alloc : planned->rowLocal)
+    mapping.map(
+        alloc.getResult(),
+        gpuFunc.addWorkgroupAttribution(
+            rowLocalType(alloc, plan.total, workgroup), alloc.getLoc()));
   cloneMappedBody(builder, kernel, *planned, mapping);
   gpu::ReturnOp::create(builder, kernel.getLoc());
   return success();

@@ -6,13 +6,17 @@
 // inside; the op replaced by a call carrying its launch geometry. An op's
 // prologue (KernelPrologue.h: the padding of its inputs, the broadcast bias
 // it accumulates into) moves into the same kernel, a padded buffer becoming
-// local to it, so that Conv + BiasAdd + ReLU is one launch.
+// local to it, so that Conv + BiasAdd + ReLU is one launch. A chain of ops
+// that works row by row (a softmax, a LayerNorm and their elementwise
+// neighbours, RowKernels.h) becomes one row kernel, the buffers only the
+// chain uses local to it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "codegen/GPU/GPUPipeline.h"
 #include "codegen/GPU/KernelMapping.h"
 #include "codegen/GPU/KernelPrologue.h"
+#include "codegen/GPU/RowKernels.h"
 #include "codegen/Passes.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
 
@@ -75,6 +79,19 @@ bool isRecreatable(Operation *op) {
           !isa<ShapedType>(op->getResult(0).getType()));
 }
 
+/// The buffer `value` views, or `value` when it is not a view.
+Value viewedBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// One op of a kernel with the prologue it absorbs.
+struct KernelMember {
+  Operation *op;
+  KernelPrologue prologue;
+};
+
 /// Outlines the kernels of one GPU partition.
 class PartitionOutliner {
 public:
@@ -112,12 +129,33 @@ public:
       absorbed.insert(prologue.ops.begin(), prologue.ops.end());
       prologues[op] = std::move(prologue);
     }
-    for (Operation *op : kernelOps) {
-      if (absorbed.contains(op))
+    SmallVector<Operation *> mains;
+    for (Operation *op : kernelOps)
+      if (!absorbed.contains(op))
+        mains.push_back(op);
+    // Chains that work row by row become one kernel each.
+    llvm::DenseMap<Operation *, const RowChain *> chainOf;
+    SmallVector<RowChain> chains = formRowChains(mains, prologues);
+    for (const RowChain &chain : chains)
+      for (const RowStage &stage : chain.stages)
+        chainOf[stage.op] = &chain;
+    for (Operation *op : mains) {
+      auto chain = chainOf.find(op);
+      if (chain != chainOf.end()) {
+        const RowChain &row = *chain->second;
+        if (row.stages.front().op != op)
+          continue;
+        SmallVector<KernelMember, 0> members;
+        for (const RowStage &stage : row.stages)
+          members.push_back({stage.op, stage.prologue});
+        if (failed(outline(members, row.rows)))
+          return failure();
         continue;
+      }
       auto it = prologues.find(op);
-      if (failed(outline(op, it == prologues.end() ? KernelPrologue()
-                                                   : it->second)))
+      if (failed(outline(
+              {{op, it == prologues.end() ? KernelPrologue() : it->second}},
+              /*rows=*/std::nullopt)))
         return failure();
     }
     // Views and constants that only kernels used are dead now.
@@ -131,14 +169,77 @@ public:
   }
 
 private:
-  /// Outlines `op` with its `prologue` (whose ops precede it).
-  LogicalResult outline(Operation *op, const KernelPrologue &prologue) {
+  /// The buffers of a row kernel with `members` over rows `rows` that only
+  /// it uses, whose rows fit in shared memory together (kMaxRowLocalBytes):
+  /// allocations of the partition that the members write and that nothing
+  /// else touches, directly or through views, but deallocations.
+  SetVector<Value> rowLocalBuffers(ArrayRef<KernelMember> members,
+                                   ArrayRef<int64_t> rows) {
+    llvm::SmallPtrSet<Operation *, 16> inKernel;
+    for (const KernelMember &member : members) {
+      inKernel.insert(member.op);
+      inKernel.insert(member.prologue.ops.begin(), member.prologue.ops.end());
+    }
+    auto onlyKernelUses = [&](Value buffer) {
+      SmallVector<Value> worklist = {buffer};
+      while (!worklist.empty()) {
+        Value value = worklist.pop_back_val();
+        for (Operation *user : value.getUsers()) {
+          if (inKernel.contains(user) || isa<memref::DeallocOp>(user))
+            continue;
+          if (!isa<ViewLikeOpInterface>(user))
+            return false;
+          worklist.append(user->result_begin(), user->result_end());
+        }
+      }
+      return true;
+    };
+    SetVector<Value> local;
+    int64_t bytes = 0;
+    for (const KernelMember &member : members)
+      for (Value init : cast<linalg::LinalgOp>(member.op).getDpsInits()) {
+        Value root = viewedBuffer(init);
+        auto alloc = root.getDefiningOp<memref::AllocOp>();
+        if (!alloc || local.contains(root) ||
+            alloc->getParentOp() != partition.getOperation() ||
+            !alloc.getType().hasStaticShape() ||
+            !alloc.getType().getElementType().isIntOrFloat() ||
+            !onlyKernelUses(root))
+          continue;
+        MemRefType type = alloc.getType();
+        int64_t rowBytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8) *
+                           (type.getNumElements() / rowCount(rows));
+        if (bytes + rowBytes > kMaxRowLocalBytes)
+          continue;
+        bytes += rowBytes;
+        local.insert(root);
+      }
+    return local;
+  }
+
+  /// Outlines the ops of `members` (each with its prologue, whose ops
+  /// precede it) as one kernel: a row kernel over rows `rows` when there are
+  /// several.
+  LogicalResult outline(ArrayRef<KernelMember> members,
+                        std::optional<ArrayRef<int64_t>> rows) {
+    assert(!members.empty() && (members.size() == 1 || rows) &&
+           "several ops form a kernel only as a row kernel");
+    // The call goes where the last op was: what the kernel reads is defined
+    // by then.
+    Operation *op = members.back().op;
     OpBuilder builder(op);
     Location loc = op->getLoc();
-    // Padded buffers become local to the kernel.
+    // Padded buffers, and a row kernel's own buffers, become local to the
+    // kernel.
     SetVector<Value> local;
-    for (const KernelPrologue::PaddedInput &padded : prologue.paddedInputs)
-      local.insert(padded.buffer);
+    for (const KernelMember &member : members)
+      for (const KernelPrologue::PaddedInput &padded :
+           member.prologue.paddedInputs)
+        local.insert(padded.buffer);
+    if (rows) {
+      SetVector<Value> rowLocal = rowLocalBuffers(members, *rows);
+      local.insert(rowLocal.begin(), rowLocal.end());
+    }
     // Inputs first, then outputs: the whole buffers behind the operands.
     SmallVector<Value> inputs, outputs;
     auto addRoot = [&](Value operand, bool written) -> LogicalResult {
@@ -165,8 +266,11 @@ private:
       }
       return success();
     };
-    SmallVector<Operation *> group(prologue.ops);
-    group.push_back(op);
+    SmallVector<Operation *> group;
+    for (const KernelMember &member : members) {
+      group.append(member.prologue.ops);
+      group.push_back(member.op);
+    }
     // Buffers a payload reads (or writes) directly, such as the table of a
     // gather (`memref.load` inside a linalg.generic), are arguments too.
     for (Operation *member : group) {
@@ -203,12 +307,14 @@ private:
 
     // The kernel function, right after the partition.
     std::string name = (partition.getSymName() + "_k" + Twine(counter++) + "_" +
-                        kernelSuffix(op))
+                        kernelSuffix(op) + (rows ? "_rows" : ""))
                            .str();
     auto type = builder.getFunctionType(ValueRange(args).getTypes(), {});
     auto kernel = func::FuncOp::create(loc, name, type);
     kernel.setPrivate();
     kernel->setAttr(TandemDialect::getKernelAttrName(), builder.getUnitAttr());
+    if (rows)
+      kernel->setAttr(kRowKernelAttrName, builder.getDenseI64ArrayAttr(*rows));
     Operation *after = lastInserted ? lastInserted : partition.getOperation();
     symbols.insert(kernel, std::next(Block::iterator(after)));
     lastInserted = kernel;
@@ -231,30 +337,62 @@ private:
     for (Value value : captured)
       if (failed(recreate(value, body, mapping, op)))
         return failure();
-    // The prologue's views were recreated with the values they view.
-    for (Operation *member : prologue.ops)
-      if (!isa<ViewLikeOpInterface>(member))
-        body.clone(*member, mapping);
-    Operation *inner;
-    if (auto copy = dyn_cast<memref::CopyOp>(op))
-      inner =
-          linalg::CopyOp::create(body, loc, mapping.lookup(copy.getSource()),
-                                 mapping.lookup(copy.getTarget()));
-    else
-      inner = body.clone(*op, mapping);
+    // The prologues' views were recreated with the values they view.
+    SmallVector<std::pair<linalg::LinalgOp, KernelPrologue>, 0> stages;
+    for (const KernelMember &member : members) {
+      for (Operation *prologueOp : member.prologue.ops)
+        if (!isa<ViewLikeOpInterface>(prologueOp))
+          body.clone(*prologueOp, mapping);
+      Operation *inner;
+      if (auto copy = dyn_cast<memref::CopyOp>(member.op))
+        inner =
+            linalg::CopyOp::create(body, loc, mapping.lookup(copy.getSource()),
+                                   mapping.lookup(copy.getTarget()));
+      else
+        inner = body.clone(*member.op, mapping);
+      stages.emplace_back(cast<linalg::LinalgOp>(inner), KernelPrologue());
+    }
     func::ReturnOp::create(body, loc);
 
-    FailureOr<KernelPlan> plan =
-        planKernelLaunch(cast<linalg::LinalgOp>(inner));
-    if (failed(plan))
-      return failure();
+    std::array<int64_t, 6> launch;
+    if (rows) {
+      // The mapping plans the stages the same way from the kernel function.
+      for (auto &[stageOp, stagePrologue] : stages)
+        stagePrologue = matchKernelPrologue(stageOp);
+      FailureOr<SmallVector<RowStage, 0>> planned =
+          planRowStages(stages, *rows);
+      if (failed(planned))
+        return failure();
+      launch = planned->back().plan.launch;
+    } else {
+      FailureOr<KernelPlan> plan = planKernelLaunch(stages.front().first);
+      if (failed(plan))
+        return failure();
+      launch = plan->launch;
+    }
     auto call = func::CallOp::create(builder, loc, kernel, args);
     call->setAttr(TandemDialect::getLaunchDimsAttrName(),
-                  builder.getDenseI64ArrayAttr(plan->launch));
-    op->erase();
-    for (Operation *member : llvm::reverse(prologue.ops))
-      if (member->use_empty())
-        member->erase();
+                  builder.getDenseI64ArrayAttr(launch));
+    // A deallocation between the chain's first op and the call now comes
+    // too early: it moves after the call.
+    if (members.size() > 1) {
+      Operation *first = members.front().prologue.empty()
+                             ? members.front().op
+                             : members.front().prologue.ops.front();
+      SmallVector<Operation *> early;
+      for (Operation *it = first; it != call.getOperation();
+           it = it->getNextNode())
+        if (isa<memref::DeallocOp>(it))
+          early.push_back(it);
+      for (Operation *dealloc : llvm::reverse(early))
+        dealloc->moveAfter(call);
+    }
+    for (const KernelMember &member : llvm::reverse(members)) {
+      member.op->erase();
+      for (Operation *prologueOp : llvm::reverse(member.prologue.ops))
+        if (prologueOp->use_empty())
+          prologueOp->erase();
+    }
     return success();
   }
 

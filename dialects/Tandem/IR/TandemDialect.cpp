@@ -83,6 +83,17 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a positive integer attribute";
     return success();
   }
+  // A GPU row kernel's row trip counts (kRowKernelAttrName in
+  // codegen/GPU/RowKernels.h).
+  if (attr.getName() == "tandem.row_kernel") {
+    auto rows = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!isa<FunctionOpInterface>(op) || !rows ||
+        llvm::any_of(rows.asArrayRef(), [](int64_t n) { return n < 2; }))
+      return op->emitError()
+             << "'tandem.row_kernel' must be an array<i64> of trip counts "
+                "above 1 on a kernel function";
+    return success();
+  }
   if (attr.getName() == getLaunchDimsAttrName()) {
     auto dims = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
     if (!dims || dims.size() != 6 ||

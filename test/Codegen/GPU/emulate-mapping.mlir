@@ -19,6 +19,9 @@
 // CHECK-NEXT: mmrelu diff 0 sum 0.0862
 // CHECK-NEXT: convpad diff 0 sum 9.757
 // CHECK-NEXT: mvbias diff {{(0|[0-9.]+e-0[5-9])}} sum -33.87
+// CHECK-NEXT: softmax diff {{(0|[0-9.]+e-0[5-9])}} sum 6
+// CHECK-NEXT: layernorm diff {{(0|[0-9.]+e-0[5-9])}} sum {{-?[0-9.e-]+}}
+
 
 // Block reductions (one block per output point, threads striding over the
 // reduction, then the shuffle butterflies and the shared-memory stage, all
@@ -189,6 +192,112 @@ func.func @fill(%m: memref<?xf32>, %seed: f32) {
   return
 }
 
+// Row kernels (one block per row, the stages one after the other with a
+// barrier between them on the GPU): a softmax over 6 rows of 100 (max,
+// exponentials, sum, division; 128 threads) whose exponentials, maxima and
+// sums are row-local (one row in shared memory on the GPU, one row of
+// scratch per block on the host), and a LayerNorm-like chain over 2x3 rows
+// of 70 whose mean is a per-row pointwise stage (one point per row).
+// PLAN-LABEL: func.func @softmax_rows_emulated
+// PLAN-DAG: memref.alloca() : memref<100xf32>
+// PLAN-DAG: memref.alloca() : memref<1xf32>
+// PLAN: scf.for %{{.*}} = %c0 to %c6 step %c1 {
+// PLAN-NOT: memref.alloc
+// PLAN: return
+func.func private @softmax_rows(%x: memref<6x100xf32>, %y: memref<6x100xf32>) attributes {tandem.kernel, tandem.row_kernel = array<i64: 6>} {
+  %lowest = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %max = memref.alloc() : memref<6xf32>
+  linalg.fill ins(%lowest : f32) outs(%max : memref<6xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<6x100xf32>) outs(%max : memref<6xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %e = memref.alloc() : memref<6x100xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max : memref<6x100xf32>, memref<6xf32>) outs(%e : memref<6x100xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  }
+  %sum = memref.alloc() : memref<6xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<6xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%e : memref<6x100xf32>) outs(%sum : memref<6xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%e, %sum : memref<6x100xf32>, memref<6xf32>) outs(%y : memref<6x100xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = arith.divf %in, %s : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// Mean per row (a pointwise stage over the rows alone), centring, sum of
+// squares, normalisation; the centred values stay in global memory (%c is
+// an argument).
+func.func private @layernorm_rows(%x: memref<2x3x70xf32>, %c: memref<2x3x70xf32>, %y: memref<2x3x70xf32>) attributes {tandem.kernel, tandem.row_kernel = array<i64: 2, 3>} {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 70.0 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %s = memref.alloc() : memref<2x3xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<2x3xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : memref<2x3x70xf32>) outs(%s : memref<2x3xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %mean = memref.alloc() : memref<2x3xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%s : memref<2x3xf32>) outs(%mean : memref<2x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.divf %in, %n : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %mean : memref<2x3x70xf32>, memref<2x3xf32>) outs(%c : memref<2x3x70xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %r = arith.subf %in, %m : f32
+    linalg.yield %r : f32
+  }
+  %sq = memref.alloc() : memref<2x3xf32>
+  linalg.fill ins(%zero : f32) outs(%sq : memref<2x3xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%c : memref<2x3x70xf32>) outs(%sq : memref<2x3xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.mulf %in, %in : f32
+    %r = arith.addf %v, %acc : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%c, %sq : memref<2x3x70xf32>, memref<2x3xf32>) outs(%y : memref<2x3x70xf32>) {
+  ^bb0(%in: f32, %q: f32, %out: f32):
+    %var = arith.divf %q, %n : f32
+    %ve = arith.addf %var, %eps : f32
+    %inv = math.rsqrt %ve : f32
+    %r = arith.mulf %in, %inv : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
 /// Prints "<name> diff <max |a - b|> sum <sum of a>".
 func.func @compare(%name: !llvm.ptr, %a: memref<?xf32>, %b: memref<?xf32>) {
   %c0 = arith.constant 0 : index
@@ -221,6 +330,8 @@ llvm.mlir.global internal constant @matvec_label("matvec diff \00") {addr_space 
 llvm.mlir.global internal constant @mmrelu_label("mmrelu diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @convpad_label("convpad diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @mvbias_label("mvbias diff \00") {addr_space = 0 : i32}
+llvm.mlir.global internal constant @softmax_label("softmax diff \00") {addr_space = 0 : i32}
+llvm.mlir.global internal constant @layernorm_label("layernorm diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @sum_label(" sum \00") {addr_space = 0 : i32}
 
 func.func @main() {
@@ -374,5 +485,42 @@ func.func @main() {
   call @mvbias_emulated(%va2, %vx, %bb, %be) : (memref<16x100xf32>, memref<100xf32>, memref<16xf32>, memref<16xf32>) -> ()
   %l7 = llvm.mlir.addressof @mvbias_label : !llvm.ptr
   call @compare(%l7, %brv, %bev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
+
+  // Row kernels: %va's first 600 values as 6 rows of 100, then as 2x3 rows
+  // of 70 (from %m); the outputs start as garbage.
+  %sx = memref.subview %va[0] [600] [1] : memref<1600xf32> to memref<600xf32, strided<[1]>>
+  %sxc = memref.alloc() : memref<600xf32>
+  memref.copy %sx, %sxc : memref<600xf32, strided<[1]>> to memref<600xf32>
+  %sx2 = memref.expand_shape %sxc [[0, 1]] output_shape [6, 100] : memref<600xf32> into memref<6x100xf32>
+  %sr = memref.alloc() : memref<600xf32>
+  %se = memref.alloc() : memref<600xf32>
+  %srv = memref.cast %sr : memref<600xf32> to memref<?xf32>
+  %sev = memref.cast %se : memref<600xf32> to memref<?xf32>
+  call @fill(%srv, %garbage) : (memref<?xf32>, f32) -> ()
+  call @fill(%sev, %garbage) : (memref<?xf32>, f32) -> ()
+  %sr2 = memref.expand_shape %sr [[0, 1]] output_shape [6, 100] : memref<600xf32> into memref<6x100xf32>
+  %se2 = memref.expand_shape %se [[0, 1]] output_shape [6, 100] : memref<600xf32> into memref<6x100xf32>
+  call @softmax_rows(%sx2, %sr2) : (memref<6x100xf32>, memref<6x100xf32>) -> ()
+  call @softmax_rows_emulated(%sx2, %se2) : (memref<6x100xf32>, memref<6x100xf32>) -> ()
+  %l8 = llvm.mlir.addressof @softmax_label : !llvm.ptr
+  call @compare(%l8, %srv, %sev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
+
+  %lx = memref.subview %m[0] [420] [1] : memref<1500xf32> to memref<420xf32, strided<[1]>>
+  %lxc = memref.alloc() : memref<420xf32>
+  memref.copy %lx, %lxc : memref<420xf32, strided<[1]>> to memref<420xf32>
+  %lx3 = memref.expand_shape %lxc [[0, 1, 2]] output_shape [2, 3, 70] : memref<420xf32> into memref<2x3x70xf32>
+  %lc = memref.alloc() : memref<2x3x70xf32>
+  %lr = memref.alloc() : memref<420xf32>
+  %le = memref.alloc() : memref<420xf32>
+  %lrv = memref.cast %lr : memref<420xf32> to memref<?xf32>
+  %lev = memref.cast %le : memref<420xf32> to memref<?xf32>
+  call @fill(%lrv, %garbage) : (memref<?xf32>, f32) -> ()
+  call @fill(%lev, %garbage) : (memref<?xf32>, f32) -> ()
+  %lr3 = memref.expand_shape %lr [[0, 1, 2]] output_shape [2, 3, 70] : memref<420xf32> into memref<2x3x70xf32>
+  %le3 = memref.expand_shape %le [[0, 1, 2]] output_shape [2, 3, 70] : memref<420xf32> into memref<2x3x70xf32>
+  call @layernorm_rows(%lx3, %lc, %lr3) : (memref<2x3x70xf32>, memref<2x3x70xf32>, memref<2x3x70xf32>) -> ()
+  call @layernorm_rows_emulated(%lx3, %lc, %le3) : (memref<2x3x70xf32>, memref<2x3x70xf32>, memref<2x3x70xf32>) -> ()
+  %l9 = llvm.mlir.addressof @layernorm_label : !llvm.ptr
+  call @compare(%l9, %lrv, %lev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
   return
 }

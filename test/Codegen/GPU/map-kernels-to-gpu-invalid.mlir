@@ -17,3 +17,51 @@ func.func private @two_ops(%a: memref<4xf32>, %b: memref<4xf32>) attributes {tan
 func.func private @empty(%a: memref<4xf32>) attributes {tandem.kernel} {
   return
 }
+
+// -----
+
+// A row kernel whose op does not run row by row: its first loop, a row, is
+// a reduction.
+func.func private @not_rows(%a: memref<4x64xf32>, %b: memref<64xf32>) attributes {tandem.kernel, tandem.row_kernel = array<i64: 4>} {
+  // expected-error@+1 {{'linalg.generic' op cannot be a stage of a row kernel over rows of trip counts [4]: its leading loops must be parallel with those trip counts (unit loops aside), the others all parallel or all associative reductions}}
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%a : memref<4x64xf32>) outs(%b : memref<64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// The row kernel attribute lists trip counts above 1 (unit loops are left
+// out).
+// expected-error@+1 {{'tandem.row_kernel' must be an array<i64> of trip counts above 1 on a kernel function}}
+func.func private @unit_rows(%a: memref<4xf32>) attributes {tandem.kernel, tandem.row_kernel = array<i64: 4, 1>} {
+  return
+}
+
+// -----
+
+// A row kernel whose second stage reads the first one's output in other
+// rows (transposed).
+func.func private @cross_rows(%a: memref<8x64xf32>, %b: memref<8x8xf32>) attributes {tandem.kernel, tandem.row_kernel = array<i64: 8>} {
+  %s = memref.alloc() : memref<8xf32>
+  // expected-error@+1 {{'linalg.generic' op starts a row kernel whose stages read rows other than their own of a buffer the kernel writes}}
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<8x64xf32>) outs(%s : memref<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%s : memref<8xf32>) outs(%b : memref<8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}

@@ -205,3 +205,76 @@ func.func private @conv_bias_relu(%x: memref<1x2x5x5xf32>, %b: memref<3xf32>, %w
   return
 }
 
+
+// -----
+
+// A row kernel (a softmax over 6 rows of 100): one block per row, 128
+// threads. Its row-local buffers (the maximum, the exponentials, the sum)
+// are one row each in shared memory, after them the two block reductions'
+// warp slots. The stages run in order: the max reduction (thread 0 stores
+// the row's maximum in shared memory), a barrier, the exponentials (each
+// thread strides over the row, reading the maximum), a barrier, the sum, a
+// barrier, the division into the output in global memory.
+// CHECK-LABEL: gpu.func @softmax_rows
+// CHECK-SAME: workgroup(%[[MAX:.+]] : memref<1xf32, #gpu.address_space<workgroup>>, %[[E:.+]] : memref<100xf32, #gpu.address_space<workgroup>>, %[[SUM:.+]] : memref<1xf32, #gpu.address_space<workgroup>>, %{{.+}} : memref<4xf32, #gpu.address_space<workgroup>>, %{{.+}} : memref<4xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.+}}, %[[MAX]][%{{.+}}]
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[TID:.+]] = gpu.thread_id x
+// CHECK: scf.for %[[I:.+]] = %[[TID]] to %{{.+}} step %{{.+}} {
+// CHECK: memref.load %[[MAX]]
+// CHECK: math.exp
+// CHECK: memref.store %{{.+}}, %[[E]][%{{.+}}]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[E]]
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.+}}, %[[SUM]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[E]]
+// CHECK: memref.load %[[SUM]]
+// CHECK: arith.divf
+// CHECK: memref.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : memref<6x100xf32>
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+func.func private @softmax_rows(%x: memref<6x100xf32>, %y: memref<6x100xf32>) attributes {tandem.kernel, tandem.row_kernel = array<i64: 6>} {
+  %lowest = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %max = memref.alloc() : memref<6xf32>
+  linalg.fill ins(%lowest : f32) outs(%max : memref<6xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<6x100xf32>) outs(%max : memref<6xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %e = memref.alloc() : memref<6x100xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max : memref<6x100xf32>, memref<6xf32>) outs(%e : memref<6x100xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  }
+  %sum = memref.alloc() : memref<6xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<6xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%e : memref<6x100xf32>) outs(%sum : memref<6xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%e, %sum : memref<6x100xf32>, memref<6xf32>) outs(%y : memref<6x100xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = arith.divf %in, %s : f32
+    linalg.yield %r : f32
+  }
+  return
+}

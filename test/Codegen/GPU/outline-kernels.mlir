@@ -169,3 +169,106 @@ func.func private @g_p0_gpu0(%table: memref<5x3xf32>, %idx: memref<4xindex>, %y:
   }
   return
 }
+
+// -----
+
+// A softmax over rows of 128 with an elementwise scale before it is one row
+// kernel: one block per row (4 x 8 rows, 128 threads). The maxima, the
+// exponentials and the sums only the chain uses become local to the kernel
+// (their partition buffers are left with their deallocations, which move
+// after the call); the scaled scores %z, a partition argument, stay a
+// kernel argument.
+// CHECK-LABEL: func.func private @s_p0_gpu0
+// CHECK-SAME: (%[[X:.+]]: memref<4x8x128xf32>, %[[Y:.+]]: memref<4x8x128xf32>, %[[Z:.+]]: memref<4x8x128xf32>)
+// CHECK: call @s_p0_gpu0_k0_softmax_generic_rows(%[[X]], %[[Z]], %[[Y]]) {tandem.launch_dims = array<i64: 32, 1, 1, 128, 1, 1>}
+// CHECK-NOT: linalg
+// CHECK-NOT: call
+// CHECK: memref.dealloc
+// CHECK: return
+// CHECK: func.func private @s_p0_gpu0_k0_softmax_generic_rows(%{{.+}}: memref<4x8x128xf32>, %{{.+}}: memref<4x8x128xf32>, %{{.+}}: memref<4x8x128xf32>) attributes {tandem.kernel, tandem.row_kernel = array<i64: 4, 8>}
+// CHECK-COUNT-3: memref.alloc()
+// CHECK-NOT: memref.alloc
+// CHECK: linalg.generic
+// CHECK: linalg.fill
+// CHECK-COUNT-2: linalg.generic
+// CHECK: linalg.fill
+// CHECK-COUNT-2: linalg.generic
+// CHECK-NOT: linalg.{{generic|fill}}
+// CHECK: return
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func private @s_p0_gpu0(%x: memref<4x8x128xf32>, %y: memref<4x8x128xf32>, %z: memref<4x8x128xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %scale = arith.constant 0.125 : f32
+  %lowest = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : memref<4x8x128xf32>) outs(%z : memref<4x8x128xf32>) attrs = {tandem.kernel = "fusion.scale"} {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.mulf %in, %scale : f32
+    linalg.yield %r : f32
+  }
+  %max = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%lowest : f32) outs(%max : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%z : memref<4x8x128xf32>) outs(%max : memref<4x8xf32>) attrs = {tandem.kernel = "fusion.softmax"} {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %e = memref.alloc() : memref<4x8x128xf32>
+  linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%z, %max : memref<4x8x128xf32>, memref<4x8xf32>) outs(%e : memref<4x8x128xf32>) attrs = {tandem.kernel = "fusion.softmax"} {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %max : memref<4x8xf32>
+  %sum = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%e : memref<4x8x128xf32>) outs(%sum : memref<4x8xf32>) attrs = {tandem.kernel = "fusion.softmax"} {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%e, %sum : memref<4x8x128xf32>, memref<4x8xf32>) outs(%y : memref<4x8x128xf32>) attrs = {tandem.kernel = "fusion.softmax"} {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = arith.divf %in, %s : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %e : memref<4x8x128xf32>
+  memref.dealloc %sum : memref<4x8xf32>
+  return
+}
+
+// -----
+
+// A row sum whose next op reads the sums of other rows (a transposed map)
+// forms no chain: two kernels, the reduction with a block per row.
+// CHECK-LABEL: func.func private @t_p0_gpu0
+// CHECK: call @t_p0_gpu0_k0_generic({{.*}}) {tandem.launch_dims = array<i64: 64, 1, 1, 128, 1, 1>}
+// CHECK: call @t_p0_gpu0_k1_generic(
+// CHECK-NOT: tandem.row_kernel
+func.func private @t_p0_gpu0(%x: memref<8x8x128xf32>, %y: memref<8x8xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %zero = arith.constant 0.0 : f32
+  %sum = memref.alloc() : memref<8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<8x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : memref<8x8x128xf32>) outs(%sum : memref<8x8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%sum : memref<8x8xf32>) outs(%y : memref<8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}

@@ -1,0 +1,296 @@
+//===- RowKernels.cpp - several linalg ops as one block per row -----------===//
+
+#include "codegen/GPU/RowKernels.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+using namespace mlir;
+using namespace mlir::tandem;
+
+/// The longest chain formRowChains builds (it checks each extension
+/// against the whole chain).
+static constexpr size_t kMaxRowStages = 16;
+
+int64_t mlir::tandem::rowCount(ArrayRef<int64_t> rows) {
+  int64_t count = 1;
+  for (int64_t bound : rows)
+    count *= bound;
+  return count;
+}
+
+std::optional<unsigned> mlir::tandem::rowLoopsOf(linalg::LinalgOp op,
+                                                 ArrayRef<int64_t> rows) {
+  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  unsigned loops = 0, matched = 0;
+  for (; loops < bounds.size(); ++loops) {
+    if (iterators[loops] != utils::IteratorType::parallel)
+      break;
+    if (bounds[loops] == 1)
+      continue;
+    if (matched == rows.size() || bounds[loops] != rows[matched])
+      break;
+    ++matched;
+  }
+  if (matched != rows.size())
+    return std::nullopt;
+  return loops;
+}
+
+namespace {
+
+/// What kind of stage an op can be in a chain.
+enum class StageKind { None, Pointwise, Reduction };
+
+/// The product of the trip counts of `op`'s loops past the first `loops`.
+int64_t innerSize(linalg::LinalgOp op, unsigned loops) {
+  return rowCount(
+      ArrayRef<int64_t>(op.getStaticLoopRanges()).drop_front(loops));
+}
+
+/// The buffer `value` views, when only reshapes (which keep the row-major
+/// order of the elements) lie between them; null otherwise.
+Value reshapedBuffer(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+      return isa<ViewLikeOpInterface>(def) ? Value() : value;
+    value = cast<ViewLikeOpInterface>(def).getViewSource();
+  }
+  return value;
+}
+
+/// The buffer `value` views, through any view.
+Value viewedBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// Whether `op` can be a stage of a chain over rows `rows`, and of which
+/// kind: past its row loops (rowLoopsOf), its loops are all parallel
+/// (pointwise; there may be none), or all reductions whose outputs combine
+/// associatively (a block reduction). Each output is written once per
+/// point, the payload touches no memory, the prologue pads nothing, and it
+/// is no contraction or convolution.
+StageKind stageKind(linalg::LinalgOp op, const KernelPrologue &prologue,
+                    ArrayRef<int64_t> rows) {
+  // Contractions and convolutions go to the libraries (cuBLASLt, cuDNN),
+  // with their own epilogues.
+  if (!op || !op.hasPureBufferSemantics() || !prologue.paddedInputs.empty() ||
+      linalg::isaContractionOpInterface(op) ||
+      linalg::isaConvolutionOpInterface(op))
+    return StageKind::None;
+  if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic) ||
+      !outputsPartitionedByParallelLoops(op))
+    return StageKind::None;
+  for (Operation &inner : op.getBlock()->without_terminator())
+    if (isa_and_nonnull<memref::MemRefDialect>(inner.getDialect()))
+      return StageKind::None;
+  std::optional<unsigned> loops = rowLoopsOf(op, rows);
+  if (!loops)
+    return StageKind::None;
+  auto rest = ArrayRef<utils::IteratorType>(op.getIteratorTypesArray())
+                  .drop_front(*loops);
+  if (llvm::all_of(rest, [](utils::IteratorType iterator) {
+        return iterator == utils::IteratorType::parallel;
+      }))
+    return StageKind::Pointwise;
+  if (llvm::all_of(rest,
+                   [](utils::IteratorType iterator) {
+                     return iterator == utils::IteratorType::reduction;
+                   }) &&
+      hasBlockCombiners(op))
+    return StageKind::Reduction;
+  return StageKind::None;
+}
+
+/// The rows of `op` when it would be a block reduction on its own
+/// (planKernelLaunch) with its reductions trailing: a chain can grow from
+/// it.
+std::optional<SmallVector<int64_t>> anchorRows(linalg::LinalgOp op,
+                                               const KernelPrologue &prologue) {
+  if (!op || !op.hasPureBufferSemantics())
+    return std::nullopt;
+  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+  if (llvm::any_of(bounds, ShapedType::isDynamic))
+    return std::nullopt;
+  unsigned parallel = op.getNumParallelLoops();
+  SmallVector<int64_t> rows;
+  for (int64_t bound : ArrayRef<int64_t>(bounds).take_front(parallel))
+    if (bound != 1)
+      rows.push_back(bound);
+  if (stageKind(op, prologue, rows) != StageKind::Reduction ||
+      rowLoopsOf(op, rows) != parallel ||
+      innerSize(op, parallel) < kMinBlockReduction ||
+      rowCount(rows) >= kMaxBlockReductionPoints)
+    return std::nullopt;
+  return rows;
+}
+
+/// Whether the ops of `chain` touch a buffer the chain writes only in the
+/// row of their point. Each such access goes to the buffer itself or to a
+/// reshape of it; dropping the unit dimensions of what it accesses, its
+/// first indices are the op's row loops other than unit ones, in order,
+/// over dimensions of the rows' sizes, and no other index uses a row loop.
+/// Every such buffer then holds its rows one after the other, the same for
+/// every access.
+bool rowsStayApart(ArrayRef<linalg::LinalgOp> chain, ArrayRef<int64_t> rows) {
+  llvm::SmallPtrSet<Value, 8> written;
+  for (linalg::LinalgOp op : chain)
+    for (Value init : op.getDpsInits())
+      written.insert(viewedBuffer(init));
+  for (linalg::LinalgOp op : chain) {
+    unsigned loops = *rowLoopsOf(op, rows);
+    SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+    SmallVector<unsigned> rowDims;
+    for (unsigned dim = 0; dim < loops; ++dim)
+      if (bounds[dim] != 1)
+        rowDims.push_back(dim);
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value value = operand.get();
+      auto type = dyn_cast<MemRefType>(value.getType());
+      if (!type || !written.contains(viewedBuffer(value)))
+        continue;
+      Value root = reshapedBuffer(value);
+      if (!root || !type.getLayout().isIdentity() ||
+          !cast<MemRefType>(root.getType()).getLayout().isIdentity())
+        return false;
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      unsigned matched = 0;
+      for (auto [size, expr] : llvm::zip(type.getShape(), map.getResults())) {
+        bool usesRow = llvm::any_of(rowDims, [&, expr = expr](unsigned dim) {
+          return expr.isFunctionOfDim(dim);
+        });
+        if (size == 1 && !usesRow)
+          continue;
+        if (matched < rowDims.size()) {
+          if (expr != getAffineDimExpr(rowDims[matched], op.getContext()) ||
+              size != rows[matched])
+            return false;
+          ++matched;
+          continue;
+        }
+        if (usesRow)
+          return false;
+      }
+      if (matched != rowDims.size())
+        return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+SmallVector<RowChain> mlir::tandem::formRowChains(
+    ArrayRef<Operation *> ops,
+    const llvm::DenseMap<Operation *, KernelPrologue> &prologues) {
+  static const KernelPrologue none;
+  auto prologueOf = [&](size_t i) -> const KernelPrologue & {
+    auto it = prologues.find(ops[i]);
+    return it == prologues.end() ? none : it->second;
+  };
+  auto linalgAt = [&](size_t i) { return dyn_cast<linalg::LinalgOp>(ops[i]); };
+  SmallVector<RowChain> chains;
+  size_t taken = 0; // ops before this index belong to a chain already
+  for (size_t anchor = taken; anchor < ops.size(); ++anchor) {
+    std::optional<SmallVector<int64_t>> rows =
+        anchorRows(linalgAt(anchor), prologueOf(anchor));
+    if (!rows)
+      continue;
+    int64_t width =
+        innerSize(linalgAt(anchor), linalgAt(anchor).getNumParallelLoops());
+    auto fits = [&](size_t i) {
+      linalg::LinalgOp op = linalgAt(i);
+      return stageKind(op, prologueOf(i), *rows) != StageKind::None &&
+             innerSize(op, *rowLoopsOf(op, *rows)) <= width;
+    };
+    auto chainOps = [&](size_t from, size_t to) {
+      SmallVector<linalg::LinalgOp> chain;
+      for (size_t i = from; i < to; ++i)
+        chain.push_back(linalgAt(i));
+      return chain;
+    };
+    // Grow backwards over elementwise neighbours, then forwards over the
+    // rest of the chain, one op at a time while the rows stay apart.
+    size_t begin = anchor, end = anchor + 1;
+    if (!rowsStayApart(chainOps(begin, end), *rows))
+      continue;
+    while (begin > taken && end - begin < kMaxRowStages && fits(begin - 1) &&
+           rowsStayApart(chainOps(begin - 1, end), *rows))
+      --begin;
+    while (end < ops.size() && end - begin < kMaxRowStages && fits(end) &&
+           rowsStayApart(chainOps(begin, end + 1), *rows))
+      ++end;
+    if (end - begin < 2)
+      continue;
+    RowChain chain;
+    chain.rows = *rows;
+    for (size_t i = begin; i < end; ++i)
+      chain.stages.push_back({linalgAt(i), prologueOf(i), KernelPlan()});
+    chains.push_back(std::move(chain));
+    taken = end;
+    anchor = end - 1;
+  }
+  return chains;
+}
+
+FailureOr<SmallVector<RowStage, 0>> mlir::tandem::planRowStages(
+    ArrayRef<std::pair<linalg::LinalgOp, KernelPrologue>> ops,
+    ArrayRef<int64_t> rows) {
+  assert(!ops.empty() && "a row kernel without ops");
+  int64_t widest = 1;
+  SmallVector<StageKind> kinds;
+  SmallVector<linalg::LinalgOp> chain;
+  for (const auto &entry : ops) {
+    linalg::LinalgOp op = entry.first;
+    StageKind kind = stageKind(op, entry.second, rows);
+    if (kind == StageKind::None)
+      return op.emitOpError()
+             << "cannot be a stage of a row kernel over rows of trip counts ["
+             << rows
+             << "]: its leading loops must be parallel with those trip "
+                "counts (unit loops aside), the others all parallel or all "
+                "associative reductions";
+    kinds.push_back(kind);
+    chain.push_back(op);
+    widest = std::max(widest, innerSize(op, *rowLoopsOf(op, rows)));
+  }
+  if (!rowsStayApart(chain, rows))
+    return chain.front().emitOpError()
+           << "starts a row kernel whose stages read rows other than their "
+              "own of a buffer the kernel writes";
+  // Whole warps, at least two (the block reduction's exchange).
+  int64_t threads =
+      std::clamp<int64_t>(llvm::alignTo(widest, 32), 64, kThreadsPerBlock);
+  int64_t count = rowCount(rows);
+  SmallVector<RowStage, 0> stages;
+  for (auto [entry, kind] : llvm::zip(ops, kinds)) {
+    linalg::LinalgOp op = entry.first;
+    RowStage stage{op, entry.second, KernelPlan()};
+    KernelPlan &plan = stage.plan;
+    plan.bounds = op.getStaticLoopRanges();
+    plan.epilogue = fusedEpilogueOf(op);
+    plan.total = count;
+    plan.launch = {count, 1, 1, threads, 1, 1};
+    plan.rowLoops = *rowLoopsOf(op, rows);
+    for (unsigned dim = 0; dim < plan.bounds.size(); ++dim) {
+      if (dim < plan.rowLoops) {
+        plan.threadDims.push_back(dim);
+        continue;
+      }
+      if (kind == StageKind::Reduction) {
+        plan.reductionDims.push_back(dim);
+        plan.reductionSize *= plan.bounds[dim];
+      } else {
+        plan.stridedDims.push_back(dim);
+        plan.stridedSize *= plan.bounds[dim];
+      }
+    }
+    plan.blockReduction = kind == StageKind::Reduction;
+    plan.rowStrided = kind == StageKind::Pointwise;
+    stages.push_back(std::move(stage));
+  }
+  return stages;
+}

@@ -1,0 +1,90 @@
+//===- RowKernels.h - several linalg ops as one block per row ---*- C++ -*-===//
+//
+// A row kernel runs a chain of linalg ops that all work row by row (a
+// softmax: row max, exponentials, row sum, division; a LayerNorm: sum,
+// mean, centring, sum of squares, normalisation; and the elementwise ops
+// next to them, such as an attention's scale and mask) as one GPU launch
+// with one block per row. Every op of the chain ("stage") has the same
+// leading parallel loops (unit loops aside), the rows; its other loops are
+// either all parallel (the block's threads stride over them) or all reductions
+// with an associative combiner (a block reduction, KernelMapping.h). A barrier
+// separates the stages, so a stage reads what the previous ones wrote for
+// its row.
+//
+// tandem-outline-kernels forms the chains (formRowChains) and puts them in
+// one kernel function marked with `tandem.row_kernel` (the rows' trip
+// counts); tandem-map-kernels-to-gpu plans its stages (planRowStages) and
+// emits them one after the other. A buffer only the chain uses (the
+// softmax's exponentials, the LayerNorm's centred values and means) becomes
+// local to the kernel: one row of it in shared memory on the GPU instead of
+// a tensor in global memory.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TANDEM_CODEGEN_GPU_ROWKERNELS_H
+#define TANDEM_CODEGEN_GPU_ROWKERNELS_H
+
+#include "codegen/GPU/KernelMapping.h"
+#include "codegen/GPU/KernelPrologue.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::tandem {
+
+/// The `array<i64>` attribute on a GPU kernel function that runs several
+/// linalg ops as one row kernel: the trip counts of the row loops other than
+/// unit ones (the tandem dialect verifies it).
+constexpr llvm::StringLiteral kRowKernelAttrName = "tandem.row_kernel";
+
+/// At most this many bytes of a block's row-local buffers go to shared
+/// memory (48 KiB is what a kernel gets without opting in to more).
+constexpr int64_t kMaxRowLocalBytes = 32 * 1024;
+
+/// One op of a chain with the prologue it absorbs.
+struct RowStage {
+  linalg::LinalgOp op;
+  KernelPrologue prologue;
+  KernelPlan plan;
+};
+
+/// A chain of consecutive kernel ops of a GPU partition that runs as one
+/// row kernel.
+struct RowChain {
+  /// The chain's ops in block order (each with its prologue).
+  SmallVector<RowStage, 0> stages;
+  /// The rows' trip counts, unit loops left out: every stage's leading
+  /// parallel loops have these trip counts once its unit loops are dropped
+  /// (a keepdims reduction over 1x128x1x256 and an elementwise op over
+  /// 1x128x256 both have rows {128}).
+  SmallVector<int64_t> rows;
+};
+
+/// The number of rows.
+int64_t rowCount(ArrayRef<int64_t> rows);
+
+/// How many leading loops of `op` index rows `rows` (RowChain::rows): the
+/// longest prefix of parallel loops whose trip counts, unit ones left out,
+/// are `rows`; none when no prefix is.
+std::optional<unsigned> rowLoopsOf(linalg::LinalgOp op, ArrayRef<int64_t> rows);
+
+/// Finds the row chains among `ops` (the main ops of a GPU partition in
+/// block order, `prologues` the prologue each absorbs). A chain has at least
+/// two ops, at least one of them a reduction that would get a block per
+/// output point on its own (planKernelLaunch), and reads a row of a buffer
+/// the chain writes only in the stage's own row (through the buffer or
+/// reshapes of it).
+SmallVector<RowChain>
+formRowChains(ArrayRef<Operation *> ops,
+              const llvm::DenseMap<Operation *, KernelPrologue> &prologues);
+
+/// Plans the stages of a row kernel whose ops are `ops` (with their
+/// prologues) over rows `rows`: one block per row, the threads of the
+/// widest stage (whole warps, at most kThreadsPerBlock). Fails with an
+/// error on an op when they do not form a row kernel.
+FailureOr<SmallVector<RowStage, 0>>
+planRowStages(ArrayRef<std::pair<linalg::LinalgOp, KernelPrologue>> ops,
+              ArrayRef<int64_t> rows);
+
+} // namespace mlir::tandem
+
+#endif // TANDEM_CODEGEN_GPU_ROWKERNELS_H

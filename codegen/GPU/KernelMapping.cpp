@@ -471,9 +471,10 @@ private:
     emitSerial(dims, depth + 1);
   }
 
-  /// A pointwise stage of a row kernel: the block's row, then its threads
-  /// stride over the row's points (on the host, `hostBlock` given, one loop
-  /// runs them all).
+  /// A pointwise or contraction stage of a row kernel: the block's row,
+  /// then its threads stride over the row's parallel points (on the host,
+  /// `hostBlock` given, one loop runs them all), each running the
+  /// reduction loops, if any, serially in registers.
   void emitRowStrided(Value hostBlock) {
     delinearize(
         hostBlock
@@ -489,7 +490,12 @@ private:
     OpBuilder::InsertionGuard insertion(b);
     b.setInsertionPoint(loop.getBody()->getTerminator());
     delinearize(plan.stridedDims, loop.getInductionVar());
-    storeFinalOutputs(payload(loadOutputs()));
+    if (plan.reductionDims.empty()) {
+      storeFinalOutputs(payload(loadOutputs()));
+      return;
+    }
+    // A contraction stage: each point's reductions run in the thread.
+    emitAccumulating(plan.reductionDims);
   }
 
   //===------------------------------------------------------------------===//

@@ -67,9 +67,10 @@ struct KernelPlan {
   SmallVector<unsigned> reductionDims;
   int64_t reductionSize = 1;
 
-  /// A pointwise stage of a row kernel (RowKernels.h): the thread loops
-  /// index the block (one per row), and the block's threads stride over the
-  /// `stridedDims` (thread t takes points t, t + bx, ...).
+  /// A pointwise or contraction stage of a row kernel (RowKernels.h): the
+  /// thread loops index the block (one per row), the block's threads stride
+  /// over the `stridedDims` (thread t takes points t, t + bx, ...), and each
+  /// runs the `reductionDims` (a contraction's) serially.
   bool rowStrided = false;
   SmallVector<unsigned> stridedDims;
   int64_t stridedSize = 1;

@@ -148,7 +148,8 @@ public:
         SmallVector<KernelMember, 0> members;
         for (const RowStage &stage : row.stages)
           members.push_back({stage.op, stage.prologue});
-        if (failed(outline(members, row.rows)))
+        if (failed(outline(members, row.rows,
+                           row.attention ? "_attention" : "_rows")))
           return failure();
         continue;
       }
@@ -219,9 +220,10 @@ private:
 
   /// Outlines the ops of `members` (each with its prologue, whose ops
   /// precede it) as one kernel: a row kernel over rows `rows` when there are
-  /// several.
+  /// several, its name ending in `suffix`.
   LogicalResult outline(ArrayRef<KernelMember> members,
-                        std::optional<ArrayRef<int64_t>> rows) {
+                        std::optional<ArrayRef<int64_t>> rows = std::nullopt,
+                        StringRef suffix = "") {
     assert(!members.empty() && (members.size() == 1 || rows) &&
            "several ops form a kernel only as a row kernel");
     // The call goes where the last op was: what the kernel reads is defined
@@ -307,7 +309,7 @@ private:
 
     // The kernel function, right after the partition.
     std::string name = (partition.getSymName() + "_k" + Twine(counter++) + "_" +
-                        kernelSuffix(op) + (rows ? "_rows" : ""))
+                        kernelSuffix(op) + suffix)
                            .str();
     auto type = builder.getFunctionType(ValueRange(args).getTypes(), {});
     auto kernel = func::FuncOp::create(loc, name, type);

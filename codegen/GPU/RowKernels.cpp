@@ -2,6 +2,8 @@
 
 #include "codegen/GPU/RowKernels.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -41,7 +43,11 @@ std::optional<unsigned> mlir::tandem::rowLoopsOf(linalg::LinalgOp op,
 namespace {
 
 /// What kind of stage an op can be in a chain.
-enum class StageKind { None, Pointwise, Reduction };
+/// Pointwise: every loop past the rows parallel. Reduction: every loop past
+/// the rows an associative reduction (a block reduction). Contraction:
+/// parallel loops, then reductions that each thread runs serially (the
+/// scores Q K^T and the output P V of an attention).
+enum class StageKind { None, Pointwise, Reduction, Contraction };
 
 /// The product of the trip counts of `op`'s loops past the first `loops`.
 int64_t innerSize(linalg::LinalgOp op, unsigned loops) {
@@ -68,17 +74,13 @@ Value viewedBuffer(Value value) {
 }
 
 /// Whether `op` can be a stage of a chain over rows `rows`, and of which
-/// kind: past its row loops (rowLoopsOf), its loops are all parallel
-/// (pointwise; there may be none), or all reductions whose outputs combine
-/// associatively (a block reduction). Each output is written once per
-/// point, the payload touches no memory, the prologue pads nothing, and it
-/// is no contraction or convolution.
+/// kind (StageKind), from its loops past its row loops (rowLoopsOf; a
+/// pointwise stage may have none). Each output is written once per point,
+/// the payload touches no memory, the prologue pads nothing, and it is no
+/// convolution; a contraction can only be a Contraction stage.
 StageKind stageKind(linalg::LinalgOp op, const KernelPrologue &prologue,
                     ArrayRef<int64_t> rows) {
-  // Contractions and convolutions go to the libraries (cuBLASLt, cuDNN),
-  // with their own epilogues.
   if (!op || !op.hasPureBufferSemantics() || !prologue.paddedInputs.empty() ||
-      linalg::isaContractionOpInterface(op) ||
       linalg::isaConvolutionOpInterface(op))
     return StageKind::None;
   if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic) ||
@@ -92,17 +94,61 @@ StageKind stageKind(linalg::LinalgOp op, const KernelPrologue &prologue,
     return StageKind::None;
   auto rest = ArrayRef<utils::IteratorType>(op.getIteratorTypesArray())
                   .drop_front(*loops);
-  if (llvm::all_of(rest, [](utils::IteratorType iterator) {
-        return iterator == utils::IteratorType::parallel;
-      }))
+  auto isParallel = [](utils::IteratorType iterator) {
+    return iterator == utils::IteratorType::parallel;
+  };
+  size_t inner = 0;
+  while (inner < rest.size() && isParallel(rest[inner]))
+    ++inner;
+  bool trailingReductions = llvm::none_of(rest.drop_front(inner), isParallel);
+  if (!trailingReductions)
+    return StageKind::None;
+  if (inner > 0 && inner < rest.size())
+    return StageKind::Contraction;
+  if (linalg::isaContractionOpInterface(op))
+    return StageKind::None;
+  if (inner == rest.size())
     return StageKind::Pointwise;
-  if (llvm::all_of(rest,
-                   [](utils::IteratorType iterator) {
-                     return iterator == utils::IteratorType::reduction;
-                   }) &&
-      hasBlockCombiners(op))
-    return StageKind::Reduction;
-  return StageKind::None;
+  return hasBlockCombiners(op) ? StageKind::Reduction : StageKind::None;
+}
+
+/// The product of the trip counts of the parallel loops of `op` past its
+/// `loops` row loops (the points its threads stride over).
+int64_t parallelInnerSize(linalg::LinalgOp op, unsigned loops) {
+  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  int64_t size = 1;
+  for (unsigned dim = loops; dim < bounds.size(); ++dim)
+    if (iterators[dim] == utils::IteratorType::parallel)
+      size *= bounds[dim];
+  return size;
+}
+
+/// Whether the single reduction of `op` is a maximum (a softmax's first
+/// stage).
+bool isMaxReduction(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (op.getNumDpsInits() != 1)
+    return false;
+  SmallVector<Operation *> chain;
+  Value reduced = matchReduction(
+      llvm::to_vector(body->getArguments().take_back(1)), 0, chain);
+  return reduced && chain.size() == 1 &&
+         isa<arith::MaximumFOp, arith::MaxNumFOp>(chain.front());
+}
+
+/// Whether an op of `readers` reads a buffer that `writer` writes.
+bool readsOutputOf(ArrayRef<linalg::LinalgOp> readers,
+                   linalg::LinalgOp writer) {
+  llvm::SmallPtrSet<Value, 4> written;
+  for (Value init : writer.getDpsInits())
+    written.insert(viewedBuffer(init));
+  return llvm::any_of(readers, [&](linalg::LinalgOp reader) {
+    return llvm::any_of(reader.getDpsInputs(), [&](Value input) {
+      return isa<MemRefType>(input.getType()) &&
+             written.contains(viewedBuffer(input));
+    });
+  });
 }
 
 /// The rows of `op` when it would be a block reduction on its own
@@ -201,10 +247,18 @@ SmallVector<RowChain> mlir::tandem::formRowChains(
       continue;
     int64_t width =
         innerSize(linalgAt(anchor), linalgAt(anchor).getNumParallelLoops());
-    auto fits = [&](size_t i) {
+    auto kindAt = [&](size_t i) {
+      return stageKind(linalgAt(i), prologueOf(i), *rows);
+    };
+    auto narrow = [&](size_t i) {
       linalg::LinalgOp op = linalgAt(i);
-      return stageKind(op, prologueOf(i), *rows) != StageKind::None &&
-             innerSize(op, *rowLoopsOf(op, *rows)) <= width;
+      return parallelInnerSize(op, *rowLoopsOf(op, *rows)) <= width;
+    };
+    auto fits = [&](size_t i) {
+      StageKind kind = kindAt(i);
+      return kind != StageKind::None && kind != StageKind::Contraction &&
+             narrow(i) &&
+             innerSize(linalgAt(i), *rowLoopsOf(linalgAt(i), *rows)) <= width;
     };
     auto chainOps = [&](size_t from, size_t to) {
       SmallVector<linalg::LinalgOp> chain;
@@ -215,6 +269,7 @@ SmallVector<RowChain> mlir::tandem::formRowChains(
     // Grow backwards over elementwise neighbours, then forwards over the
     // rest of the chain, one op at a time while the rows stay apart.
     size_t begin = anchor, end = anchor + 1;
+    bool attention = false;
     if (!rowsStayApart(chainOps(begin, end), *rows))
       continue;
     while (begin > taken && end - begin < kMaxRowStages && fits(begin - 1) &&
@@ -223,10 +278,31 @@ SmallVector<RowChain> mlir::tandem::formRowChains(
     while (end < ops.size() && end - begin < kMaxRowStages && fits(end) &&
            rowsStayApart(chainOps(begin, end + 1), *rows))
       ++end;
+    // An attention: a softmax's chain with the contraction that computes
+    // its scores (Q K^T) before it and the one that weighs the values with
+    // its probabilities (P V) after it; each thread of a block computes
+    // scores or outputs of the block's query row, and the scores and
+    // probabilities stay in the block's shared memory.
+    if (begin > taken && end < ops.size() && end - begin + 2 <= kMaxRowStages &&
+        isMaxReduction(linalgAt(anchor)) &&
+        kindAt(begin - 1) == StageKind::Contraction &&
+        kindAt(end) == StageKind::Contraction && narrow(begin - 1) &&
+        narrow(end) &&
+        readsOutputOf(chainOps(begin, end), linalgAt(begin - 1)) &&
+        llvm::any_of(chainOps(begin, end),
+                     [&](linalg::LinalgOp stage) {
+                       return readsOutputOf({linalgAt(end)}, stage);
+                     }) &&
+        rowsStayApart(chainOps(begin - 1, end + 1), *rows)) {
+      --begin;
+      ++end;
+      attention = true;
+    }
     if (end - begin < 2)
       continue;
     RowChain chain;
     chain.rows = *rows;
+    chain.attention = attention;
     for (size_t i = begin; i < end; ++i)
       chain.stages.push_back({linalgAt(i), prologueOf(i), KernelPlan()});
     chains.push_back(std::move(chain));
@@ -251,11 +327,14 @@ FailureOr<SmallVector<RowStage, 0>> mlir::tandem::planRowStages(
              << "cannot be a stage of a row kernel over rows of trip counts ["
              << rows
              << "]: its leading loops must be parallel with those trip "
-                "counts (unit loops aside), the others all parallel or all "
-                "associative reductions";
+                "counts (unit loops aside), the others all parallel, all "
+                "associative reductions, or parallel then reductions";
     kinds.push_back(kind);
     chain.push_back(op);
-    widest = std::max(widest, innerSize(op, *rowLoopsOf(op, rows)));
+    widest =
+        std::max(widest, kind == StageKind::Reduction
+                             ? innerSize(op, *rowLoopsOf(op, rows))
+                             : parallelInnerSize(op, *rowLoopsOf(op, rows)));
   }
   if (!rowsStayApart(chain, rows))
     return chain.front().emitOpError()
@@ -280,7 +359,8 @@ FailureOr<SmallVector<RowStage, 0>> mlir::tandem::planRowStages(
         plan.threadDims.push_back(dim);
         continue;
       }
-      if (kind == StageKind::Reduction) {
+      if (kind == StageKind::Reduction ||
+          op.getIteratorTypesArray()[dim] == utils::IteratorType::reduction) {
         plan.reductionDims.push_back(dim);
         plan.reductionSize *= plan.bounds[dim];
       } else {
@@ -289,7 +369,7 @@ FailureOr<SmallVector<RowStage, 0>> mlir::tandem::planRowStages(
       }
     }
     plan.blockReduction = kind == StageKind::Reduction;
-    plan.rowStrided = kind == StageKind::Pointwise;
+    plan.rowStrided = !plan.blockReduction;
     stages.push_back(std::move(stage));
   }
   return stages;

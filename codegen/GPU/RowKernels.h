@@ -3,7 +3,9 @@
 // A row kernel runs a chain of linalg ops that all work row by row (a
 // softmax: row max, exponentials, row sum, division; a LayerNorm: sum,
 // mean, centring, sum of squares, normalisation; and the elementwise ops
-// next to them, such as an attention's scale and mask) as one GPU launch
+// next to them, such as an attention's scale and mask; a whole attention,
+// Q K^T, softmax and P V, when the contractions frame a softmax) as one
+// GPU launch
 // with one block per row. Every op of the chain ("stage") has the same
 // leading parallel loops (unit loops aside), the rows; its other loops are
 // either all parallel (the block's threads stride over them) or all reductions
@@ -57,6 +59,9 @@ struct RowChain {
   /// (a keepdims reduction over 1x128x1x256 and an elementwise op over
   /// 1x128x256 both have rows {128}).
   SmallVector<int64_t> rows;
+  /// The chain is an attention: its first and last stages are the
+  /// contractions around a softmax (Q K^T and P V).
+  bool attention = false;
 };
 
 /// The number of rows.

@@ -21,6 +21,7 @@
 // CHECK-NEXT: mvbias diff {{(0|[0-9.]+e-0[5-9])}} sum -33.87
 // CHECK-NEXT: softmax diff {{(0|[0-9.]+e-0[5-9])}} sum 6
 // CHECK-NEXT: layernorm diff {{(0|[0-9.]+e-0[5-9])}} sum {{-?[0-9.e-]+}}
+// CHECK-NEXT: attention diff {{(0|[0-9.]+e-0[5-9])}} sum {{-?[0-9.e-]+}}
 
 
 // Block reductions (one block per output point, threads striding over the
@@ -298,6 +299,52 @@ func.func private @layernorm_rows(%x: memref<2x3x70xf32>, %c: memref<2x3x70xf32>
   return
 }
 
+// An attention (2 heads x 64 query rows, 64 keys, head size 16) as one row
+// kernel: the scores (a contraction stage: each thread a key, the head
+// dimension serially), the softmax, and P V (each thread an output column,
+// the keys serially), the scores, exponentials and probabilities row-local.
+func.func private @attention_rows(%q: memref<2x64x16xf32>, %kt: memref<2x16x64xf32>, %v: memref<2x64x16xf32>, %o: memref<2x64x16xf32>) attributes {tandem.kernel, tandem.row_kernel = array<i64: 2, 64>} {
+  %lowest = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<2x64x64xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<2x64x64xf32>)
+  linalg.batch_matmul ins(%q, %kt : memref<2x64x16xf32>, memref<2x16x64xf32>) outs(%s : memref<2x64x64xf32>)
+  %max = memref.alloc() : memref<2x64xf32>
+  linalg.fill ins(%lowest : f32) outs(%max : memref<2x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%s : memref<2x64x64xf32>) outs(%max : memref<2x64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %e = memref.alloc() : memref<2x64x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %max : memref<2x64x64xf32>, memref<2x64xf32>) outs(%e : memref<2x64x64xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  }
+  %sum = memref.alloc() : memref<2x64xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<2x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%e : memref<2x64x64xf32>) outs(%sum : memref<2x64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %p = memref.alloc() : memref<2x64x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%e, %sum : memref<2x64x64xf32>, memref<2x64xf32>) outs(%p : memref<2x64x64xf32>) {
+  ^bb0(%in: f32, %t: f32, %out: f32):
+    %r = arith.divf %in, %t : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%o : memref<2x64x16xf32>)
+  linalg.batch_matmul ins(%p, %v : memref<2x64x64xf32>, memref<2x64x16xf32>) outs(%o : memref<2x64x16xf32>)
+  return
+}
+
 /// Prints "<name> diff <max |a - b|> sum <sum of a>".
 func.func @compare(%name: !llvm.ptr, %a: memref<?xf32>, %b: memref<?xf32>) {
   %c0 = arith.constant 0 : index
@@ -332,6 +379,7 @@ llvm.mlir.global internal constant @convpad_label("convpad diff \00") {addr_spac
 llvm.mlir.global internal constant @mvbias_label("mvbias diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @softmax_label("softmax diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @layernorm_label("layernorm diff \00") {addr_space = 0 : i32}
+llvm.mlir.global internal constant @attention_label("attention diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @sum_label(" sum \00") {addr_space = 0 : i32}
 
 func.func @main() {
@@ -522,5 +570,31 @@ func.func @main() {
   call @layernorm_rows_emulated(%lx3, %lc, %le3) : (memref<2x3x70xf32>, memref<2x3x70xf32>, memref<2x3x70xf32>) -> ()
   %l9 = llvm.mlir.addressof @layernorm_label : !llvm.ptr
   call @compare(%l9, %lrv, %lev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
+
+  // The attention: Q, K^T and V from %a at three offsets.
+  %aq = memref.subview %a[0] [2048] [1] : memref<2100xf32> to memref<2048xf32, strided<[1]>>
+  %ak = memref.subview %a[50] [2048] [1] : memref<2100xf32> to memref<2048xf32, strided<[1], offset: 50>>
+  %av2 = memref.subview %a[20] [2048] [1] : memref<2100xf32> to memref<2048xf32, strided<[1], offset: 20>>
+  %qc = memref.alloc() : memref<2048xf32>
+  %kc = memref.alloc() : memref<2048xf32>
+  %vc = memref.alloc() : memref<2048xf32>
+  memref.copy %aq, %qc : memref<2048xf32, strided<[1]>> to memref<2048xf32>
+  memref.copy %ak, %kc : memref<2048xf32, strided<[1], offset: 50>> to memref<2048xf32>
+  memref.copy %av2, %vc : memref<2048xf32, strided<[1], offset: 20>> to memref<2048xf32>
+  %q3 = memref.expand_shape %qc [[0, 1, 2]] output_shape [2, 64, 16] : memref<2048xf32> into memref<2x64x16xf32>
+  %k3 = memref.expand_shape %kc [[0, 1, 2]] output_shape [2, 16, 64] : memref<2048xf32> into memref<2x16x64xf32>
+  %v3 = memref.expand_shape %vc [[0, 1, 2]] output_shape [2, 64, 16] : memref<2048xf32> into memref<2x64x16xf32>
+  %or = memref.alloc() : memref<2048xf32>
+  %oe = memref.alloc() : memref<2048xf32>
+  %orv = memref.cast %or : memref<2048xf32> to memref<?xf32>
+  %oev = memref.cast %oe : memref<2048xf32> to memref<?xf32>
+  call @fill(%orv, %garbage) : (memref<?xf32>, f32) -> ()
+  call @fill(%oev, %garbage) : (memref<?xf32>, f32) -> ()
+  %or3 = memref.expand_shape %or [[0, 1, 2]] output_shape [2, 64, 16] : memref<2048xf32> into memref<2x64x16xf32>
+  %oe3 = memref.expand_shape %oe [[0, 1, 2]] output_shape [2, 64, 16] : memref<2048xf32> into memref<2x64x16xf32>
+  call @attention_rows(%q3, %k3, %v3, %or3) : (memref<2x64x16xf32>, memref<2x16x64xf32>, memref<2x64x16xf32>, memref<2x64x16xf32>) -> ()
+  call @attention_rows_emulated(%q3, %k3, %v3, %oe3) : (memref<2x64x16xf32>, memref<2x16x64xf32>, memref<2x64x16xf32>, memref<2x64x16xf32>) -> ()
+  %l10 = llvm.mlir.addressof @attention_label : !llvm.ptr
+  call @compare(%l10, %orv, %oev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
   return
 }

@@ -23,7 +23,7 @@ func.func private @empty(%a: memref<4xf32>) attributes {tandem.kernel} {
 // A row kernel whose op does not run row by row: its first loop, a row, is
 // a reduction.
 func.func private @not_rows(%a: memref<4x64xf32>, %b: memref<64xf32>) attributes {tandem.kernel, tandem.row_kernel = array<i64: 4>} {
-  // expected-error@+1 {{'linalg.generic' op cannot be a stage of a row kernel over rows of trip counts [4]: its leading loops must be parallel with those trip counts (unit loops aside), the others all parallel or all associative reductions}}
+  // expected-error@+1 {{'linalg.generic' op cannot be a stage of a row kernel over rows of trip counts [4]: its leading loops must be parallel with those trip counts (unit loops aside), the others all parallel, all associative reductions, or parallel then reductions}}
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
                   iterator_types = ["reduction", "parallel"]}
       ins(%a : memref<4x64xf32>) outs(%b : memref<64xf32>) {

@@ -272,3 +272,65 @@ func.func private @t_p0_gpu0(%x: memref<8x8x128xf32>, %y: memref<8x8xf32>)
   }
   return
 }
+
+// -----
+
+// An attention over 2 heads x 64 queries, 64 keys, head size 16: the scores
+// Q K^T, the softmax and P V are one kernel (one block per query row, 64
+// threads): no library GEMM is left, and the scores, the exponentials and
+// the probabilities are row-local (kernel allocations) instead of 2x64x64
+// tensors in global memory.
+// CHECK-LABEL: func.func private @a_p0_gpu0
+// CHECK-SAME: (%[[Q:.+]]: memref<2x64x16xf32>, %[[KT:.+]]: memref<2x16x64xf32>, %[[V:.+]]: memref<2x64x16xf32>, %[[O:.+]]: memref<2x64x16xf32>)
+// CHECK: call @a_p0_gpu0_k0_pv_batch_matmul_attention(%[[Q]], %[[KT]], %[[V]], %[[O]]) {tandem.launch_dims = array<i64: 128, 1, 1, 64, 1, 1>}
+// CHECK-NOT: call
+// CHECK: func.func private @a_p0_gpu0_k0_pv_batch_matmul_attention({{.*}}) attributes {tandem.kernel, tandem.row_kernel = array<i64: 2, 64>}
+// CHECK-COUNT-5: memref.alloc()
+// CHECK-NOT: memref.alloc
+// CHECK: linalg.batch_matmul
+// CHECK: linalg.batch_matmul
+// CHECK: return
+#a3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#r3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func private @a_p0_gpu0(%q: memref<2x64x16xf32>, %kt: memref<2x16x64xf32>, %v: memref<2x64x16xf32>, %o: memref<2x64x16xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %lowest = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<2x64x64xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<2x64x64xf32>)
+  linalg.batch_matmul {tandem.kernel = "fusion.qk"} ins(%q, %kt : memref<2x64x16xf32>, memref<2x16x64xf32>) outs(%s : memref<2x64x64xf32>)
+  %max = memref.alloc() : memref<2x64xf32>
+  linalg.fill ins(%lowest : f32) outs(%max : memref<2x64xf32>)
+  linalg.generic {indexing_maps = [#a3, #r3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%s : memref<2x64x64xf32>) outs(%max : memref<2x64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %e = memref.alloc() : memref<2x64x64xf32>
+  linalg.generic {indexing_maps = [#a3, #r3, #a3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %max : memref<2x64x64xf32>, memref<2x64xf32>) outs(%e : memref<2x64x64xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  }
+  %sum = memref.alloc() : memref<2x64xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<2x64xf32>)
+  linalg.generic {indexing_maps = [#a3, #r3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%e : memref<2x64x64xf32>) outs(%sum : memref<2x64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %p = memref.alloc() : memref<2x64x64xf32>
+  linalg.generic {indexing_maps = [#a3, #r3, #a3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%e, %sum : memref<2x64x64xf32>, memref<2x64xf32>) outs(%p : memref<2x64x64xf32>) {
+  ^bb0(%in: f32, %t: f32, %out: f32):
+    %r = arith.divf %in, %t : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%o : memref<2x64x16xf32>)
+  linalg.batch_matmul {tandem.kernel = "fusion.pv"} ins(%p, %v : memref<2x64x64xf32>, memref<2x64x16xf32>) outs(%o : memref<2x64x16xf32>)
+  return
+}

@@ -14,6 +14,12 @@ using namespace mlir::tandem;
 /// against the whole chain).
 static constexpr size_t kMaxRowStages = 16;
 
+/// With fewer rows (blocks) than this a row kernel keeps most of a large GPU
+/// (132 SMs) idle, so a neighbour with more than kMaxPointsPerRow points per
+/// row, which runs on every SM as a kernel of its own, stays one.
+static constexpr int64_t kMinRowsForWideNeighbours = 128;
+static constexpr int64_t kMaxPointsPerRow = 16 * kThreadsPerBlock;
+
 int64_t mlir::tandem::rowCount(ArrayRef<int64_t> rows) {
   int64_t count = 1;
   for (int64_t bound : rows)
@@ -254,11 +260,14 @@ SmallVector<RowChain> mlir::tandem::formRowChains(
       linalg::LinalgOp op = linalgAt(i);
       return parallelInnerSize(op, *rowLoopsOf(op, *rows)) <= width;
     };
+    bool fewRows = rowCount(*rows) < kMinRowsForWideNeighbours;
     auto fits = [&](size_t i) {
       StageKind kind = kindAt(i);
-      return kind != StageKind::None && kind != StageKind::Contraction &&
-             narrow(i) &&
-             innerSize(linalgAt(i), *rowLoopsOf(linalgAt(i), *rows)) <= width;
+      if (kind == StageKind::None || kind == StageKind::Contraction ||
+          !narrow(i))
+        return false;
+      int64_t points = innerSize(linalgAt(i), *rowLoopsOf(linalgAt(i), *rows));
+      return points <= width && (!fewRows || points <= kMaxPointsPerRow);
     };
     auto chainOps = [&](size_t from, size_t to) {
       SmallVector<linalg::LinalgOp> chain;

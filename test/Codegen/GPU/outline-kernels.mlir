@@ -334,3 +334,34 @@ func.func private @a_p0_gpu0(%q: memref<2x64x16xf32>, %kt: memref<2x16x64xf32>, 
   linalg.batch_matmul {tandem.kernel = "fusion.pv"} ins(%p, %v : memref<2x64x64xf32>, memref<2x64x16xf32>) outs(%o : memref<2x64x16xf32>)
   return
 }
+
+// -----
+
+// Few rows (4 blocks) and wide ones (8192 points): the elementwise op before
+// the row sum stays a kernel of its own, which runs on every SM; the sum is
+// a block reduction alone.
+// CHECK-LABEL: func.func private @w_p0_gpu0
+// CHECK: call @w_p0_gpu0_k0_generic({{.*}}) {tandem.launch_dims = array<i64: 128, 1, 1, 256, 1, 1>}
+// CHECK: call @w_p0_gpu0_k1_generic({{.*}}) {tandem.launch_dims = array<i64: 4, 1, 1, 256, 1, 1>}
+// CHECK-NOT: tandem.row_kernel
+func.func private @w_p0_gpu0(%x: memref<4x8192xf32>, %y: memref<4xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<4x8192xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<4x8192xf32>) outs(%t : memref<4x8192xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.exp %in : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%y : memref<4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%t : memref<4x8192xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}

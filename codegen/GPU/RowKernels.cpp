@@ -98,8 +98,8 @@ StageKind stageKind(linalg::LinalgOp op, const KernelPrologue &prologue,
   std::optional<unsigned> loops = rowLoopsOf(op, rows);
   if (!loops)
     return StageKind::None;
-  auto rest = ArrayRef<utils::IteratorType>(op.getIteratorTypesArray())
-                  .drop_front(*loops);
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  auto rest = ArrayRef<utils::IteratorType>(iterators).drop_front(*loops);
   auto isParallel = [](utils::IteratorType iterator) {
     return iterator == utils::IteratorType::parallel;
   };

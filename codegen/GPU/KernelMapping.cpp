@@ -257,8 +257,7 @@ private:
   Value rowLocalBuffer(Value value) const {
     if (plan.rowLocalBuffers.empty())
       return Value();
-    while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-      value = view.getViewSource();
+    value = viewedBuffer(value);
     return llvm::is_contained(plan.rowLocalBuffers, value) ? value : Value();
   }
 

@@ -13,8 +13,7 @@
 using namespace mlir;
 using namespace mlir::tandem;
 
-/// The buffer `value` views (following view-like ops).
-static Value rootOf(Value value) {
+Value mlir::tandem::viewedBuffer(Value value) {
   while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
     value = view.getViewSource();
   return value;
@@ -53,9 +52,9 @@ static linalg::LinalgOp matchInitProducer(linalg::LinalgOp main) {
       !llvm::all_of(body->without_terminator(),
                     [](Operation &op) { return isMemoryEffectFree(&op); }))
     return nullptr;
-  Value root = rootOf(init);
+  Value root = viewedBuffer(init);
   for (OpOperand *input : producer.getDpsInputOperands())
-    if (isa<MemRefType>(input->get().getType()) && rootOf(input->get()) == root)
+    if (isa<MemRefType>(input->get().getType()) && viewedBuffer(input->get()) == root)
       return nullptr;
   return producer;
 }
@@ -114,9 +113,9 @@ matchPaddedInput(linalg::LinalgOp main, Value input,
       sourceType.getShape() != interior.getStaticSizes())
     return std::nullopt;
   // The copy must read what `main` would have seen: not its own output.
-  Value sourceRoot = rootOf(source);
+  Value sourceRoot = viewedBuffer(source);
   for (Value init : main.getDpsInits())
-    if (rootOf(init) == sourceRoot)
+    if (viewedBuffer(init) == sourceRoot)
       return std::nullopt;
   ops.append({fill, interior, copy});
   return KernelPrologue::PaddedInput{

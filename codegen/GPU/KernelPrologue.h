@@ -61,6 +61,10 @@ struct KernelPrologue {
   }
 };
 
+/// The buffer `value` views, following view-like ops (itself when it is no
+/// view).
+Value viewedBuffer(Value value);
+
 /// Whether `main` accumulates into values an init producer can provide:
 /// one output, written once per parallel point (thread per output in the
 /// GPU mapping), whose payload reads the output's initial value.

@@ -79,13 +79,6 @@ bool isRecreatable(Operation *op) {
           !isa<ShapedType>(op->getResult(0).getType()));
 }
 
-/// The buffer `value` views, or `value` when it is not a view.
-Value viewedBuffer(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
-
 /// One op of a kernel with the prologue it absorbs.
 struct KernelMember {
   Operation *op;

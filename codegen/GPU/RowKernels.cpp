@@ -72,13 +72,6 @@ Value reshapedBuffer(Value value) {
   return value;
 }
 
-/// The buffer `value` views, through any view.
-Value viewedBuffer(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
-
 /// Whether `op` can be a stage of a chain over rows `rows`, and of which
 /// kind (StageKind), from its loops past its row loops (rowLoopsOf; a
 /// pointwise stage may have none). Each output is written once per point,

@@ -54,7 +54,8 @@ static linalg::LinalgOp matchInitProducer(linalg::LinalgOp main) {
     return nullptr;
   Value root = viewedBuffer(init);
   for (OpOperand *input : producer.getDpsInputOperands())
-    if (isa<MemRefType>(input->get().getType()) && viewedBuffer(input->get()) == root)
+    if (isa<MemRefType>(input->get().getType()) &&
+        viewedBuffer(input->get()) == root)
       return nullptr;
   return producer;
 }

@@ -28,6 +28,7 @@
 
 #include "codegen/GPU/KernelMapping.h"
 #include "codegen/GPU/KernelPrologue.h"
+#include "dialects/Tandem/IR/TandemDialect.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -35,8 +36,9 @@ namespace mlir::tandem {
 
 /// The `array<i64>` attribute on a GPU kernel function that runs several
 /// linalg ops as one row kernel: the trip counts of the row loops other than
-/// unit ones (the tandem dialect verifies it).
-constexpr llvm::StringLiteral kRowKernelAttrName = "tandem.row_kernel";
+/// unit ones (the tandem dialect names and verifies it).
+constexpr llvm::StringLiteral kRowKernelAttrName =
+    TandemDialect::getRowKernelAttrName();
 
 /// At most this many bytes of a block's row-local buffers go to shared
 /// memory (48 KiB is what a kernel gets without opting in to more).

@@ -544,7 +544,7 @@ struct FormLibraryGemmsPass
         matmul.getStream(), i64(g->batch), i64(g->m), i64(g->n), i64(g->k),
         unit(g->transA), unit(g->transB), i64(g->lda), i64(g->ldb), i64(g->ldc),
         i64(g->strideA), i64(g->strideB), i64(g->strideC),
-        builder.getStringAttr(kind), unit(allowTF32),
+        builder.getStringAttr(kind), precisionAttr(builder),
         i64(1 + (fill ? 1 : 0) + (epilogueLaunch ? 1 : 0)));
     // The fallback: the replaced launches, in order, right after the gemm.
     Operation *after = gemm;
@@ -558,7 +558,19 @@ struct FormLibraryGemmsPass
     }
   }
 
+  /// The `precision` of the calls formed: none (the default, fp32) or the
+  /// option's.
+  StringAttr precisionAttr(OpBuilder &builder) const {
+    return precision == "fp32" ? StringAttr()
+                               : builder.getStringAttr(precision);
+  }
+
   void runOnOperation() override {
+    if (!exec::isLibraryPrecision(precision)) {
+      getOperation().emitError() << "unknown precision '" << precision
+                                 << "' (expected fp32, tf32, bf16 or fp16)";
+      return signalPassFailure();
+    }
     SymbolTableCollection table;
     symbols = &table;
     SmallVector<LaunchOp> launches;

@@ -42,6 +42,8 @@ struct Row {
   /// "compute", "memory", "overhead" (launch and low occupancy dominate)
   /// or "link".
   std::string bound;
+  /// A library call's precision other than fp32 ("tf32", ...), or empty.
+  std::string precision;
   bool counted = true;
 };
 
@@ -86,10 +88,23 @@ double elementsOf(Value v) {
   return type && type.hasStaticShape() ? type.getNumElements() : 1;
 }
 
+/// The arithmetic of a library call of `precision`: its tensor-core rate
+/// (a convolution's bf16 runs as TF32, see tandem_exec.conv).
+Precision arithmeticOf(StringRef precision, bool conv) {
+  if (precision == "tf32" || (conv && precision == "bf16"))
+    return Precision::TF32;
+  if (precision == "bf16")
+    return Precision::BF16;
+  if (precision == "fp16")
+    return Precision::F16;
+  return Precision::F32;
+}
+
 /// What limits a roofline estimate.
 std::string boundOf(const DeviceModel &gpu, double flops, double bytes,
-                    bool matrix, double us) {
-  double peak = (matrix ? gpu.matrixGflops : gpu.vectorGflops).f32;
+                    bool matrix, double us,
+                    Precision precision = Precision::F32) {
+  double peak = (matrix ? gpu.matrixGflops : gpu.vectorGflops).get(precision);
   double computeUs = peak > 0 ? flops / (peak * 1e3) : 0;
   double memoryUs = gpu.memoryGBs > 0 ? bytes / (gpu.memoryGBs * 1e3) : 0;
   if (us - std::max(computeUs, memoryUs) >= std::max(computeUs, memoryUs))
@@ -152,9 +167,13 @@ struct KernelReportPass
         if (gemm.getBias())
           operands.push_back(gemm.getBias());
         row.bytes = bytesOf(operands);
+        if (gemm.getPrecision() != "fp32")
+          row.precision = gemm.getPrecision().str();
+        Precision arithmetic = arithmeticOf(gemm.getPrecision(), false);
         row.us = gpu->estimateUs(row.flops, row.bytes, elementsOf(gemm.getC()),
-                                 Precision::F32, /*matrix=*/true);
-        row.bound = boundOf(*gpu, row.flops, row.bytes, true, row.us);
+                                 arithmetic, /*matrix=*/true);
+        row.bound =
+            boundOf(*gpu, row.flops, row.bytes, true, row.us, arithmetic);
         rows.push_back(std::move(row));
       } else if (auto conv = dyn_cast<ConvOp>(op)) {
         const DeviceModel *gpu = gpuModel(conv.getStream());
@@ -174,9 +193,13 @@ struct KernelReportPass
           if (optional)
             operands.push_back(optional);
         row.bytes = bytesOf(operands);
+        if (conv.getPrecision() != "fp32")
+          row.precision = conv.getPrecision().str();
+        Precision arithmetic = arithmeticOf(conv.getPrecision(), true);
         row.us = gpu->estimateUs(row.flops, row.bytes, elementsOf(conv.getY()),
-                                 Precision::F32, /*matrix=*/true);
-        row.bound = boundOf(*gpu, row.flops, row.bytes, true, row.us);
+                                 arithmetic, /*matrix=*/true);
+        row.bound =
+            boundOf(*gpu, row.flops, row.bytes, true, row.us, arithmetic);
         rows.push_back(std::move(row));
       } else if (auto copy = dyn_cast<CopyOp>(op)) {
         StreamAttr stream = copy.getStream();
@@ -206,14 +229,16 @@ struct KernelReportPass
     os << "| # | work | kind | device | MFLOP | MB | FLOP/B | roofline (us) | "
           "bound |\n|---|---|---|---|---|---|---|---|---|\n";
     for (auto [i, row] : llvm::enumerate(rows))
-      os << llvm::format(
-          "| %zu | %s | %s | GPU:%u | %.4g | %.4g | %.3g | "
-          "%.2f | %s |\n",
-          i, row.name.c_str(),
-          (row.kind + (row.counted ? "" : " (not counted)")).c_str(), row.gpu,
-          row.flops / 1e6, row.bytes / 1e6,
-          row.bytes > 0 ? row.flops / row.bytes : 0.0, row.us,
-          row.bound.c_str());
+      os << llvm::format("| %zu | %s | %s | GPU:%u | %.4g | %.4g | %.3g | "
+                         "%.2f | %s |\n",
+                         i, row.name.c_str(),
+                         (row.kind +
+                          (row.precision.empty() ? "" : " " + row.precision) +
+                          (row.counted ? "" : " (not counted)"))
+                             .c_str(),
+                         row.gpu, row.flops / 1e6, row.bytes / 1e6,
+                         row.bytes > 0 ? row.flops / row.bytes : 0.0, row.us,
+                         row.bound.c_str());
     for (const DeviceModel &gpu : config.devices) {
       if (!gpu.isGpu())
         continue;
@@ -254,6 +279,7 @@ struct KernelReportPass
           {"bytes", row.bytes},
           {"roofline_us", row.us},
           {"bound", row.bound},
+          {"precision", row.precision.empty() ? "fp32" : row.precision},
           {"counted", row.counted}});
     return llvm::json::Object{{"model", model}, {"work", std::move(list)}};
   }

@@ -169,7 +169,7 @@ Value ScheduleLowering::gemmDescriptor(Location loc, GemmOp gemm) {
                       v(gemm.getStrideB()),
                       v(gemm.getStrideC()),
                       gemm.getEpilogueCode(),
-                      gemm.getTf32() ? 1 : 0 /* TANDEM_GEMM_ALLOW_TF32 */};
+                      gemm.getPrecisionFlag() /* TANDEM_GEMM_ALLOW_* */};
   return descriptorGlobal(loc, "__tandem_gemm_desc_", numGemms, fields);
 }
 
@@ -181,7 +181,7 @@ Value ScheduleLowering::convDescriptor(Location loc, ConvOp conv) {
                     dilations = conv.getDilations();
   int64_t flags = (conv.getBias() ? 1 : 0) /* TANDEM_CONV_BIAS */ |
                   (conv.getZ() ? 2 : 0) /* TANDEM_CONV_RESIDUAL */ |
-                  (conv.getTf32() ? 4 : 0) /* TANDEM_CONV_ALLOW_TF32 */;
+                  conv.getPrecisionFlag() /* TANDEM_CONV_ALLOW_* */;
   // The fields of tandem_conv_desc_t, in order.
   int64_t fields[] = {xs[0],
                       xs[1],

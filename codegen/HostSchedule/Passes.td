@@ -112,8 +112,9 @@ def TandemFormLibraryGemms : Pass<"tandem-form-library-gemms", "ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"allowTF32", "allow-tf32", "bool", /*default=*/"false",
-           "let cuBLASLt use TF32 tensor cores (about 1e-3 relative error)">
+    Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
+           "narrowest format cuBLASLt may round the operands to: fp32, "
+           "tf32, bf16 or fp16 (tandemc --gpu-precision)">
   ];
   let dependentDialects = ["::mlir::tandem::exec::TandemExecDialect"];
 }
@@ -161,8 +162,9 @@ def TandemFormLibraryConvs : Pass<"tandem-form-library-convs", "ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"allowTF32", "allow-tf32", "bool", /*default=*/"false",
-           "let cuDNN use TF32 tensor cores (about 1e-3 relative error)">
+    Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
+           "narrowest format cuDNN may round the operands to: fp32, tf32, "
+           "bf16 (runs as tf32) or fp16 (tandemc --gpu-precision)">
   ];
   let dependentDialects = ["::mlir::tandem::exec::TandemExecDialect"];
 }

@@ -11,13 +11,14 @@ using namespace mlir::tandem;
 
 namespace {
 /// GPU presets from the vendors' data sheets (SXM parts). f32 matrix work is
-/// plain SGEMM (no TF32 unless a model opts into it); f16/bf16 matrix work
-/// runs on tensor cores. Host links are PCIe with pinned buffers.
+/// plain SGEMM; TF32 (tandemc --gpu-precision=tf32), f16 and bf16 matrix
+/// work runs on tensor cores (dense figures, no sparsity). Host links are
+/// PCIe with pinned buffers.
 const DevicePreset kGpuPresets[] = {
     {"h100",
      "sm_90",
      {66900, 133800, 133800},
-     {66900, 989400, 989400},
+     {66900, 989400, 989400, 494700},
      3350,
      4.0,
      132 * 2048,
@@ -28,7 +29,7 @@ const DevicePreset kGpuPresets[] = {
     {"h200",
      "sm_90",
      {66900, 133800, 133800},
-     {66900, 989400, 989400},
+     {66900, 989400, 989400, 494700},
      4800,
      4.0,
      132 * 2048,
@@ -39,7 +40,7 @@ const DevicePreset kGpuPresets[] = {
     {"a100",
      "sm_80",
      {19500, 78000, 39000},
-     {19500, 312000, 312000},
+     {19500, 312000, 312000, 156000},
      2039,
      5.0,
      108 * 2048,
@@ -50,7 +51,7 @@ const DevicePreset kGpuPresets[] = {
     {"l4",
      "sm_89",
      {30300, 30300, 30300},
-     {30300, 121000, 121000},
+     {30300, 121000, 121000, 60000},
      300,
      5.0,
      58 * 1536,

@@ -48,12 +48,12 @@ public:
     // f32 contractions of the GPU partitions as cuBLASLt calls, with the
     // generated kernels as their fallback.
     TandemFormLibraryGemmsOptions gemms;
-    gemms.allowTF32 = options.cuda.allowTF32;
+    gemms.precision = options.cuda.precision;
     pm.addPass(createTandemFormLibraryGemms(gemms));
     // 2-D convolutions as cuDNN calls with their bias, residual and
     // activation fused, likewise with the generated kernels as fallback.
     TandemFormLibraryConvsOptions convs;
-    convs.allowTF32 = options.cuda.allowTF32;
+    convs.precision = options.cuda.precision;
     pm.addPass(createTandemFormLibraryConvs(convs));
   }
 

@@ -46,10 +46,12 @@ struct CUDATargetOptions {
   /// emulated) instead of the linalg op, so that runs on the emulated device
   /// check the code the GPU executes (tandemc --gpu-twins=mapped).
   bool twinsMapped = false;
-  /// Library GEMMs may use TF32 tensor cores (cuBLASLt
-  /// CUBLAS_COMPUTE_32F_FAST_TF32: about 1e-3 relative error, several times
-  /// the FP32 throughput); off by default (tandemc --gpu-tf32).
-  bool allowTF32 = false;
+  /// The narrowest format library GEMMs and convolutions may round their
+  /// operands to on tensor cores, with f32 accumulation and f32 storage:
+  /// "fp32" (the default: none, so CPU, emulated and GPU results agree),
+  /// "tf32", "bf16" or "fp16" (tandemc --gpu-precision; docs/GPU.md,
+  /// "Precision").
+  std::string precision = "fp32";
 };
 
 /// What a Target's pipelines and kernel compiler are given.

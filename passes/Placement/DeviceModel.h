@@ -23,14 +23,27 @@
 
 namespace mlir::tandem {
 
-/// The arithmetic an op runs in; integer ops count at the f32 rate.
-enum class Precision { F32, F16, BF16 };
+/// The arithmetic an op runs in; integer ops count at the f32 rate. TF32
+/// is f32 data on tensor cores (tandemc --gpu-precision=tf32).
+enum class Precision { F32, F16, BF16, TF32 };
 
 /// Throughput of one kind of arithmetic, in GFLOP/s.
 struct PeakGflops {
   double f32 = 0, f16 = 0, bf16 = 0;
+  /// 0: no TF32 units (the f32 rate applies).
+  double tf32 = 0;
   double get(Precision p) const {
-    return p == Precision::F32 ? f32 : p == Precision::F16 ? f16 : bf16;
+    switch (p) {
+    case Precision::F32:
+      return f32;
+    case Precision::F16:
+      return f16;
+    case Precision::BF16:
+      return bf16;
+    case Precision::TF32:
+      return tf32 > 0 ? tf32 : f32;
+    }
+    return f32;
   }
 };
 

@@ -126,7 +126,7 @@ def compile(model: Any, output: Optional[Union[str, os.PathLike]] = None, *,
     tandemc: the executable (default: find_tandemc()).
     timeout: seconds before the compile is stopped (CompileError).
     options: any other tandemc flag, underscores for dashes: place=[...],
-        cuda_arch="sm_80,sm_90", gpu_tf32=True, memory_report="-", ...
+        cuda_arch="sm_80,sm_90", gpu_precision="bf16", memory_report="-", ...
         True adds the bare flag, a list repeats it.
 
     Raises CompileError (with tandemc's diagnostics) when tandemc fails;

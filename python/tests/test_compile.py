@@ -51,6 +51,7 @@ def test_input_shapes(tmp_path):
 def test_options_become_flags():
     assert _flag("gpu_tf32", True) == ["--gpu-tf32"]
     assert _flag("gpu_tf32", False) == []
+    assert _flag("gpu_precision", "bf16") == ["--gpu-precision=bf16"]
     assert _flag("cuda_arch", "sm_80,sm_90") == ["--cuda-arch=sm_80,sm_90"]
     assert _flag("place", ["a*=gpu", "b=cpu"]) == ["--place=a*=gpu",
                                                    "--place=b=cpu"]

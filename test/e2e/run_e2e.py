@@ -33,11 +33,18 @@ all match the reference and give bit-identical outputs. With
 --gpu-twins mapped, the kernels' CPU twins run the GPU kernels' own mapping
 (blocks, threads, warp shuffles and shared memory emulated on the host;
 tandemc --gpu-twins=mapped), so those runs check the code a GPU executes.
+With --gpu-precision tf32, bf16 or fp16 (tandemc --gpu-precision), the
+GPU library GEMMs and convolutions round their operands to that format on
+the emulated device and the CPU fallback as on tensor cores; the outputs
+are then compared with PRECISION_TOL's tolerance of the mode (relative,
+and absolute as that fraction of max|reference|), and each model's
+largest error as a fraction of max|reference| is printed.
 Prints "e2e: N passed, M failed". Run it with the
 venv's Python (numpy, onnx, onnxruntime).
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 
@@ -79,6 +86,10 @@ RTOL, ATOL = 1e-4, 1e-5
 # differs from onnxruntime's by 2.5e-5 (3.4e-7 of the scale) only because
 # the two sum in different orders.
 SCALE_ATOL = 1e-6
+# --gpu-precision: the tolerance of each mode that rounds GEMM and
+# convolution operands, as rtol and as atol / max|reference| (docs/GPU.md,
+# "Precision", has the errors measured on the model set).
+PRECISION_TOL = {"tf32": 1e-2, "fp16": 1e-2, "bf16": 5e-2}
 # --gpu island: the op kind each model keeps on the CPU, between GPU parts.
 ISLAND = {"small_mlp": "tandem.relu", "small_conv_block": "tandem.max_pool2d",
           "small_mlp_gelu": "tandem.gelu",
@@ -105,9 +116,12 @@ def check(args, name, model_path, flags):
     work = args.work
     inputs, ref_paths = write_reference(model_path, flags, work, name)
     lib = os.path.join(work, name + ".so")
+    precision = (getattr(args, "gpu_precision", "fp32")
+                 if args.gpu != "none" else "fp32")
     proc = subprocess.run([args.tandemc, model_path, "--emit=shared", "-o",
                            lib] + flags + gpu_flags(args.gpu, name) +
-                          (["--gpu-twins=" + args.gpu_twins]
+                          (["--gpu-twins=" + args.gpu_twins,
+                            "--gpu-precision=" + precision]
                            if args.gpu != "none" else []),
                           capture_output=True, text=True, timeout=1200)
     if proc.returncode != 0:
@@ -115,7 +129,11 @@ def check(args, name, model_path, flags):
     outputs = {}
     scale = max(float(abs(numpy.load(p)).max(initial=0.0))
                 for p in ref_paths) if ref_paths else 0.0
-    atol = max(ATOL, SCALE_ATOL * scale)
+    atol, rtol = max(ATOL, SCALE_ATOL * scale), RTOL
+    if precision in PRECISION_TOL:
+        rtol = PRECISION_TOL[precision]
+        atol = max(atol, rtol * scale)
+    worst = 0.0
     configs = [(t, d) for t in args.threads for d in args.devices]
     for threads, device in configs:
         what = "--threads %d" % threads + (" --device " + device
@@ -124,7 +142,7 @@ def check(args, name, model_path, flags):
                                                     device or ""))
         cmd = [args.tandem_run, lib, "--threads", str(threads), "--input"] + \
             inputs + ["--compare"] + ref_paths + \
-            ["--rtol", str(RTOL), "--atol", str(atol), "--output-dir", out_dir]
+            ["--rtol", str(rtol), "--atol", str(atol), "--output-dir", out_dir]
         if device:
             cmd += ["--device", device]
         proc = subprocess.run(cmd, capture_output=True, text=True,
@@ -132,6 +150,9 @@ def check(args, name, model_path, flags):
         if proc.returncode != 0:
             return "tandem-run %s: %s" % (
                 what, (proc.stdout + proc.stderr).strip()[-2000:])
+        for error in re.findall(r"max abs error ([0-9.eE+-]+|inf|nan)",
+                                proc.stdout):
+            worst = max(worst, float(error))
         outputs[what] = {
             f: open(os.path.join(out_dir, f), "rb").read()
             for f in sorted(os.listdir(out_dir))}
@@ -142,6 +163,11 @@ def check(args, name, model_path, flags):
     for what in names[1:]:
         if outputs[what] != outputs[names[0]]:
             return "outputs with %s differ from %s" % (what, names[0])
+    if precision != "fp32":
+        print("  %s --gpu-precision=%s: max abs error %.3g, %.3g of "
+              "max|reference| %.3g" % (name, precision, worst,
+                                       worst / scale if scale else worst,
+                                       scale))
     return None
 
 
@@ -163,6 +189,11 @@ def main():
                         default="linalg",
                         help="with --gpu: what the kernels' CPU twins run "
                         "(tandemc --gpu-twins)")
+    parser.add_argument("--gpu-precision",
+                        choices=["fp32", "tf32", "bf16", "fp16"],
+                        default="fp32",
+                        help="with --gpu: tandemc --gpu-precision, compared "
+                        "with the mode's tolerance (PRECISION_TOL)")
     parser.add_argument("--devices", default="",
                         help="comma-separated tandem-run --device values")
     parser.add_argument("--small", choices=["base", "dtypes", "folds"],

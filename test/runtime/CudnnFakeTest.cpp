@@ -52,6 +52,7 @@ struct FakeDnn {
   int (*liveObjects)() = nullptr;
   void (*reset)() = nullptr;
   int (*hostOps)() = nullptr;
+  int (*lastMath)() = nullptr;
 
   static const FakeDnn &get() {
     static const FakeDnn fake = [] {
@@ -68,6 +69,8 @@ struct FakeDnn {
           dlsym(dnn, "tandem_fake_cudnn_live_objects"));
       f.reset = reinterpret_cast<decltype(f.reset)>(
           dlsym(dnn, "tandem_fake_cudnn_reset"));
+      f.lastMath = reinterpret_cast<decltype(f.lastMath)>(
+          dlsym(dnn, "tandem_fake_cudnn_last_math"));
       f.hostOps = reinterpret_cast<decltype(f.hostOps)>(
           dlsym(cuda, "tandem_fake_cuda_host_op_count"));
       return f;
@@ -135,8 +138,8 @@ protected:
   }
 
   /// Runs `d` through cuDNN and the host loop on the same data; they must
-  /// agree to float rounding.
-  void expectMatchesHost(const tandem_conv_desc_t &d) {
+  /// agree to float rounding. Returns cuDNN's output.
+  std::vector<float> expectMatchesHost(const tandem_conv_desc_t &d) {
     using namespace tandem::conv;
     size_t nx = extentBytes(d, kX) / 4, nw = extentBytes(d, kW) / 4,
            ny = extentBytes(d, kY) / 4;
@@ -147,17 +150,18 @@ protected:
                         dy = upload(std::vector<float>(ny, -7.0f));
     tandem_device_ptr_t db = hasBias(d) ? upload(bias) : 0;
     tandem_device_ptr_t dz = hasResidual(d) ? upload(z) : 0;
-    ASSERT_OK(tandem_device_conv(stream, &d, dx, dw, dy, db, dz, "conv"));
+    EXPECT_OK(tandem_device_conv(stream, &d, dx, dw, dy, db, dz, "conv"));
     std::vector<float> got = download(dy, ny);
     runOnHost(nullptr, d, x.data(), w.data(), expected.data(), bias.data(),
               z.data());
     for (size_t i = 0; i < ny; ++i)
-      ASSERT_NEAR(got[i], expected[i], 1e-4f * (1 + std::fabs(expected[i])))
+      EXPECT_NEAR(got[i], expected[i], 1e-4f * (1 + std::fabs(expected[i])))
           << "element " << i << " of a " << activationName(d.activation)
           << " conv with flags " << d.flags;
     for (tandem_device_ptr_t p : {dx, dw, dy, db, dz})
       if (p)
         EXPECT_OK(tandem_device_free(device, p));
+    return got;
   }
 
   tandem_device_t *device = nullptr;
@@ -186,6 +190,34 @@ TEST_F(CudnnFake, EachEpilogueMatchesTheHostLoop) {
   EXPECT_EQ(fused, 10);
   EXPECT_EQ(adds, 5);
   EXPECT_EQ(activations, 4 * 3 + 2); // relu6/sigmoid/swish, relu unfused
+}
+
+TEST_F(CudnnFake, PrecisionFlagsChooseTheMathTypeAndRoundLikeTheHostLoop) {
+  // FP32 is CUDNN_FMA_MATH (3), TF32 CUDNN_TENSOR_OP_MATH (1), FP16
+  // CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION (2). The fake rounds the operands
+  // as each math type does; the host loop must round them the same way.
+  const int64_t kFlags = TANDEM_CONV_BIAS;
+  std::vector<float> fp32 = expectMatchesHost(
+      makeDesc(1, 8, 6, 6, 4, 3, 3, 1, 1, 1, 1, TANDEM_CONV_ACT_NONE, kFlags));
+  EXPECT_EQ(FakeDnn::get().lastMath(), 3);
+  std::vector<float> tf32 = expectMatchesHost(
+      makeDesc(1, 8, 6, 6, 4, 3, 3, 1, 1, 1, 1, TANDEM_CONV_ACT_NONE,
+               kFlags | TANDEM_CONV_ALLOW_TF32));
+  EXPECT_EQ(FakeDnn::get().lastMath(), 1);
+  std::vector<float> fp16 = expectMatchesHost(
+      makeDesc(1, 8, 6, 6, 4, 3, 3, 1, 1, 1, 1, TANDEM_CONV_ACT_NONE,
+               kFlags | TANDEM_CONV_ALLOW_FP16));
+  EXPECT_EQ(FakeDnn::get().lastMath(), 2);
+  // The rounding shows: the operands (multiples of 1/11) are not exact in
+  // 11 significant bits, so both modes move the result past float noise.
+  double tf32Error = 0, fp16Error = 0;
+  for (size_t i = 0; i < fp32.size(); ++i) {
+    tf32Error = std::max(tf32Error, double(std::fabs(tf32[i] - fp32[i])));
+    fp16Error = std::max(fp16Error, double(std::fabs(fp16[i] - fp32[i])));
+  }
+  EXPECT_GT(tf32Error, 1e-5);
+  EXPECT_GT(fp16Error, 1e-5);
+  EXPECT_LT(fp16Error, 2e-2);
 }
 
 TEST_F(CudnnFake, ChoosesAnAlgorithmWithinTheWorkspaceOncePerShape) {

@@ -80,7 +80,7 @@ struct Counters {
   std::mutex mutex;
   int handles = 0, descriptors = 0;
   int convolutions = 0, fused = 0, adds = 0, activations = 0;
-  int algoQueries = 0, lastAlgo = -1;
+  int algoQueries = 0, lastAlgo = -1, lastMath = -1;
   size_t lastWorkspace = 0;
 };
 Counters &counters() {
@@ -149,8 +149,24 @@ float activate(const cudnnActivationStruct &a, float v) {
   }
 }
 
+/// An operand as the convolution's math type sees it: CUDNN_TENSOR_OP_MATH
+/// rounds f32 to TF32 (11 significant bits, f32's range),
+/// CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION to FP16; both to nearest even.
+/// (Written differently from the runtime's precision.cpp on purpose.)
+float asMathSees(int math, float v) {
+  if (math == 1 && std::isfinite(v) && v != 0) {
+    int e;
+    float m = std::frexp(v, &e); // |m| in [0.5, 1)
+    return std::ldexp(std::nearbyint(std::ldexp(m, 11)), e - 11);
+  }
+  if (math == 2)
+    return static_cast<float>(static_cast<_Float16>(v));
+  return v;
+}
+
 void runConvolution(void *env) {
   const Work &k = *static_cast<const Work *>(env);
+  int math = k.conv.math;
   int cg = k.x.c / k.conv.groups, kg = k.y.c / k.conv.groups;
   for (int b = 0; b < k.y.n; ++b)
     for (int o = 0; o < k.y.c; ++o)
@@ -166,11 +182,14 @@ void runConvolution(void *env) {
                 if (ih < 0 || ih >= k.x.h || iw < 0 || iw >= k.x.w)
                   continue;
                 sum +=
-                    double(
+                    double(asMathSees(
+                        math,
                         k.xp[((size_t(b) * k.x.c + g * cg + ci) * k.x.h + ih) *
                                  k.x.w +
-                             iw]) *
-                    k.wp[((size_t(o) * cg + ci) * k.w.r + u) * k.w.s + v];
+                             iw])) *
+                    asMathSees(
+                        math,
+                        k.wp[((size_t(o) * cg + ci) * k.w.r + u) * k.w.s + v]);
               }
           size_t at = ((size_t(b) * k.y.c + o) * k.y.h + i) * k.y.w + j;
           float value = k.alpha1 * static_cast<float>(sum);
@@ -290,6 +309,7 @@ Status convolve(cudnnContext *h, const float *alpha1,
     n.fused += bias ? 1 : 0;
     n.lastAlgo = algo;
     n.lastWorkspace = workspace;
+    n.lastMath = c->math;
   }
   return driver().enqueueHost(h->stream, runConvolution, &work, sizeof(work))
              ? kExecutionFailed
@@ -558,6 +578,13 @@ FAKE_EXPORT int tandem_fake_cudnn_last_algo(size_t *workspaceBytes) {
   return n.lastAlgo;
 }
 
+/// The cudnnMathType_t of the last convolution's descriptor (-1: none yet).
+FAKE_EXPORT int tandem_fake_cudnn_last_math(void) {
+  Counters &n = counters();
+  std::lock_guard<std::mutex> lock(n.mutex);
+  return n.lastMath;
+}
+
 /// Live handles plus live descriptors (0 once everything is destroyed).
 FAKE_EXPORT int tandem_fake_cudnn_live_objects(void) {
   Counters &n = counters();
@@ -569,6 +596,6 @@ FAKE_EXPORT void tandem_fake_cudnn_reset(void) {
   Counters &n = counters();
   std::lock_guard<std::mutex> lock(n.mutex);
   n.convolutions = n.fused = n.adds = n.activations = n.algoQueries = 0;
-  n.lastAlgo = -1;
+  n.lastAlgo = n.lastMath = -1;
   n.lastWorkspace = 0;
 }

@@ -169,9 +169,17 @@ int main(int argc, char **argv) {
                  "emulated device checks the GPU code)")
       ->check(CLI::IsMember({"linalg", "mapped"}))
       ->capture_default_str();
-  app.add_flag("--gpu-tf32", options.cudaTarget.allowTF32,
-               "let GPU matmuls use TF32 tensor cores (cuBLASLt; about 1e-3 "
-               "relative error, several times the FP32 throughput)");
+  app.add_option("--gpu-precision", options.cudaTarget.precision,
+                 "narrowest format GPU library GEMMs and convolutions may "
+                 "round their operands to on tensor cores (f32 accumulation, "
+                 "f32 tensors): fp32 (none), tf32, bf16 or fp16")
+      ->check(CLI::IsMember({"fp32", "tf32", "bf16", "fp16"}))
+      ->capture_default_str();
+  // The flag of earlier releases, the same as --gpu-precision=tf32.
+  app.add_flag_callback(
+         "--gpu-tf32", [&] { options.cudaTarget.precision = "tf32"; },
+         "the same as --gpu-precision=tf32")
+      ->excludes("--gpu-precision");
   app.add_option("--memory-report", options.memoryReport,
                  "print the arena, weight, input and output sizes ('-' for "
                  "stdout, or a file)");

@@ -83,15 +83,15 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a positive integer attribute";
     return success();
   }
-  // A GPU row kernel's row trip counts (kRowKernelAttrName in
-  // codegen/GPU/RowKernels.h).
-  if (attr.getName() == "tandem.row_kernel") {
+  // A GPU row kernel's row trip counts.
+  if (attr.getName() == getRowKernelAttrName()) {
     auto rows = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
     if (!isa<FunctionOpInterface>(op) || !rows ||
         llvm::any_of(rows.asArrayRef(), [](int64_t n) { return n < 2; }))
       return op->emitError()
-             << "'tandem.row_kernel' must be an array<i64> of trip counts "
-                "above 1 on a kernel function";
+             << "'" << getRowKernelAttrName()
+             << "' must be an array<i64> of trip counts above 1 on a kernel "
+                "function";
     return success();
   }
   if (attr.getName() == getLaunchDimsAttrName()) {

@@ -125,6 +125,14 @@ def Tandem_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getParallelGrainAttrName() {
       return ::llvm::StringLiteral("tandem.parallel_grain");
     }
+
+    /// Name of the `array<i64>` attribute on a GPU kernel function that
+    /// runs a chain of row-wise stages with one block per row
+    /// (tandem-outline-kernels, docs/GPU.md "Row kernels"): the rows' trip
+    /// counts.
+    static constexpr ::llvm::StringLiteral getRowKernelAttrName() {
+      return ::llvm::StringLiteral("tandem.row_kernel");
+    }
   }];
 }
 

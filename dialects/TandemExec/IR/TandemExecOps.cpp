@@ -12,6 +12,8 @@
 
 #include "llvm/ADT/StringSwitch.h"
 
+#include "runtime/include/tandem/abi.h"
+
 using namespace mlir;
 using namespace mlir::tandem;
 using namespace mlir::tandem::exec;
@@ -312,6 +314,19 @@ int64_t GemmOp::getEpilogueCode() {
       .Default(-1);
 }
 
+bool mlir::tandem::exec::isLibraryPrecision(StringRef precision) {
+  return llvm::is_contained({"fp32", "tf32", "bf16", "fp16"}, precision);
+}
+
+int64_t GemmOp::getPrecisionFlag() {
+  return llvm::StringSwitch<int64_t>(getPrecision())
+      .Case("fp32", 0)
+      .Case("tf32", TANDEM_GEMM_ALLOW_TF32)
+      .Case("bf16", TANDEM_GEMM_ALLOW_BF16)
+      .Case("fp16", TANDEM_GEMM_ALLOW_FP16)
+      .Default(-1);
+}
+
 /// Checks that `value`, a GEMM operand of `rows` x `cols` per problem
 /// (stored row-major with leading dimension `ld`, `batch` problems
 /// `stride` elements apart), is an f32 device buffer holding all of it.
@@ -370,6 +385,9 @@ LogicalResult GemmOp::verify() {
   if (epilogue < 0)
     return emitOpError() << "has an unknown epilogue '" << getEpilogue()
                          << "' (none, relu, bias, bias_relu, gelu, bias_gelu)";
+  if (getPrecisionFlag() < 0)
+    return emitOpError() << "has an unknown precision '" << getPrecision()
+                         << "' (fp32, tf32, bf16, fp16)";
   bool wantsBias = epilogue == 2 || epilogue == 3 || epilogue == 5;
   if (wantsBias != static_cast<bool>(getBias()))
     return emitOpError() << "has epilogue '" << getEpilogue() << "' "
@@ -412,6 +430,16 @@ int64_t ConvOp::getActivationCode() {
       .Case("relu6", 2)
       .Case("sigmoid", 3)
       .Case("swish", 4)
+      .Default(-1);
+}
+
+int64_t ConvOp::getPrecisionFlag() {
+  // cuDNN's f32 convolutions down-convert to TF32 or FP16 only; TF32 is at
+  // least as accurate as BF16.
+  return llvm::StringSwitch<int64_t>(getPrecision())
+      .Case("fp32", 0)
+      .Cases({"tf32", "bf16"}, TANDEM_CONV_ALLOW_TF32)
+      .Case("fp16", TANDEM_CONV_ALLOW_FP16)
       .Default(-1);
 }
 
@@ -489,6 +517,9 @@ LogicalResult ConvOp::verify() {
   if (getActivationCode() < 0)
     return emitOpError() << "has an unknown activation '" << getActivation()
                          << "' (none, relu, relu6, sigmoid, swish)";
+  if (getPrecisionFlag() < 0)
+    return emitOpError() << "has an unknown precision '" << getPrecision()
+                         << "' (fp32, tf32, bf16, fp16)";
   return verifyFallback(*this, static_cast<int64_t>(getFallback()));
 }
 

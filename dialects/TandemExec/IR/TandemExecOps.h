@@ -41,6 +41,10 @@ class DialectRegistry;
 
 namespace mlir::tandem::exec {
 
+/// Whether `precision` names a library call's precision (the `precision`
+/// of `tandem_exec.gemm` and `tandem_exec.conv`): fp32, tf32, bf16 or fp16.
+bool isLibraryPrecision(StringRef precision);
+
 /// Registers the bufferisation of `tandem.transfer` into
 /// `tandem_exec.transfer` (a BufferizableOpInterface external model).
 void registerTransferBufferization(DialectRegistry &registry);

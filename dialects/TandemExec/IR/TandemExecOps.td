@@ -225,8 +225,11 @@ def TandemExec_GemmOp : TandemExec_Op<"gemm",
     `trans_a`, `a` holds each problem k x m (likewise `trans_b`). `bias`
     has n elements, added to every row. `epilogue` is `none`, `relu`,
     `bias`, `bias_relu`, `gelu` or `bias_gelu` (GELU's tanh approximation,
-    `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`, cuBLASLt's); `tf32`
-    lets cuBLASLt use TF32 tensor cores.
+    `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`, cuBLASLt's).
+    `precision` is the narrowest format the library may round `a` and `b`
+    to inside the product (tensor cores, f32 accumulation; storage stays
+    f32): `fp32` (the default: none), `tf32`, `bf16` or `fp16`
+    (`tandemc --gpu-precision`).
     `c` is overwritten.
 
     The runtime runs it with cuBLASLt on CUDA and with its CPU sgemm on the
@@ -266,7 +269,8 @@ def TandemExec_GemmOp : TandemExec_Op<"gemm",
                        UnitAttr:$trans_a, UnitAttr:$trans_b,
                        I64Attr:$lda, I64Attr:$ldb, I64Attr:$ldc,
                        I64Attr:$stride_a, I64Attr:$stride_b,
-                       I64Attr:$stride_c, StrAttr:$epilogue, UnitAttr:$tf32,
+                       I64Attr:$stride_c, StrAttr:$epilogue,
+                       DefaultValuedStrAttr<StrAttr, "fp32">:$precision,
                        I64Attr:$fallback);
   let assemblyFormat = [{
     $kernel `(` $a `,` $b (`,` `bias` $bias^)? `)` `->` $c `on` custom<Stream>($stream)
@@ -277,6 +281,9 @@ def TandemExec_GemmOp : TandemExec_Op<"gemm",
   let extraClassDeclaration = [{
     /// The TANDEM_GEMM_EPILOGUE_* value of `epilogue`, or -1 when unknown.
     int64_t getEpilogueCode();
+    /// The TANDEM_GEMM_ALLOW_* flag of `precision` (0 for fp32), or -1
+    /// when unknown.
+    int64_t getPrecisionFlag();
     /// The launches after this op that are its fallback, in order (as
     /// many as are there; the verifier checks that all are).
     ::llvm::SmallVector<::mlir::Operation *> getFallbackLaunches();
@@ -295,7 +302,10 @@ def TandemExec_ConvOp : TandemExec_Op<"conv",
     ONNX Conv; input positions outside `x` read zero. `bias` has k elements,
     one per output channel. `activation` is `none`, `relu`, `relu6`
     (`min(max(x, 0), 6)`), `sigmoid` or `swish` (`x * sigmoid(x)`), applied
-    last; `tf32` lets cuDNN use TF32 tensor cores. `y` is overwritten.
+    last. `precision` is the narrowest format cuDNN may round `x` and `w`
+    to (`fp32`, the default, `tf32`, `bf16` or `fp16`, as for
+    `tandem_exec.gemm`; cuDNN's f32 convolutions down-convert to TF32 or
+    FP16 only, so `bf16` runs them in TF32). `y` is overwritten.
 
     The runtime runs it with cuDNN on CUDA (with a bias, one
     `cudnnConvolutionBiasActivationForward` adds it, the residual and a
@@ -335,7 +345,8 @@ def TandemExec_ConvOp : TandemExec_Op<"conv",
                        TandemExec_StreamAttr:$stream,
                        I64Attr:$groups, DenseI64ArrayAttr:$strides,
                        DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
-                       StrAttr:$activation, UnitAttr:$tf32,
+                       StrAttr:$activation,
+                       DefaultValuedStrAttr<StrAttr, "fp32">:$precision,
                        I64Attr:$fallback);
   let assemblyFormat = [{
     $kernel `(` $x `,` $w `)` (`bias` $bias^)? (`residual` $z^)? `->` $y
@@ -347,6 +358,9 @@ def TandemExec_ConvOp : TandemExec_Op<"conv",
   let extraClassDeclaration = [{
     /// The TANDEM_CONV_ACT_* value of `activation`, or -1 when unknown.
     int64_t getActivationCode();
+    /// The TANDEM_CONV_ALLOW_* flag of `precision` (0 for fp32), or -1
+    /// when unknown.
+    int64_t getPrecisionFlag();
     /// The launches after this op that are its fallback, in order (as
     /// many as are there; the verifier checks that all are).
     ::llvm::SmallVector<::mlir::Operation *> getFallbackLaunches();

@@ -187,9 +187,15 @@ enum {
   TANDEM_GEMM_EPILOGUE_BIAS_GELU = 5 /* C = gelu(AB + bias) */
 };
 
-/** tandem_gemm_desc_t::flags: cuBLASLt may use TF32 tensor cores
- *  (CUBLAS_COMPUTE_32F_FAST_TF32); without it, FP32 (CUBLAS_COMPUTE_32F). */
-#define TANDEM_GEMM_ALLOW_TF32 1
+/** tandem_gemm_desc_t::flags: the narrowest format cuBLASLt may round A
+ *  and B to inside the product, on tensor cores with f32 accumulation (the
+ *  operands stay f32 in memory; tandemc --gpu-precision). At most one is
+ *  set; without any, FP32 (CUBLAS_COMPUTE_32F). The emulated device and
+ *  the CPU fallback round the operands the same way (round to nearest
+ *  even), so their results show the mode's error. */
+#define TANDEM_GEMM_ALLOW_TF32 1 /* CUBLAS_COMPUTE_32F_FAST_TF32 */
+#define TANDEM_GEMM_ALLOW_BF16 2 /* CUBLAS_COMPUTE_32F_FAST_16BF */
+#define TANDEM_GEMM_ALLOW_FP16 4 /* CUBLAS_COMPUTE_32F_FAST_16F */
 
 /** An f32 GEMM of a device program, for a library (cuBLASLt) or the CPU
  *  sgemm: for each of `batch` problems p,
@@ -208,7 +214,7 @@ typedef struct {
   int64_t lda, ldb, ldc;
   int64_t stride_a, stride_b, stride_c; /* elements between problems */
   int64_t epilogue;                     /* TANDEM_GEMM_EPILOGUE_* */
-  int64_t flags;                        /* TANDEM_GEMM_ALLOW_TF32 */
+  int64_t flags;                        /* TANDEM_GEMM_ALLOW_* */
 } tandem_gemm_desc_t;
 
 /** Activations of a library convolution (tandem_conv_desc_t::activation),
@@ -224,7 +230,12 @@ enum {
 /** tandem_conv_desc_t::flags. */
 #define TANDEM_CONV_BIAS 1       /* adds `bias` (k elements, one per channel) */
 #define TANDEM_CONV_RESIDUAL 2   /* adds `z` (shaped like the output) */
-#define TANDEM_CONV_ALLOW_TF32 4 /* cuDNN may use TF32 tensor cores */
+/* The narrowest format cuDNN may round x and w to, at most one of them
+ * (storage stays f32): TF32 is CUDNN_TENSOR_OP_MATH, FP16
+ * CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION; without either, CUDNN_FMA_MATH.
+ * The emulated device and the CPU fallback round the operands alike. */
+#define TANDEM_CONV_ALLOW_TF32 4
+#define TANDEM_CONV_ALLOW_FP16 8
 
 /** An f32 2-D convolution of a device program, for a library (cuDNN) or the
  *  host: NCHW input x (n x c x h x w), filter w (k x c/groups x r x s),

@@ -63,6 +63,8 @@ using Stream = StreamSt *;
 
 constexpr Status kSuccess = 0;
 constexpr ComputeType kCompute32F = 68;
+constexpr ComputeType kCompute32FFast16F = 74;
+constexpr ComputeType kCompute32FFast16BF = 75;
 constexpr ComputeType kCompute32FFastTF32 = 77;
 constexpr DataType kR32F = 0;
 constexpr int32_t kOpN = 0;
@@ -174,6 +176,8 @@ static_assert(
 static_assert(CUBLAS_STATUS_SUCCESS == lt::kSuccess &&
                   CUBLAS_COMPUTE_32F == lt::kCompute32F &&
                   CUBLAS_COMPUTE_32F_FAST_TF32 == lt::kCompute32FFastTF32 &&
+                  CUBLAS_COMPUTE_32F_FAST_16BF == lt::kCompute32FFast16BF &&
+                  CUBLAS_COMPUTE_32F_FAST_16F == lt::kCompute32FFast16F &&
                   CUDA_R_32F == lt::kR32F && CUBLAS_OP_N == lt::kOpN &&
                   CUBLAS_OP_T == lt::kOpT,
               "cublas values");
@@ -315,9 +319,15 @@ tandem_status_t Context::getPlan(const tandem_gemm_desc_t &g,
   plan->api = &api;
   // Column-major: X = our B (op gives n x k), Y = our A (op gives k x m),
   // D = C^T (n x m).
-  lt::ComputeType compute = (g.flags & TANDEM_GEMM_ALLOW_TF32)
-                                ? lt::kCompute32FFastTF32
-                                : lt::kCompute32F;
+  // The operands stay f32; a fast compute type lets the tensor cores round
+  // them (TANDEM_GEMM_ALLOW_*, at most one set: gemm::check).
+  lt::ComputeType compute = lt::kCompute32F;
+  if (g.flags & TANDEM_GEMM_ALLOW_TF32)
+    compute = lt::kCompute32FFastTF32;
+  else if (g.flags & TANDEM_GEMM_ALLOW_BF16)
+    compute = lt::kCompute32FFast16BF;
+  else if (g.flags & TANDEM_GEMM_ALLOW_FP16)
+    compute = lt::kCompute32FFast16F;
   if (tandem_status_t s = check(api.descCreate(&plan->desc, compute, lt::kR32F),
                                 "cublasLtMatmulDescCreate"))
     return s;

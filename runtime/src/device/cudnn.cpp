@@ -63,6 +63,8 @@ constexpr DataType kFloat = 0;
 constexpr TensorFormat kNCHW = 0;
 constexpr ConvolutionMode kCrossCorrelation = 1;
 constexpr MathType kDefaultMath = 0;
+constexpr MathType kTensorOpMath = 1;
+constexpr MathType kTensorOpMathAllowConversion = 2;
 constexpr MathType kFmaMath = 3;
 constexpr FwdAlgo kImplicitPrecompGemm = 1;
 constexpr ActivationMode kSigmoid = 0;
@@ -196,6 +198,9 @@ static_assert(CUDNN_STATUS_SUCCESS == dnn::kSuccess &&
                   CUDNN_CROSS_CORRELATION == dnn::kCrossCorrelation &&
                   CUDNN_DEFAULT_MATH == dnn::kDefaultMath &&
                   CUDNN_FMA_MATH == dnn::kFmaMath &&
+                  CUDNN_TENSOR_OP_MATH == dnn::kTensorOpMath &&
+                  CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ==
+                      dnn::kTensorOpMathAllowConversion &&
                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM ==
                       dnn::kImplicitPrecompGemm,
               "cudnn values");
@@ -376,11 +381,14 @@ tandem_status_t Context::getPlan(const tandem_conv_desc_t &d, Plan **out) {
              "cudnnSetConvolution2dDescriptor");
   TANDEM_TRY(api.setGroupCount(plan->conv, i32(d.groups)),
              "cudnnSetConvolutionGroupCount");
-  // FP32 unless TF32 is allowed (cuDNN's default math may use TF32).
-  TANDEM_TRY(api.setMathType(plan->conv, (d.flags & TANDEM_CONV_ALLOW_TF32)
-                                             ? dnn::kDefaultMath
-                                             : dnn::kFmaMath),
-             "cudnnSetConvolutionMathType");
+  // FP32 (no tensor cores) unless a narrower format is allowed: tensor-op
+  // math rounds f32 to TF32; allowing conversion lets it round to FP16.
+  dnn::MathType math = dnn::kFmaMath;
+  if (d.flags & TANDEM_CONV_ALLOW_TF32)
+    math = dnn::kTensorOpMath;
+  else if (d.flags & TANDEM_CONV_ALLOW_FP16)
+    math = dnn::kTensorOpMathAllowConversion;
+  TANDEM_TRY(api.setMathType(plan->conv, math), "cudnnSetConvolutionMathType");
   bool fusedCall = conv::hasBias(d);
   if (fusedCall) {
     TANDEM_TRY(api.createTensor(&plan->bias), "cudnnCreateTensorDescriptor");

@@ -2,6 +2,9 @@
 
 #include "kernels/conv_desc.h"
 
+#include "kernels/kernel_status.h"
+#include "kernels/precision.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -60,8 +63,10 @@ bool check(const tandem_conv_desc_t &d, char *message, size_t size) {
       d.activation > TANDEM_CONV_ACT_SWISH)
     return fail("unknown activation");
   if (d.flags & ~int64_t(TANDEM_CONV_BIAS | TANDEM_CONV_RESIDUAL |
-                         TANDEM_CONV_ALLOW_TF32))
+                         TANDEM_CONV_ALLOW_TF32 | TANDEM_CONV_ALLOW_FP16))
     return fail("unknown flags");
+  if ((d.flags & TANDEM_CONV_ALLOW_TF32) && (d.flags & TANDEM_CONV_ALLOW_FP16))
+    return fail("more than one TANDEM_CONV_ALLOW_* precision");
   return true;
 }
 
@@ -163,6 +168,19 @@ void plane(const Job &job, int64_t index) {
 void runOnHost(const tandem_exec_ctx_t *ctx, const tandem_conv_desc_t &d,
                const float *x, const float *w, float *y, const float *bias,
                const float *z) {
+  // A precision mode rounds x and w as the tensor cores would.
+  precision::Format format = precision::ofConvFlags(d.flags);
+  if (format != precision::Format::FP32) {
+    x = precision::rounded(x, extentBytes(d, kX) / sizeof(float), format, 0);
+    w = precision::rounded(w, extentBytes(d, kW) / sizeof(float), format, 1);
+    if (!x || !w) {
+      tandem_internal_kernel_failure failure;
+      tandem_internal_kernel_fail(
+          &failure, "conv: out of memory for the rounded operands");
+      tandem_internal_kernel_report(&failure);
+      return;
+    }
+  }
   Job job{&d, x, w, hasBias(d) ? bias : nullptr, hasResidual(d) ? z : nullptr,
           y};
   tandem_parallel_for(

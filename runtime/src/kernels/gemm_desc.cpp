@@ -2,6 +2,9 @@
 
 #include "kernels/gemm_desc.h"
 
+#include "kernels/kernel_status.h"
+#include "kernels/precision.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -65,8 +68,12 @@ bool check(const tandem_gemm_desc_t &d, char *message, size_t size) {
   if (d.epilogue < TANDEM_GEMM_EPILOGUE_NONE ||
       d.epilogue > TANDEM_GEMM_EPILOGUE_BIAS_GELU)
     return fail("unknown epilogue");
-  if (d.flags & ~int64_t(TANDEM_GEMM_ALLOW_TF32))
+  const int64_t kPrecisions =
+      TANDEM_GEMM_ALLOW_TF32 | TANDEM_GEMM_ALLOW_BF16 | TANDEM_GEMM_ALLOW_FP16;
+  if (d.flags & ~kPrecisions)
     return fail("unknown flags");
+  if ((d.flags & kPrecisions) & ((d.flags & kPrecisions) - 1))
+    return fail("more than one TANDEM_GEMM_ALLOW_* precision");
   // Each leading dimension covers a stored row; a problem's C does not
   // overlap the next one's.
   for (Operand operand : {kA, kB, kC}) {
@@ -93,6 +100,19 @@ uint64_t extentBytes(const tandem_gemm_desc_t &d, Operand operand) {
 
 void runOnHost(const tandem_exec_ctx_t *ctx, const tandem_gemm_desc_t &d,
                const float *a, const float *b, float *c, const float *bias) {
+  // A precision mode rounds A and B as the tensor cores would.
+  precision::Format format = precision::ofGemmFlags(d.flags);
+  if (format != precision::Format::FP32) {
+    a = precision::rounded(a, extentBytes(d, kA) / sizeof(float), format, 0);
+    b = precision::rounded(b, extentBytes(d, kB) / sizeof(float), format, 1);
+    if (!a || !b) {
+      tandem_internal_kernel_failure failure;
+      tandem_internal_kernel_fail(
+          &failure, "gemm: out of memory for the rounded operands");
+      tandem_internal_kernel_report(&failure);
+      return;
+    }
+  }
   int32_t flags = hasRelu(d) ? TANDEM_SGEMM_RELU : 0;
   if (hasBias(d)) {
     // C starts as the bias rows; the product accumulates onto it.

@@ -1,4 +1,11 @@
 // RUN: tandem-opt %s -split-input-file -tandem-form-library-convs | FileCheck %s
+// RUN: tandem-opt %s -split-input-file -tandem-form-library-convs=precision=bf16 | FileCheck %s --check-prefix=BF16
+// RUN: not tandem-opt %s -split-input-file -tandem-form-library-convs=precision=int8 2>&1 | FileCheck %s --check-prefix=BADPREC
+
+// With a precision, every library call formed carries it (the default,
+// fp32, is not printed).
+// BF16: tandem_exec.conv @k0_conv({{.+}}precision = "bf16"
+// BADPREC: error: unknown precision 'int8' (expected fp32, tf32, bf16 or fp16)
 
 // A conv kernel that pads its input (pads 1), starts from zero, and the
 // launch after it adding a residual then ReLU: one conv with the residual

@@ -1,4 +1,11 @@
 // RUN: tandem-opt %s -split-input-file -tandem-form-library-gemms | FileCheck %s
+// RUN: tandem-opt %s -split-input-file -tandem-form-library-gemms=precision=bf16 | FileCheck %s --check-prefix=BF16
+// RUN: not tandem-opt %s -split-input-file -tandem-form-library-gemms=precision=int8 2>&1 | FileCheck %s --check-prefix=BADPREC
+
+// With a precision, every library call formed carries it (the default,
+// fp32, is not printed).
+// BF16: tandem_exec.gemm @k1_fc1_matmul({{.+}}precision = "bf16"
+// BADPREC: error: unknown precision 'int8' (expected fp32, tf32, bf16 or fp16)
 
 // Zero fill, matmul and a bias + ReLU launch become one gemm with the
 // bias_relu epilogue writing the epilogue's output; the three launches

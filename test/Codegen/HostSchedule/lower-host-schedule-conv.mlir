@@ -13,7 +13,7 @@
 // dilations, activation (1 = relu, 2 = relu6), flags (1 bias | 2 residual,
 // 4 = TF32).
 // CHECK-DAG:   llvm.mlir.global private constant @__tandem_conv_desc_0(dense<[1, 2, 5, 5, 4, 3, 3, 1, 5, 5, 1, 1, 1, 1, 1, 1, 1, 3]> : tensor<18xi64>) {{.*}}: !llvm.array<18 x i64>
-// CHECK-DAG:   llvm.mlir.global private constant @__tandem_conv_desc_1(dense<[1, 2, 5, 5, 4, 3, 3, 2, 2, 2, 2, 2, 0, 0, 1, 1, 2, 4]> : tensor<18xi64>)
+// CHECK-DAG:   llvm.mlir.global private constant @__tandem_conv_desc_1(dense<[1, 2, 5, 5, 4, 3, 3, 2, 2, 2, 2, 2, 0, 0, 1, 1, 2, 8]> : tensor<18xi64>)
 
 // CHECK-LABEL: func.func @m(
 // CHECK-SAME:    %[[CTX:[^:]+]]: !llvm.ptr {tandem.exec_ctx})
@@ -59,7 +59,7 @@ func.func @m() attributes {tandem_exec.device_arena_bytes = array<i64: 8192>} {
   tandem_exec.conv @k_conv(%x, %w) bias %b residual %z -> %y on compute {groups = 1 : i64, strides = array<i64: 1, 1>, pads = array<i64: 1, 1>, dilations = array<i64: 1, 1>, activation = "relu"} : memref<1x2x5x5xf32, #gpu>, memref<4x2x3x3xf32, #gpu> bias memref<4xf32, #gpu> residual memref<1x4x5x5xf32, #gpu> -> memref<1x4x5x5xf32, #gpu> fallback 2
   tandem_exec.launch @k_conv(%x, %w, %t) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x5x5xf32, #gpu>, memref<4x2x3x3xf32, #gpu>, memref<1x4x5x5xf32, #gpu>
   tandem_exec.launch @k_add(%t, %z, %y) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x4x5x5xf32, #gpu>, memref<1x4x5x5xf32, #gpu>, memref<1x4x5x5xf32, #gpu>
-  tandem_exec.conv @k_dw(%x, %w2) -> %y2 on compute {groups = 2 : i64, strides = array<i64: 2, 2>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, activation = "relu6", tf32} : memref<1x2x5x5xf32, #gpu>, memref<4x1x3x3xf32, #gpu> -> memref<1x4x2x2xf32, #gpu> fallback 1
+  tandem_exec.conv @k_dw(%x, %w2) -> %y2 on compute {groups = 2 : i64, strides = array<i64: 2, 2>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, activation = "relu6", precision = "fp16"} : memref<1x2x5x5xf32, #gpu>, memref<4x1x3x3xf32, #gpu> -> memref<1x4x2x2xf32, #gpu> fallback 1
   tandem_exec.launch @k_dw(%x, %w2, %y2) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x5x5xf32, #gpu>, memref<4x1x3x3xf32, #gpu>, memref<1x4x2x2xf32, #gpu>
   tandem_exec.partition_end "m_p0_gpu0" on compute
   return

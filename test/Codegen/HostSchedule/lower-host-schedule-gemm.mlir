@@ -12,7 +12,7 @@
 // Descriptors: batch, m, n, k, trans_a, trans_b, lda, ldb, ldc, strides,
 // epilogue (3 = bias_relu, 0 = none), flags (1 = TF32).
 // CHECK-DAG:   llvm.mlir.global private constant @__tandem_gemm_desc_0(dense<[1, 2, 3, 4, 0, 0, 4, 3, 3, 0, 0, 0, 3, 0]> : tensor<14xi64>) {{.*}}: !llvm.array<14 x i64>
-// CHECK-DAG:   llvm.mlir.global private constant @__tandem_gemm_desc_1(dense<[1, 2, 3, 4, 1, 1, 2, 4, 3, 0, 0, 0, 0, 1]> : tensor<14xi64>)
+// CHECK-DAG:   llvm.mlir.global private constant @__tandem_gemm_desc_1(dense<[1, 2, 3, 4, 1, 1, 2, 4, 3, 0, 0, 0, 0, 4]> : tensor<14xi64>)
 
 // CHECK-LABEL: func.func @m(
 // CHECK-SAME:    %[[CTX:[^:]+]]: !llvm.ptr {tandem.exec_ctx})
@@ -56,7 +56,7 @@ func.func @m() attributes {tandem_exec.device_arena_bytes = array<i64: 4096>} {
   tandem_exec.launch @k_fill(%t) on compute grid [1, 1, 1] block [32, 1, 1] : memref<2x3xf32, #gpu>
   tandem_exec.launch @k_mm(%a, %b, %t) on compute grid [1, 1, 1] block [32, 1, 1] : memref<2x4xf32, #gpu>, memref<4x3xf32, #gpu>, memref<2x3xf32, #gpu>
   tandem_exec.launch @k_bias(%t, %bias, %c) on compute grid [1, 1, 1] block [32, 1, 1] : memref<2x3xf32, #gpu>, memref<3xf32, #gpu>, memref<2x3xf32, #gpu>
-  tandem_exec.gemm @k_mm(%a, %b) -> %c on compute {batch = 1 : i64, m = 2 : i64, n = 3 : i64, k = 4 : i64, lda = 2 : i64, ldb = 4 : i64, ldc = 3 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, epilogue = "none", trans_a, trans_b, tf32} : memref<2x4xf32, #gpu>, memref<4x3xf32, #gpu> -> memref<2x3xf32, #gpu> fallback 1
+  tandem_exec.gemm @k_mm(%a, %b) -> %c on compute {batch = 1 : i64, m = 2 : i64, n = 3 : i64, k = 4 : i64, lda = 2 : i64, ldb = 4 : i64, ldc = 3 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, epilogue = "none", trans_a, trans_b, precision = "fp16"} : memref<2x4xf32, #gpu>, memref<4x3xf32, #gpu> -> memref<2x3xf32, #gpu> fallback 1
   tandem_exec.launch @k_mm(%a, %b, %c) on compute grid [1, 1, 1] block [32, 1, 1] : memref<2x4xf32, #gpu>, memref<4x3xf32, #gpu>, memref<2x3xf32, #gpu>
   tandem_exec.partition_end "m_p0_gpu0" on compute
   return

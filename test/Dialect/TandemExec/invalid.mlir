@@ -446,3 +446,25 @@ func.func @conv_in_place(%x: memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">
   tandem_exec.launch @k_conv(%x, %w, %x) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>, memref<4x4x1x1xf32, #tandem.device<"/device:GPU:0">>, memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>
   return
 }
+
+// -----
+
+func.func private @k_mm(%a: memref<2x4xf32>, %b: memref<4x3xf32>, %c: memref<2x3xf32>) attributes {tandem.kernel}
+
+func.func @gemm_unknown_precision(%a: memref<2x4xf32, #tandem.device<"/device:GPU:0">>, %b: memref<4x3xf32, #tandem.device<"/device:GPU:0">>, %c: memref<2x3xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{has an unknown precision 'fp8' (fp32, tf32, bf16, fp16)}}
+  tandem_exec.gemm @k_mm(%a, %b) -> %c on compute {batch = 1 : i64, m = 2 : i64, n = 3 : i64, k = 4 : i64, lda = 4 : i64, ldb = 3 : i64, ldc = 3 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, epilogue = "none", precision = "fp8"} : memref<2x4xf32, #tandem.device<"/device:GPU:0">>, memref<4x3xf32, #tandem.device<"/device:GPU:0">> -> memref<2x3xf32, #tandem.device<"/device:GPU:0">> fallback 1
+  tandem_exec.launch @k_mm(%a, %b, %c) on compute grid [1, 1, 1] block [32, 1, 1] : memref<2x4xf32, #tandem.device<"/device:GPU:0">>, memref<4x3xf32, #tandem.device<"/device:GPU:0">>, memref<2x3xf32, #tandem.device<"/device:GPU:0">>
+  return
+}
+
+// -----
+
+func.func private @k_conv(%x: memref<1x2x5x5xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x3x3xf32>) attributes {tandem.kernel}
+
+func.func @conv_unknown_precision(%x: memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, %w: memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, %y: memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{has an unknown precision 'TF32' (fp32, tf32, bf16, fp16)}}
+  tandem_exec.conv @k_conv(%x, %w) -> %y on compute {groups = 1 : i64, strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, activation = "none", precision = "TF32"} : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">> -> memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">> fallback 1
+  tandem_exec.launch @k_conv(%x, %w, %y) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>
+  return
+}

@@ -1,0 +1,174 @@
+//===- PrecisionTest.cpp - Operand rounding of the precision modes --------===//
+//
+// The rounding a GEMM or convolution descriptor's TANDEM_*_ALLOW_* flag
+// asks for (kernels/precision.h), checked on values whose results are
+// known (ties to even, overflow, FP16 subnormals) and against the
+// compiler's _Float16 conversion; then the host GEMM and the emulated
+// device's GEMM with a precision flag against a reference built from
+// rounded operands, and the descriptor check that rejects two flags.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kernels/precision.h"
+#include "StatusHelpers.h"
+#include "kernels/gemm_desc.h"
+#include "tandem/runtime.h"
+
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace {
+
+using tandem::precision::Format;
+using tandem::precision::roundTo;
+
+TEST(Precision, RoundsToNearestEven) {
+  // BF16 keeps 7 mantissa bits: the ulp at 1 is 2^-7.
+  EXPECT_EQ(roundTo(1.0f + 0x1p-8f, Format::BF16), 1.0f); // tie, to even
+  EXPECT_EQ(roundTo(1.0f + 3 * 0x1p-8f, Format::BF16), 1.0f + 0x1p-6f);
+  EXPECT_EQ(roundTo(1.0f + 0x1p-8f + 0x1p-20f, Format::BF16), 1.0f + 0x1p-7f);
+  EXPECT_EQ(roundTo(-1.0f - 3 * 0x1p-8f, Format::BF16), -1.0f - 0x1p-6f);
+  EXPECT_TRUE(std::isinf(roundTo(FLT_MAX, Format::BF16)));
+  // TF32 and FP16 keep 10: the ulp at 1 is 2^-10.
+  for (Format f : {Format::TF32, Format::FP16}) {
+    EXPECT_EQ(roundTo(1.0f + 0x1p-11f, f), 1.0f);
+    EXPECT_EQ(roundTo(1.0f + 3 * 0x1p-11f, f), 1.0f + 0x1p-9f);
+    EXPECT_EQ(roundTo(1.5f, f), 1.5f);
+  }
+  // TF32 keeps f32's range.
+  EXPECT_TRUE(std::isfinite(roundTo(1e30f, Format::TF32)));
+  EXPECT_NEAR(roundTo(1e30f, Format::TF32), 1e30f, 1e30f * 0x1p-11f);
+  EXPECT_EQ(roundTo(0.1f, Format::FP32), 0.1f);
+  EXPECT_TRUE(std::isnan(roundTo(NAN, Format::BF16)));
+  EXPECT_TRUE(std::isnan(roundTo(NAN, Format::FP16)));
+  EXPECT_EQ(roundTo(-INFINITY, Format::TF32), -INFINITY);
+}
+
+TEST(Precision, HalfHasItsRangeAndSubnormals) {
+  EXPECT_EQ(roundTo(65504.0f, Format::FP16), 65504.0f);
+  EXPECT_EQ(roundTo(65519.0f, Format::FP16), 65504.0f);
+  EXPECT_EQ(roundTo(65520.0f, Format::FP16), INFINITY);
+  EXPECT_EQ(roundTo(-7e4f, Format::FP16), -INFINITY);
+  // Subnormals are multiples of 2^-24.
+  EXPECT_EQ(roundTo(1.5f * 0x1p-24f, Format::FP16), 0x1p-23f); // tie, even
+  EXPECT_EQ(roundTo(0x1p-25f, Format::FP16), 0.0f);            // tie, even
+  EXPECT_EQ(roundTo(1.01f * 0x1p-25f, Format::FP16), 0x1p-24f);
+  EXPECT_EQ(roundTo(3e-5f, Format::FP16),
+            std::nearbyint(3e-5f * 0x1p24f) * 0x1p-24f);
+  EXPECT_EQ(roundTo(0x1p-14f, Format::FP16), 0x1p-14f);
+  // Against the compiler's conversion, over every exponent.
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<uint32_t> bits;
+  for (int i = 0; i < 200000; ++i) {
+    uint32_t u = bits(rng);
+    // Exponents from 2^-30 to 2^17, both signs.
+    u = (u & 0x807fffffu) | ((97u + (u >> 23) % 48u) << 23);
+    float x;
+    std::memcpy(&x, &u, sizeof(x));
+    float expected = static_cast<float>(static_cast<_Float16>(x));
+    ASSERT_EQ(roundTo(x, Format::FP16), expected) << x;
+  }
+}
+
+/// A small GEMM whose operands are not exact in 8 or 11 significant bits.
+struct SmallGemm {
+  tandem_gemm_desc_t d = {};
+  std::vector<float> a, b;
+  explicit SmallGemm(int64_t flags) {
+    d.batch = 1, d.m = 3, d.n = 5, d.k = 7;
+    d.lda = d.k, d.ldb = d.n, d.ldc = d.n;
+    d.flags = flags;
+    for (int i = 0; i < 3 * 7; ++i)
+      a.push_back(std::sin(0.7f * i + 0.3f) / 3.0f);
+    for (int i = 0; i < 7 * 5; ++i)
+      b.push_back(std::cos(1.3f * i) / 7.0f);
+  }
+  /// The exact product of the operands rounded to `format`.
+  std::vector<double> reference(Format format) const {
+    std::vector<double> c(15);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 5; ++j)
+        for (int l = 0; l < 7; ++l)
+          c[i * 5 + j] += double(roundTo(a[i * 7 + l], format)) *
+                          roundTo(b[l * 5 + j], format);
+    return c;
+  }
+};
+
+void expectNear(const std::vector<float> &got, const std::vector<double> &ref,
+                const char *what) {
+  for (size_t i = 0; i < ref.size(); ++i)
+    EXPECT_NEAR(got[i], ref[i], 1e-6) << what << ", element " << i;
+}
+
+TEST(Precision, HostGemmRoundsItsOperands) {
+  const struct {
+    int64_t flag;
+    Format format;
+  } kModes[] = {{TANDEM_GEMM_ALLOW_TF32, Format::TF32},
+                {TANDEM_GEMM_ALLOW_BF16, Format::BF16},
+                {TANDEM_GEMM_ALLOW_FP16, Format::FP16}};
+  SmallGemm fp32(0);
+  std::vector<float> exact(15);
+  tandem::gemm::runOnHost(nullptr, fp32.d, fp32.a.data(), fp32.b.data(),
+                          exact.data(), nullptr);
+  expectNear(exact, fp32.reference(Format::FP32), "fp32");
+  for (const auto &mode : kModes) {
+    SmallGemm g(mode.flag);
+    char message[128];
+    ASSERT_TRUE(tandem::gemm::check(g.d, message, sizeof(message))) << message;
+    std::vector<float> c(15);
+    tandem::gemm::runOnHost(nullptr, g.d, g.a.data(), g.b.data(), c.data(),
+                            nullptr);
+    std::vector<double> ref = g.reference(mode.format);
+    expectNear(c, ref, "rounded");
+    // The rounding shows beyond float noise.
+    double moved = 0;
+    for (size_t i = 0; i < ref.size(); ++i)
+      moved = std::max(moved, std::fabs(double(c[i]) - exact[i]));
+    EXPECT_GT(moved, 1e-5) << "flag " << mode.flag;
+  }
+}
+
+TEST(Precision, EmulatedGemmRoundsItsOperands) {
+  tandem_device_options_t options;
+  tandem_device_options_init(&options);
+  tandem_device_t *device = nullptr;
+  ASSERT_OK(tandem_device_open("emulated", &options, &device));
+  std::unique_ptr<tandem_device_t, void (*)(tandem_device_t *)> closer(
+      device, [](tandem_device_t *d) { tandem_device_close(d); });
+  tandem_stream_t *stream = nullptr;
+  ASSERT_OK(tandem_stream_create(device, &stream));
+  SmallGemm g(TANDEM_GEMM_ALLOW_BF16);
+  tandem_device_ptr_t a = 0, b = 0, c = 0;
+  ASSERT_OK(tandem_device_alloc(device, g.a.size() * 4, &a));
+  ASSERT_OK(tandem_device_alloc(device, g.b.size() * 4, &b));
+  ASSERT_OK(tandem_device_alloc(device, 15 * 4, &c));
+  ASSERT_OK(tandem_memcpy_h2d_async(stream, a, g.a.data(), g.a.size() * 4));
+  ASSERT_OK(tandem_memcpy_h2d_async(stream, b, g.b.data(), g.b.size() * 4));
+  ASSERT_OK(tandem_device_gemm(stream, &g.d, a, b, c, 0, "bf16_gemm"));
+  std::vector<float> out(15);
+  ASSERT_OK(tandem_memcpy_d2h_async(stream, out.data(), c, 15 * 4));
+  ASSERT_OK(tandem_stream_synchronize(stream));
+  expectNear(out, g.reference(Format::BF16), "emulated bf16");
+  ASSERT_OK(tandem_stream_destroy(stream));
+}
+
+TEST(Precision, DescriptorsTakeOnePrecision) {
+  SmallGemm g(TANDEM_GEMM_ALLOW_TF32 | TANDEM_GEMM_ALLOW_BF16);
+  char message[128];
+  EXPECT_FALSE(tandem::gemm::check(g.d, message, sizeof(message)));
+  EXPECT_NE(std::strstr(message, "more than one"), nullptr) << message;
+  g.d.flags = 8;
+  EXPECT_FALSE(tandem::gemm::check(g.d, message, sizeof(message)));
+  EXPECT_NE(std::strstr(message, "unknown flags"), nullptr) << message;
+}
+
+} // namespace

@@ -225,6 +225,22 @@ out=$(.venv/bin/python test/e2e/run_e2e.py --tandemc build/bin/tandemc \
   video_classifier) || rc=$?
 echo "$out"
 add_counts "$rc" "$out"
+# --gpu-precision: the library GEMMs and convolutions round their operands
+# to BF16 (convolutions TF32) and TF32 on the emulated device and the CPU
+# fallback as on tensor cores; each mode within its tolerance of
+# onnxruntime's f32 (docs/GPU.md, "Precision", has the errors per model).
+for precision in bf16 tf32; do
+  echo "=== [gpu-e2e-$precision] every op on the GPU, --gpu-precision=$precision"
+  rc=0
+  out=$(.venv/bin/python test/e2e/run_e2e.py --tandemc build/bin/tandemc \
+    --tandem-run build/bin/tandem-run --work build/gpu-e2e-$precision \
+    --models build/models --set "$MODEL_SET" --gpu all \
+    --gpu-precision $precision --devices emulated,cpu \
+    mlp conv_bn_relu resnet18 mobilenet_v2_bn transformer_encoder lstm_tagger \
+    unet_small gpt_block bert_block_dynamic) || rc=$?
+  echo "$out"
+  add_counts "$rc" "$out"
+done
 # Now that build/models exists, the lit test that runs ptxas (sm_80, sm_90)
 # on every GPU kernel of the torch models is no longer unsupported.
 rc=0

@@ -89,7 +89,9 @@ SCALE_ATOL = 1e-6
 # --gpu-precision: the tolerance of each mode that rounds GEMM and
 # convolution operands, as rtol and as atol / max|reference| (docs/GPU.md,
 # "Precision", has the errors measured on the model set).
-PRECISION_TOL = {"tf32": 1e-2, "fp16": 1e-2, "bf16": 5e-2}
+# The absolute part has no floor: a mode that loses a model's small outputs
+# (FP16 flushing values below 2^-24 to zero) fails however small they are.
+PRECISION_TOL = {"tf32": 5e-3, "fp16": 5e-3, "bf16": 2e-2}
 # --gpu island: the op kind each model keeps on the CPU, between GPU parts.
 ISLAND = {"small_mlp": "tandem.relu", "small_conv_block": "tandem.max_pool2d",
           "small_mlp_gelu": "tandem.gelu",
@@ -132,7 +134,7 @@ def check(args, name, model_path, flags):
     atol, rtol = max(ATOL, SCALE_ATOL * scale), RTOL
     if precision in PRECISION_TOL:
         rtol = PRECISION_TOL[precision]
-        atol = max(atol, rtol * scale)
+        atol = rtol * scale
     worst = 0.0
     configs = [(t, d) for t in args.threads for d in args.devices]
     for threads, device in configs:

@@ -48,31 +48,15 @@ struct PlannedKernel {
 /// row-local, and neither they nor their views are cloned.
 FailureOr<PlannedKernel> planRowKernel(func::FuncOp kernel,
                                        ArrayRef<int64_t> rows) {
-  SmallVector<linalg::LinalgOp> ops;
-  for (Operation &op : kernel.getBody().getOps()) {
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-      ops.push_back(linalgOp);
-    else if (isa<memref::CopyOp>(op))
-      return kernel.emitOpError() << "is a row kernel with a copy";
-  }
-  if (ops.empty())
-    return kernel.emitOpError() << "is a kernel without a linalg op";
-  PlannedKernel planned;
-  llvm::SmallPtrSet<Operation *, 16> absorbed;
-  SmallVector<std::pair<linalg::LinalgOp, KernelPrologue>, 0> stages;
-  for (linalg::LinalgOp op : llvm::reverse(ops)) {
-    if (absorbed.contains(op))
-      continue;
-    KernelPrologue prologue = matchKernelPrologue(op);
-    absorbed.insert(prologue.ops.begin(), prologue.ops.end());
-    planned.unmapped.insert(prologue.ops.begin(), prologue.ops.end());
-    stages.emplace_back(op, std::move(prologue));
-  }
-  std::reverse(stages.begin(), stages.end());
-  FailureOr<SmallVector<RowStage, 0>> planStages = planRowStages(stages, rows);
+  FailureOr<SmallVector<RowStage, 0>> planStages =
+      planRowKernelStages(kernel, rows);
   if (failed(planStages))
     return failure();
+  PlannedKernel planned;
   planned.stages = std::move(*planStages);
+  for (const RowStage &stage : planned.stages)
+    planned.unmapped.insert(stage.prologue.ops.begin(),
+                            stage.prologue.ops.end());
   SmallVector<Value> local;
   for (auto alloc : kernel.getBody().getOps<memref::AllocOp>()) {
     planned.rowLocal.push_back(alloc);

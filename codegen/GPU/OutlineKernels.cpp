@@ -333,7 +333,7 @@ private:
       if (failed(recreate(value, body, mapping, op)))
         return failure();
     // The prologues' views were recreated with the values they view.
-    SmallVector<std::pair<linalg::LinalgOp, KernelPrologue>, 0> stages;
+    linalg::LinalgOp first;
     for (const KernelMember &member : members) {
       for (Operation *prologueOp : member.prologue.ops)
         if (!isa<ViewLikeOpInterface>(prologueOp))
@@ -345,22 +345,21 @@ private:
                                    mapping.lookup(copy.getTarget()));
       else
         inner = body.clone(*member.op, mapping);
-      stages.emplace_back(cast<linalg::LinalgOp>(inner), KernelPrologue());
+      if (!first)
+        first = cast<linalg::LinalgOp>(inner);
     }
     func::ReturnOp::create(body, loc);
 
     std::array<int64_t, 6> launch;
     if (rows) {
-      // The mapping plans the stages the same way from the kernel function.
-      for (auto &[stageOp, stagePrologue] : stages)
-        stagePrologue = matchKernelPrologue(stageOp);
+      // As the mapping will plan it, from the kernel function.
       FailureOr<SmallVector<RowStage, 0>> planned =
-          planRowStages(stages, *rows);
+          planRowKernelStages(kernel, *rows);
       if (failed(planned))
         return failure();
       launch = planned->back().plan.launch;
     } else {
-      FailureOr<KernelPlan> plan = planKernelLaunch(stages.front().first);
+      FailureOr<KernelPlan> plan = planKernelLaunch(first);
       if (failed(plan))
         return failure();
       launch = plan->launch;

@@ -376,3 +376,27 @@ FailureOr<SmallVector<RowStage, 0>> mlir::tandem::planRowStages(
   }
   return stages;
 }
+
+FailureOr<SmallVector<RowStage, 0>>
+mlir::tandem::planRowKernelStages(func::FuncOp kernel, ArrayRef<int64_t> rows) {
+  SmallVector<linalg::LinalgOp> ops;
+  for (Operation &op : kernel.getBody().getOps()) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      ops.push_back(linalgOp);
+    else if (isa<memref::CopyOp>(op))
+      return kernel.emitOpError() << "is a row kernel with a copy";
+  }
+  if (ops.empty())
+    return kernel.emitOpError() << "is a kernel without a linalg op";
+  llvm::SmallPtrSet<Operation *, 16> absorbed;
+  SmallVector<std::pair<linalg::LinalgOp, KernelPrologue>, 0> stages;
+  for (linalg::LinalgOp op : llvm::reverse(ops)) {
+    if (absorbed.contains(op))
+      continue;
+    KernelPrologue prologue = matchKernelPrologue(op);
+    absorbed.insert(prologue.ops.begin(), prologue.ops.end());
+    stages.emplace_back(op, std::move(prologue));
+  }
+  std::reverse(stages.begin(), stages.end());
+  return planRowStages(stages, rows);
+}

@@ -30,6 +30,7 @@
 #include "codegen/GPU/KernelPrologue.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
 
 namespace mlir::tandem {
@@ -91,6 +92,15 @@ formRowChains(ArrayRef<Operation *> ops,
 FailureOr<SmallVector<RowStage, 0>>
 planRowStages(ArrayRef<std::pair<linalg::LinalgOp, KernelPrologue>> ops,
               ArrayRef<int64_t> rows);
+
+/// Plans the stages of row kernel function `kernel` over `rows`: its linalg
+/// ops in order, each with the prologue it absorbs (matched from the last
+/// op back, so a prologue's ops are no stages), through planRowStages. Both
+/// tandem-outline-kernels (for the launch) and tandem-map-kernels-to-gpu
+/// (for the code) plan a row kernel with it. Fails with an error on the
+/// kernel when it holds a copy or no linalg op.
+FailureOr<SmallVector<RowStage, 0>> planRowKernelStages(func::FuncOp kernel,
+                                                        ArrayRef<int64_t> rows);
 
 } // namespace mlir::tandem
 

@@ -101,6 +101,84 @@ bool mlir::tandem::hasBlockCombiners(linalg::LinalgOp op) {
   return !blockCombiners(op).empty();
 }
 
+/// Whether `op`'s payload is `out + a * b` (or `a * b + out`, `b * a`) of
+/// its two inputs and its one output.
+static bool isMulAddBody(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (body->getNumArguments() != 3)
+    return false;
+  auto ops = body->without_terminator();
+  if (std::distance(ops.begin(), ops.end()) != 2)
+    return false;
+  auto mul = dyn_cast<arith::MulFOp>(&*ops.begin());
+  auto add = dyn_cast<arith::AddFOp>(&*std::next(ops.begin()));
+  if (!mul || !add)
+    return false;
+  Value a = body->getArgument(0), b = body->getArgument(1),
+        out = body->getArgument(2);
+  bool product = (mul.getLhs() == a && mul.getRhs() == b) ||
+                 (mul.getLhs() == b && mul.getRhs() == a);
+  bool sum = (add.getLhs() == out && add.getRhs() == mul) ||
+             (add.getLhs() == mul && add.getRhs() == out);
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  return product && sum && yield.getNumOperands() == 1 &&
+         yield.getOperand(0) == add.getResult();
+}
+
+/// Turns `plan` (every parallel loop a thread loop) into a tiled
+/// contraction's when `op` qualifies (planKernelLaunch); false otherwise.
+static bool planTiledContraction(linalg::LinalgOp op, KernelPlan &plan) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !isMulAddBody(op))
+    return false;
+  for (Value operand : op->getOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!type || !type.getElementType().isF32())
+      return false;
+  }
+  AffineMap aMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  AffineMap bMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  for (auto [dim, iterator] : llvm::enumerate(op.getIteratorTypesArray())) {
+    int64_t bound = plan.bounds[dim];
+    if (iterator == utils::IteratorType::reduction) {
+      plan.reductionDims.push_back(dim);
+      plan.reductionSize *= bound;
+      continue;
+    }
+    bool inA = aMap.isFunctionOfDim(dim), inB = bMap.isFunctionOfDim(dim);
+    if (inA && !inB) {
+      plan.mDims.push_back(dim);
+      plan.mSize *= bound;
+    } else if (inB && !inA) {
+      plan.nDims.push_back(dim);
+      plan.nSize *= bound;
+    } else {
+      plan.batchDims.push_back(dim);
+      plan.batchSize *= bound;
+    }
+  }
+  if (plan.mSize < kMinTiledSide || plan.nSize < kMinTiledSide ||
+      plan.reductionSize < kTileK)
+    return false;
+  auto innermostIsReduction = [&](AffineMap map) {
+    if (map.getNumResults() == 0)
+      return false;
+    AffineExpr last = map.getResult(map.getNumResults() - 1);
+    return llvm::any_of(plan.reductionDims, [&](unsigned dim) {
+      return last.isFunctionOfDim(dim);
+    });
+  };
+  plan.aKFast = innermostIsReduction(aMap);
+  plan.bKFast = innermostIsReduction(bMap);
+  int64_t blocks = plan.batchSize * llvm::divideCeil(plan.mSize, kTileM) *
+                   llvm::divideCeil(plan.nSize, kTileN);
+  if (blocks > kMaxGridX)
+    return false;
+  plan.tiled = true;
+  plan.launch = {blocks, 1, 1, kTiledThreads, 1, 1};
+  return true;
+}
+
 FailureOr<KernelPlan> mlir::tandem::planKernelLaunch(linalg::LinalgOp op) {
   KernelPlan plan;
   plan.bounds = op.getStaticLoopRanges();
@@ -123,6 +201,11 @@ FailureOr<KernelPlan> mlir::tandem::planKernelLaunch(linalg::LinalgOp op) {
         plan.threadDims.push_back(dim);
         plan.total *= plan.bounds[dim];
       }
+  if (plan.accumulateInRegisters) {
+    KernelPlan tiled = plan;
+    if (planTiledContraction(op, tiled))
+      return tiled;
+  }
   if (plan.accumulateInRegisters) {
     KernelPlan blocks = plan;
     for (auto [dim, iterator] : llvm::enumerate(op.getIteratorTypesArray()))
@@ -164,6 +247,10 @@ public:
         loc(op.getLoc()), ivs(plan.bounds.size()) {}
 
   void emit(Value givenIndex) {
+    if (plan.tiled) {
+      emitTiled(givenIndex);
+      return;
+    }
     if (plan.blockReduction) {
       emitBlockReduction(givenIndex);
       return;
@@ -701,6 +788,264 @@ private:
     for (Value buffer : warps)
       totals.push_back(memref::LoadOp::create(b, loc, buffer, index(0)));
     storeTotals(totals);
+  }
+
+  //===------------------------------------------------------------------===//
+  // Tiled contractions (KernelPlan::tiled).
+  //===------------------------------------------------------------------===//
+
+  static constexpr int64_t kThreadsN = kTileN / kMicroTile;
+
+  /// `lhs <u rhs` of two index values.
+  Value below(Value lhs, int64_t rhs) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lhs,
+                                 index(rhs));
+  }
+
+  Value add(Value lhs, int64_t rhs) {
+    return arith::AddIOp::create(b, loc, lhs, index(rhs));
+  }
+
+  /// `cond ? make() : 0.0f`, with make's ops inside the branch.
+  Value guarded(Value cond, llvm::function_ref<Value()> make) {
+    Type f32 = b.getF32Type();
+    auto branch = scf::IfOp::create(b, loc, f32, cond, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard insertion(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    scf::YieldOp::create(b, loc, make());
+    b.setInsertionPointToStart(branch.elseBlock());
+    scf::YieldOp::create(
+        b, loc,
+        Value(arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0))));
+    return branch.getResult(0);
+  }
+
+  /// Thread `thread`'s part of one step's tile loads: kTileK x kTileM
+  /// elements of A at k0 into `aTile` (index kk * kTileM + mm) and
+  /// kTileK x kTileN of B into `bTile`, zero past the edges.
+  void loadTiles(Value thread, Value m0, Value n0, Value k0, Value aTile,
+                 Value bTile) {
+    for (int side = 0; side < 2; ++side) {
+      bool isA = side == 0;
+      bool kFast = isA ? plan.aKFast : plan.bKFast;
+      int64_t width = isA ? kTileM : kTileN;
+      int64_t extent = isA ? plan.mSize : plan.nSize;
+      ArrayRef<unsigned> dims = isA ? plan.mDims : plan.nDims;
+      OpOperand *operand = op.getDpsInputOperand(isA ? 0 : 1);
+      for (int64_t e = 0; e < kTileK * width / kTiledThreads; ++e) {
+        Value slot = add(thread, e * kTiledThreads);
+        Value kk, mm;
+        if (kFast) {
+          kk = arith::RemUIOp::create(b, loc, slot, index(kTileK));
+          mm = arith::DivUIOp::create(b, loc, slot, index(kTileK));
+        } else {
+          mm = arith::RemUIOp::create(b, loc, slot, index(width));
+          kk = arith::DivUIOp::create(b, loc, slot, index(width));
+        }
+        Value m = arith::AddIOp::create(b, loc, isA ? m0 : n0, mm);
+        Value k = arith::AddIOp::create(b, loc, k0, kk);
+        Value inside = arith::AndIOp::create(b, loc, below(m, extent),
+                                             below(k, plan.reductionSize));
+        Value value = guarded(inside, [&] {
+          delinearize(dims, m);
+          delinearize(plan.reductionDims, k);
+          return load(*operand);
+        });
+        Value at = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, kk, index(width)), mm);
+        memref::StoreOp::create(b, loc, value, isA ? aTile : bTile, at);
+      }
+    }
+  }
+
+  /// The output point of micro-tile element (i, j) of the thread at
+  /// (tx, ty): m0 + ty + 16 i, n0 + tx + 16 j, and whether it exists.
+  std::pair<Value, Value> outputPoint(Value m0, Value n0, Value tx, Value ty,
+                                      int64_t i, int64_t j, Value &inside) {
+    Value m = add(arith::AddIOp::create(b, loc, m0, ty), i * kThreadsN);
+    Value n = add(arith::AddIOp::create(b, loc, n0, tx), j * kThreadsN);
+    inside = arith::AndIOp::create(b, loc, below(m, plan.mSize),
+                                   below(n, plan.nSize));
+    return {m, n};
+  }
+
+  /// The initial value of micro-tile element (i, j): the output's (or its
+  /// init producer's) there, 0 outside the output.
+  Value initialAccumulator(Value m0, Value n0, Value tx, Value ty, int64_t i,
+                           int64_t j) {
+    Value inside;
+    auto [m, n] = outputPoint(m0, n0, tx, ty, i, j, inside);
+    return guarded(inside, [&, m = m, n = n] {
+      delinearize(plan.mDims, m);
+      delinearize(plan.nDims, n);
+      return initialValue(op.getDpsInitsMutable()[0]);
+    });
+  }
+
+  /// Stores micro-tile element (i, j), through the epilogue, when it is in
+  /// the output.
+  void storeAccumulator(Value m0, Value n0, Value tx, Value ty, int64_t i,
+                        int64_t j, Value value) {
+    Value inside;
+    auto [m, n] = outputPoint(m0, n0, tx, ty, i, j, inside);
+    OpBuilder::InsertionGuard insertion(b);
+    enterIf(inside);
+    delinearize(plan.mDims, m);
+    delinearize(plan.nDims, n);
+    storeFinalOutputs(ValueRange{value});
+  }
+
+  /// acc + a * b, as the payload computes it.
+  Value multiplyAdd(Value acc, Value lhs, Value rhs) {
+    Value product = arith::MulFOp::create(b, loc, lhs, rhs);
+    return arith::AddFOp::create(b, loc, acc, product);
+  }
+
+  /// The tiled contraction: on the GPU (`hostBlock` null) the block's
+  /// threads with their accumulators in registers and the tiles in shared
+  /// memory, a barrier after the loads and after the products of each step;
+  /// on the host the same loads and products, thread after thread between
+  /// the barriers, with the accumulators in a scratch buffer.
+  void emitTiled(Value hostBlock) {
+    Value block =
+        hostBlock
+            ? hostBlock
+            : gpu::BlockIdOp::create(b, loc, gpu::Dimension::x).getResult();
+    int64_t tilesN = llvm::divideCeil(plan.nSize, kTileN);
+    int64_t tilesM = llvm::divideCeil(plan.mSize, kTileM);
+    Value nTile = arith::RemUIOp::create(b, loc, block, index(tilesN));
+    Value rest = arith::DivUIOp::create(b, loc, block, index(tilesN));
+    Value mTile = arith::RemUIOp::create(b, loc, rest, index(tilesM));
+    Value batch = arith::DivUIOp::create(b, loc, rest, index(tilesM));
+    delinearize(plan.batchDims, batch);
+    Value m0 = arith::MulIOp::create(b, loc, mTile, index(kTileM));
+    Value n0 = arith::MulIOp::create(b, loc, nTile, index(kTileN));
+    Type f32 = b.getF32Type();
+    Value aTile, bTile;
+    if (hostBlock) {
+      aTile = hostScratch(kTileK * kTileM, f32);
+      bTile = hostScratch(kTileK * kTileN, f32);
+    } else {
+      auto function = b.getInsertionBlock()
+                          ->getParentOp()
+                          ->getParentOfType<gpu::GPUFuncOp>();
+      if (!function)
+        function = cast<gpu::GPUFuncOp>(b.getInsertionBlock()->getParentOp());
+      auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                  gpu::AddressSpace::Workgroup);
+      aTile = function.addWorkgroupAttribution(
+          MemRefType::get({kTileK * kTileM}, f32, AffineMap(), workgroup), loc);
+      bTile = function.addWorkgroupAttribution(
+          MemRefType::get({kTileK * kTileN}, f32, AffineMap(), workgroup), loc);
+    }
+    constexpr int64_t kPerThread = kMicroTile * kMicroTile;
+    auto splitThread = [&](Value thread) {
+      return std::pair<Value, Value>{
+          arith::RemUIOp::create(b, loc, thread, index(kThreadsN)),
+          arith::DivUIOp::create(b, loc, thread, index(kThreadsN))};
+    };
+    // One step's products for the thread at (tx, ty): kTileK rank-1
+    // updates of its micro-tile.
+    auto products = [&](Value tx, Value ty, ValueRange accumulators) {
+      auto loop = scf::ForOp::create(b, loc, index(0), index(kTileK), index(1),
+                                     accumulators);
+      OpBuilder::InsertionGuard insertion(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value kk = loop.getInductionVar();
+      Value aRow = arith::MulIOp::create(b, loc, kk, index(kTileM));
+      Value bRow = arith::MulIOp::create(b, loc, kk, index(kTileN));
+      SmallVector<Value> as, bs, next;
+      for (int64_t i = 0; i < kMicroTile; ++i)
+        as.push_back(memref::LoadOp::create(
+            b, loc, aTile,
+            ValueRange{
+                add(arith::AddIOp::create(b, loc, aRow, ty), i * kThreadsN)}));
+      for (int64_t j = 0; j < kMicroTile; ++j)
+        bs.push_back(memref::LoadOp::create(
+            b, loc, bTile,
+            ValueRange{
+                add(arith::AddIOp::create(b, loc, bRow, tx), j * kThreadsN)}));
+      for (int64_t i = 0; i < kMicroTile; ++i)
+        for (int64_t j = 0; j < kMicroTile; ++j)
+          next.push_back(multiplyAdd(
+              loop.getRegionIterArgs()[i * kMicroTile + j], as[i], bs[j]));
+      scf::YieldOp::create(b, loc, next);
+      return SmallVector<Value>(loop.getResults());
+    };
+    Value step = index(kTileK);
+    if (!hostBlock) {
+      Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+      auto [tx, ty] = splitThread(thread);
+      SmallVector<Value> accumulators;
+      for (int64_t i = 0; i < kMicroTile; ++i)
+        for (int64_t j = 0; j < kMicroTile; ++j)
+          accumulators.push_back(initialAccumulator(m0, n0, tx, ty, i, j));
+      auto steps = scf::ForOp::create(
+          b, loc, index(0), index(plan.reductionSize), step, accumulators);
+      {
+        OpBuilder::InsertionGuard insertion(b);
+        b.setInsertionPointToStart(steps.getBody());
+        loadTiles(thread, m0, n0, steps.getInductionVar(), aTile, bTile);
+        gpu::BarrierOp::create(b, loc);
+        SmallVector<Value> next = products(tx, ty, steps.getRegionIterArgs());
+        gpu::BarrierOp::create(b, loc);
+        scf::YieldOp::create(b, loc, next);
+      }
+      for (int64_t i = 0; i < kMicroTile; ++i)
+        for (int64_t j = 0; j < kMicroTile; ++j)
+          storeAccumulator(m0, n0, tx, ty, i, j,
+                           steps.getResult(i * kMicroTile + j));
+      return;
+    }
+    // The host: every thread's accumulators in a scratch buffer.
+    Value accumulators = hostScratch(kTiledThreads * kPerThread, f32);
+    auto forThreads = [&](llvm::function_ref<void(Value)> body) {
+      auto loop =
+          scf::ForOp::create(b, loc, index(0), index(kTiledThreads), index(1));
+      OpBuilder::InsertionGuard insertion(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      body(loop.getInductionVar());
+    };
+    auto slotOf = [&](Value thread, int64_t e) {
+      return add(arith::MulIOp::create(b, loc, thread, index(kPerThread)), e);
+    };
+    forThreads([&](Value thread) {
+      auto [tx, ty] = splitThread(thread);
+      for (int64_t i = 0; i < kMicroTile; ++i)
+        for (int64_t j = 0; j < kMicroTile; ++j)
+          memref::StoreOp::create(
+              b, loc, initialAccumulator(m0, n0, tx, ty, i, j), accumulators,
+              slotOf(thread, i * kMicroTile + j));
+    });
+    auto steps =
+        scf::ForOp::create(b, loc, index(0), index(plan.reductionSize), step);
+    {
+      OpBuilder::InsertionGuard insertion(b);
+      b.setInsertionPoint(steps.getBody()->getTerminator());
+      Value k0 = steps.getInductionVar();
+      forThreads(
+          [&](Value thread) { loadTiles(thread, m0, n0, k0, aTile, bTile); });
+      forThreads([&](Value thread) {
+        auto [tx, ty] = splitThread(thread);
+        SmallVector<Value> current;
+        for (int64_t e = 0; e < kPerThread; ++e)
+          current.push_back(
+              memref::LoadOp::create(b, loc, accumulators, slotOf(thread, e)));
+        SmallVector<Value> next = products(tx, ty, current);
+        for (int64_t e = 0; e < kPerThread; ++e)
+          memref::StoreOp::create(b, loc, next[e], accumulators,
+                                  slotOf(thread, e));
+      });
+    }
+    forThreads([&](Value thread) {
+      auto [tx, ty] = splitThread(thread);
+      for (int64_t i = 0; i < kMicroTile; ++i)
+        for (int64_t j = 0; j < kMicroTile; ++j)
+          storeAccumulator(
+              m0, n0, tx, ty, i, j,
+              memref::LoadOp::create(b, loc, accumulators,
+                                     slotOf(thread, i * kMicroTile + j)));
+    });
   }
 
   static constexpr int32_t kWarpSize = 32;

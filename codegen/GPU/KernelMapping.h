@@ -39,6 +39,16 @@ constexpr int64_t kMinBlockReduction = 64;
 /// a large GPU (132 SMs x 2048 threads / 8), so reductions stay serial.
 constexpr int64_t kMaxBlockReductionPoints = 32768;
 
+/// A tiled contraction's block computes kTileM x kTileN outputs, stepping
+/// through the reduction kTileK at a time; each of its kTiledThreads threads
+/// owns kMicroTile x kMicroTile of them.
+constexpr int64_t kTileM = 64, kTileN = 64, kTileK = 16, kMicroTile = 4;
+constexpr int64_t kTiledThreads = (kTileM / kMicroTile) * (kTileN / kMicroTile);
+
+/// A contraction is tiled when its M and N sides have at least this many
+/// points and its reduction at least kTileK.
+constexpr int64_t kMinTiledSide = 32;
+
 /// How one linalg op runs on the GPU.
 struct KernelPlan {
   /// Static trip counts of every loop of the op.
@@ -80,6 +90,23 @@ struct KernelPlan {
   /// (or to reshapes of them) linearise the indices other than the rows'.
   unsigned rowLoops = 0;
   SmallVector<Value> rowLocalBuffers;
+
+  /// A tiled contraction (implicit GEMM): `out += a * b` over f32 with
+  /// input 0 the GEMM's A and input 1 its B. `mDims` are the parallel loops
+  /// only A uses, `nDims` those only B uses, `batchDims` the others, and
+  /// `reductionDims` the K loops. Block (batch, mTile, nTile) of a 1-D grid
+  /// stages a kTileK x kTileM slice of A and a kTileK x kTileN slice of B in
+  /// shared memory per step (zero past the edges; a padded input's bounds
+  /// checks as usual), then each thread accumulates its micro-tile
+  /// (outputs m0 + ty + 16 i, n0 + tx + 16 j) in registers; the outputs
+  /// start from their initial value (the init producer's) and are stored
+  /// once, through the epilogue.
+  bool tiled = false;
+  SmallVector<unsigned> mDims, nDims, batchDims;
+  int64_t mSize = 1, nSize = 1, batchSize = 1;
+  /// The tile loads give consecutive threads consecutive k (when the
+  /// operand's innermost index is a reduction loop's) or consecutive m / n.
+  bool aKFast = false, bKFast = false;
 };
 
 /// Whether every output of `op` is a 32-bit `out = combine(x, out)` whose
@@ -93,12 +120,15 @@ bool hasBlockCombiners(linalg::LinalgOp op);
 /// parallel loop and no reduction loop.
 bool outputsPartitionedByParallelLoops(linalg::LinalgOp op);
 
-/// Plans `op`: every parallel loop goes to a thread when each output is
-/// indexed by all parallel loops and no reduction loop (distinct threads then
-/// write distinct elements); otherwise one thread runs the whole op. When the
-/// reduction has at least kMinBlockReduction points, there are fewer than
-/// kMaxBlockReductionPoints output points, and every output is a 32-bit
-/// `out = combine(x, out)` with an associative, commutative combiner of
+/// Plans `op`: a contraction `out += a * b` over f32 buffers whose M and N
+/// sides (the parallel loops only one input uses) have at least
+/// kMinTiledSide points and whose reduction at least kTileK is tiled
+/// (KernelPlan::tiled). Otherwise every parallel loop goes to a thread when
+/// each output is indexed by all parallel loops and no reduction loop (distinct
+/// threads then write distinct elements); otherwise one thread runs the whole
+/// op. When the reduction has at least kMinBlockReduction points, there are
+/// fewer than kMaxBlockReductionPoints output points, and every output is a
+/// 32-bit `out = combine(x, out)` with an associative, commutative combiner of
 /// known identity (add, mul, min, max, and, or, ...) whose `x` reads no
 /// output, the plan is a block reduction instead. Fails (with an error on
 /// `op`) for dynamic trip counts or too large a grid.

@@ -205,7 +205,7 @@ FailureOr<func::FuncOp> emulateKernel(func::FuncOp kernel) {
   auto blocks =
       scf::ForOp::create(builder, loc, zero, index(plan.launch[0]), one);
   builder.setInsertionPoint(blocks.getBody()->getTerminator());
-  if (plan.blockReduction || !planned->stages.empty()) {
+  if (plan.blockReduction || plan.tiled || !planned->stages.empty()) {
     // The block's threads and their exchanges run inside the body.
     cloneMappedBody(builder, kernel, *planned, mapping,
                     blocks.getInductionVar());

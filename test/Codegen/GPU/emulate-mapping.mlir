@@ -22,6 +22,28 @@
 // CHECK-NEXT: softmax diff {{(0|[0-9.]+e-0[5-9])}} sum 6
 // CHECK-NEXT: layernorm diff {{(0|[0-9.]+e-0[5-9])}} sum {{-?[0-9.e-]+}}
 // CHECK-NEXT: attention diff {{(0|[0-9.]+e-0[5-9])}} sum {{-?[0-9.e-]+}}
+// CHECK-NEXT: tiled_mm diff 0 sum {{[1-9][0-9.e+-]*}}
+// CHECK-NEXT: tiled_conv diff 0 sum {{[0-9.e+-]+}}
+// CHECK-NEXT: tiled_bmm diff 0 sum {{[0-9.e+-]+}}
+
+// Tiled contractions (KernelPlan::tiled): 64x64 output tiles stepping 16
+// at a time through shared-memory tiles, 4x4 per thread, every thread's
+// loads, then every thread's products, between the barriers. Ragged in M,
+// N and K: a 70x90 matmul with a transposed B (K = 37) and a fused ReLU; a
+// padded 3x3 convolution starting from its bias (M = 2 x 9 x 9, N = 40,
+// K = 27); a batch of 3 33x34 products (K = 20). They sum in the
+// reference's order, so the results are the same bits.
+// The 70x90 matmul is 2 x 2 blocks: tiles of A and B (16 x 64 each) and
+// the 256 threads' 16 accumulators are scratch buffers of the function.
+// RUN: tandem-opt --mlir-very-unsafe-disable-verifier-on-parsing -tandem-map-kernels-to-gpu=emulate-on-host=1 %s \
+// RUN: | FileCheck %s --check-prefix=TILED
+// TILED-LABEL: func.func @tiled_mm_emulated
+// TILED: memref.alloca() : memref<4096xf32>
+// TILED: memref.alloca() : memref<1024xf32>
+// TILED: memref.alloca() : memref<1024xf32>
+// TILED: scf.for %{{.*}} = %c0 to %c4 step %c1 {
+// TILED-NOT: memref.alloca
+// TILED: func.func @tiled_mm_ref
 
 
 // Block reductions (one block per output point, threads striding over the
@@ -380,7 +402,87 @@ llvm.mlir.global internal constant @mvbias_label("mvbias diff \00") {addr_space 
 llvm.mlir.global internal constant @softmax_label("softmax diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @layernorm_label("layernorm diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @attention_label("attention diff \00") {addr_space = 0 : i32}
+llvm.mlir.global internal constant @tiled_mm_label("tiled_mm diff \00") {addr_space = 0 : i32}
+llvm.mlir.global internal constant @tiled_conv_label("tiled_conv diff \00") {addr_space = 0 : i32}
+llvm.mlir.global internal constant @tiled_bmm_label("tiled_bmm diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @sum_label(" sum \00") {addr_space = 0 : i32}
+
+func.func private @tiled_mm(%a: memref<70x37xf32>, %bt: memref<90x37xf32>, %c: memref<70x90xf32>) attributes {tandem.kernel} {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %bt : memref<70x37xf32>, memref<90x37xf32>) outs(%c : memref<70x90xf32>) attrs = {tandem.epilogue = "relu"} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+func.func @tiled_mm_ref(%a: memref<70x37xf32>, %bt: memref<90x37xf32>, %c: memref<70x90xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %bt : memref<70x37xf32>, memref<90x37xf32>) outs(%c : memref<70x90xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.map outs(%c : memref<70x90xf32>) (%v: f32) {
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+func.func private @tiled_conv(%x: memref<2x3x9x9xf32>, %bias: memref<40xf32>, %w: memref<40x3x3x3xf32>, %y: memref<2x40x9x9xf32>) attributes {tandem.kernel} {
+  %pad = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<2x3x11x11xf32>
+  linalg.map outs(%p : memref<2x3x11x11xf32>) (%init: f32) {
+    linalg.yield %pad : f32
+  }
+  %interior = memref.subview %p[0, 0, 1, 1] [2, 3, 9, 9] [1, 1, 1, 1] : memref<2x3x11x11xf32> to memref<2x3x9x9xf32, strided<[363, 121, 11, 1], offset: 12>>
+  memref.copy %x, %interior : memref<2x3x9x9xf32> to memref<2x3x9x9xf32, strided<[363, 121, 11, 1], offset: 12>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : memref<40xf32>) outs(%y : memref<2x40x9x9xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : memref<2x3x11x11xf32>, memref<40x3x3x3xf32>) outs(%y : memref<2x40x9x9xf32>)
+  memref.dealloc %p : memref<2x3x11x11xf32>
+  return
+}
+
+func.func @tiled_conv_ref(%x: memref<2x3x9x9xf32>, %bias: memref<40xf32>, %w: memref<40x3x3x3xf32>, %y: memref<2x40x9x9xf32>) {
+  %pad = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<2x3x11x11xf32>
+  linalg.fill ins(%pad : f32) outs(%p : memref<2x3x11x11xf32>)
+  %interior = memref.subview %p[0, 0, 1, 1] [2, 3, 9, 9] [1, 1, 1, 1] : memref<2x3x11x11xf32> to memref<2x3x9x9xf32, strided<[363, 121, 11, 1], offset: 12>>
+  memref.copy %x, %interior : memref<2x3x9x9xf32> to memref<2x3x9x9xf32, strided<[363, 121, 11, 1], offset: 12>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : memref<40xf32>) outs(%y : memref<2x40x9x9xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : memref<2x3x11x11xf32>, memref<40x3x3x3xf32>) outs(%y : memref<2x40x9x9xf32>)
+  memref.dealloc %p : memref<2x3x11x11xf32>
+  return
+}
+
+func.func private @tiled_bmm(%a: memref<3x33x20xf32>, %b: memref<3x20x34xf32>, %c: memref<3x33x34xf32>) attributes {tandem.kernel} {
+  linalg.batch_matmul ins(%a, %b : memref<3x33x20xf32>, memref<3x20x34xf32>) outs(%c : memref<3x33x34xf32>)
+  return
+}
+
+func.func @tiled_bmm_ref(%a: memref<3x33x20xf32>, %b: memref<3x20x34xf32>, %c: memref<3x33x34xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<3x33x20xf32>, memref<3x20x34xf32>) outs(%c : memref<3x33x34xf32>)
+  return
+}
 
 func.func @main() {
   %seed = arith.constant 0.05 : f32
@@ -596,5 +698,72 @@ func.func @main() {
   call @attention_rows_emulated(%q3, %k3, %v3, %oe3) : (memref<2x64x16xf32>, memref<2x16x64xf32>, memref<2x64x16xf32>, memref<2x64x16xf32>) -> ()
   %l10 = llvm.mlir.addressof @attention_label : !llvm.ptr
   call @compare(%l10, %orv, %oev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
+  // Tiled contractions.
+  %ta = memref.alloc() : memref<2590xf32>
+  %tav = memref.cast %ta : memref<2590xf32> to memref<?xf32>
+  call @fill(%tav, %seed) : (memref<?xf32>, f32) -> ()
+  %ta2 = memref.expand_shape %ta [[0, 1]] output_shape [70, 37] : memref<2590xf32> into memref<70x37xf32>
+  %tb = memref.alloc() : memref<3330xf32>
+  %tbv = memref.cast %tb : memref<3330xf32> to memref<?xf32>
+  %mid = arith.constant 0.08 : f32
+  call @fill(%tbv, %mid) : (memref<?xf32>, f32) -> ()
+  %tb2 = memref.expand_shape %tb [[0, 1]] output_shape [90, 37] : memref<3330xf32> into memref<90x37xf32>
+  %tcr = memref.alloc() : memref<6300xf32>
+  %tce = memref.alloc() : memref<6300xf32>
+  %tcrv = memref.cast %tcr : memref<6300xf32> to memref<?xf32>
+  %tcev = memref.cast %tce : memref<6300xf32> to memref<?xf32>
+  call @fill(%tcrv, %seed) : (memref<?xf32>, f32) -> ()
+  call @fill(%tcev, %seed) : (memref<?xf32>, f32) -> ()
+  %tcr2 = memref.expand_shape %tcr [[0, 1]] output_shape [70, 90] : memref<6300xf32> into memref<70x90xf32>
+  %tce2 = memref.expand_shape %tce [[0, 1]] output_shape [70, 90] : memref<6300xf32> into memref<70x90xf32>
+  call @tiled_mm_ref(%ta2, %tb2, %tcr2) : (memref<70x37xf32>, memref<90x37xf32>, memref<70x90xf32>) -> ()
+  call @tiled_mm_emulated(%ta2, %tb2, %tce2) : (memref<70x37xf32>, memref<90x37xf32>, memref<70x90xf32>) -> ()
+  %l11 = llvm.mlir.addressof @tiled_mm_label : !llvm.ptr
+  call @compare(%l11, %tcrv, %tcev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
+
+  %tx = memref.subview %tb[0] [486] [1] : memref<3330xf32> to memref<486xf32, strided<[1]>>
+  %txc = memref.alloc() : memref<486xf32>
+  memref.copy %tx, %txc : memref<486xf32, strided<[1]>> to memref<486xf32>
+  %tx4 = memref.expand_shape %txc [[0, 1, 2, 3]] output_shape [2, 3, 9, 9] : memref<486xf32> into memref<2x3x9x9xf32>
+  %tw = memref.subview %ta[0] [1080] [1] : memref<2590xf32> to memref<1080xf32, strided<[1]>>
+  %twc = memref.alloc() : memref<1080xf32>
+  memref.copy %tw, %twc : memref<1080xf32, strided<[1]>> to memref<1080xf32>
+  %tw4 = memref.expand_shape %twc [[0, 1, 2, 3]] output_shape [40, 3, 3, 3] : memref<1080xf32> into memref<40x3x3x3xf32>
+  %tbias = memref.subview %ta[1500] [40] [1] : memref<2590xf32> to memref<40xf32, strided<[1], offset: 1500>>
+  %tbiasc = memref.alloc() : memref<40xf32>
+  memref.copy %tbias, %tbiasc : memref<40xf32, strided<[1], offset: 1500>> to memref<40xf32>
+  %tyr = memref.alloc() : memref<6480xf32>
+  %tye = memref.alloc() : memref<6480xf32>
+  %tyrv = memref.cast %tyr : memref<6480xf32> to memref<?xf32>
+  %tyev = memref.cast %tye : memref<6480xf32> to memref<?xf32>
+  call @fill(%tyrv, %seed) : (memref<?xf32>, f32) -> ()
+  call @fill(%tyev, %half) : (memref<?xf32>, f32) -> ()
+  %tyr4 = memref.expand_shape %tyr [[0, 1, 2, 3]] output_shape [2, 40, 9, 9] : memref<6480xf32> into memref<2x40x9x9xf32>
+  %tye4 = memref.expand_shape %tye [[0, 1, 2, 3]] output_shape [2, 40, 9, 9] : memref<6480xf32> into memref<2x40x9x9xf32>
+  call @tiled_conv_ref(%tx4, %tbiasc, %tw4, %tyr4) : (memref<2x3x9x9xf32>, memref<40xf32>, memref<40x3x3x3xf32>, memref<2x40x9x9xf32>) -> ()
+  call @tiled_conv_emulated(%tx4, %tbiasc, %tw4, %tye4) : (memref<2x3x9x9xf32>, memref<40xf32>, memref<40x3x3x3xf32>, memref<2x40x9x9xf32>) -> ()
+  %l12 = llvm.mlir.addressof @tiled_conv_label : !llvm.ptr
+  call @compare(%l12, %tyrv, %tyev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
+
+  %bma = memref.subview %tb[0] [1980] [1] : memref<3330xf32> to memref<1980xf32, strided<[1]>>
+  %bmac = memref.alloc() : memref<1980xf32>
+  memref.copy %bma, %bmac : memref<1980xf32, strided<[1]>> to memref<1980xf32>
+  %bma3 = memref.expand_shape %bmac [[0, 1, 2]] output_shape [3, 33, 20] : memref<1980xf32> into memref<3x33x20xf32>
+  %bmb = memref.subview %ta[100] [2040] [1] : memref<2590xf32> to memref<2040xf32, strided<[1], offset: 100>>
+  %bmbc = memref.alloc() : memref<2040xf32>
+  memref.copy %bmb, %bmbc : memref<2040xf32, strided<[1], offset: 100>> to memref<2040xf32>
+  %bmb3 = memref.expand_shape %bmbc [[0, 1, 2]] output_shape [3, 20, 34] : memref<2040xf32> into memref<3x20x34xf32>
+  %bmr = memref.alloc() : memref<3366xf32>
+  %bme = memref.alloc() : memref<3366xf32>
+  %bmrv = memref.cast %bmr : memref<3366xf32> to memref<?xf32>
+  %bmev = memref.cast %bme : memref<3366xf32> to memref<?xf32>
+  call @fill(%bmrv, %half) : (memref<?xf32>, f32) -> ()
+  call @fill(%bmev, %half) : (memref<?xf32>, f32) -> ()
+  %bmr3 = memref.expand_shape %bmr [[0, 1, 2]] output_shape [3, 33, 34] : memref<3366xf32> into memref<3x33x34xf32>
+  %bme3 = memref.expand_shape %bme [[0, 1, 2]] output_shape [3, 33, 34] : memref<3366xf32> into memref<3x33x34xf32>
+  call @tiled_bmm_ref(%bma3, %bmb3, %bmr3) : (memref<3x33x20xf32>, memref<3x20x34xf32>, memref<3x33x34xf32>) -> ()
+  call @tiled_bmm_emulated(%bma3, %bmb3, %bme3) : (memref<3x33x20xf32>, memref<3x20x34xf32>, memref<3x33x34xf32>) -> ()
+  %l13 = llvm.mlir.addressof @tiled_bmm_label : !llvm.ptr
+  call @compare(%l13, %bmrv, %bmev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
   return
 }

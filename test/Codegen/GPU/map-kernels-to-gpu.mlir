@@ -278,3 +278,33 @@ func.func private @softmax_rows(%x: memref<6x100xf32>, %y: memref<6x100xf32>) at
   }
   return
 }
+
+// -----
+
+// A tiled contraction (KernelPlan::tiled): a 100x70 matmul (K = 40) is
+// 2 x 2 blocks of 64x64 outputs on a 1-D grid, 256 threads each with a 4x4
+// micro-tile: 16 accumulators start from the output (0 outside it), the
+// K steps of 16 stage a 16x64 tile of A and of B in shared memory (4 loads
+// of each per thread, zero past the edges), a barrier, 16 rank-1 updates of
+// the micro-tile from shared memory, a barrier; then 16 guarded stores.
+// CHECK-LABEL: gpu.func @tiled_mm
+// CHECK-SAME: workgroup(%[[AT:.+]] : memref<1024xf32, #gpu.address_space<workgroup>>, %[[BT:.+]] : memref<1024xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK: gpu.block_id x
+// CHECK: gpu.thread_id x
+// CHECK-COUNT-16: scf.if %{{.+}} -> (f32)
+// CHECK: %[[ACC:.+]]:16 = scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args({{.+}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK-COUNT-4: memref.store %{{.+}}, %[[AT]][%{{.+}}] : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-4: memref.store %{{.+}}, %[[BT]][%{{.+}}] : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK-COUNT-4: memref.load %[[AT]]
+// CHECK-COUNT-4: memref.load %[[BT]]
+// CHECK-COUNT-16: arith.mulf
+// CHECK: gpu.barrier
+// CHECK-COUNT-16: memref.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : memref<100x70xf32>
+// CHECK: gpu.return
+func.func private @tiled_mm(%a: memref<100x40xf32>, %b: memref<40x70xf32>, %c: memref<100x70xf32>) attributes {tandem.kernel} {
+  linalg.matmul ins(%a, %b : memref<100x40xf32>, memref<40x70xf32>) outs(%c : memref<100x70xf32>)
+  return
+}

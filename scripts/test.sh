@@ -225,6 +225,20 @@ out=$(.venv/bin/python test/e2e/run_e2e.py --tandemc build/bin/tandemc \
   video_classifier) || rc=$?
 echo "$out"
 add_counts "$rc" "$out"
+# Without the GEMM and convolution libraries (TANDEM_EMULATED_GEMM=0,
+# TANDEM_EMULATED_CONV=0) the fallback kernels run: the tiled contractions
+# (implicit GEMM through shared memory), through their mapped twins.
+echo "=== [gpu-e2e-fallback] no GEMM or conv library: the tiled generated kernels, mapped twins"
+rc=0
+out=$(TANDEM_EMULATED_GEMM=0 TANDEM_EMULATED_CONV=0 .venv/bin/python \
+  test/e2e/run_e2e.py --tandemc build/bin/tandemc \
+  --tandem-run build/bin/tandem-run --work build/gpu-e2e-fallback \
+  --models build/models --set "$MODEL_SET" --gpu all --gpu-twins mapped \
+  --devices emulated \
+  mlp conv_bn_relu resnet18 mobilenet_v2_bn transformer_encoder unet_small \
+  video_classifier gpt_block) || rc=$?
+echo "$out"
+add_counts "$rc" "$out"
 # --gpu-precision: the library GEMMs and convolutions round their operands
 # to BF16 (convolutions TF32) and TF32 on the emulated device and the CPU
 # fallback as on tensor cores; each mode within its tolerance of

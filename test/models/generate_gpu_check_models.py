@@ -3,13 +3,16 @@
 
 Run with Debian's CPU torch (/usr/bin/python3). Nothing is downloaded.
 
-usage: generate_gpu_check_models.py OUT_DIR
+usage: generate_gpu_check_models.py OUT_DIR [NAME...]
 
-Writes OUT_DIR/resnet50_lowentropy.onnx (and .shape): torchvision's
-ResNet-50 with seeded random weights that compress well, so that the
-compiled artifact fits the 64 MiB a device run carries (see docs/GPU.md,
-"Real GPU check"). Random float weights (100 MB) do not compress; these
-still exercise real numerics:
+NAME is resnet50_lowentropy or bert_base_layer_lowentropy (default both).
+Writes OUT_DIR/NAME.onnx (and .shape): models with seeded random weights
+that compress well, so that the compiled artifacts fit the 64 MiB a device
+run carries (see docs/GPU.md, "Real GPU check"). Random float weights do
+not compress (ResNet-50's are 100 MB, the BERT-base layer's 28 MB); these
+still exercise real numerics.
+
+resnet50_lowentropy is torchvision's ResNet-50:
 
 - every conv and the classifier draw k = round(2 * N(0, 1)) clipped to
   [-8, 7] (16 levels, about 3 bits of entropy) times a per-layer power of
@@ -22,6 +25,16 @@ still exercise real numerics:
   weights stay on the same few values per layer.
 
 The network's outputs at batch 1 and 32 are checked not to be degenerate.
+
+bert_base_layer_lowentropy is the benchmark's BERT-base-sized layer
+(bench/harness/export_torch.py: hidden 768, 12 heads, FFN 3072, sequence
+128), imported, with every Linear weight on the same 16-level grid times a
+power of two near 1 / sqrt(fan_in) / 2, biases and LayerNorm betas on a
+1/8 grid, LayerNorm gammas 1. Its second input is named `mask` (1 attends,
+0 masks out), so that scripts/gpu-check draws it as a 0/1 mask rather than
+uniform values (which would make every softmax row one-hot). Its outputs
+are checked to be finite and to vary across the sequence and with the
+input.
 """
 import math
 import os
@@ -31,6 +44,7 @@ import torch
 import torch.nn as nn
 import torchvision
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 SEED = 0
 
 
@@ -94,11 +108,56 @@ def check_outputs(model):
             sys.exit("resnet50_lowentropy: degenerate outputs at batch %d" % batch)
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    out_dir = sys.argv[1]
-    os.makedirs(out_dir, exist_ok=True)
+def bert_base_ctor():
+    """bench/harness/export_torch.py's bert_base_layer constructor."""
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "harness"))
+    import export_torch
+    ctor, shapes, _, opset = export_torch.BENCH_MODELS["bert_base_layer"]
+    return ctor, shapes, opset
+
+
+def lowentropy_bert_base():
+    gen = torch.Generator().manual_seed(SEED)
+    ctor, _, _ = bert_base_ctor()
+    model = ctor()
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.Linear):
+                m.weight.copy_(grid_weight(m.weight.shape,
+                                           math.sqrt(1.0 / m.in_features), gen))
+                m.bias.copy_(torch.randint(-2, 3, (m.out_features,),
+                                           generator=gen) / 8.0)
+            elif isinstance(m, nn.LayerNorm):
+                m.weight.fill_(1.0)
+                m.bias.copy_(torch.randint(-2, 3, m.bias.shape,
+                                           generator=gen) / 8.0)
+    return model.eval()
+
+
+def bert_inputs(batch, gen):
+    _, shapes, _ = bert_base_ctor()
+    x = torch.rand((batch,) + tuple(shapes[0][1:]), generator=gen) * 2 - 1
+    mask = torch.ones((batch,) + tuple(shapes[1][1:]))
+    mask[..., -8:] = 0.0
+    return x, mask
+
+
+def check_bert_outputs(model):
+    gen = torch.Generator().manual_seed(SEED + 1)
+    x, mask = bert_inputs(1, gen)
+    x2, _ = bert_inputs(1, gen)
+    with torch.no_grad():
+        y, y2 = model(x, mask), model(x2, mask)
+    across = float(y.std(dim=1).mean())
+    moved = float((y - y2).abs().mean())
+    print("bert_base_layer_lowentropy: outputs in [%.3g, %.3g], std %.3g, "
+          "std across the sequence %.3g, mean change with the input %.3g" % (
+              float(y.min()), float(y.max()), float(y.std()), across, moved))
+    if not (bool(torch.isfinite(y).all()) and across > 0.1 and moved > 0.1):
+        sys.exit("bert_base_layer_lowentropy: degenerate outputs")
+
+
+def export_resnet50(out_dir):
     model = lowentropy_resnet50()
     check_outputs(model)
     x = torch.rand((1, 3, 224, 224))
@@ -109,6 +168,40 @@ def main():
                       dynamic_axes={"input0": {0: "batch"}})
     with open(os.path.join(out_dir, "resnet50_lowentropy.shape"), "w") as f:
         f.write("--input-shape input0=1x3x224x224\n")
+
+
+def export_bert_base(out_dir):
+    model = lowentropy_bert_base()
+    check_bert_outputs(model)
+    _, shapes, opset = bert_base_ctor()
+    x, mask = bert_inputs(1, torch.Generator().manual_seed(SEED + 2))
+    path = os.path.join(out_dir, "bert_base_layer_lowentropy.onnx")
+    torch.onnx.export(model, (x, mask), path, opset_version=opset,
+                      input_names=["input0", "mask"], output_names=["output"],
+                      do_constant_folding=True,
+                      dynamic_axes={"input0": {0: "batch"},
+                                    "mask": {0: "batch"}})
+    with open(os.path.join(out_dir, "bert_base_layer_lowentropy.shape"),
+              "w") as f:
+        f.write("--input-shape input0=%s --input-shape mask=%s\n" % tuple(
+            "x".join(map(str, s)) for s in shapes))
+
+
+EXPORTS = {"resnet50_lowentropy": export_resnet50,
+           "bert_base_layer_lowentropy": export_bert_base}
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
+        sys.exit(__doc__)
+    out_dir, names = sys.argv[1], sys.argv[2:] or list(EXPORTS)
+    for name in names:
+        if name not in EXPORTS:
+            sys.exit("generate_gpu_check_models.py: unknown model %s (from "
+                     "%s)" % (name, ", ".join(EXPORTS)))
+    os.makedirs(out_dir, exist_ok=True)
+    for name in names:
+        EXPORTS[name](out_dir)
 
 
 if __name__ == "__main__":

@@ -144,6 +144,20 @@ TEST(Conv2DTest, BiasInTheKernel) {
   tandem_thread_pool_destroy(pool);
 }
 
+TEST(Conv2DTest, EveryEdgeTileShape) {
+  // 1x1 convolutions (the GEMM M = f output channels, N = w pixels) with
+  // every row count of a partial A panel (AVX-512: 14 rows, edge kernels
+  // for 1..14; AVX2: 6) and partial column counts around the 32- and
+  // 16-column panels, with the bias, onto the output and with ReLU6.
+  for (int64_t f : {1, 2, 5, 7, 8, 13, 14, 15, 20, 27, 29})
+    for (int64_t w : {1, 7, 16, 17, 31, 33, 47}) {
+      ConvCase t{1, 9, 1, w, f, 1, 1, 1, 1, 1, 1};
+      check(t, false, false, nullptr, false, false, /*withBias=*/true);
+      check(t, true, false, nullptr, false, true, true);
+      check(t, true, false, nullptr);
+    }
+}
+
 TEST(Conv2DTest, CachedFilterOnThreadPool) {
   tandem_thread_pool_t *pool = nullptr;
   ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);

@@ -225,7 +225,11 @@ TEST(DeviceConvChecks, RejectsBadDescriptorsAndRanges) {
       {[](tandem_conv_desc_t &b) { b.groups = 3; }, "groups must"},
       {[](tandem_conv_desc_t &b) { b.p = 3; }, "p and q do not follow"},
       {[](tandem_conv_desc_t &b) { b.activation = 5; }, "unknown activation"},
-      {[](tandem_conv_desc_t &b) { b.flags = 8; }, "unknown flags"},
+      {[](tandem_conv_desc_t &b) { b.flags = 16; }, "unknown flags"},
+      {[](tandem_conv_desc_t &b) {
+         b.flags = TANDEM_CONV_ALLOW_TF32 | TANDEM_CONV_ALLOW_FP16;
+       },
+       "more than one TANDEM_CONV_ALLOW_* precision"},
       {[](tandem_conv_desc_t &b) { b.pad_h = -1; }, "pads must not"},
       {[](tandem_conv_desc_t &b) { b.flags = TANDEM_CONV_RESIDUAL; },
        "a device pointer is 0"},

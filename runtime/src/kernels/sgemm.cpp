@@ -66,9 +66,19 @@ inline float applyEpilogue(float v, Epilogue epi) {
   return epi == kRelu6 && v > 6.0f ? 6.0f : v;
 }
 
+/// C's MR x NR tile at `c` (row stride ldc) becomes epi(prior + A_panel *
+/// B_panel), prior being rowBias[i] on row i (when given) plus what the tile
+/// held (when accumulating), added in that order.
 using MicroKernel = void (*)(int64_t k, const float *pa, const float *pb,
                              int64_t ldb, float *c, int64_t ldc,
-                             bool accumulate, Epilogue epi);
+                             bool accumulate, Epilogue epi,
+                             const float *rowBias);
+
+/// The same for an edge tile: its first `rows` rows (of the MR the packed A
+/// panel has) and first `cols` columns, the rest of C untouched.
+using EdgeKernel = void (*)(int64_t k, const float *pa, const float *pb,
+                            int64_t ldb, float *c, int64_t ldc, bool accumulate,
+                            Epilogue epi, const float *rowBias, int64_t cols);
 
 struct KernelIsa {
   int64_t mr;
@@ -82,6 +92,11 @@ struct KernelIsa {
   MicroKernel kernelNextA;
   MicroKernel kernelNextB;
   const char *name;
+  /// Edge kernels by row count (edge[rows - 1]), computing only those rows
+  /// and storing only the tile's columns in C (masked stores); null where
+  /// the ISA has none: the kernel then fills a whole tile buffer that
+  /// storeEdge copies.
+  const EdgeKernel *edge = nullptr;
 };
 
 /// Which packed panel a micro-kernel prefetches while it computes.
@@ -97,7 +112,8 @@ constexpr int64_t kNC = 4096;           // N block packed at once (L3)
 //===----------------------------------------------------------------------===//
 
 void kernelPortable(int64_t k, const float *pa, const float *pb, int64_t ldb,
-                    float *c, int64_t ldc, bool accumulate, Epilogue epi) {
+                    float *c, int64_t ldc, bool accumulate, Epilogue epi,
+                    const float *rowBias) {
   constexpr int MR = 4, NR = 8;
   float acc[MR][NR] = {};
   for (int64_t p = 0; p < k; ++p, pa += MR, pb += ldb)
@@ -106,7 +122,10 @@ void kernelPortable(int64_t k, const float *pa, const float *pb, int64_t ldb,
         acc[i][j] += pa[i] * pb[j];
   for (int i = 0; i < MR; ++i)
     for (int j = 0; j < NR; ++j) {
-      float v = accumulate ? c[i * ldc + j] + acc[i][j] : acc[i][j];
+      float prior = accumulate ? c[i * ldc + j] : 0.0f;
+      if (rowBias)
+        prior = accumulate ? prior + rowBias[i] : rowBias[i];
+      float v = accumulate || rowBias ? prior + acc[i][j] : acc[i][j];
       c[i * ldc + j] = applyEpilogue(v, epi);
     }
 }
@@ -115,7 +134,7 @@ void kernelPortable(int64_t k, const float *pa, const float *pb, int64_t ldb,
 template <NextPanel Next>
 __attribute__((target("avx2,fma"))) void
 kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
-           int64_t ldc, bool accumulate, Epilogue epi) {
+           int64_t ldc, bool accumulate, Epilogue epi, const float *rowBias) {
   const __m256 zero = _mm256_setzero_ps(), six = _mm256_set1_ps(6.0f);
 #define TANDEM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
 #define TANDEM_DECL(i)                                                         \
@@ -141,7 +160,13 @@ kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
 #define TANDEM_STORE(i)                                                        \
   {                                                                            \
     float *row = c + i * ldc;                                                  \
-    if (accumulate) {                                                          \
+    if (rowBias) {                                                             \
+      __m256 b = _mm256_set1_ps(rowBias[i]);                                   \
+      __m256 p0 = accumulate ? _mm256_add_ps(_mm256_loadu_ps(row), b) : b;     \
+      __m256 p1 = accumulate ? _mm256_add_ps(_mm256_loadu_ps(row + 8), b) : b; \
+      c##i##0 = _mm256_add_ps(p0, c##i##0);                                    \
+      c##i##1 = _mm256_add_ps(p1, c##i##1);                                    \
+    } else if (accumulate) {                                                   \
       c##i##0 = _mm256_add_ps(c##i##0, _mm256_loadu_ps(row));                  \
       c##i##1 = _mm256_add_ps(c##i##1, _mm256_loadu_ps(row + 8));              \
     }                                                                          \
@@ -166,7 +191,7 @@ kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
 template <NextPanel Next>
 __attribute__((target("avx512f"))) void
 kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
-             int64_t ldc, bool accumulate, Epilogue epi) {
+             int64_t ldc, bool accumulate, Epilogue epi, const float *rowBias) {
   const __m512 zero = _mm512_setzero_ps(), six = _mm512_set1_ps(6.0f);
 #define TANDEM_ROWS(X)                                                         \
   X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
@@ -196,7 +221,14 @@ kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
 #define TANDEM_STORE(i)                                                        \
   {                                                                            \
     float *row = c + i * ldc;                                                  \
-    if (accumulate) {                                                          \
+    if (rowBias) {                                                             \
+      __m512 b = _mm512_set1_ps(rowBias[i]);                                   \
+      __m512 p0 = accumulate ? _mm512_add_ps(_mm512_loadu_ps(row), b) : b;     \
+      __m512 p1 =                                                              \
+          accumulate ? _mm512_add_ps(_mm512_loadu_ps(row + 16), b) : b;        \
+      c##i##_0 = _mm512_add_ps(p0, c##i##_0);                                  \
+      c##i##_1 = _mm512_add_ps(p1, c##i##_1);                                  \
+    } else if (accumulate) {                                                   \
       c##i##_0 = _mm512_add_ps(c##i##_0, _mm512_loadu_ps(row));                \
       c##i##_1 = _mm512_add_ps(c##i##_1, _mm512_loadu_ps(row + 16));           \
     }                                                                          \
@@ -217,6 +249,72 @@ kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
 #undef TANDEM_FMA
 #undef TANDEM_STORE
 }
+
+/// An AVX-512 edge tile of `Rows` rows (of the 14 of a packed A panel) and
+/// `cols` columns: only those rows' FMAs, masked loads and stores of C. A
+/// partial-column tile is the last B panel its A panel meets, so it
+/// prefetches the next A panel as kernelAvx512<NextPanel::A> does.
+template <int Rows>
+__attribute__((target("avx512f"))) void
+kernelAvx512Edge(int64_t k, const float *pa, const float *pb, int64_t ldb,
+                 float *c, int64_t ldc, bool accumulate, Epilogue epi,
+                 const float *rowBias, int64_t cols) {
+  const __m512 zero = _mm512_setzero_ps(), six = _mm512_set1_ps(6.0f);
+  __m512 acc[Rows][2];
+#pragma GCC unroll 16
+  for (int i = 0; i < Rows; ++i)
+    acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  const float *nextA = pa + 14 * k;
+  for (int64_t p = 0; p < k; ++p, pa += 14, pb += ldb, nextA += 14) {
+    _mm_prefetch(reinterpret_cast<const char *>(nextA), _MM_HINT_T1);
+    __m512 b0 = _mm512_loadu_ps(pb), b1 = _mm512_loadu_ps(pb + 16);
+#pragma GCC unroll 16
+    for (int i = 0; i < Rows; ++i) {
+      __m512 a = _mm512_set1_ps(pa[i]);
+      acc[i][0] = _mm512_fmadd_ps(a, b0, acc[i][0]);
+      acc[i][1] = _mm512_fmadd_ps(a, b1, acc[i][1]);
+    }
+  }
+  __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
+  __mmask16 m1 = cols >= 32  ? __mmask16(0xFFFF)
+                 : cols > 16 ? __mmask16((1u << (cols - 16)) - 1)
+                             : __mmask16(0);
+#pragma GCC unroll 16
+  for (int i = 0; i < Rows; ++i) {
+    float *row = c + i * ldc;
+    __m512 v0 = acc[i][0], v1 = acc[i][1];
+    if (rowBias) {
+      __m512 b = _mm512_set1_ps(rowBias[i]);
+      __m512 p0 =
+          accumulate ? _mm512_add_ps(_mm512_maskz_loadu_ps(m0, row), b) : b;
+      __m512 p1 = accumulate
+                      ? _mm512_add_ps(_mm512_maskz_loadu_ps(m1, row + 16), b)
+                      : b;
+      v0 = _mm512_add_ps(p0, v0);
+      v1 = _mm512_add_ps(p1, v1);
+    } else if (accumulate) {
+      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, row));
+      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, row + 16));
+    }
+    if (epi != kNoEpilogue) { // max(0, x): NaN stays NaN
+      v0 = _mm512_max_ps(zero, v0);
+      v1 = _mm512_max_ps(zero, v1);
+    }
+    if (epi == kRelu6) { // min(6, x): NaN stays NaN
+      v0 = _mm512_min_ps(six, v0);
+      v1 = _mm512_min_ps(six, v1);
+    }
+    _mm512_mask_storeu_ps(row, m0, v0);
+    _mm512_mask_storeu_ps(row + 16, m1, v1);
+  }
+}
+
+const EdgeKernel kAvx512Edges[14] = {
+    kernelAvx512Edge<1>,  kernelAvx512Edge<2>,  kernelAvx512Edge<3>,
+    kernelAvx512Edge<4>,  kernelAvx512Edge<5>,  kernelAvx512Edge<6>,
+    kernelAvx512Edge<7>,  kernelAvx512Edge<8>,  kernelAvx512Edge<9>,
+    kernelAvx512Edge<10>, kernelAvx512Edge<11>, kernelAvx512Edge<12>,
+    kernelAvx512Edge<13>, kernelAvx512Edge<14>};
 #endif
 
 /// The micro-kernel family called `name` ("avx512", "avx2", "portable"),
@@ -234,7 +332,8 @@ bool isaByName(const char *name, KernelIsa &out) {
            kernelAvx512<NextPanel::None>,
            kernelAvx512<NextPanel::A>,
            kernelAvx512<NextPanel::B>,
-           "avx512"};
+           "avx512",
+           kAvx512Edges};
     return true;
   }
   if (std::strcmp(name, "avx2") == 0 && __builtin_cpu_supports("avx2") &&
@@ -641,23 +740,6 @@ void storeEdge(const float *tile, int64_t nr, float *c, int64_t rs, int64_t cs,
     }
 }
 
-/// C's MR x NR tile at `c` (row stride ldc) becomes rowBias[i] on row i
-/// (plus what it held, when accumulating): the bias goes into the tile in
-/// cache right before the micro-kernel accumulates onto it.
-void biasTile(float *c, int64_t ldc, int64_t mr, int64_t nr,
-              const float *rowBias, bool accumulate) {
-  for (int64_t i = 0; i < mr; ++i) {
-    float *row = c + i * ldc;
-    float b = rowBias[i];
-    if (accumulate)
-      for (int64_t j = 0; j < nr; ++j)
-        row[j] += b;
-    else
-      for (int64_t j = 0; j < nr; ++j)
-        row[j] = b;
-  }
-}
-
 void computeTasks(void *env, int64_t begin, int64_t end) {
   auto &s = *static_cast<BlockStep *>(env);
   int64_t mr = s.isa->mr, nr = s.isa->nr;
@@ -698,11 +780,12 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
           kernel = s.isa->kernelNextB;
         const float *rowBias = s.rowBias ? s.rowBias + i0 + ir : nullptr;
         if (rows == mr && cols == nr && s.csC == 1) {
-          if (rowBias)
-            biasTile(c, s.rsC, mr, nr, rowBias, s.accumulate);
-          kernel(s.kc, pa, pb, ldb, c, s.rsC, s.accumulate || rowBias, s.epi);
+          kernel(s.kc, pa, pb, ldb, c, s.rsC, s.accumulate, s.epi, rowBias);
+        } else if (s.isa->edge && s.csC == 1) {
+          s.isa->edge[rows - 1](s.kc, pa, pb, ldb, c, s.rsC, s.accumulate,
+                                s.epi, rowBias, cols);
         } else {
-          kernel(s.kc, pa, pb, ldb, tile, nr, false, kNoEpilogue);
+          kernel(s.kc, pa, pb, ldb, tile, nr, false, kNoEpilogue, nullptr);
           storeEdge(tile, nr, c, s.rsC, s.csC, rows, cols, s.accumulate, s.epi,
                     rowBias);
         }

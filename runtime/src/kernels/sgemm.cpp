@@ -188,6 +188,66 @@ kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
 #undef TANDEM_STORE
 }
 
+/// An AVX2 edge tile of `Rows` rows (of the 6 of a packed A panel) and
+/// `cols` columns (of 16), like kernelAvx512Edge: masked loads and stores.
+template <int Rows>
+__attribute__((target("avx2,fma"))) void
+kernelAvx2Edge(int64_t k, const float *pa, const float *pb, int64_t ldb,
+               float *c, int64_t ldc, bool accumulate, Epilogue epi,
+               const float *rowBias, int64_t cols) {
+  const __m256 zero = _mm256_setzero_ps(), six = _mm256_set1_ps(6.0f);
+  __m256 acc[Rows][2];
+#pragma GCC unroll 8
+  for (int i = 0; i < Rows; ++i)
+    acc[i][0] = acc[i][1] = _mm256_setzero_ps();
+  const float *nextA = pa + 6 * k;
+  for (int64_t p = 0; p < k; ++p, pa += 6, pb += ldb, nextA += 6) {
+    _mm_prefetch(reinterpret_cast<const char *>(nextA), _MM_HINT_T1);
+    __m256 b0 = _mm256_loadu_ps(pb), b1 = _mm256_loadu_ps(pb + 8);
+#pragma GCC unroll 8
+    for (int i = 0; i < Rows; ++i) {
+      __m256 a = _mm256_broadcast_ss(pa + i);
+      acc[i][0] = _mm256_fmadd_ps(a, b0, acc[i][0]);
+      acc[i][1] = _mm256_fmadd_ps(a, b1, acc[i][1]);
+    }
+  }
+  // Lane j of half h is stored when 8 h + j < cols.
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(cols)), lanes);
+  __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(cols) - 8), lanes);
+#pragma GCC unroll 8
+  for (int i = 0; i < Rows; ++i) {
+    float *row = c + i * ldc;
+    __m256 v0 = acc[i][0], v1 = acc[i][1];
+    if (rowBias) {
+      __m256 b = _mm256_set1_ps(rowBias[i]);
+      __m256 p0 =
+          accumulate ? _mm256_add_ps(_mm256_maskload_ps(row, m0), b) : b;
+      __m256 p1 =
+          accumulate ? _mm256_add_ps(_mm256_maskload_ps(row + 8, m1), b) : b;
+      v0 = _mm256_add_ps(p0, v0);
+      v1 = _mm256_add_ps(p1, v1);
+    } else if (accumulate) {
+      v0 = _mm256_add_ps(v0, _mm256_maskload_ps(row, m0));
+      v1 = _mm256_add_ps(v1, _mm256_maskload_ps(row + 8, m1));
+    }
+    if (epi != kNoEpilogue) { // max(0, x): NaN stays NaN
+      v0 = _mm256_max_ps(zero, v0);
+      v1 = _mm256_max_ps(zero, v1);
+    }
+    if (epi == kRelu6) { // min(6, x): NaN stays NaN
+      v0 = _mm256_min_ps(six, v0);
+      v1 = _mm256_min_ps(six, v1);
+    }
+    _mm256_maskstore_ps(row, m0, v0);
+    _mm256_maskstore_ps(row + 8, m1, v1);
+  }
+}
+
+const EdgeKernel kAvx2Edges[6] = {kernelAvx2Edge<1>, kernelAvx2Edge<2>,
+                                  kernelAvx2Edge<3>, kernelAvx2Edge<4>,
+                                  kernelAvx2Edge<5>, kernelAvx2Edge<6>};
+
 template <NextPanel Next>
 __attribute__((target("avx512f"))) void
 kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
@@ -343,7 +403,8 @@ bool isaByName(const char *name, KernelIsa &out) {
            kernelAvx2<NextPanel::None>,
            kernelAvx2<NextPanel::A>,
            kernelAvx2<NextPanel::B>,
-           "avx2"};
+           "avx2",
+           kAvx2Edges};
     return true;
   }
 #endif

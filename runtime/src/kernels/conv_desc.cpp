@@ -2,7 +2,6 @@
 
 #include "kernels/conv_desc.h"
 
-#include "kernels/kernel_status.h"
 #include "kernels/precision.h"
 
 #include <algorithm>
@@ -169,18 +168,10 @@ void runOnHost(const tandem_exec_ctx_t *ctx, const tandem_conv_desc_t &d,
                const float *x, const float *w, float *y, const float *bias,
                const float *z) {
   // A precision mode rounds x and w as the tensor cores would.
-  precision::Format format = precision::ofConvFlags(d.flags);
-  if (format != precision::Format::FP32) {
-    x = precision::rounded(x, extentBytes(d, kX) / sizeof(float), format, 0);
-    w = precision::rounded(w, extentBytes(d, kW) / sizeof(float), format, 1);
-    if (!x || !w) {
-      tandem_internal_kernel_failure failure;
-      tandem_internal_kernel_fail(
-          &failure, "conv: out of memory for the rounded operands");
-      tandem_internal_kernel_report(&failure);
-      return;
-    }
-  }
+  if (!precision::roundOperands(x, extentBytes(d, kX) / sizeof(float), w,
+                                extentBytes(d, kW) / sizeof(float),
+                                precision::ofConvFlags(d.flags), "conv"))
+    return;
   Job job{&d, x, w, hasBias(d) ? bias : nullptr, hasResidual(d) ? z : nullptr,
           y};
   tandem_parallel_for(

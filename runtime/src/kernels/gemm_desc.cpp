@@ -2,7 +2,6 @@
 
 #include "kernels/gemm_desc.h"
 
-#include "kernels/kernel_status.h"
 #include "kernels/precision.h"
 
 #include <cmath>
@@ -101,18 +100,10 @@ uint64_t extentBytes(const tandem_gemm_desc_t &d, Operand operand) {
 void runOnHost(const tandem_exec_ctx_t *ctx, const tandem_gemm_desc_t &d,
                const float *a, const float *b, float *c, const float *bias) {
   // A precision mode rounds A and B as the tensor cores would.
-  precision::Format format = precision::ofGemmFlags(d.flags);
-  if (format != precision::Format::FP32) {
-    a = precision::rounded(a, extentBytes(d, kA) / sizeof(float), format, 0);
-    b = precision::rounded(b, extentBytes(d, kB) / sizeof(float), format, 1);
-    if (!a || !b) {
-      tandem_internal_kernel_failure failure;
-      tandem_internal_kernel_fail(
-          &failure, "gemm: out of memory for the rounded operands");
-      tandem_internal_kernel_report(&failure);
-      return;
-    }
-  }
+  if (!precision::roundOperands(a, extentBytes(d, kA) / sizeof(float), b,
+                                extentBytes(d, kB) / sizeof(float),
+                                precision::ofGemmFlags(d.flags), "gemm"))
+    return;
   int32_t flags = hasRelu(d) ? TANDEM_SGEMM_RELU : 0;
   if (hasBias(d)) {
     // C starts as the bias rows; the product accumulates onto it.

@@ -2,10 +2,12 @@
 
 #include "kernels/precision.h"
 
+#include "kernels/kernel_status.h"
 #include "kernels/scratch.h"
 #include "tandem/abi.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 namespace tandem {
@@ -87,6 +89,24 @@ const float *rounded(const float *src, size_t n, Format format, int slot) {
   for (size_t i = 0; i < n; ++i)
     out[i] = roundTo(src[i], format);
   return out;
+}
+
+bool roundOperands(const float *&lhs, size_t lhsCount, const float *&rhs,
+                   size_t rhsCount, Format format, const char *what) {
+  if (format == Format::FP32)
+    return true;
+  lhs = rounded(lhs, lhsCount, format, 0);
+  rhs = rounded(rhs, rhsCount, format, 1);
+  if (lhs && rhs)
+    return true;
+  // The message must outlive the call (the channel keeps the pointer).
+  thread_local char message[96];
+  std::snprintf(message, sizeof(message),
+                "%s: out of memory for the rounded operands", what);
+  tandem_internal_kernel_failure failure;
+  tandem_internal_kernel_fail(&failure, message);
+  tandem_internal_kernel_report(&failure);
+  return false;
 }
 
 } // namespace precision

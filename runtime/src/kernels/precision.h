@@ -38,6 +38,14 @@ float roundTo(float x, Format format);
 /// itself for FP32. nullptr when memory is exhausted.
 const float *rounded(const float *src, size_t n, Format format, int slot);
 
+/// Rounds a product's two operands (`lhs`, `rhs`, `lhsCount`, `rhsCount`
+/// elements) to `format` in place of the pointers, in the calling thread's
+/// buffers (slots 0 and 1 of rounded()); nothing for FP32. When memory is
+/// exhausted, reports "<what>: out of memory for the rounded operands"
+/// through the kernel-error channel (kernel_status.h) and returns false.
+bool roundOperands(const float *&lhs, size_t lhsCount, const float *&rhs,
+                   size_t rhsCount, Format format, const char *what);
+
 } // namespace precision
 } // namespace tandem
 

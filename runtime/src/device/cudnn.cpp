@@ -439,6 +439,12 @@ tandem_status_t Context::getPlan(const tandem_conv_desc_t &d, Plan **out) {
           perf[i].memory <= kWorkspaceBytes) {
         plan->algo = perf[i].algo;
         chosen = true;
+        // The algorithm runs with the math type the heuristics rated it
+        // with (never wider than the descriptor allowed), as cuDNN's
+        // documentation and PyTorch do.
+        if (perf[i].mathType != math)
+          TANDEM_TRY(api.setMathType(plan->conv, perf[i].mathType),
+                     "cudnnSetConvolutionMathType");
       }
     if (!chosen)
       return tandem_status_make(

@@ -483,8 +483,7 @@ struct FormLibraryConvsPass
         builder.getDenseI64ArrayAttr(k->strides),
         builder.getDenseI64ArrayAttr(k->pads),
         builder.getDenseI64ArrayAttr(k->dilations), builder.getStringAttr(act),
-        precisionAttr(builder),
-        builder.getI64IntegerAttr(epilogueLaunch ? 2 : 1));
+        precisionAttr, builder.getI64IntegerAttr(epilogueLaunch ? 2 : 1));
     // The fallback: the replaced launches, in order, right after the conv.
     Operation *after = conv;
     for (Operation *replaced :
@@ -497,19 +496,12 @@ struct FormLibraryConvsPass
     }
   }
 
-  /// The `precision` of the calls formed: none (the default, fp32) or the
-  /// option's.
-  StringAttr precisionAttr(OpBuilder &builder) const {
-    return precision == "fp32" ? StringAttr()
-                               : builder.getStringAttr(precision);
-  }
-
   void runOnOperation() override {
-    if (!exec::isLibraryPrecision(precision)) {
-      getOperation().emitError() << "unknown precision '" << precision
-                                 << "' (expected fp32, tf32, bf16 or fp16)";
+    FailureOr<StringAttr> attr =
+        exec::libraryPrecisionAttr(getOperation(), precision);
+    if (failed(attr))
       return signalPassFailure();
-    }
+    precisionAttr = *attr;
     SymbolTableCollection table;
     symbols = &table;
     // Launches that already are a library call's fallback stay as they are.
@@ -529,6 +521,8 @@ struct FormLibraryConvsPass
   }
 
   SymbolTableCollection *symbols = nullptr;
+  /// The `precision` of the calls formed (null: fp32).
+  StringAttr precisionAttr;
   /// Launches that are some library call's fallback.
   llvm::DenseSet<Operation *> claimed;
 };

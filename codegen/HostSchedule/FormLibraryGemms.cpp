@@ -544,7 +544,7 @@ struct FormLibraryGemmsPass
         matmul.getStream(), i64(g->batch), i64(g->m), i64(g->n), i64(g->k),
         unit(g->transA), unit(g->transB), i64(g->lda), i64(g->ldb), i64(g->ldc),
         i64(g->strideA), i64(g->strideB), i64(g->strideC),
-        builder.getStringAttr(kind), precisionAttr(builder),
+        builder.getStringAttr(kind), precisionAttr,
         i64(1 + (fill ? 1 : 0) + (epilogueLaunch ? 1 : 0)));
     // The fallback: the replaced launches, in order, right after the gemm.
     Operation *after = gemm;
@@ -558,19 +558,12 @@ struct FormLibraryGemmsPass
     }
   }
 
-  /// The `precision` of the calls formed: none (the default, fp32) or the
-  /// option's.
-  StringAttr precisionAttr(OpBuilder &builder) const {
-    return precision == "fp32" ? StringAttr()
-                               : builder.getStringAttr(precision);
-  }
-
   void runOnOperation() override {
-    if (!exec::isLibraryPrecision(precision)) {
-      getOperation().emitError() << "unknown precision '" << precision
-                                 << "' (expected fp32, tf32, bf16 or fp16)";
+    FailureOr<StringAttr> attr =
+        exec::libraryPrecisionAttr(getOperation(), precision);
+    if (failed(attr))
       return signalPassFailure();
-    }
+    precisionAttr = *attr;
     SymbolTableCollection table;
     symbols = &table;
     SmallVector<LaunchOp> launches;
@@ -581,6 +574,8 @@ struct FormLibraryGemmsPass
   }
 
   SymbolTableCollection *symbols = nullptr;
+  /// The `precision` of the calls formed (null: fp32).
+  StringAttr precisionAttr;
   /// Launches that became some gemm's fallback.
   llvm::DenseSet<Operation *> absorbed;
 };

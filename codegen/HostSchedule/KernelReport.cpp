@@ -11,6 +11,7 @@
 #include "dialects/TandemExec/IR/TandemExecOps.h"
 #include "passes/Analysis/ReportFile.h"
 #include "passes/Placement/DeviceModel.h"
+#include "runtime/include/tandem/abi.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -88,16 +89,32 @@ double elementsOf(Value v) {
   return type && type.hasStaticShape() ? type.getNumElements() : 1;
 }
 
-/// The arithmetic of a library call of `precision`: its tensor-core rate
-/// (a convolution's bf16 runs as TF32, see tandem_exec.conv).
-Precision arithmeticOf(StringRef precision, bool conv) {
-  if (precision == "tf32" || (conv && precision == "bf16"))
+/// The arithmetic of a library GEMM: the tensor-core rate of the format
+/// its descriptor lets cuBLASLt round to.
+Precision arithmeticOf(GemmOp gemm) {
+  switch (gemm.getPrecisionFlag()) {
+  case TANDEM_GEMM_ALLOW_TF32:
     return Precision::TF32;
-  if (precision == "bf16")
+  case TANDEM_GEMM_ALLOW_BF16:
     return Precision::BF16;
-  if (precision == "fp16")
+  case TANDEM_GEMM_ALLOW_FP16:
     return Precision::F16;
-  return Precision::F32;
+  default:
+    return Precision::F32;
+  }
+}
+
+/// The same for a library convolution (its descriptor flag: a bf16
+/// convolution runs as TF32, ConvOp::getPrecisionFlag).
+Precision arithmeticOf(ConvOp conv) {
+  switch (conv.getPrecisionFlag()) {
+  case TANDEM_CONV_ALLOW_TF32:
+    return Precision::TF32;
+  case TANDEM_CONV_ALLOW_FP16:
+    return Precision::F16;
+  default:
+    return Precision::F32;
+  }
 }
 
 /// What limits a roofline estimate.
@@ -169,7 +186,7 @@ struct KernelReportPass
         row.bytes = bytesOf(operands);
         if (gemm.getPrecision() != "fp32")
           row.precision = gemm.getPrecision().str();
-        Precision arithmetic = arithmeticOf(gemm.getPrecision(), false);
+        Precision arithmetic = arithmeticOf(gemm);
         row.us = gpu->estimateUs(row.flops, row.bytes, elementsOf(gemm.getC()),
                                  arithmetic, /*matrix=*/true);
         row.bound =
@@ -195,7 +212,7 @@ struct KernelReportPass
         row.bytes = bytesOf(operands);
         if (conv.getPrecision() != "fp32")
           row.precision = conv.getPrecision().str();
-        Precision arithmetic = arithmeticOf(conv.getPrecision(), true);
+        Precision arithmetic = arithmeticOf(conv);
         row.us = gpu->estimateUs(row.flops, row.bytes, elementsOf(conv.getY()),
                                  arithmetic, /*matrix=*/true);
         row.bound =

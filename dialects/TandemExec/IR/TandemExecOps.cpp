@@ -314,8 +314,15 @@ int64_t GemmOp::getEpilogueCode() {
       .Default(-1);
 }
 
-bool mlir::tandem::exec::isLibraryPrecision(StringRef precision) {
-  return llvm::is_contained({"fp32", "tf32", "bf16", "fp16"}, precision);
+FailureOr<StringAttr>
+mlir::tandem::exec::libraryPrecisionAttr(Operation *anchor,
+                                         StringRef precision) {
+  if (!llvm::is_contained({"fp32", "tf32", "bf16", "fp16"}, precision))
+    return anchor->emitError() << "unknown precision '" << precision
+                               << "' (expected fp32, tf32, bf16 or fp16)";
+  if (precision == "fp32")
+    return StringAttr();
+  return StringAttr::get(anchor->getContext(), precision);
 }
 
 int64_t GemmOp::getPrecisionFlag() {

@@ -41,9 +41,12 @@ class DialectRegistry;
 
 namespace mlir::tandem::exec {
 
-/// Whether `precision` names a library call's precision (the `precision`
-/// of `tandem_exec.gemm` and `tandem_exec.conv`): fp32, tf32, bf16 or fp16.
-bool isLibraryPrecision(StringRef precision);
+/// The `precision` attribute of the library calls (`tandem_exec.gemm`,
+/// `tandem_exec.conv`) a pass forms with the option value `precision`: null
+/// for fp32 (the default, left out of the IR), else the name. Fails with an
+/// error on `anchor` when `precision` is not fp32, tf32, bf16 or fp16.
+FailureOr<StringAttr> libraryPrecisionAttr(Operation *anchor,
+                                           StringRef precision);
 
 /// Registers the bufferisation of `tandem.transfer` into
 /// `tandem_exec.transfer` (a BufferizableOpInterface external model).

@@ -109,6 +109,11 @@ def first_line(text):
     return str(text).strip()[:200] or "(no message)"
 
 
+def error_text(e):
+    """An exception as a row's error: its type and first line."""
+    return "%s: %s" % (type(e).__name__, first_line(e))
+
+
 class Stopped(Exception):
     """SIGTERM (scripts/gpu-check's timeout) or SIGINT: write the table
     with what was measured."""
@@ -337,8 +342,7 @@ def worker_torch(a, emit):
             row.update({"precision": p, "notes": notes})
             emit(row)
         except Exception as e:  # noqa: BLE001: a row, not a crash
-            emit({"precision": p, "error": "%s: %s" % (type(e).__name__,
-                                                       first_line(e))})
+            emit({"precision": p, "error": error_text(e)})
 
 
 class _PrecisionConfig:
@@ -403,8 +407,7 @@ def worker_jax(a, emit):
             row.update({"precision": p, "notes": notes})
             emit(row)
         except Exception as e:  # noqa: BLE001
-            emit({"precision": p, "error": "%s: %s" % (type(e).__name__,
-                                                       first_line(e))})
+            emit({"precision": p, "error": error_text(e)})
 
 
 def worker_ort(a, emit):
@@ -473,8 +476,7 @@ def worker_ort(a, emit):
             row.update({"precision": p, "notes": notes})
             emit(row)
         except Exception as e:  # noqa: BLE001
-            emit({"precision": p, "error": "%s: %s" % (type(e).__name__,
-                                                       first_line(e))})
+            emit({"precision": p, "error": error_text(e)})
 
 
 def worker_main(argv):
@@ -501,7 +503,7 @@ def worker_main(argv):
     except Exception as e:  # noqa: BLE001: setup failed: every row says so
         import traceback
         traceback.print_exc()
-        emit({"setup_error": "%s: %s" % (type(e).__name__, first_line(e))})
+        emit({"setup_error": error_text(e)})
         return 1
     return 0
 

@@ -95,15 +95,17 @@ void runInstance(tandem_model_t *model, const tandem_model_desc_t &desc,
   std::vector<tandem_tensor_t> inputs, outputs;
   std::vector<const void *> inputData;
   std::vector<void *> outputData;
+  const uint64_t kMaxTotalBytes = uint64_t(1) << 24;
   uint64_t total = 0;
   auto add = [&](const tandem_tensor_desc_t &t, bool isInput) {
     int64_t n = tandem_tensor_desc_num_elements(&t);
     uint64_t bytes = uint64_t(n) * tandem_dtype_size(t.dtype);
     if (n < 0 || (n && bytes / uint64_t(n) != tandem_dtype_size(t.dtype)))
       return false;
-    total += bytes;
-    if (total > (uint64_t(1) << 24))
+    // Compared before adding: a huge tensor must not wrap the total.
+    if (bytes > kMaxTotalBytes - total)
       return false;
+    total += bytes;
     std::vector<unsigned char> &buffer = buffers.emplace_back(bytes + 1);
     if (isInput && t.dtype == TANDEM_BOOL)
       for (unsigned char &byte : buffer)

@@ -10,16 +10,25 @@ usage: run_quant_ops.py --tandemc BIN --tandem-run BIN --work DIR
                         [--devices D,...] [--write-only] [NAME...]
 
 Float graph inputs are quantised inside the models (QuantizeLinear), so the
-int8/uint8 operands cover their whole range. The reference is onnxruntime's
-output, except for the zero-point forms that onnxruntime's kernels reject
-(a per-row MatMulInteger a_zero_point, a per-channel ConvInteger
-w_zero_point; onnx's reference implementation fails on them too), where it
-is the ONNX definition evaluated in numpy. Integer outputs
+int8/uint8 operands cover their whole range. The reference for the
+integer and quantised contractions (MatMulInteger, ConvInteger,
+QLinearMatMul, QLinearConv) is their ONNX definition evaluated in numpy in
+int64, requantised as onnxruntime does (numpy_reference): onnxruntime's
+x86 uint8 x int8 kernels on AVX2 without VNNI add pairs of products in
+saturating int16 (vpmaddubsw), so its output there is off by thousands
+(MatMulInteger) on such CPUs, and its kernels reject the per-row and
+per-channel zero points; onnx's reference implementation fails on those
+and on per-channel QLinearConv scales. Where onnxruntime does not
+saturate, the two agree exactly (checked on the AVX2 Zen 4 VM). The nets
+quantised by onnxruntime (uint8 activations, int8 weights) are checked
+against onnx's reference implementation for the same reason
+(onnx_reference, with numpy's QLinearConv), Col2Im against onnxruntime.
+Integer outputs
 must match exactly; float outputs (Col2Im, the quantised nets' dequantised
-logits) within rtol 1e-4. onnxruntime rewrites the QDQ net's
-DequantizeLinear -> Conv/MatMul -> QuantizeLinear chains into its
-QLinearConv and QLinearMatMul kernels; Tandem computes them in float as
-written, and the two agree on this net. With
+logits) within rtol 1e-4. Tandem computes the QDQ net's
+DequantizeLinear -> Conv/MatMul -> QuantizeLinear chains in float as
+written, as onnx's reference does (onnxruntime rewrites them into its
+QLinearConv and QLinearMatMul kernels). With
 --gpu all, every op is pinned to the GPU (integer ones stay on the CPU) and
 the model runs on each --devices value; all runs must give the same bytes.
 Prints "PASS name" / "FAIL name: why" and "quant-ops: N passed, M failed".
@@ -303,18 +312,20 @@ def dynamic_mlp():
         return onnx.load(dst)
 
 
-# name: (builder, reference): "ort" or "numpy" (numpy_reference).
+# name: (builder, reference): "ort", "numpy" (numpy_reference) or "onnx"
+# (onnx_reference); see the module docstring for why the integer models
+# do not use onnxruntime.
 MODELS = {
-    "matmul_integer": (matmul_integer, "ort"),
+    "matmul_integer": (matmul_integer, "numpy"),
     "matmul_integer_per_row": (matmul_integer_per_row, "numpy"),
-    "conv_integer": (conv_integer, "ort"),
+    "conv_integer": (conv_integer, "numpy"),
     "conv_integer_per_channel": (conv_integer_per_channel, "numpy"),
-    "qlinear_matmul": (qlinear_matmul, "ort"),
-    "qlinear_conv": (qlinear_conv, "ort"),
+    "qlinear_matmul": (qlinear_matmul, "numpy"),
+    "qlinear_conv": (qlinear_conv, "numpy"),
     "col2im": (col2im, "ort"),
-    "qoperator_net": (lambda: quantized_net("qoperator"), "ort"),
-    "qdq_net": (lambda: quantized_net("qdq"), "ort"),
-    "dynamic_mlp": (dynamic_mlp, "ort"),
+    "qoperator_net": (lambda: quantized_net("qoperator"), "onnx"),
+    "qdq_net": (lambda: quantized_net("qdq"), "onnx"),
+    "dynamic_mlp": (dynamic_mlp, "onnx"),
 }
 
 
@@ -375,11 +386,56 @@ IMPORT_MODELS = {
 }
 
 
+def integer_conv(x, w, node):
+    """The convolution of int64 `x` [N, C, *spatial] by int64 `w`
+    [K, C/group, *kernel] with `node`'s pads, strides, dilations and
+    group (1-D or 2-D): int64 [N, K, *out]."""
+    attr = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    rank = x.ndim - 2
+    pads = list(attr.get("pads", [0] * 2 * rank))
+    strides = list(attr.get("strides", [1] * rank))
+    dilations = list(attr.get("dilations", [1] * rank))
+    group = attr.get("group", 1)
+    auto_pad = attr.get("auto_pad", b"NOTSET")
+    auto_pad = auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        for d in range(rank):
+            size, k = x.shape[2 + d], w.shape[2 + d]
+            total = max(0, (-(-size // strides[d]) - 1) * strides[d] +
+                        (k - 1) * dilations[d] + 1 - size)
+            small, large = total // 2, total - total // 2
+            pads[d], pads[d + rank] = ((small, large)
+                                       if auto_pad == "SAME_UPPER"
+                                       else (large, small))
+    elif auto_pad == "VALID":
+        pads = [0] * 2 * rank
+    x = np.pad(x, [(0, 0), (0, 0)] +
+               [(pads[d], pads[d + rank]) for d in range(rank)])
+    kernel = w.shape[2:]
+    out = [(x.shape[2 + d] - dilations[d] * (kernel[d] - 1) - 1) //
+           strides[d] + 1 for d in range(rank)]
+    cg, kg = x.shape[1] // group, w.shape[0] // group
+    y = np.zeros((x.shape[0], w.shape[0], *out), np.int64)
+    for tap in np.ndindex(*kernel):
+        window = x[(slice(None), slice(None)) + tuple(
+            slice(tap[d] * dilations[d],
+                  tap[d] * dilations[d] + (out[d] - 1) * strides[d] + 1,
+                  strides[d]) for d in range(rank))]
+        for g in range(group):
+            y[:, g * kg:(g + 1) * kg] += np.einsum(
+                "nc...,oc->no...", window[:, g * cg:(g + 1) * cg],
+                w[g * kg:(g + 1) * kg][(slice(None), slice(None)) + tap])
+    return y
+
+
 def numpy_reference(model_path, feeds):
-    """The ONNX definition of the models' MatMulInteger and ConvInteger
-    nodes (after their QuantizeLinear inputs), evaluated in numpy in
-    int64: (a - a_zero_point) @ (b - b_zero_point), and the convolution of
-    (x - x_zero_point) by (w - w_zero_point), zero padded."""
+    """The ONNX definition of the models' MatMulInteger, ConvInteger and
+    QLinearConv nodes (after their QuantizeLinear inputs), evaluated in
+    numpy: (a - a_zero_point) @ (b - b_zero_point) and the convolution of
+    (x - x_zero_point) by (w - w_zero_point) in int64; QLinearConv adds its
+    bias and requantises as onnxruntime does, the sum (as float32) times
+    the float32 x_scale * w_scale / y_scale, rounded half to even, plus
+    y_zero_point, saturated."""
     from onnx.reference import ReferenceEvaluator
     model = onnx.load(model_path)
     values = {i.name: numpy_helper.to_array(i)
@@ -393,36 +449,95 @@ def numpy_reference(model_path, feeds):
     values.update(zip([n.output[0] for n in quant],
                       ReferenceEvaluator(sub).run(None, feeds)))
     wide = lambda name: values[name].astype(np.int64)  # noqa: E731
+    per_channel = lambda v, rank: v.reshape(  # noqa: E731
+        (-1,) + (1,) * (rank - 1)) if v.ndim == 1 else v
     outputs = []
     for node in model.graph.node:
+        ins = list(node.input) + [""] * 9
         if node.op_type == "MatMulInteger":
-            a, b = wide(node.input[0]), wide(node.input[1])
-            if len(node.input) > 2 and node.input[2]:
-                az = wide(node.input[2])
+            a, b = wide(ins[0]), wide(ins[1])
+            if ins[2]:
+                az = wide(ins[2])
                 a = a - (az.reshape(-1, 1) if az.ndim == 1 else az)
-            if len(node.input) > 3 and node.input[3]:
-                b = b - wide(node.input[3])
+            if ins[3]:
+                b = b - wide(ins[3])
             outputs.append((a @ b).astype(np.int32))
         elif node.op_type == "ConvInteger":
-            x = wide(node.input[0]) - wide(node.input[2])
-            w = wide(node.input[1]) - wide(node.input[3]).reshape(-1, 1, 1, 1)
-            p = [a.ints for a in node.attribute if a.name == "pads"][0]
-            x = np.pad(x, [(0, 0), (0, 0), (p[0], p[2]), (p[1], p[3])])
-            kh, kw = w.shape[2:]
-            oh, ow = x.shape[2] - kh + 1, x.shape[3] - kw + 1
-            y = np.zeros((x.shape[0], w.shape[0], oh, ow), np.int64)
-            for i in range(kh):
-                for j in range(kw):
-                    y += np.einsum("nchw,oc->nohw",
-                                   x[:, :, i:i + oh, j:j + ow], w[:, :, i, j])
-            outputs.append(y.astype(np.int32))
+            x, w = wide(ins[0]), wide(ins[1])
+            if ins[2]:
+                x = x - wide(ins[2])
+            if ins[3]:
+                w = w - per_channel(wide(ins[3]), w.ndim)
+            outputs.append(integer_conv(x, w, node).astype(np.int32))
+        elif node.op_type == "QLinearMatMul":
+            a = wide(ins[0]) - wide(ins[2])
+            b = wide(ins[3]) - wide(ins[5])
+            outputs.append(requantize(a @ b, values[ins[1]], values[ins[4]],
+                                      values[ins[6]], values[ins[7]],
+                                      lambda v, rank: v))
+        elif node.op_type == "QLinearConv":
+            x = wide(ins[0]) - wide(ins[2])
+            w = wide(ins[3]) - per_channel(wide(ins[5]), values[ins[3]].ndim)
+            acc = integer_conv(x, w, node)
+            if ins[8]:
+                acc += per_channel(wide(ins[8]), acc.ndim - 1)
+            outputs.append(requantize(acc, values[ins[1]], values[ins[4]],
+                                      values[ins[6]], values[ins[7]],
+                                      per_channel))
     return outputs
+
+
+def requantize(acc, a_scale, b_scale, y_scale, y_zero, per_channel):
+    """An int64 sum `acc` as `y_zero`'s type, as onnxruntime requantises:
+    the sum as float32 times the float32 a_scale * b_scale / y_scale
+    (`per_channel` shapes a per-channel scale for it), rounded half to
+    even, plus y_zero, saturated."""
+    scale = (a_scale.astype(np.float32) * b_scale.astype(np.float32) /
+             y_scale.astype(np.float32)).astype(np.float32)
+    y = np.rint(acc.astype(np.float32) * per_channel(scale, acc.ndim - 1))
+    info = np.iinfo(y_zero.dtype)
+    return np.clip(y + y_zero.astype(np.int64), info.min,
+                   info.max).astype(y_zero.dtype)
+
+
+def onnx_reference(model_path, feeds):
+    """The model run by onnx's reference implementation, with numpy's
+    QLinearConv (onnx's fails on per-channel scales) and the default
+    domain's opset raised to 21 (it implements DequantizeLinear only from
+    19 on; the int8/uint8 forms mean the same since 13)."""
+    from onnx.reference import ReferenceEvaluator
+    from onnx.reference.op_run import OpRun
+
+    class QLinearConv(OpRun):
+        op_domain = ""
+
+        def _run(self, x, x_scale, x_zero, w, w_scale, w_zero, y_scale,
+                 y_zero, bias=None, **_):
+            rank = x.ndim
+            per_channel = lambda v, r: v.reshape(  # noqa: E731
+                (-1,) + (1,) * (r - 1)) if v.ndim == 1 else v
+            acc = integer_conv(
+                x.astype(np.int64) - x_zero.astype(np.int64),
+                w.astype(np.int64) - per_channel(w_zero.astype(np.int64),
+                                                 rank), self.onnx_node)
+            if bias is not None:
+                acc += per_channel(bias.astype(np.int64), rank - 1)
+            return (requantize(acc, x_scale, w_scale, y_scale, y_zero,
+                               per_channel),)
+
+    model = onnx.load(model_path)
+    for opset in model.opset_import:
+        if opset.domain in ("", "ai.onnx"):
+            opset.version = max(opset.version, 21)
+    return ReferenceEvaluator(model, new_ops=[QLinearConv]).run(None, feeds)
 
 
 def reference(model_path, kind, feeds):
     """The reference outputs of the model on `feeds`."""
     if kind == "numpy":
         return numpy_reference(model_path, feeds)
+    if kind == "onnx":
+        return onnx_reference(model_path, feeds)
     import onnxruntime as ort
     session = ort.InferenceSession(model_path,
                                    providers=["CPUExecutionProvider"])

@@ -311,7 +311,7 @@ def TandemExec_ConvOp : TandemExec_Op<"conv",
     `cudnnConvolutionBiasActivationForward` adds it, the residual and a
     ReLU; without one, `cudnnConvolutionForward` then `cudnnAddTensor` for
     the residual; ReLU6, sigmoid and swish as one more cuDNN call) and with
-    a host loop on the emulated device and the CPU fallback
+    the CPU convolution kernels on the emulated device and the CPU fallback
     (`tandem_sched_conv`); the program lists its descriptor so that model
     creation chooses the algorithm and sizes the workspace. The `fallback` launches right
     after the conv are its fallback: the launches of the generated kernels

@@ -17,9 +17,10 @@
 //    pointer arguments translated to the backing memory. Library GEMMs
 //    (tandem_device_gemm) run the CPU sgemm there, single-threaded
 //    (TANDEM_EMULATED_GEMM=0: no GEMM library, as on CUDA without
-//    cuBLASLt). Library convolutions (tandem_device_conv) run the host
-//    loop of conv_desc.h the same way (TANDEM_EMULATED_CONV=0: no
-//    convolution library, as on CUDA without cuDNN).
+//    cuBLASLt). Library convolutions (tandem_device_conv) run the CPU
+//    convolution kernels through conv_desc.h the same way
+//    (TANDEM_EMULATED_CONV=0: no convolution library, as on CUDA without
+//    cuDNN).
 //  - Optional random delays before each copy and kernel make missing
 //    synchronisation visible as wrong results.
 //  - Capture records the stream's copies and launches as commands; a graph

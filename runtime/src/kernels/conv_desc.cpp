@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <vector>
 
 namespace tandem {
 namespace conv {
@@ -108,58 +110,18 @@ float activate(int64_t activation, float x) {
 
 namespace {
 
-struct Job {
-  const tandem_conv_desc_t *d;
-  const float *x, *w, *bias, *z;
-  float *y;
-};
-
-/// Output plane (b, o) of the job: initialised to the bias, accumulated
-/// over the group's input channels and filter taps in a fixed order, then
-/// the residual and the activation.
-void plane(const Job &job, int64_t index) {
-  const tandem_conv_desc_t &d = *job.d;
-  int64_t b = index / d.k, o = index % d.k;
-  int64_t cg = d.c / d.groups, g = o / (d.k / d.groups);
-  int64_t pq = d.p * d.q;
-  float *out = job.y + index * pq;
-  float init = job.bias ? job.bias[o] : 0.0f;
-  std::fill(out, out + pq, init);
-  for (int64_t ci = 0; ci < cg; ++ci) {
-    const float *in = job.x + (b * d.c + g * cg + ci) * d.h * d.w;
-    const float *filter = job.w + (o * cg + ci) * d.r * d.s;
-    for (int64_t u = 0; u < d.r; ++u)
-      for (int64_t v = 0; v < d.s; ++v) {
-        float wv = filter[u * d.s + v];
-        int64_t dy = u * d.dilation_h - d.pad_h,
-                dx = v * d.dilation_w - d.pad_w;
-        // The output columns j whose input column j*stride + dx is inside.
-        int64_t jlo = dx >= 0 ? 0 : (-dx + d.stride_w - 1) / d.stride_w;
-        int64_t jhi = d.w - 1 - dx < 0
-                          ? 0
-                          : std::min(d.q, (d.w - 1 - dx) / d.stride_w + 1);
-        for (int64_t i = 0; i < d.p; ++i) {
-          int64_t ih = i * d.stride_h + dy;
-          if (ih < 0 || ih >= d.h)
-            continue;
-          const float *row = in + ih * d.w + dx;
-          float *orow = out + i * d.q;
-          if (d.stride_w == 1)
-            for (int64_t j = jlo; j < jhi; ++j)
-              orow[j] += wv * row[j];
-          else
-            for (int64_t j = jlo; j < jhi; ++j)
-              orow[j] += wv * row[j * d.stride_w];
-        }
-      }
-  }
-  const float *res = job.z ? job.z + index * pq : nullptr;
-  for (int64_t e = 0; e < pq; ++e) {
-    float v = out[e];
-    if (res)
-      v += res[e];
-    out[e] = activate(d.activation, v);
-  }
+/// `x` with `d`'s zero padding around each plane: [n, c, h + 2 pad_h,
+/// w + 2 pad_w], which the CPU kernels read (they take no pads).
+std::vector<float> padInput(const tandem_conv_desc_t &d, const float *x) {
+  int64_t hp = d.h + 2 * d.pad_h, wp = d.w + 2 * d.pad_w;
+  std::vector<float> padded(static_cast<size_t>(d.n * d.c * hp * wp), 0.0f);
+  for (int64_t plane = 0; plane < d.n * d.c; ++plane)
+    for (int64_t i = 0; i < d.h; ++i)
+      std::memcpy(&padded[static_cast<size_t>((plane * hp + i + d.pad_h) * wp +
+                                              d.pad_w)],
+                  x + (plane * d.h + i) * d.w,
+                  static_cast<size_t>(d.w) * sizeof(float));
+  return padded;
 }
 
 } // namespace
@@ -172,16 +134,51 @@ void runOnHost(const tandem_exec_ctx_t *ctx, const tandem_conv_desc_t &d,
                                 extentBytes(d, kW) / sizeof(float),
                                 precision::ofConvFlags(d.flags), "conv"))
     return;
-  Job job{&d, x, w, hasBias(d) ? bias : nullptr, hasResidual(d) ? z : nullptr,
-          y};
-  tandem_parallel_for(
-      ctx ? ctx->pool : nullptr, d.n * d.k, 1,
-      [](void *env, int64_t begin, int64_t end) {
-        const Job &job = *static_cast<const Job *>(env);
-        for (int64_t i = begin; i < end; ++i)
-          plane(job, i);
-      },
-      &job);
+  // The CPU's own convolution kernels run it, as a CPU build of the model
+  // would: the implicit-GEMM kernel once per group, or the depthwise kernel
+  // when every group is one channel with one filter. Their sums do not
+  // depend on the thread count.
+  std::vector<float> padded;
+  if (d.pad_h || d.pad_w) {
+    padded = padInput(d, x);
+    x = padded.data();
+  }
+  int64_t hp = d.h + 2 * d.pad_h, wp = d.w + 2 * d.pad_w, pq = d.p * d.q;
+  // The residual is the accumulator's start; the kernels add the bias and
+  // apply ReLU and ReLU6 in each tile, the other activations come after.
+  int32_t flags = 0;
+  if (hasResidual(d)) {
+    if (y != z)
+      std::memmove(y, z, extentBytes(d, kY));
+    flags |= TANDEM_CONV2D_ACCUMULATE;
+  }
+  if (d.activation == TANDEM_CONV_ACT_RELU)
+    flags |= TANDEM_CONV2D_RELU;
+  else if (d.activation == TANDEM_CONV_ACT_RELU6)
+    flags |= TANDEM_CONV2D_RELU6;
+  static_assert(TANDEM_CONV2D_ACCUMULATE == TANDEM_DWCONV2D_ACCUMULATE &&
+                    TANDEM_CONV2D_RELU == TANDEM_DWCONV2D_RELU &&
+                    TANDEM_CONV2D_RELU6 == TANDEM_DWCONV2D_RELU6,
+                "the conv and depthwise kernels share their flags");
+  const float *b = hasBias(d) ? bias : nullptr;
+  if (d.groups == d.c && d.groups == d.k) {
+    tandem_dwconv2d_bias_f32(ctx, d.n, d.c, hp, wp, x, d.c * hp * wp, hp * wp,
+                             wp, 1, d.r, d.s, w, b, y, d.k * pq, pq, d.q, d.p,
+                             d.q, d.stride_h, d.stride_w, d.dilation_h,
+                             d.dilation_w, flags);
+  } else {
+    int64_t cg = d.c / d.groups, kg = d.k / d.groups;
+    for (int64_t g = 0; g < d.groups; ++g)
+      tandem_conv2d_bias_f32(
+          ctx, d.n, cg, hp, wp, x + g * cg * hp * wp, d.c * hp * wp, hp * wp,
+          wp, 1, kg, d.r, d.s, w + g * kg * cg * d.r * d.s, b ? b + g * kg : b,
+          y + g * kg * pq, d.k * pq, pq, d.p, d.q, d.stride_h, d.stride_w,
+          d.dilation_h, d.dilation_w, flags);
+  }
+  if (d.activation == TANDEM_CONV_ACT_SIGMOID ||
+      d.activation == TANDEM_CONV_ACT_SWISH)
+    for (int64_t e = 0, n = d.n * d.k * pq; e < n; ++e)
+      y[e] = activate(d.activation, y[e]);
 }
 
 } // namespace conv

@@ -1,9 +1,10 @@
 //===- conv_desc.h - tandem_conv_desc_t: checks and host runs --*- C++ -*-===//
 //
 // The one definition of what a tandem_conv_desc_t means: its checks, the
-// extent of each operand, and its execution on the host as a plain loop
-// (the emulated device and the CPU fallback run this, so tests pin down
-// the semantics the CUDA backend gives cuDNN).
+// extent of each operand, and its execution on the host by the CPU
+// convolution kernels (the emulated device and the CPU fallback run this,
+// so tests pin down the semantics the CUDA backend gives cuDNN, and a GPU
+// artifact without a GPU runs its convolutions as fast as a CPU build).
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,10 +48,12 @@ uint64_t extentBytes(const tandem_conv_desc_t &d, Operand operand);
 /// `x` under activation `activation` (TANDEM_CONV_ACT_*).
 float activate(int64_t activation, float x);
 
-/// Runs the checked convolution `d` on host memory, one output plane per
-/// task on ctx's thread pool (NULL: the calling thread); each plane sums
-/// in the same order whatever the threads, so results are bit-identical.
-/// `bias` and `z` may be NULL when unused.
+/// Runs the checked convolution `d` on host memory with the CPU kernels
+/// (tandem_conv2d_bias_f32 once per group, or tandem_dwconv2d_bias_f32 for
+/// a depthwise one; the padding into a copy of x) on ctx's thread pool
+/// (NULL: the calling thread). Their sums do not depend on the thread
+/// count, so results are bit-identical at any. `bias` and `z` may be NULL
+/// when unused.
 void runOnHost(const tandem_exec_ctx_t *ctx, const tandem_conv_desc_t &d,
                const float *x, const float *w, float *y, const float *bias,
                const float *z);

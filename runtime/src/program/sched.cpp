@@ -12,8 +12,8 @@
 // Library GEMMs (tandem_sched_gemm) are buffered and captured like launches;
 // they run cuBLASLt (CUDA), the CPU sgemm on the stream's thread (emulated)
 // or the CPU sgemm on the run's thread pool (CPU fallback). Library
-// convolutions (tandem_sched_conv) likewise run cuDNN (CUDA) or the host
-// loop of conv_desc.h (emulated, CPU fallback).
+// convolutions (tandem_sched_conv) likewise run cuDNN (CUDA) or the CPU
+// convolution kernels through conv_desc.h (emulated, CPU fallback).
 // Failures never return: the first one is kept in the slot, later calls of
 // the run do nothing, and the run fails with its message (model.cpp).
 //

@@ -178,6 +178,18 @@ def TandemCallCPUKernels : Pass<"tandem-call-cpu-kernels", "::mlir::ModuleOp"> {
     A `linalg.fill` of zero into the output that only feeds the contraction
     is dropped: the kernel overwrites instead of accumulating.
 
+    f32 NCHW convolutions become calls of `tandem_conv2d_f32` (im2col or
+    Winograd GEMMs) and depthwise ones of `tandem_dwconv2d_f32`, with a
+    zero fill or a per-channel bias broadcast before them folded into the
+    call. A grouped `linalg.conv_2d_ngchw_gfchw` becomes an `scf.for` over
+    its groups with one `tandem_conv2d_f32` call per group on that group's
+    input channels, filters, bias and output channels (pointer offsets, no
+    copies); its bias is a [G, F] broadcast into the rank-5 output (or a
+    [C] one into the rank-4 buffer the output expands). Ops between the
+    fill or broadcast and the conv that touch other buffers (the pad's
+    fill and copy of the input) do not stop the fold; a use of the output
+    through any view of it does.
+
     Every public function gets a trailing `!llvm.ptr` argument marked
     `tandem.exec_ctx`: the `tandem_exec_ctx_t *` of the run, through which
     the kernel reaches the thread pool. The artifact's entry passes it.
@@ -206,7 +218,8 @@ def TandemCallCPUKernels : Pass<"tandem-call-cpu-kernels", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
-    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
   ];
 }
 

@@ -220,8 +220,8 @@ out=$(.venv/bin/python test/e2e/run_e2e.py --tandemc build/bin/tandemc \
   --tandem-run build/bin/tandem-run --work build/gpu-e2e-mapped \
   --models build/models --set "$MODEL_SET" --gpu all --gpu-twins mapped \
   --devices emulated,cpu \
-  mlp conv_bn_relu resnet18 mobilenet_v2 transformer_encoder lstm_tagger \
-  gru_encoder unet_small gpt_block audio_encoder detection_head \
+  mlp conv_bn_relu grouped_convs resnet18 mobilenet_v2 transformer_encoder \
+  lstm_tagger gru_encoder unet_small gpt_block audio_encoder detection_head \
   video_classifier) || rc=$?
 echo "$out"
 add_counts "$rc" "$out"
@@ -235,8 +235,8 @@ out=$(TANDEM_EMULATED_GEMM=0 TANDEM_EMULATED_CONV=0 .venv/bin/python \
   --tandem-run build/bin/tandem-run --work build/gpu-e2e-fallback \
   --models build/models --set "$MODEL_SET" --gpu all --gpu-twins mapped \
   --devices emulated \
-  mlp conv_bn_relu resnet18 mobilenet_v2_bn transformer_encoder unet_small \
-  video_classifier gpt_block) || rc=$?
+  mlp conv_bn_relu grouped_convs resnet18 mobilenet_v2_bn transformer_encoder \
+  unet_small video_classifier gpt_block) || rc=$?
 echo "$out"
 add_counts "$rc" "$out"
 # --gpu-precision: the library GEMMs and convolutions round their operands

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -244,14 +245,35 @@ bool isZeroFillOf(Operation *op, Value out) {
   return yield.getNumOperands() == 1 && isPositiveZero(yield.getOperand(0));
 }
 
-/// The nearest op before `op` in its block that uses `out`, if nothing that
-/// could touch `out` through an alias (an op with regions, a call) lies
-/// between; nullptr otherwise.
+/// The buffer `value` views: the source of its chain of view ops (subview,
+/// expand and collapse, casts), stopping at a memref.view, which carves a
+/// distinct buffer out of the arena.
+Value viewedBuffer(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view || isa<memref::ViewOp>(def))
+      break;
+    value = view.getViewSource();
+  }
+  return value;
+}
+
+/// The nearest op before `op` in its block that uses `out` or another view
+/// of its buffer, if nothing that could touch `out` otherwise (an op with
+/// regions other than a linalg op, a call) lies between; nullptr
+/// otherwise. View ops themselves touch no memory and are passed over.
 Operation *previousUseOf(Operation *op, Value out) {
+  Value buffer = viewedBuffer(out);
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (llvm::is_contained(prev->getOperands(), out))
+    if (isa<ViewLikeOpInterface>(prev) && !prev->getNumRegions())
+      continue;
+    if (llvm::any_of(prev->getOperands(), [&](Value operand) {
+          return isa<MemRefType>(operand.getType()) &&
+                 viewedBuffer(operand) == buffer;
+        }))
       return prev;
-    if (prev->getNumRegions() || isa<CallOpInterface>(prev))
+    if ((prev->getNumRegions() && !isa<linalg::LinalgOp>(prev)) ||
+        isa<CallOpInterface>(prev))
       return nullptr;
   }
   return nullptr;
@@ -264,27 +286,35 @@ Operation *zeroFillBefore(Operation *op, Value out) {
   return prev && isZeroFillOf(prev, out) ? prev : nullptr;
 }
 
-/// Finds the broadcast of a per-channel bias into `out` (rank 4, channels
-/// in dim 1) that nothing reads or writes between it and `op`: a
-/// linalg.generic copying a dense constant memref<C x f32> along dim 1 into
-/// all of `out`. The kernel can then add the bias itself. Returns the
-/// generic, with the bias in `bias`.
+/// Finds the broadcast of a per-channel bias into `out` that nothing reads
+/// or writes between it and `op`: a linalg.generic copying a dense constant
+/// memref<C x f32> along dim 1 into all of a rank-4 `out`, or, for a
+/// grouped convolution's rank-5 NGFHW `out`, a dense constant
+/// memref<G x F x f32> along dims 1 and 2 (the [G * F] bias expanded). The
+/// kernel can then add the bias itself. Returns the generic, with the bias
+/// in `bias`.
 Operation *biasBroadcastBefore(Operation *op, Value out, Value &bias) {
   auto generic = dyn_cast_or_null<linalg::GenericOp>(previousUseOf(op, out));
   if (!generic || generic.getNumDpsInputs() != 1 ||
       generic.getNumDpsInits() != 1 ||
       generic.getDpsInitOperand(0)->get() != out ||
-      generic.getNumParallelLoops() != generic.getNumLoops() ||
-      generic.getNumLoops() != 4)
+      generic.getNumParallelLoops() != generic.getNumLoops())
     return nullptr;
+  unsigned loops = generic.getNumLoops();
+  if (loops != 4 && loops != 5)
+    return nullptr;
+  unsigned biasRank = loops - 3;
   Value input = generic.getDpsInputOperand(0)->get();
   auto type = dyn_cast<MemRefType>(input.getType());
-  if (!type || type.getRank() != 1 || !type.getElementType().isF32() ||
+  if (!type || type.getRank() != biasRank || !type.getElementType().isF32() ||
       !type.getLayout().isIdentity() || !isConstantBuffer(input))
     return nullptr;
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
   MLIRContext *ctx = op->getContext();
-  if (maps[0] != AffineMap::get(4, 0, getAffineDimExpr(1, ctx), ctx) ||
+  SmallVector<AffineExpr> channelDims;
+  for (unsigned d = 1; d <= biasRank; ++d)
+    channelDims.push_back(getAffineDimExpr(d, ctx));
+  if (maps[0] != AffineMap::get(loops, 0, channelDims, ctx) ||
       !maps[1].isIdentity())
     return nullptr;
   auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
@@ -358,6 +388,13 @@ bool isKernelDwConv(linalg::DepthwiseConv2DNchwChwOp conv) {
   return isKernelConvOf(conv, 3, 1);
 }
 
+/// A grouped convolution (NGCHW input, GFCHW filter) that one
+/// tandem_conv2d_f32 call per group can run: each group's [F, C, KH, KW]
+/// filter is dense and its output channels are dense rows.
+bool isKernelGroupedConv(linalg::Conv2DNgchwGfchwOp conv) {
+  return isKernelConvOf(conv, 4, 2);
+}
+
 struct CallCPUKernelsPass
     : tandem::impl::TandemCallCPUKernelsBase<CallCPUKernelsPass> {
   using TandemCallCPUKernelsBase::TandemCallCPUKernelsBase;
@@ -397,10 +434,14 @@ struct CallCPUKernelsPass
     SmallVector<std::pair<linalg::LinalgOp, GemmDims>> work;
     SmallVector<linalg::Conv2DNchwFchwOp> convs;
     SmallVector<linalg::DepthwiseConv2DNchwChwOp> dwConvs;
+    SmallVector<linalg::Conv2DNgchwGfchwOp> groupedConvs;
     module.walk([&](linalg::LinalgOp op) {
       if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(*op)) {
         if (isKernelConv(conv))
           convs.push_back(conv);
+      } else if (auto grouped = dyn_cast<linalg::Conv2DNgchwGfchwOp>(*op)) {
+        if (isKernelGroupedConv(grouped))
+          groupedConvs.push_back(grouped);
       } else if (auto dw = dyn_cast<linalg::DepthwiseConv2DNchwChwOp>(*op)) {
         if (isKernelDwConv(dw))
           dwConvs.push_back(dw);
@@ -415,16 +456,19 @@ struct CallCPUKernelsPass
       bool kernel =
           llvm::any_of(work, [&](auto &w) { return w.first == op; }) ||
           llvm::is_contained(convs, op.getOperation()) ||
-          llvm::is_contained(dwConvs, op.getOperation());
+          llvm::is_contained(dwConvs, op.getOperation()) ||
+          llvm::is_contained(groupedConvs, op.getOperation());
       if (!kernel)
         materializeRelu(op, op.getDpsInitOperand(0)->get());
     });
-    if (work.empty() && convs.empty() && dwConvs.empty())
+    if (work.empty() && convs.empty() && dwConvs.empty() &&
+        groupedConvs.empty())
       return;
 
     OpBuilder top(module.getBodyRegion());
     Type i64 = IntegerType::get(ctx, 64), i32 = IntegerType::get(ctx, 32);
-    if (!convs.empty() && !module.lookupSymbol<func::FuncOp>(kConv2D)) {
+    if ((!convs.empty() || !groupedConvs.empty()) &&
+        !module.lookupSymbol<func::FuncOp>(kConv2D)) {
       // (ctx, n, c, h, w, input, sIn, sIc, sIh, sIw, f, kh, kw, filter,
       //  output, sOn, sOf, oh, ow, strideH, strideW, dilationH, dilationW,
       //  flags)
@@ -478,6 +522,8 @@ struct CallCPUKernelsPass
       rewriteConv(conv);
     for (linalg::DepthwiseConv2DNchwChwOp conv : dwConvs)
       rewriteDwConv(conv);
+    for (linalg::Conv2DNgchwGfchwOp conv : groupedConvs)
+      rewriteGroupedConv(conv);
     // Kernel declarations no call ended up using.
     for (StringRef name : {kConv2D, kConv2DBias, kDwConv2D, kDwConv2DBias})
       if (auto decl = module.lookupSymbol<func::FuncOp>(name))
@@ -499,15 +545,23 @@ struct CallCPUKernelsPass
   /// Replaces an NCHW convolution `conv` by one call of `callee`, the
   /// signature tandem_conv2d_f32 and tandem_dwconv2d_f32 share: (ctx, the
   /// input's shape, pointer and strides, the filter's dims `filterDims`,
-  /// filter, output, the output's first `outStrides` strides, OH, OW,
+  /// filter, output, the output's strides along `outStrideDims`, OH, OW,
   /// strides, dilations, flags). A zero fill of the output right before is
   /// dropped (otherwise the kernel accumulates onto the bias there); a
   /// per-channel bias broadcast into it is dropped too and the bias goes to
   /// the callee's bias variant (tandem_conv2d_bias_f32,
   /// tandem_dwconv2d_bias_f32).
+  ///
+  /// A grouped convolution (rank-5 NGCHW input, GFCHW filter, NGFHW
+  /// output) becomes a loop over its groups with one call each, on the
+  /// group's slices: the group dimension (1 of the input and output, 0 of
+  /// the filter) only offsets the pointers, and the input's shape and
+  /// strides leave it out. The fill or bias broadcast is then found on the
+  /// rank-4 buffer the output expands.
   void rewriteConvCall(linalg::LinalgOp conv, StringRef callee,
-                       ArrayRef<unsigned> filterDims, unsigned outStrides,
-                       int32_t extraFlags, DenseIntElementsAttr stridesAttr,
+                       ArrayRef<unsigned> filterDims,
+                       ArrayRef<unsigned> outStrideDims, int32_t extraFlags,
+                       DenseIntElementsAttr stridesAttr,
                        DenseIntElementsAttr dilationsAttr,
                        int winogradTile = 0) {
     OpBuilder b(conv);
@@ -522,12 +576,22 @@ struct CallCPUKernelsPass
     auto inType = cast<MemRefType>(input.getType());
     auto filterType = cast<MemRefType>(filter.getType());
     auto outType = cast<MemRefType>(out.getType());
+    bool grouped = inType.getRank() == 5;
     int32_t flags = 1 | extraFlags; // TANDEM_*CONV2D_ACCUMULATE
+    // The buffer a fill or bias broadcast initialises: the output, or for a
+    // grouped conv possibly the rank-4 buffer the output expands.
+    Value initBuffer = out;
+    if (auto expand = out.getDefiningOp<memref::ExpandShapeOp>();
+        grouped && expand)
+      if (Operation *prev = previousUseOf(conv, out);
+          prev && llvm::is_contained(prev->getOperands(), expand.getSrc()))
+        initBuffer = expand.getSrc();
     Value bias;
-    if (Operation *fill = zeroFillBefore(conv, out)) {
+    if (Operation *fill = zeroFillBefore(conv, initBuffer)) {
       fill->erase();
       flags &= ~1;
-    } else if (Operation *broadcast = biasBroadcastBefore(conv, out, bias)) {
+    } else if (Operation *broadcast =
+                   biasBroadcastBefore(conv, initBuffer, bias)) {
       // The kernel adds the bias in each tile, in cache: no pass over the
       // output before it.
       broadcast->erase();
@@ -553,24 +617,78 @@ struct CallCPUKernelsPass
     }
     StridedOperand w = readStrided(b, loc, filterData);
     StridedOperand o = readStrided(b, loc, out);
-    SmallVector<Value> args = {execContext(b, conv)};
-    for (int64_t d : inType.getShape())
-      args.push_back(constant(d));
-    args.push_back(in.ptr);
-    args.append(in.strides.begin(), in.strides.end());
+    Value biasPtr = bias ? readStrided(b, loc, bias).ptr : Value();
+    Value execCtx = execContext(b, conv);
+    SmallVector<Value> outStrides;
+    for (unsigned d : outStrideDims)
+      outStrides.push_back(o.strides[d]);
+    Value outH = constant(outType.getDimSize(outType.getRank() - 2));
+    Value outW = constant(outType.getDimSize(outType.getRank() - 1));
+    SmallVector<Value> tail = {
+        outH,
+        outW,
+        constant(strides[0]),
+        constant(strides[1]),
+        constant(dilations[0]),
+        constant(dilations[1]),
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), flags)};
+
+    // The input's shape and strides and the filter's dims, created here so
+    // that they dominate a group loop's body.
+    SmallVector<Value> inShape, inStrides, filterShape;
+    for (auto [d, size] : llvm::enumerate(inType.getShape()))
+      if (!grouped || d != 1)
+        inShape.push_back(constant(size));
+    for (auto [d, stride] : llvm::enumerate(in.strides))
+      if (!grouped || d != 1)
+        inStrides.push_back(stride);
     for (unsigned d : filterDims)
-      args.push_back(constant(filterType.getDimSize(d)));
-    args.push_back(w.ptr);
-    if (bias)
-      args.push_back(readStrided(b, loc, bias).ptr);
-    args.push_back(o.ptr);
-    args.append(o.strides.begin(), o.strides.begin() + outStrides);
-    args.append({constant(outType.getDimSize(2)),
-                 constant(outType.getDimSize(3)), constant(strides[0]),
-                 constant(strides[1]), constant(dilations[0]),
-                 constant(dilations[1])});
-    args.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), flags));
-    func::CallOp::create(b, loc, callee, TypeRange{}, args);
+      filterShape.push_back(constant(filterType.getDimSize(d)));
+
+    // One call on the given pointers (a group's, for a grouped conv).
+    auto emitCall = [&](OpBuilder &cb, Value inPtr, Value filterPtr,
+                        Value groupBias, Value outPtr) {
+      SmallVector<Value> args = {execCtx};
+      args.append(inShape);
+      args.push_back(inPtr);
+      args.append(inStrides);
+      args.append(filterShape);
+      args.push_back(filterPtr);
+      if (groupBias)
+        args.push_back(groupBias);
+      args.push_back(outPtr);
+      args.append(outStrides);
+      args.append(tail);
+      func::CallOp::create(cb, loc, callee, TypeRange{}, args);
+    };
+    if (!grouped) {
+      emitCall(b, in.ptr, w.ptr, biasPtr, o.ptr);
+    } else {
+      // for g in [0, groups): the group's input channels, filter, bias
+      // and output channels are `g` group strides further on.
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value groups =
+          arith::ConstantIndexOp::create(b, loc, inType.getDimSize(1));
+      Value groupChannels = constant(filterType.getDimSize(1));
+      auto loop = scf::ForOp::create(b, loc, zero, groups, one);
+      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+      Value g =
+          arith::IndexCastOp::create(lb, loc, i64, loop.getInductionVar());
+      Type f32 = lb.getF32Type();
+      auto ptrType = LLVM::LLVMPointerType::get(lb.getContext());
+      auto advance = [&](Value ptr, Value stride) {
+        Value elems = arith::MulIOp::create(lb, loc, g, stride);
+        return LLVM::GEPOp::create(lb, loc, ptrType, f32, ptr,
+                                   ArrayRef<LLVM::GEPArg>{elems})
+            .getResult();
+      };
+      Value groupIn = advance(in.ptr, in.strides[1]);
+      Value groupFilter = advance(w.ptr, w.strides[0]);
+      Value groupBias = biasPtr ? advance(biasPtr, groupChannels) : Value();
+      Value groupOut = advance(o.ptr, o.strides[1]);
+      emitCall(lb, groupIn, groupFilter, groupBias, groupOut);
+    }
     conv->erase();
     // The original filter, when the transformed one replaced its last use.
     if (filterData != filter && filter.use_empty())
@@ -593,13 +711,22 @@ struct CallCPUKernelsPass
         winograd && constantFilter && isWinogradConv(conv)
             ? winogradTileFor(cast<MemRefType>(conv.getOutputs()[0].getType()))
             : 0;
-    rewriteConvCall(conv, kConv2D, {0, 2, 3}, 2, constantFilter,
+    rewriteConvCall(conv, kConv2D, {0, 2, 3}, {0, 1}, constantFilter,
                     conv.getStrides(), conv.getDilations(), tile);
+  }
+
+  /// tandem_conv2d_f32 once per group: filter dims F, KH, KW of the group;
+  /// output strides N, F. The per-group filters stay im2col GEMMs.
+  void rewriteGroupedConv(linalg::Conv2DNgchwGfchwOp conv) {
+    int32_t constantFilter =
+        isConstantBuffer(conv.getInputs()[1]) ? 2 : 0; // ..._CONSTANT_FILTER
+    rewriteConvCall(conv, kConv2D, {1, 3, 4}, {0, 2}, constantFilter,
+                    conv.getStrides(), conv.getDilations());
   }
 
   /// tandem_dwconv2d_f32: filter dims KH, KW; output strides N, C, H.
   void rewriteDwConv(linalg::DepthwiseConv2DNchwChwOp conv) {
-    rewriteConvCall(conv, kDwConv2D, {1, 2}, 3, 0, conv.getStrides(),
+    rewriteConvCall(conv, kDwConv2D, {1, 2}, {0, 1, 2}, 0, conv.getStrides(),
                     conv.getDilations());
   }
 

@@ -89,6 +89,22 @@ void foldReluEpilogues(Operation *root) {
   for (linalg::GenericOp relu : relus) {
     Value in = relu.getDpsInputOperand(0)->get();
     Operation *producer = in.getDefiningOp();
+    // A grouped convolution's NGFHW result reaches its users through the
+    // collapse back to NCHW; the kernel calls apply the epilogue per group.
+    if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(producer);
+        collapse && in.hasOneUse() && collapse.getSrc().hasOneUse() &&
+        in.getType() == relu.getResult(0).getType())
+      if (auto grouped =
+              collapse.getSrc().getDefiningOp<linalg::Conv2DNgchwGfchwOp>()) {
+        if (grouped->hasAttr("tandem.epilogue"))
+          continue;
+        grouped->setAttr(
+            "tandem.epilogue",
+            StringAttr::get(grouped->getContext(), epilogueKind(relu)));
+        relu.getResult(0).replaceAllUsesWith(in);
+        relu.erase();
+        continue;
+      }
     if (!producer || !in.hasOneUse() || producer->getNumResults() != 1 ||
         in.getType() != relu.getResult(0).getType() ||
         producer->hasAttr("tandem.epilogue") ||

@@ -68,6 +68,17 @@ def conv_bn_relu():
                          nn.BatchNorm2d(32), nn.ReLU())
 
 
+def grouped_convs():
+    """Grouped convolutions as ResNeXt and RegNet have them: 4 groups with a
+    BatchNorm and ReLU, a strided 8-group one, and a depthwise one with two
+    filters per channel (groups = channels, which is not the depthwise
+    kernel's multiplier-1 form)."""
+    return nn.Sequential(
+        nn.Conv2d(16, 32, 3, padding=1, groups=4), nn.BatchNorm2d(32),
+        nn.ReLU(), nn.Conv2d(32, 64, 3, stride=2, padding=1, groups=8),
+        nn.Conv2d(64, 128, 3, padding=1, groups=64), nn.ReLU())
+
+
 def encoder_layer():
     return nn.TransformerEncoderLayer(d_model=256, nhead=4, dim_feedforward=512,
                                       batch_first=True, dropout=0.1)
@@ -257,6 +268,9 @@ MODELS = {
     "efficientnet_b0": (vision("efficientnet_b0"), IMAGE, None, 15),
     "mnasnet0_5": (vision("mnasnet0_5"), IMAGE, None, 13),
     "resnet50": (vision("resnet50"), IMAGE, None, 17),
+    # Grouped 3x3 convolutions (32 groups of 4 to 32 channels).
+    "resnext50_32x4d": (trained_bn(vision("resnext50_32x4d")), IMAGE, None,
+                        17),
     "densenet121": (vision("densenet121"), IMAGE, None, 13),
     "googlenet": (lambda: torchvision.models.googlenet(weights=None,
                                                       aux_logits=False,
@@ -272,6 +286,7 @@ MODELS = {
     "bert_block_opset17": (BertBlock, [(1, 128, 256), (1, 128)], None, 17),
     "mlp": (Mlp, [(64, 784)], None, 13),
     "conv_bn_relu": (conv_bn_relu, [(1, 3, 64, 64)], None, 13),
+    "grouped_convs": (trained_bn(grouped_convs), [(1, 16, 20, 20)], None, 13),
     # Models that need the wider op set: recurrent layers, ConvTranspose,
     # GroupNorm, Resize, Trilu, 1-D and 3-D convolutions, LeakyRelu.
     "lstm_tagger": (LstmTagger, [(2, 16, 64)], None, 14),
@@ -302,7 +317,8 @@ CI_SET = ["resnet18", "mobilenet_v2", "resnet18_bn", "mobilenet_v2_bn",
           "squeezenet1_0", "mobilenet_v3_small",
           "shufflenet_v2_x0_5", "efficientnet_b0", "mnasnet0_5",
           "transformer_encoder", "transformer_encoder_mask", "bert_block",
-          "bert_block_opset17", "mlp", "conv_bn_relu", "lstm_tagger",
+          "bert_block_opset17", "mlp", "conv_bn_relu", "grouped_convs",
+          "lstm_tagger",
           "gru_encoder", "unet_small", "gpt_block", "audio_encoder",
           "detection_head", "video_classifier", "gpt_block_dynamic",
           "bert_block_dynamic"]

@@ -327,3 +327,160 @@ func.func @conv_runtime_bias(%x: memref<1x3x8x8xf32>, %bias: memref<4xf32>, %y: 
     ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x1x1xf32>) outs(%y : memref<1x4x8x8xf32>)
   return
 }
+
+// -----
+
+// A grouped convolution (2 groups of 3 input and 4 output channels): a loop
+// over the groups with one tandem_conv2d_bias_f32 call each. The bias
+// broadcast into the rank-4 output its result expands is dropped (flags 2
+// + 8: constant filter, the fused ReLU); the group's input channels,
+// filter, bias and output channels are the group index times the group
+// strides further on (the input's and output's dim-1 strides, the filter's
+// dim-0 stride, 4 bias elements). The input's shape and strides leave the
+// group dim out: N, C/G, H, W = 1, 3, 8, 8 and strides 0, 2, 3, 4.
+// CHECK-LABEL: func.func @grouped_conv_bias_relu
+// CHECK-NOT: linalg.generic
+// CHECK: %{{.+}}, %{{.+}}, %{{.+}}, %[[SIN:.+]]:5 = memref.extract_strided_metadata %{{.+}} : memref<1x2x3x8x8xf32>
+// CHECK: %[[SIN0:.+]] = arith.index_cast %[[SIN]]#0
+// CHECK: %[[SIN1:.+]] = arith.index_cast %[[SIN]]#1
+// CHECK: %[[SIN2:.+]] = arith.index_cast %[[SIN]]#2
+// CHECK: %[[SIN3:.+]] = arith.index_cast %[[SIN]]#3
+// CHECK: %[[SIN4:.+]] = arith.index_cast %[[SIN]]#4
+// CHECK: %{{.+}}, %{{.+}}, %{{.+}}, %[[SW:.+]]:5 = memref.extract_strided_metadata %{{.+}} : memref<2x4x3x3x3xf32>
+// CHECK: %[[SW0:.+]] = arith.index_cast %[[SW]]#0
+// CHECK: %{{.+}}, %{{.+}}, %{{.+}}, %[[SOUT:.+]]:5 = memref.extract_strided_metadata %{{.+}} : memref<1x2x4x6x6xf32>
+// CHECK: %[[SOUT1:.+]] = arith.index_cast %[[SOUT]]#1
+// CHECK-DAG: %[[FLAGS:.+]] = arith.constant 10 : i32
+// CHECK-DAG: %[[C4:.+]] = arith.constant 4 : i64
+// CHECK-DAG: %[[G:.+]] = arith.constant 2 : index
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %[[G]] step
+// CHECK: %[[GI:.+]] = arith.index_cast %[[I]] : index to i64
+// CHECK: %[[OFF_IN:.+]] = arith.muli %[[GI]], %[[SIN1]]
+// CHECK: %[[IN:.+]] = llvm.getelementptr %{{.+}}[%[[OFF_IN]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK: %[[OFF_W:.+]] = arith.muli %[[GI]], %[[SW0]]
+// CHECK: %[[W:.+]] = llvm.getelementptr %{{.+}}[%[[OFF_W]]]
+// CHECK: %[[OFF_B:.+]] = arith.muli %[[GI]], %[[C4]]
+// CHECK: %[[B:.+]] = llvm.getelementptr %{{.+}}[%[[OFF_B]]]
+// CHECK: %[[OFF_O:.+]] = arith.muli %[[GI]], %[[SOUT1]]
+// CHECK: %[[O:.+]] = llvm.getelementptr %{{.+}}[%[[OFF_O]]]
+// CHECK: call @tandem_conv2d_bias_f32(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[IN]], %[[SIN0]], %[[SIN2]], %[[SIN3]], %[[SIN4]], %[[C4]], %{{.+}}, %{{.+}}, %[[W]], %[[B]], %[[O]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[FLAGS]])
+// CHECK-NOT: linalg.conv_2d_ngchw_gfchw
+memref.global "private" constant @wg : memref<8x3x3x3xf32> = dense<1.0>
+memref.global "private" constant @bias8 : memref<8xf32> = dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]>
+func.func @grouped_conv_bias_relu(%x: memref<1x6x8x8xf32>, %y: memref<1x8x6x6xf32>) {
+  %w = memref.get_global @wg : memref<8x3x3x3xf32>
+  %bias = memref.get_global @bias8 : memref<8xf32>
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : memref<8xf32>) outs(%y : memref<1x8x6x6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %x5 = memref.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [1, 2, 3, 8, 8] : memref<1x6x8x8xf32> into memref<1x2x3x8x8xf32>
+  %w5 = memref.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [2, 4, 3, 3, 3] : memref<8x3x3x3xf32> into memref<2x4x3x3x3xf32>
+  %y5 = memref.expand_shape %y [[0], [1, 2], [3], [4]] output_shape [1, 2, 4, 6, 6] : memref<1x8x6x6xf32> into memref<1x2x4x6x6xf32>
+  linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tandem.epilogue = "relu"}
+    ins(%x5, %w5 : memref<1x2x3x8x8xf32>, memref<2x4x3x3x3xf32>) outs(%y5 : memref<1x2x4x6x6xf32>)
+  return
+}
+
+// -----
+
+// A grouped convolution whose output is read between the broadcast and the
+// conv keeps the broadcast and accumulates onto it (flags 3); one that a
+// kernel cannot run (strided output columns) stays linalg.
+// CHECK-LABEL: func.func @grouped_conv_read_between
+// CHECK: linalg.generic
+// CHECK: %[[FLAGS:.+]] = arith.constant 3 : i32
+// CHECK: scf.for
+// CHECK: call @tandem_conv2d_f32({{.+}}, %[[FLAGS]])
+// CHECK-LABEL: func.func @grouped_conv_strided_output
+// CHECK: linalg.conv_2d_ngchw_gfchw
+// CHECK-NOT: tandem_conv2d_f32
+memref.global "private" constant @wg2 : memref<8x3x3x3xf32> = dense<1.0>
+memref.global "private" constant @bias8b : memref<8xf32> = dense<1.0>
+func.func @grouped_conv_read_between(%x: memref<1x6x8x8xf32>, %y: memref<1x8x6x6xf32>, %z: memref<1x8x6x6xf32>) {
+  %w = memref.get_global @wg2 : memref<8x3x3x3xf32>
+  %bias = memref.get_global @bias8b : memref<8xf32>
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : memref<8xf32>) outs(%y : memref<1x8x6x6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  memref.copy %y, %z : memref<1x8x6x6xf32> to memref<1x8x6x6xf32>
+  %x5 = memref.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [1, 2, 3, 8, 8] : memref<1x6x8x8xf32> into memref<1x2x3x8x8xf32>
+  %w5 = memref.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [2, 4, 3, 3, 3] : memref<8x3x3x3xf32> into memref<2x4x3x3x3xf32>
+  %y5 = memref.expand_shape %y [[0], [1, 2], [3], [4]] output_shape [1, 2, 4, 6, 6] : memref<1x8x6x6xf32> into memref<1x2x4x6x6xf32>
+  linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x5, %w5 : memref<1x2x3x8x8xf32>, memref<2x4x3x3x3xf32>) outs(%y5 : memref<1x2x4x6x6xf32>)
+  return
+}
+func.func @grouped_conv_strided_output(%x: memref<1x2x3x8x8xf32>, %w: memref<2x4x3x3x3xf32>, %y: memref<1x2x4x6x6xf32, strided<[576, 288, 72, 12, 2]>>) {
+  linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x2x3x8x8xf32>, memref<2x4x3x3x3xf32>) outs(%y : memref<1x2x4x6x6xf32, strided<[576, 288, 72, 12, 2]>>)
+  return
+}
+
+// -----
+
+// The form the pipeline emits: the [G * F] bias expanded to [G, F] and
+// broadcast into the rank-5 output itself, then the zero fill and copy that
+// pad the input (a linalg op with a region, touching other buffers) before
+// the conv. The broadcast is still the output's previous use, so it is
+// dropped and the bias goes to the kernel (flags 2 + 8).
+// CHECK-LABEL: func.func @grouped_conv_rank5_bias
+// CHECK-NOT: linalg.generic
+// CHECK: linalg.map
+// CHECK: memref.copy
+// CHECK-DAG: %[[FLAGS:.+]] = arith.constant 10 : i32
+// CHECK: scf.for
+// CHECK: call @tandem_conv2d_bias_f32({{.+}}, %[[FLAGS]])
+memref.global "private" constant @wg3 : memref<8x3x3x3xf32> = dense<1.0>
+memref.global "private" constant @bias8c : memref<8xf32> = dense<2.0>
+func.func @grouped_conv_rank5_bias(%x: memref<1x2x3x6x6xf32>, %arena: memref<4096xi8>) {
+  %c0 = arith.constant 0 : index
+  %c2048 = arith.constant 2048 : index
+  %zero = arith.constant 0.0 : f32
+  %w = memref.get_global @wg3 : memref<8x3x3x3xf32>
+  %w5 = memref.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [2, 4, 3, 3, 3] : memref<8x3x3x3xf32> into memref<2x4x3x3x3xf32>
+  %bias = memref.get_global @bias8c : memref<8xf32>
+  %bias2 = memref.expand_shape %bias [[0, 1]] output_shape [2, 4] : memref<8xf32> into memref<2x4xf32>
+  %y = memref.view %arena[%c2048][] : memref<4096xi8> to memref<1x2x4x6x6xf32>
+  linalg.generic {indexing_maps = [affine_map<(n, g, f, h, w) -> (g, f)>, affine_map<(n, g, f, h, w) -> (n, g, f, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%bias2 : memref<2x4xf32>) outs(%y : memref<1x2x4x6x6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %xp = memref.view %arena[%c0][] : memref<4096xi8> to memref<1x2x3x8x8xf32>
+  linalg.map outs(%xp : memref<1x2x3x8x8xf32>)
+    (%init: f32) {
+      linalg.yield %zero : f32
+    }
+  %inner = memref.subview %xp[0, 0, 0, 1, 1] [1, 2, 3, 6, 6] [1, 1, 1, 1, 1] : memref<1x2x3x8x8xf32> to memref<1x2x3x6x6xf32, strided<[384, 192, 64, 8, 1], offset: 9>>
+  memref.copy %x, %inner : memref<1x2x3x6x6xf32> to memref<1x2x3x6x6xf32, strided<[384, 192, 64, 8, 1], offset: 9>>
+  linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tandem.epilogue = "relu"}
+    ins(%xp, %w5 : memref<1x2x3x8x8xf32>, memref<2x4x3x3x3xf32>) outs(%y : memref<1x2x4x6x6xf32>)
+  return
+}
+
+// -----
+
+// A read of the output through a view of it (here a subview) between the
+// bias broadcast and the conv counts as a use: the broadcast stays and the
+// kernel accumulates onto it (flags 1 + 2).
+// CHECK-LABEL: func.func @conv_bias_read_through_view
+// CHECK: linalg.generic
+// CHECK: memref.copy
+// CHECK: %[[FLAGS:.+]] = arith.constant 3 : i32
+// CHECK: call @tandem_conv2d_f32({{.+}}, %[[FLAGS]])
+memref.global "private" constant @wv : memref<4x3x1x1xf32> = dense<1.0>
+memref.global "private" constant @bias4v : memref<4xf32> = dense<2.0>
+func.func @conv_bias_read_through_view(%x: memref<1x3x8x8xf32>, %y: memref<1x4x8x8xf32>, %z: memref<1x1x8x8xf32>) {
+  %w = memref.get_global @wv : memref<4x3x1x1xf32>
+  %bias = memref.get_global @bias4v : memref<4xf32>
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : memref<4xf32>) outs(%y : memref<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %first = memref.subview %y[0, 0, 0, 0] [1, 1, 8, 8] [1, 1, 1, 1] : memref<1x4x8x8xf32> to memref<1x1x8x8xf32, strided<[256, 64, 8, 1]>>
+  memref.copy %first, %z : memref<1x1x8x8xf32, strided<[256, 64, 8, 1]>> to memref<1x1x8x8xf32>
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x1x1xf32>) outs(%y : memref<1x4x8x8xf32>)
+  return
+}

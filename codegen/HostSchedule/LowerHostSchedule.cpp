@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/HostSchedule/Passes.h"
+#include "runtime/include/tandem/abi.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -179,9 +180,12 @@ Value ScheduleLowering::convDescriptor(Location loc, ConvOp conv) {
   auto ys = conv.getY().getType().getShape();
   ArrayRef<int64_t> strides = conv.getStrides(), pads = conv.getPads(),
                     dilations = conv.getDilations();
-  int64_t flags = (conv.getBias() ? 1 : 0) /* TANDEM_CONV_BIAS */ |
-                  (conv.getZ() ? 2 : 0) /* TANDEM_CONV_RESIDUAL */ |
-                  conv.getPrecisionFlag() /* TANDEM_CONV_ALLOW_* */;
+  // A filter that is a weight of the model lets the host path cache it.
+  int64_t flags =
+      (conv.getBias() ? TANDEM_CONV_BIAS : 0) |
+      (conv.getZ() ? TANDEM_CONV_RESIDUAL : 0) |
+      conv.getPrecisionFlag() /* TANDEM_CONV_ALLOW_* */ |
+      (conv.getW().getDefiningOp<WeightOp>() ? TANDEM_CONV_CONSTANT_FILTER : 0);
   // The fields of tandem_conv_desc_t, in order.
   int64_t fields[] = {xs[0],
                       xs[1],

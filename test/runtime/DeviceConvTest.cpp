@@ -2,7 +2,8 @@
 //
 // tandem_conv_desc_t as the emulated device and the CPU fallback run it
 // (conv_desc.cpp's host loop) against a plain reference written here:
-// groups, strides, pads, dilations, each activation, bias and residual;
+// groups, strides, pads, dilations, each activation, bias and residual,
+// weight filters (Winograd, and their packed form cached per instance);
 // the same on the emulated device through tandem_device_conv, directly and
 // replayed from a captured graph; bit-identical results at any thread
 // count; the descriptor checks and operand ranges; and that the cuDNN
@@ -13,6 +14,7 @@
 #include "StatusHelpers.h"
 #include "device/cudnn.h"
 #include "kernels/conv_desc.h"
+#include "kernels/kernel_cache.h"
 #include "tandem/runtime.h"
 
 #include <cmath>
@@ -47,7 +49,20 @@ const Case kCases[] = {
      TANDEM_CONV_ACT_SIGMOID, TANDEM_CONV_BIAS | TANDEM_CONV_RESIDUAL},
     {"pointwise_swish", 1, 5, 4, 4, 7, 1, 1, 1, 1, 0, 1, TANDEM_CONV_ACT_SWISH,
      TANDEM_CONV_BIAS},
+    // A weight filter: 3x3 stride 1 with 16 channels runs as Winograd on the
+    // host path, a grouped one as the GEMM with its packed filter cached.
+    {"winograd_weight_relu", 1, 16, 16, 16, 16, 3, 3, 1, 1, 1, 1,
+     TANDEM_CONV_ACT_RELU, TANDEM_CONV_BIAS | TANDEM_CONV_CONSTANT_FILTER},
+    {"grouped_weight", 2, 8, 6, 6, 8, 3, 3, 2, 1, 1, 1, TANDEM_CONV_ACT_NONE,
+     TANDEM_CONV_CONSTANT_FILTER},
 };
+
+/// Whether the host path may run `c` as Winograd (more rounding than the
+/// direct sum's).
+bool isWinograd(const Case &c) {
+  return (c.flags & TANDEM_CONV_CONSTANT_FILTER) && c.groups == 1 && c.r == 3 &&
+         c.s == 3 && c.stride == 1 && c.dilation == 1 && c.c >= 16 && c.k >= 16;
+}
 
 /// A problem: the descriptor, its operands and the reference output.
 struct Problem {
@@ -61,6 +76,7 @@ struct Problem {
     d.q = (c.w + 2 * c.pad - c.dilation * (c.s - 1) - 1) / c.stride + 1;
     d.activation = c.activation;
     d.flags = c.flags;
+    tolerance = isWinograd(c) ? 1e-4f : 1e-5f;
     auto fill = [](std::vector<float> &v, size_t n, int seed) {
       v.resize(n);
       for (size_t i = 0; i < n; ++i)
@@ -121,11 +137,12 @@ struct Problem {
   void check(const std::vector<float> &got, const char *what) const {
     ASSERT_EQ(got.size(), expected.size());
     for (size_t i = 0; i < got.size(); ++i)
-      ASSERT_NEAR(got[i], expected[i], 1e-5f * (1 + std::fabs(expected[i])))
+      ASSERT_NEAR(got[i], expected[i], tolerance * (1 + std::fabs(expected[i])))
           << what << ": element " << i;
   }
 
   tandem_conv_desc_t d = {};
+  float tolerance = 1e-5f;
   std::vector<float> x, w, bias, z, expected;
 };
 
@@ -199,6 +216,48 @@ TEST_P(DeviceConv, EmulatedMatchesReference) {
   ASSERT_OK(tandem_stream_destroy(stream));
 }
 
+/// With TANDEM_CONV_CONSTANT_FILTER and an instance's kernel cache, the
+/// filter is packed (or transformed) on the first run and reused: a filter
+/// changed in place afterwards is not read again. Without the flag it is.
+TEST(DeviceConvCache, ConstantFilterIsCachedPerInstance) {
+  int weightCases = 0;
+  for (const Case &c : kCases) {
+    if (!(c.flags & TANDEM_CONV_CONSTANT_FILTER))
+      continue;
+    ++weightCases;
+    SCOPED_TRACE(c.name);
+    Problem p(c);
+    std::unique_ptr<tandem_internal_kernel_cache,
+                    void (*)(tandem_internal_kernel_cache *)>
+        cache(tandem_internal_kernel_cache_create(),
+              tandem_internal_kernel_cache_destroy);
+    ASSERT_NE(cache, nullptr);
+    tandem_exec_ctx_t ctx = {};
+    ctx.reserved[0] = cache.get();
+    std::vector<float> first(p.expected.size()), again(p.expected.size());
+    tandem::conv::runOnHost(&ctx, p.d, p.x.data(), p.w.data(), first.data(),
+                            p.bias.data(), p.z.data());
+    p.check(first, "first run");
+    EXPECT_GT(tandem_internal_kernel_cache_bytes(cache.get()), 0u);
+    for (float &v : p.w)
+      v = -v;
+    tandem::conv::runOnHost(&ctx, p.d, p.x.data(), p.w.data(), again.data(),
+                            p.bias.data(), p.z.data());
+    EXPECT_EQ(
+        std::memcmp(first.data(), again.data(), first.size() * sizeof(float)),
+        0)
+        << "the cached filter was not used";
+    p.d.flags &= ~int64_t(TANDEM_CONV_CONSTANT_FILTER);
+    tandem::conv::runOnHost(&ctx, p.d, p.x.data(), p.w.data(), again.data(),
+                            p.bias.data(), p.z.data());
+    EXPECT_NE(
+        std::memcmp(first.data(), again.data(), first.size() * sizeof(float)),
+        0)
+        << "without the flag the changed filter must be read";
+  }
+  EXPECT_EQ(weightCases, 2);
+}
+
 INSTANTIATE_TEST_SUITE_P(Cases, DeviceConv, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<Case> &info) {
                            return std::string(info.param.name);
@@ -225,7 +284,7 @@ TEST(DeviceConvChecks, RejectsBadDescriptorsAndRanges) {
       {[](tandem_conv_desc_t &b) { b.groups = 3; }, "groups must"},
       {[](tandem_conv_desc_t &b) { b.p = 3; }, "p and q do not follow"},
       {[](tandem_conv_desc_t &b) { b.activation = 5; }, "unknown activation"},
-      {[](tandem_conv_desc_t &b) { b.flags = 16; }, "unknown flags"},
+      {[](tandem_conv_desc_t &b) { b.flags = 32; }, "unknown flags"},
       {[](tandem_conv_desc_t &b) {
          b.flags = TANDEM_CONV_ALLOW_TF32 | TANDEM_CONV_ALLOW_FP16;
        },

@@ -236,6 +236,11 @@ enum {
  * The emulated device and the CPU fallback round the operands alike. */
 #define TANDEM_CONV_ALLOW_TF32 4
 #define TANDEM_CONV_ALLOW_FP16 8
+/* w is a weight of the model (uploaded once at creation): the same values at
+ * the same address on every run of an instance. The host path (emulated
+ * device, CPU fallback) then caches w's packed form per instance and, in
+ * f32, may run a 3x3 stride-1 convolution as Winograd; cuDNN ignores it. */
+#define TANDEM_CONV_CONSTANT_FILTER 16
 
 /** An f32 2-D convolution of a device program, for a library (cuDNN) or the
  *  host: NCHW input x (n x c x h x w), filter w (k x c/groups x r x s),

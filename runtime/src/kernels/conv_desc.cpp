@@ -64,7 +64,8 @@ bool check(const tandem_conv_desc_t &d, char *message, size_t size) {
       d.activation > TANDEM_CONV_ACT_SWISH)
     return fail("unknown activation");
   if (d.flags & ~int64_t(TANDEM_CONV_BIAS | TANDEM_CONV_RESIDUAL |
-                         TANDEM_CONV_ALLOW_TF32 | TANDEM_CONV_ALLOW_FP16))
+                         TANDEM_CONV_ALLOW_TF32 | TANDEM_CONV_ALLOW_FP16 |
+                         TANDEM_CONV_CONSTANT_FILTER))
     return fail("unknown flags");
   if ((d.flags & TANDEM_CONV_ALLOW_TF32) && (d.flags & TANDEM_CONV_ALLOW_FP16))
     return fail("more than one TANDEM_CONV_ALLOW_* precision");
@@ -129,11 +130,15 @@ std::vector<float> padInput(const tandem_conv_desc_t &d, const float *x) {
 void runOnHost(const tandem_exec_ctx_t *ctx, const tandem_conv_desc_t &d,
                const float *x, const float *w, float *y, const float *bias,
                const float *z) {
-  // A precision mode rounds x and w as the tensor cores would.
+  // A precision mode rounds x and w as the tensor cores would (into
+  // scratch copies, so a rounded filter is not the weight at its address).
+  precision::Format format = precision::ofConvFlags(d.flags);
   if (!precision::roundOperands(x, extentBytes(d, kX) / sizeof(float), w,
-                                extentBytes(d, kW) / sizeof(float),
-                                precision::ofConvFlags(d.flags), "conv"))
+                                extentBytes(d, kW) / sizeof(float), format,
+                                "conv"))
     return;
+  bool constantFilter = (d.flags & TANDEM_CONV_CONSTANT_FILTER) &&
+                        format == precision::Format::FP32;
   // The CPU's own convolution kernels run it, as a CPU build of the model
   // would: the implicit-GEMM kernel once per group, or the depthwise kernel
   // when every group is one channel with one filter. Their sums do not
@@ -151,6 +156,17 @@ void runOnHost(const tandem_exec_ctx_t *ctx, const tandem_conv_desc_t &d,
     if (y != z)
       std::memmove(y, z, extentBytes(d, kY));
     flags |= TANDEM_CONV2D_ACCUMULATE;
+  }
+  // A weight's packed (or Winograd-transformed) form is cached in the
+  // instance; in f32 a 3x3 stride-1 convolution as wide as the CPU build
+  // would take (16 channels in and out) may run as Winograd, the kernel
+  // choosing the tile by cost as for a runtime filter.
+  if (constantFilter) {
+    flags |= TANDEM_CONV2D_CONSTANT_FILTER;
+    if (d.groups == 1 && d.r == 3 && d.s == 3 && d.stride_h == 1 &&
+        d.stride_w == 1 && d.dilation_h == 1 && d.dilation_w == 1 &&
+        d.c >= 16 && d.k >= 16)
+      flags |= TANDEM_CONV2D_WINOGRAD;
   }
   if (d.activation == TANDEM_CONV_ACT_RELU)
     flags |= TANDEM_CONV2D_RELU;

@@ -7,13 +7,14 @@
 
 // The program lists the descriptors (its convolution table, prepared at
 // model creation).
-// CHECK:       module attributes {tandem_exec.program = {convs = [@__tandem_conv_desc_0, @__tandem_conv_desc_1],
+// CHECK:       module attributes {tandem_exec.program = {convs = [@__tandem_conv_desc_0, @__tandem_conv_desc_1, @__tandem_conv_desc_2],
 
 // Descriptors: n, c, h, w, k, r, s, groups, p, q, strides, pads,
 // dilations, activation (1 = relu, 2 = relu6), flags (1 bias | 2 residual,
-// 4 = TF32).
+// 4 = TF32, 16 = the filter is a weight of the model).
 // CHECK-DAG:   llvm.mlir.global private constant @__tandem_conv_desc_0(dense<[1, 2, 5, 5, 4, 3, 3, 1, 5, 5, 1, 1, 1, 1, 1, 1, 1, 3]> : tensor<18xi64>) {{.*}}: !llvm.array<18 x i64>
 // CHECK-DAG:   llvm.mlir.global private constant @__tandem_conv_desc_1(dense<[1, 2, 5, 5, 4, 3, 3, 2, 2, 2, 2, 2, 0, 0, 1, 1, 2, 8]> : tensor<18xi64>)
+// CHECK-DAG:   llvm.mlir.global private constant @__tandem_conv_desc_2(dense<[1, 2, 5, 5, 4, 3, 3, 1, 5, 5, 1, 1, 1, 1, 1, 1, 0, 16]> : tensor<18xi64>)
 
 // CHECK-LABEL: func.func @m(
 // CHECK-SAME:    %[[CTX:[^:]+]]: !llvm.ptr {tandem.exec_ctx})
@@ -46,6 +47,8 @@ func.func private @k_conv(%x: memref<1x2x5x5xf32>, %w: memref<4x2x3x3xf32>, %y: 
 func.func private @k_add(%a: memref<1x4x5x5xf32>, %z: memref<1x4x5x5xf32>, %y: memref<1x4x5x5xf32>) attributes {tandem.kernel}
 func.func private @k_dw(%x: memref<1x2x5x5xf32>, %w: memref<4x1x3x3xf32>, %y: memref<1x4x2x2xf32>) attributes {tandem.kernel}
 
+memref.global "private" constant @__constant_w : memref<4x2x3x3xf32> = dense<1.0>
+
 func.func @m() attributes {tandem_exec.device_arena_bytes = array<i64: 8192>} {
   %x = tandem_exec.alloc {offset = 0 : i64} : memref<1x2x5x5xf32, #gpu>
   %w = tandem_exec.alloc {offset = 256 : i64} : memref<4x2x3x3xf32, #gpu>
@@ -61,6 +64,10 @@ func.func @m() attributes {tandem_exec.device_arena_bytes = array<i64: 8192>} {
   tandem_exec.launch @k_add(%t, %z, %y) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x4x5x5xf32, #gpu>, memref<1x4x5x5xf32, #gpu>, memref<1x4x5x5xf32, #gpu>
   tandem_exec.conv @k_dw(%x, %w2) -> %y2 on compute {groups = 2 : i64, strides = array<i64: 2, 2>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, activation = "relu6", precision = "fp16"} : memref<1x2x5x5xf32, #gpu>, memref<4x1x3x3xf32, #gpu> -> memref<1x4x2x2xf32, #gpu> fallback 1
   tandem_exec.launch @k_dw(%x, %w2, %y2) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x5x5xf32, #gpu>, memref<4x1x3x3xf32, #gpu>, memref<1x4x2x2xf32, #gpu>
+  %ww = tandem_exec.weight @__constant_w {offset = 3072 : i64} : memref<4x2x3x3xf32, #gpu>
+  %y3 = tandem_exec.alloc {offset = 3584 : i64} : memref<1x4x5x5xf32, #gpu>
+  tandem_exec.conv @k_conv(%x, %ww) -> %y3 on compute {groups = 1 : i64, strides = array<i64: 1, 1>, pads = array<i64: 1, 1>, dilations = array<i64: 1, 1>, activation = "none"} : memref<1x2x5x5xf32, #gpu>, memref<4x2x3x3xf32, #gpu> -> memref<1x4x5x5xf32, #gpu> fallback 1
+  tandem_exec.launch @k_conv(%x, %ww, %y3) on compute grid [1, 1, 1] block [32, 1, 1] : memref<1x2x5x5xf32, #gpu>, memref<4x2x3x3xf32, #gpu>, memref<1x4x5x5xf32, #gpu>
   tandem_exec.partition_end "m_p0_gpu0" on compute
   return
 }

@@ -154,6 +154,13 @@ Value ScheduleLowering::hostPointer(Location loc, Value memref) {
   return LLVM::IntToPtrOp::create(b, loc, ptr, address64);
 }
 
+/// Whether `buffer` is the device copy of a weight (tandem_exec.weight):
+/// the same values at the same address on every run, which lets the host
+/// path cache its packed form.
+static int64_t isWeight(Value buffer) {
+  return buffer.getDefiningOp<WeightOp>() ? 1 : 0;
+}
+
 Value ScheduleLowering::gemmDescriptor(Location loc, GemmOp gemm) {
   // The fields of tandem_gemm_desc_t, in order.
   auto v = [](uint64_t value) { return static_cast<int64_t>(value); };
@@ -170,7 +177,9 @@ Value ScheduleLowering::gemmDescriptor(Location loc, GemmOp gemm) {
                       v(gemm.getStrideB()),
                       v(gemm.getStrideC()),
                       gemm.getEpilogueCode(),
-                      gemm.getPrecisionFlag() /* TANDEM_GEMM_ALLOW_* */};
+                      gemm.getPrecisionFlag() /* TANDEM_GEMM_ALLOW_* */ |
+                          isWeight(gemm.getA()) * TANDEM_GEMM_CONSTANT_A |
+                          isWeight(gemm.getB()) * TANDEM_GEMM_CONSTANT_B};
   return descriptorGlobal(loc, "__tandem_gemm_desc_", numGemms, fields);
 }
 
@@ -181,11 +190,10 @@ Value ScheduleLowering::convDescriptor(Location loc, ConvOp conv) {
   ArrayRef<int64_t> strides = conv.getStrides(), pads = conv.getPads(),
                     dilations = conv.getDilations();
   // A filter that is a weight of the model lets the host path cache it.
-  int64_t flags =
-      (conv.getBias() ? TANDEM_CONV_BIAS : 0) |
-      (conv.getZ() ? TANDEM_CONV_RESIDUAL : 0) |
-      conv.getPrecisionFlag() /* TANDEM_CONV_ALLOW_* */ |
-      (conv.getW().getDefiningOp<WeightOp>() ? TANDEM_CONV_CONSTANT_FILTER : 0);
+  int64_t flags = (conv.getBias() ? TANDEM_CONV_BIAS : 0) |
+                  (conv.getZ() ? TANDEM_CONV_RESIDUAL : 0) |
+                  conv.getPrecisionFlag() /* TANDEM_CONV_ALLOW_* */ |
+                  isWeight(conv.getW()) * TANDEM_CONV_CONSTANT_FILTER;
   // The fields of tandem_conv_desc_t, in order.
   int64_t fields[] = {xs[0],
                       xs[1],

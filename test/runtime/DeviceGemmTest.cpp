@@ -5,7 +5,8 @@
 // a plain reference on the emulated device (tandem_device_gemm, also
 // captured into a graph) and on the host path the CPU fallback runs
 // (tandem::gemm::runOnHost), with shapes that are no multiple of the sgemm
-// tiles. Also the descriptor checks and operand range checks, and that
+// tiles; a weight operand's packed form cached per instance. Also the
+// descriptor checks and operand range checks, and that
 // cuBLASLt, where installed, loads with every entry point the CUDA backend
 // uses (nothing can run it without a GPU).
 //
@@ -14,6 +15,7 @@
 #include "StatusHelpers.h"
 #include "device/cublaslt.h"
 #include "kernels/gemm_desc.h"
+#include "kernels/kernel_cache.h"
 #include "tandem/runtime.h"
 
 #include <algorithm>
@@ -155,6 +157,57 @@ TEST_P(DeviceGemm, HostPathMatchesReference) {
                           p.bias.data());
   tandem_thread_pool_destroy(pool);
   p.check(c, "host");
+}
+
+/// With TANDEM_GEMM_CONSTANT_A or _B (the operand is a weight of the model)
+/// and an instance's kernel cache, the operand is packed on the first run
+/// and reused: changed in place afterwards, it is not read again. Without
+/// the flag it is.
+TEST(DeviceGemmCache, WeightOperandIsCachedPerInstance) {
+  struct Weight {
+    const char *name;
+    int64_t flag;
+  } weights[] = {{"plain", TANDEM_GEMM_CONSTANT_B},
+                 {"trans_b", TANDEM_GEMM_CONSTANT_B},
+                 {"trans_a", TANDEM_GEMM_CONSTANT_A},
+                 {"batch_broadcast_b", TANDEM_GEMM_CONSTANT_B}};
+  for (const Weight &weight : weights) {
+    SCOPED_TRACE(weight.name);
+    const Case *c =
+        std::find_if(std::begin(kCases), std::end(kCases), [&](const Case &k) {
+          return std::string(k.name) == weight.name;
+        });
+    ASSERT_NE(c, std::end(kCases));
+    Problem p(*c);
+    p.desc.flags = weight.flag;
+    char message[160];
+    ASSERT_TRUE(tandem::gemm::check(p.desc, message, sizeof(message)))
+        << message;
+    std::unique_ptr<tandem_internal_kernel_cache,
+                    void (*)(tandem_internal_kernel_cache *)>
+        cache(tandem_internal_kernel_cache_create(),
+              tandem_internal_kernel_cache_destroy);
+    ASSERT_NE(cache, nullptr);
+    tandem_exec_ctx_t ctx = {};
+    ctx.reserved[0] = cache.get();
+    std::vector<float> first(p.cElements, Problem::kSentinel),
+        again(p.cElements, Problem::kSentinel);
+    tandem::gemm::runOnHost(&ctx, p.desc, p.a.data(), p.b.data(), first.data(),
+                            p.bias.data());
+    p.check(first, "first run");
+    EXPECT_GT(tandem_internal_kernel_cache_bytes(cache.get()), 0u);
+    std::vector<float> &operand =
+        weight.flag == TANDEM_GEMM_CONSTANT_A ? p.a : p.b;
+    for (float &v : operand)
+      v = -v;
+    tandem::gemm::runOnHost(&ctx, p.desc, p.a.data(), p.b.data(), again.data(),
+                            p.bias.data());
+    EXPECT_EQ(first, again) << "the cached operand was not used";
+    p.desc.flags = 0;
+    tandem::gemm::runOnHost(&ctx, p.desc, p.a.data(), p.b.data(), again.data(),
+                            p.bias.data());
+    EXPECT_NE(first, again) << "without the flag the operand must be read";
+  }
 }
 
 /// The emulated device: uploads, tandem_device_gemm on a stream, download;

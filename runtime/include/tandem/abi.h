@@ -196,6 +196,13 @@ enum {
 #define TANDEM_GEMM_ALLOW_TF32 1 /* CUBLAS_COMPUTE_32F_FAST_TF32 */
 #define TANDEM_GEMM_ALLOW_BF16 2 /* CUBLAS_COMPUTE_32F_FAST_16BF */
 #define TANDEM_GEMM_ALLOW_FP16 4 /* CUBLAS_COMPUTE_32F_FAST_16F */
+/* A (or B) is a weight of the model (uploaded once at creation): the same
+ * values at the same address on every run of an instance. The host path
+ * (emulated device, CPU fallback) then caches its packed form per instance
+ * in FP32, as a CPU build does (TANDEM_SGEMM_CONSTANT_A/B); cuBLASLt
+ * ignores them. */
+#define TANDEM_GEMM_CONSTANT_A 8
+#define TANDEM_GEMM_CONSTANT_B 16
 
 /** An f32 GEMM of a device program, for a library (cuBLASLt) or the CPU
  *  sgemm: for each of `batch` problems p,
@@ -214,7 +221,7 @@ typedef struct {
   int64_t lda, ldb, ldc;
   int64_t stride_a, stride_b, stride_c; /* elements between problems */
   int64_t epilogue;                     /* TANDEM_GEMM_EPILOGUE_* */
-  int64_t flags;                        /* TANDEM_GEMM_ALLOW_* */
+  int64_t flags; /* TANDEM_GEMM_ALLOW_*, TANDEM_GEMM_CONSTANT_A/B */
 } tandem_gemm_desc_t;
 
 /** Activations of a library convolution (tandem_conv_desc_t::activation),

@@ -69,7 +69,8 @@ bool check(const tandem_gemm_desc_t &d, char *message, size_t size) {
     return fail("unknown epilogue");
   const int64_t kPrecisions =
       TANDEM_GEMM_ALLOW_TF32 | TANDEM_GEMM_ALLOW_BF16 | TANDEM_GEMM_ALLOW_FP16;
-  if (d.flags & ~kPrecisions)
+  if (d.flags &
+      ~(kPrecisions | TANDEM_GEMM_CONSTANT_A | TANDEM_GEMM_CONSTANT_B))
     return fail("unknown flags");
   if ((d.flags & kPrecisions) & ((d.flags & kPrecisions) - 1))
     return fail("more than one TANDEM_GEMM_ALLOW_* precision");
@@ -99,12 +100,21 @@ uint64_t extentBytes(const tandem_gemm_desc_t &d, Operand operand) {
 
 void runOnHost(const tandem_exec_ctx_t *ctx, const tandem_gemm_desc_t &d,
                const float *a, const float *b, float *c, const float *bias) {
-  // A precision mode rounds A and B as the tensor cores would.
+  // A precision mode rounds A and B as the tensor cores would (into
+  // scratch copies, so a rounded operand is not the weight at its address).
+  precision::Format format = precision::ofGemmFlags(d.flags);
   if (!precision::roundOperands(a, extentBytes(d, kA) / sizeof(float), b,
-                                extentBytes(d, kB) / sizeof(float),
-                                precision::ofGemmFlags(d.flags), "gemm"))
+                                extentBytes(d, kB) / sizeof(float), format,
+                                "gemm"))
     return;
   int32_t flags = hasRelu(d) ? TANDEM_SGEMM_RELU : 0;
+  // A weight operand's packed form is cached in the instance.
+  if (format == precision::Format::FP32) {
+    if (d.flags & TANDEM_GEMM_CONSTANT_A)
+      flags |= TANDEM_SGEMM_CONSTANT_A;
+    if (d.flags & TANDEM_GEMM_CONSTANT_B)
+      flags |= TANDEM_SGEMM_CONSTANT_B;
+  }
   if (hasBias(d)) {
     // C starts as the bias rows; the product accumulates onto it.
     for (int64_t p = 0; p < d.batch; ++p)

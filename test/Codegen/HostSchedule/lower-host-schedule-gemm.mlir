@@ -7,12 +7,15 @@
 // kernel is in the program's table.
 
 // CHECK:       module attributes {tandem_exec.program = {device_arena_sizes = array<i64: 4096>,
-// CHECK-SAME:    kernels = [{name = "k_mm", num_args = 3 : i64}, {name = "k_fill", num_args = 1 : i64}, {name = "k_bias", num_args = 3 : i64}]
+// CHECK-SAME:    kernels = [{name = "k_mm", num_args = 3 : i64}, {name = "k_fill", num_args = 1 : i64}, {name = "k_bias", num_args = 3 : i64}, {name = "k_mm3", num_args = 3 : i64}]
 
 // Descriptors: batch, m, n, k, trans_a, trans_b, lda, ldb, ldc, strides,
-// epilogue (3 = bias_relu, 0 = none), flags (1 = TF32).
+// epilogue (3 = bias_relu, 0 = none), flags (4 = FP16; 16 = B is a weight
+// of the model, 8 = A is).
 // CHECK-DAG:   llvm.mlir.global private constant @__tandem_gemm_desc_0(dense<[1, 2, 3, 4, 0, 0, 4, 3, 3, 0, 0, 0, 3, 0]> : tensor<14xi64>) {{.*}}: !llvm.array<14 x i64>
 // CHECK-DAG:   llvm.mlir.global private constant @__tandem_gemm_desc_1(dense<[1, 2, 3, 4, 1, 1, 2, 4, 3, 0, 0, 0, 0, 4]> : tensor<14xi64>)
+// CHECK-DAG:   llvm.mlir.global private constant @__tandem_gemm_desc_2(dense<[1, 2, 3, 4, 0, 0, 4, 3, 3, 0, 0, 0, 0, 16]> : tensor<14xi64>)
+// CHECK-DAG:   llvm.mlir.global private constant @__tandem_gemm_desc_3(dense<[1, 4, 2, 3, 0, 0, 3, 2, 2, 0, 0, 0, 0, 8]> : tensor<14xi64>)
 
 // CHECK-LABEL: func.func @m(
 // CHECK-SAME:    %[[CTX:[^:]+]]: !llvm.ptr {tandem.exec_ctx})
@@ -43,7 +46,10 @@
 
 func.func private @k_fill(%c: memref<2x3xf32>) attributes {tandem.kernel}
 func.func private @k_mm(%a: memref<2x4xf32>, %b: memref<4x3xf32>, %c: memref<2x3xf32>) attributes {tandem.kernel}
+func.func private @k_mm3(%a: memref<4x3xf32>, %b: memref<3x2xf32>, %c: memref<4x2xf32>) attributes {tandem.kernel}
 func.func private @k_bias(%c: memref<2x3xf32>, %b: memref<3xf32>, %y: memref<2x3xf32>) attributes {tandem.kernel}
+
+memref.global "private" constant @__constant_4x3xf32 : memref<4x3xf32> = dense<1.0>
 
 func.func @m() attributes {tandem_exec.device_arena_bytes = array<i64: 4096>} {
   %a = tandem_exec.alloc {offset = 0 : i64} : memref<2x4xf32, #gpu>
@@ -58,6 +64,13 @@ func.func @m() attributes {tandem_exec.device_arena_bytes = array<i64: 4096>} {
   tandem_exec.launch @k_bias(%t, %bias, %c) on compute grid [1, 1, 1] block [32, 1, 1] : memref<2x3xf32, #gpu>, memref<3xf32, #gpu>, memref<2x3xf32, #gpu>
   tandem_exec.gemm @k_mm(%a, %b) -> %c on compute {batch = 1 : i64, m = 2 : i64, n = 3 : i64, k = 4 : i64, lda = 2 : i64, ldb = 4 : i64, ldc = 3 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, epilogue = "none", trans_a, trans_b, precision = "fp16"} : memref<2x4xf32, #gpu>, memref<4x3xf32, #gpu> -> memref<2x3xf32, #gpu> fallback 1
   tandem_exec.launch @k_mm(%a, %b, %c) on compute grid [1, 1, 1] block [32, 1, 1] : memref<2x4xf32, #gpu>, memref<4x3xf32, #gpu>, memref<2x3xf32, #gpu>
+  %w = tandem_exec.weight @__constant_4x3xf32 {offset = 2048 : i64} : memref<4x3xf32, #gpu>
+  tandem_exec.gemm @k_mm(%a, %w) -> %c on compute {batch = 1 : i64, m = 2 : i64, n = 3 : i64, k = 4 : i64, lda = 4 : i64, ldb = 3 : i64, ldc = 3 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, epilogue = "none"} : memref<2x4xf32, #gpu>, memref<4x3xf32, #gpu> -> memref<2x3xf32, #gpu> fallback 1
+  tandem_exec.launch @k_mm(%a, %w, %c) on compute grid [1, 1, 1] block [32, 1, 1] : memref<2x4xf32, #gpu>, memref<4x3xf32, #gpu>, memref<2x3xf32, #gpu>
+  %x3 = tandem_exec.alloc {offset = 2304 : i64} : memref<3x2xf32, #gpu>
+  %c3 = tandem_exec.alloc {offset = 2560 : i64} : memref<4x2xf32, #gpu>
+  tandem_exec.gemm @k_mm3(%w, %x3) -> %c3 on compute {batch = 1 : i64, m = 4 : i64, n = 2 : i64, k = 3 : i64, lda = 3 : i64, ldb = 2 : i64, ldc = 2 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, epilogue = "none"} : memref<4x3xf32, #gpu>, memref<3x2xf32, #gpu> -> memref<4x2xf32, #gpu> fallback 1
+  tandem_exec.launch @k_mm3(%w, %x3, %c3) on compute grid [1, 1, 1] block [32, 1, 1] : memref<4x3xf32, #gpu>, memref<3x2xf32, #gpu>, memref<4x2xf32, #gpu>
   tandem_exec.partition_end "m_p0_gpu0" on compute
   return
 }

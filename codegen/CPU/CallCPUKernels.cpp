@@ -14,6 +14,7 @@
 #include "codegen/LinalgPayloads.h"
 #include "codegen/Passes.h"
 #include "codegen/RuntimeCalls.h"
+#include "runtime/include/tandem/winograd.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -48,6 +49,7 @@ constexpr llvm::StringLiteral kExecCtxAttr = "tandem.exec_ctx";
 constexpr int32_t kAccumulate = 1;   // TANDEM_SGEMM_ACCUMULATE
 constexpr int32_t kConstantA = 2;    // TANDEM_SGEMM_CONSTANT_A
 constexpr int32_t kConstantB = 4;    // TANDEM_SGEMM_CONSTANT_B
+constexpr int32_t kConstantFilter = 2; // TANDEM_CONV2D_CONSTANT_FILTER
 constexpr int32_t kRelu = 8;         // TANDEM_{SGEMM,CONV2D,DWCONV2D}_RELU
 constexpr int32_t kRelu6 = 16;       // TANDEM_{SGEMM,CONV2D,DWCONV2D}_RELU6
 constexpr int32_t kWinograd = 32;    // TANDEM_CONV2D_WINOGRAD
@@ -368,18 +370,14 @@ bool isKernelConv(linalg::Conv2DNchwFchwOp conv) {
   return isKernelConvOf(conv, 4, 2);
 }
 
-/// Whether `conv` may run as Winograd: a 3x3 window, stride 1, no dilation,
-/// and at least 16 input and output channels (below that the transforms
-/// cost more than the multiplies they save).
+/// Whether `conv` may run as Winograd (tandem_winograd_applies).
 bool isWinogradConv(linalg::Conv2DNchwFchwOp conv) {
   auto filter = cast<MemRefType>(conv.getInputs()[1].getType());
-  auto ones = [](DenseIntElementsAttr attr) {
-    return llvm::all_of(attr.getValues<int64_t>(),
-                        [](int64_t v) { return v == 1; });
-  };
-  return filter.getDimSize(2) == 3 && filter.getDimSize(3) == 3 &&
-         filter.getDimSize(0) >= 16 && filter.getDimSize(1) >= 16 &&
-         ones(conv.getStrides()) && ones(conv.getDilations());
+  auto strides = conv.getStrides().getValues<int64_t>();
+  auto dilations = conv.getDilations().getValues<int64_t>();
+  return tandem_winograd_applies(
+      filter.getDimSize(2), filter.getDimSize(3), strides[0], strides[1],
+      dilations[0], dilations[1], filter.getDimSize(1), filter.getDimSize(0));
 }
 
 /// tandem_dwconv2d_f32: a dense [c, kh, kw] filter and contiguous output
@@ -556,8 +554,8 @@ struct CallCPUKernelsPass
   /// output) becomes a loop over its groups with one call each, on the
   /// group's slices: the group dimension (1 of the input and output, 0 of
   /// the filter) only offsets the pointers, and the input's shape and
-  /// strides leave it out. The fill or bias broadcast is then found on the
-  /// rank-4 buffer the output expands.
+  /// strides leave it out. The fill or bias broadcast is the one into the
+  /// rank-5 output or into the rank-4 buffer the output expands.
   void rewriteConvCall(linalg::LinalgOp conv, StringRef callee,
                        ArrayRef<unsigned> filterDims,
                        ArrayRef<unsigned> outStrideDims, int32_t extraFlags,
@@ -702,11 +700,17 @@ struct CallCPUKernelsPass
       }
   }
 
+  /// TANDEM_CONV2D_CONSTANT_FILTER when `conv`'s filter is a constant (the
+  /// instance's packed-weight cache may keep it), else 0.
+  static int32_t constantFilterFlag(linalg::LinalgOp conv) {
+    return isConstantBuffer(conv.getDpsInputOperand(1)->get()) ? kConstantFilter
+                                                               : 0;
+  }
+
   /// tandem_conv2d_f32: filter dims F, KH, KW; output strides N, F; a
   /// constant filter is flagged for the instance's packed-weight cache.
   void rewriteConv(linalg::Conv2DNchwFchwOp conv) {
-    int32_t constantFilter =
-        isConstantBuffer(conv.getInputs()[1]) ? 2 : 0; // ..._CONSTANT_FILTER
+    int32_t constantFilter = constantFilterFlag(conv);
     int tile =
         winograd && constantFilter && isWinogradConv(conv)
             ? winogradTileFor(cast<MemRefType>(conv.getOutputs()[0].getType()))
@@ -718,9 +722,7 @@ struct CallCPUKernelsPass
   /// tandem_conv2d_f32 once per group: filter dims F, KH, KW of the group;
   /// output strides N, F. The per-group filters stay im2col GEMMs.
   void rewriteGroupedConv(linalg::Conv2DNgchwGfchwOp conv) {
-    int32_t constantFilter =
-        isConstantBuffer(conv.getInputs()[1]) ? 2 : 0; // ..._CONSTANT_FILTER
-    rewriteConvCall(conv, kConv2D, {1, 3, 4}, {0, 2}, constantFilter,
+    rewriteConvCall(conv, kConv2D, {1, 3, 4}, {0, 2}, constantFilterFlag(conv),
                     conv.getStrides(), conv.getDilations());
   }
 

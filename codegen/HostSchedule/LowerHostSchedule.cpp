@@ -157,8 +157,8 @@ Value ScheduleLowering::hostPointer(Location loc, Value memref) {
 /// Whether `buffer` is the device copy of a weight (tandem_exec.weight):
 /// the same values at the same address on every run, which lets the host
 /// path cache its packed form.
-static int64_t isWeight(Value buffer) {
-  return buffer.getDefiningOp<WeightOp>() ? 1 : 0;
+static bool isWeight(Value buffer) {
+  return static_cast<bool>(buffer.getDefiningOp<WeightOp>());
 }
 
 Value ScheduleLowering::gemmDescriptor(Location loc, GemmOp gemm) {
@@ -178,8 +178,8 @@ Value ScheduleLowering::gemmDescriptor(Location loc, GemmOp gemm) {
                       v(gemm.getStrideC()),
                       gemm.getEpilogueCode(),
                       gemm.getPrecisionFlag() /* TANDEM_GEMM_ALLOW_* */ |
-                          isWeight(gemm.getA()) * TANDEM_GEMM_CONSTANT_A |
-                          isWeight(gemm.getB()) * TANDEM_GEMM_CONSTANT_B};
+                          (isWeight(gemm.getA()) ? TANDEM_GEMM_CONSTANT_A : 0) |
+                          (isWeight(gemm.getB()) ? TANDEM_GEMM_CONSTANT_B : 0)};
   return descriptorGlobal(loc, "__tandem_gemm_desc_", numGemms, fields);
 }
 
@@ -193,7 +193,7 @@ Value ScheduleLowering::convDescriptor(Location loc, ConvOp conv) {
   int64_t flags = (conv.getBias() ? TANDEM_CONV_BIAS : 0) |
                   (conv.getZ() ? TANDEM_CONV_RESIDUAL : 0) |
                   conv.getPrecisionFlag() /* TANDEM_CONV_ALLOW_* */ |
-                  isWeight(conv.getW()) * TANDEM_CONV_CONSTANT_FILTER;
+                  (isWeight(conv.getW()) ? TANDEM_CONV_CONSTANT_FILTER : 0);
   // The fields of tandem_conv_desc_t, in order.
   int64_t fields[] = {xs[0],
                       xs[1],

@@ -16,6 +16,19 @@
 extern "C" {
 #endif
 
+/** Whether a dense (one group) convolution with `c` input and `f` output
+ *  channels may run as Winograd: a 3x3 window, stride 1, no dilation, and
+ *  at least 16 channels in and out (below that the transforms cost more
+ *  than the multiplies they save). The compiler and the runtime's host
+ *  path for library convolutions choose by this one rule. */
+static inline int tandem_winograd_applies(int64_t kh, int64_t kw,
+                                          int64_t strideH, int64_t strideW,
+                                          int64_t dilationH, int64_t dilationW,
+                                          int64_t c, int64_t f) {
+  return kh == 3 && kw == 3 && strideH == 1 && strideW == 1 && dilationH == 1 &&
+         dilationW == 1 && c >= 16 && f >= 16;
+}
+
 /** The number of floats of the transformed filter of F(m x m, 3 x 3) for
  *  `f` output and `c` input channels: (m + 2)^2 * c * f. */
 static inline int64_t tandem_winograd_filter_floats(int m, int64_t f,

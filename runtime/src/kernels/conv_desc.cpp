@@ -3,6 +3,7 @@
 #include "kernels/conv_desc.h"
 
 #include "kernels/precision.h"
+#include "tandem/winograd.h"
 
 #include <algorithm>
 #include <cmath>
@@ -158,14 +159,14 @@ void runOnHost(const tandem_exec_ctx_t *ctx, const tandem_conv_desc_t &d,
     flags |= TANDEM_CONV2D_ACCUMULATE;
   }
   // A weight's packed (or Winograd-transformed) form is cached in the
-  // instance; in f32 a 3x3 stride-1 convolution as wide as the CPU build
-  // would take (16 channels in and out) may run as Winograd, the kernel
-  // choosing the tile by cost as for a runtime filter.
+  // instance; in f32 a convolution the CPU build would run as Winograd
+  // (tandem_winograd_applies) may run so, the kernel choosing the tile by
+  // cost as for a runtime filter.
   if (constantFilter) {
     flags |= TANDEM_CONV2D_CONSTANT_FILTER;
-    if (d.groups == 1 && d.r == 3 && d.s == 3 && d.stride_h == 1 &&
-        d.stride_w == 1 && d.dilation_h == 1 && d.dilation_w == 1 &&
-        d.c >= 16 && d.k >= 16)
+    if (d.groups == 1 &&
+        tandem_winograd_applies(d.r, d.s, d.stride_h, d.stride_w, d.dilation_h,
+                                d.dilation_w, d.c, d.k))
       flags |= TANDEM_CONV2D_WINOGRAD;
   }
   if (d.activation == TANDEM_CONV_ACT_RELU)

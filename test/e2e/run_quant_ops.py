@@ -428,6 +428,27 @@ def integer_conv(x, w, node):
     return y
 
 
+def per_channel(v, rank):
+    """A 1-D per-channel `v` shaped to broadcast along the leading dim of
+    `rank` trailing dims (a scalar or already shaped `v` as it is)."""
+    return v.reshape((-1,) + (1,) * (rank - 1)) if v.ndim == 1 else v
+
+
+def qlinear_conv_reference(x, x_scale, x_zero, w, w_scale, w_zero, y_scale,
+                           y_zero, bias, node):
+    """QLinearConv `node` by its ONNX definition: the int64 convolution of
+    (x - x_zero) by (w - w_zero), plus the int32 `bias` (None: none),
+    requantised."""
+    wide = lambda v: v.astype(np.int64)  # noqa: E731
+    acc = integer_conv(wide(x) - wide(x_zero),
+                       wide(w) - per_channel(wide(w_zero), w.ndim), node)
+    if bias is not None:
+        acc += per_channel(wide(bias), acc.ndim - 1)
+    return requantize(acc, per_channel(qlinear_scale(x_scale, w_scale,
+                                                     y_scale), acc.ndim - 1),
+                      y_zero)
+
+
 def numpy_reference(model_path, feeds):
     """The ONNX definition of the models' MatMulInteger, ConvInteger and
     QLinearConv nodes (after their QuantizeLinear inputs), evaluated in
@@ -449,8 +470,6 @@ def numpy_reference(model_path, feeds):
     values.update(zip([n.output[0] for n in quant],
                       ReferenceEvaluator(sub).run(None, feeds)))
     wide = lambda name: values[name].astype(np.int64)  # noqa: E731
-    per_channel = lambda v, rank: v.reshape(  # noqa: E731
-        (-1,) + (1,) * (rank - 1)) if v.ndim == 1 else v
     outputs = []
     for node in model.graph.node:
         ins = list(node.input) + [""] * 9
@@ -472,29 +491,28 @@ def numpy_reference(model_path, feeds):
         elif node.op_type == "QLinearMatMul":
             a = wide(ins[0]) - wide(ins[2])
             b = wide(ins[3]) - wide(ins[5])
-            outputs.append(requantize(a @ b, values[ins[1]], values[ins[4]],
-                                      values[ins[6]], values[ins[7]],
-                                      lambda v, rank: v))
+            outputs.append(requantize(
+                a @ b, qlinear_scale(values[ins[1]], values[ins[4]],
+                                     values[ins[6]]), values[ins[7]]))
         elif node.op_type == "QLinearConv":
-            x = wide(ins[0]) - wide(ins[2])
-            w = wide(ins[3]) - per_channel(wide(ins[5]), values[ins[3]].ndim)
-            acc = integer_conv(x, w, node)
-            if ins[8]:
-                acc += per_channel(wide(ins[8]), acc.ndim - 1)
-            outputs.append(requantize(acc, values[ins[1]], values[ins[4]],
-                                      values[ins[6]], values[ins[7]],
-                                      per_channel))
+            outputs.append(qlinear_conv_reference(
+                *(values[name] for name in ins[:8]),
+                values[ins[8]] if ins[8] else None, node))
     return outputs
 
 
-def requantize(acc, a_scale, b_scale, y_scale, y_zero, per_channel):
+def qlinear_scale(a_scale, b_scale, y_scale):
+    """The requantisation multiplier a_scale * b_scale / y_scale in
+    float32, as onnxruntime computes it."""
+    return (a_scale.astype(np.float32) * b_scale.astype(np.float32) /
+            y_scale.astype(np.float32)).astype(np.float32)
+
+
+def requantize(acc, scale, y_zero):
     """An int64 sum `acc` as `y_zero`'s type, as onnxruntime requantises:
-    the sum as float32 times the float32 a_scale * b_scale / y_scale
-    (`per_channel` shapes a per-channel scale for it), rounded half to
-    even, plus y_zero, saturated."""
-    scale = (a_scale.astype(np.float32) * b_scale.astype(np.float32) /
-             y_scale.astype(np.float32)).astype(np.float32)
-    y = np.rint(acc.astype(np.float32) * per_channel(scale, acc.ndim - 1))
+    the sum as float32 times the float32 `scale` (shaped to broadcast
+    against `acc`), rounded half to even, plus y_zero, saturated."""
+    y = np.rint(acc.astype(np.float32) * scale)
     info = np.iinfo(y_zero.dtype)
     return np.clip(y + y_zero.astype(np.int64), info.min,
                    info.max).astype(y_zero.dtype)
@@ -513,17 +531,9 @@ def onnx_reference(model_path, feeds):
 
         def _run(self, x, x_scale, x_zero, w, w_scale, w_zero, y_scale,
                  y_zero, bias=None, **_):
-            rank = x.ndim
-            per_channel = lambda v, r: v.reshape(  # noqa: E731
-                (-1,) + (1,) * (r - 1)) if v.ndim == 1 else v
-            acc = integer_conv(
-                x.astype(np.int64) - x_zero.astype(np.int64),
-                w.astype(np.int64) - per_channel(w_zero.astype(np.int64),
-                                                 rank), self.onnx_node)
-            if bias is not None:
-                acc += per_channel(bias.astype(np.int64), rank - 1)
-            return (requantize(acc, x_scale, w_scale, y_scale, y_zero,
-                               per_channel),)
+            return (qlinear_conv_reference(x, x_scale, x_zero, w, w_scale,
+                                           w_zero, y_scale, y_zero, bias,
+                                           self.onnx_node),)
 
     model = onnx.load(model_path)
     for opset in model.opset_import:

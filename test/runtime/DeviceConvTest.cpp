@@ -11,10 +11,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CachedContext.h"
 #include "StatusHelpers.h"
 #include "device/cudnn.h"
 #include "kernels/conv_desc.h"
-#include "kernels/kernel_cache.h"
 #include "tandem/runtime.h"
 
 #include <cmath>
@@ -227,28 +227,24 @@ TEST(DeviceConvCache, ConstantFilterIsCachedPerInstance) {
     ++weightCases;
     SCOPED_TRACE(c.name);
     Problem p(c);
-    std::unique_ptr<tandem_internal_kernel_cache,
-                    void (*)(tandem_internal_kernel_cache *)>
-        cache(tandem_internal_kernel_cache_create(),
-              tandem_internal_kernel_cache_destroy);
-    ASSERT_NE(cache, nullptr);
-    tandem_exec_ctx_t ctx = {};
-    ctx.reserved[0] = cache.get();
+    tandem_test::CachedContext cached;
+    ASSERT_NE(cached.cache, nullptr);
+    const tandem_exec_ctx_t *ctx = &cached.ctx;
     std::vector<float> first(p.expected.size()), again(p.expected.size());
-    tandem::conv::runOnHost(&ctx, p.d, p.x.data(), p.w.data(), first.data(),
+    tandem::conv::runOnHost(ctx, p.d, p.x.data(), p.w.data(), first.data(),
                             p.bias.data(), p.z.data());
     p.check(first, "first run");
-    EXPECT_GT(tandem_internal_kernel_cache_bytes(cache.get()), 0u);
+    EXPECT_GT(cached.bytes(), 0u);
     for (float &v : p.w)
       v = -v;
-    tandem::conv::runOnHost(&ctx, p.d, p.x.data(), p.w.data(), again.data(),
+    tandem::conv::runOnHost(ctx, p.d, p.x.data(), p.w.data(), again.data(),
                             p.bias.data(), p.z.data());
     EXPECT_EQ(
         std::memcmp(first.data(), again.data(), first.size() * sizeof(float)),
         0)
         << "the cached filter was not used";
     p.d.flags &= ~int64_t(TANDEM_CONV_CONSTANT_FILTER);
-    tandem::conv::runOnHost(&ctx, p.d, p.x.data(), p.w.data(), again.data(),
+    tandem::conv::runOnHost(ctx, p.d, p.x.data(), p.w.data(), again.data(),
                             p.bias.data(), p.z.data());
     EXPECT_NE(
         std::memcmp(first.data(), again.data(), first.size() * sizeof(float)),

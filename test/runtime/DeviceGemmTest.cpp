@@ -12,10 +12,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CachedContext.h"
 #include "StatusHelpers.h"
 #include "device/cublaslt.h"
 #include "kernels/gemm_desc.h"
-#include "kernels/kernel_cache.h"
 #include "tandem/runtime.h"
 
 #include <algorithm>
@@ -183,28 +183,24 @@ TEST(DeviceGemmCache, WeightOperandIsCachedPerInstance) {
     char message[160];
     ASSERT_TRUE(tandem::gemm::check(p.desc, message, sizeof(message)))
         << message;
-    std::unique_ptr<tandem_internal_kernel_cache,
-                    void (*)(tandem_internal_kernel_cache *)>
-        cache(tandem_internal_kernel_cache_create(),
-              tandem_internal_kernel_cache_destroy);
-    ASSERT_NE(cache, nullptr);
-    tandem_exec_ctx_t ctx = {};
-    ctx.reserved[0] = cache.get();
+    tandem_test::CachedContext cached;
+    ASSERT_NE(cached.cache, nullptr);
+    const tandem_exec_ctx_t *ctx = &cached.ctx;
     std::vector<float> first(p.cElements, Problem::kSentinel),
         again(p.cElements, Problem::kSentinel);
-    tandem::gemm::runOnHost(&ctx, p.desc, p.a.data(), p.b.data(), first.data(),
+    tandem::gemm::runOnHost(ctx, p.desc, p.a.data(), p.b.data(), first.data(),
                             p.bias.data());
     p.check(first, "first run");
-    EXPECT_GT(tandem_internal_kernel_cache_bytes(cache.get()), 0u);
+    EXPECT_GT(cached.bytes(), 0u);
     std::vector<float> &operand =
         weight.flag == TANDEM_GEMM_CONSTANT_A ? p.a : p.b;
     for (float &v : operand)
       v = -v;
-    tandem::gemm::runOnHost(&ctx, p.desc, p.a.data(), p.b.data(), again.data(),
+    tandem::gemm::runOnHost(ctx, p.desc, p.a.data(), p.b.data(), again.data(),
                             p.bias.data());
     EXPECT_EQ(first, again) << "the cached operand was not used";
     p.desc.flags = 0;
-    tandem::gemm::runOnHost(&ctx, p.desc, p.a.data(), p.b.data(), again.data(),
+    tandem::gemm::runOnHost(ctx, p.desc, p.a.data(), p.b.data(), again.data(),
                             p.bias.data());
     EXPECT_NE(first, again) << "without the flag the operand must be read";
   }

@@ -26,9 +26,14 @@ namespace mlir::tandem {
 #include "passes/Passes.h.inc"
 
 /// Patterns of -tandem-fold-batch-norm and -tandem-normalize-bias, for
-/// pipelines that run them together with other patterns.
-void populateFoldBatchNormPatterns(RewritePatternSet &patterns);
-void populateNormalizeBiasPatterns(RewritePatternSet &patterns);
+/// pipelines that run them together with other patterns. A weight they
+/// replace is freed at once when `weightScope` (weightReleaseScope of the
+/// pass's root, passes/Optimize/ConstantData.h) is given, else when the
+/// pass ends.
+void populateFoldBatchNormPatterns(RewritePatternSet &patterns,
+                                   Operation *weightScope = nullptr);
+void populateNormalizeBiasPatterns(RewritePatternSet &patterns,
+                                   Operation *weightScope = nullptr);
 
 /// The graph optimisation phase: canonicalisation (constant folding with a
 /// size cap, identity and no-op removal, reshape/transpose chains), BatchNorm

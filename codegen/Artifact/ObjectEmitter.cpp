@@ -2,12 +2,15 @@
 
 #include "codegen/Artifact/ObjectEmitter.h"
 
+#include "codegen/Artifact/StreamedWeights.h"
+
 #include "passes/Optimize/ConstantData.h"
 #include "runtime/include/tandem/abi.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -24,6 +27,11 @@
 
 using namespace mlir;
 using namespace mlir::tandem;
+
+/// Weights of at least this many bytes go into an object file without
+/// passing through LLVM (StreamedWeights.h); smaller ones stay LLVM
+/// constants, which the optimiser may read.
+static constexpr uint64_t kStreamedWeightBytes = 64 * 1024;
 
 //===----------------------------------------------------------------------===//
 // ABI layouts
@@ -473,11 +481,23 @@ LogicalResult mlir::tandem::emitModelObject(ModuleOp module,
           func.removeArgAttr(i, attr.getName());
   });
 
+  // An object's large weights bypass LLVM (StreamedWeights.h); the values
+  // go back into the module when emission ends.
+  std::optional<StreamedWeights> streamed;
+  if (kind == ObjectKind::Object && StreamedWeights::supports(triple))
+    streamed.emplace(module, kStreamedWeightBytes);
+  auto releaseWeights = llvm::make_scope_exit([&] {
+    streamed.reset();
+    if (options.releaseWeights)
+      releaseResourceBlobs(module);
+  });
+
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, context, "tandem");
   if (!llvmModule)
     return emitError(loc) << "cannot translate the lowered module to LLVM IR";
+  // LLVM IR holds its own copy of what is left.
   if (options.releaseWeights)
     releaseResourceBlobs(module);
   llvmModule->setTargetTriple(triple);
@@ -507,11 +527,18 @@ LogicalResult mlir::tandem::emitModelObject(ModuleOp module,
     return success();
   }
   llvm::legacy::PassManager pm;
-  if (machine->addPassesToEmitFile(pm, os, nullptr,
+  std::optional<SparseObjectBuffer> object;
+  if (streamed) {
+    streamed->define(*llvmModule);
+    object.emplace();
+  }
+  if (machine->addPassesToEmitFile(pm, object ? *object : os, nullptr,
                                    kind == ObjectKind::Object
                                        ? llvm::CodeGenFileType::ObjectFile
                                        : llvm::CodeGenFileType::AssemblyFile))
     return emitError(loc) << "the target cannot emit this file type";
   pm.run(*llvmModule);
+  if (object)
+    return streamed->write(*object, os, loc);
   return success();
 }

@@ -3,6 +3,8 @@
 // Turns a module lowered to the LLVM dialect into the artifact: translates it
 // to LLVM IR, adds the model's runtime descriptor and entry point, and emits
 // LLVM IR, assembly or an object file through an in-process TargetMachine.
+// An ELF object's large weights go around LLVM, from their blobs straight
+// into the file (StreamedWeights.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,10 +32,11 @@ struct ObjectOptions {
   /// Also export `tandem_default_model`, for shared libraries that
   /// tandem-run opens.
   bool exportDefaultModel = false;
-  /// Free the module's weight blobs as soon as the LLVM IR holds its copy
-  /// of them (the module's weights are empty afterwards): the compile then
-  /// never holds three copies of the weights (MLIR, LLVM, the assembler's).
-  /// For a caller that emits once and drops the module, like tandemc.
+  /// Free the module's weight blobs as soon as nothing needs them: the
+  /// weights LLVM IR holds a copy of once it is translated, those written
+  /// straight into an object file (StreamedWeights.h) once the object is
+  /// written (the module's weights are empty afterwards). For a caller that
+  /// emits once and drops the module, like tandemc.
   bool releaseWeights = false;
   /// The device images of a model with GPU partitions (PTX, cubin, fatbin
   /// per arch), from the GPU code generator; they go into the object's

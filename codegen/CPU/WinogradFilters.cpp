@@ -43,14 +43,15 @@ Value mlir::tandem::createWinogradFilter(OpBuilder &b, Location loc,
   if (!SymbolTable::lookupSymbolIn(module, name)) {
     if (!global.getConstant() || !global.getInitialValue())
       return {};
-    std::optional<std::vector<float>> g =
-        readF32Elements(*global.getInitialValue(), global.getType());
+    std::optional<F32Values> g =
+        viewF32Elements(*global.getInitialValue(), global.getType());
     if (!g)
       return {};
     std::vector<float> u(tandem_winograd_filter_floats(m, f, c));
     tandem_winograd_transform_filter(m, f, c, g->data(), u.data());
-    ElementsAttr value = f32ElementsAttr(
-        RankedTensorType::get(type.getShape(), b.getF32Type()), u, name);
+    ElementsAttr value =
+        f32ElementsAttr(RankedTensorType::get(type.getShape(), b.getF32Type()),
+                        std::move(u), name);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointAfter(global);
     memref::GlobalOp::create(b, global.getLoc(), name,

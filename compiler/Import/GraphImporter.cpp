@@ -10,6 +10,7 @@
 
 #include "compiler/Import/ModelChecks.h"
 
+#include "dialects/Tandem/IR/OwnedBlob.h"
 #include "dialects/Tandem/IR/ShapeInference.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -39,9 +40,8 @@ static constexpr int64_t kMaxTensorBytes = int64_t(1) << 36;
 /// Dims, pads and sizes read from the model must lie within +-2^31.
 static constexpr int64_t kMaxDimValue = int64_t(1) << 31;
 
-GraphImporter::GraphImporter(MLIRContext &context,
-                             const onnx::ModelProto &model, StringRef path,
-                             const OnnxImportOptions &options)
+GraphImporter::GraphImporter(MLIRContext &context, onnx::ModelProto &model,
+                             StringRef path, const OnnxImportOptions &options)
     : ctx(context), model(model), path(path.str()), options(options),
       b(&context), nodeLoc(UnknownLoc::get(&context)) {
   for (const onnx::OperatorSetIdProto &op : model.opset_import())
@@ -142,16 +142,17 @@ static std::optional<int64_t> checkedElementCount(ArrayRef<int64_t> dims) {
   return count;
 }
 
-FailureOr<std::vector<char>>
+FailureOr<std::string>
 GraphImporter::tensorBytes(const onnx::TensorProto &tensor, Type type,
-                           int64_t count, StringRef what) {
+                           int64_t count, StringRef what,
+                           std::string *takeRaw) {
   int64_t width = storageBytes(type);
   if (count > INT64_MAX / 8)
     return emitError(fileLoc())
                << what << " has too many elements (" << count << ")",
            failure();
   int64_t expected = count * width;
-  std::vector<char> bytes;
+  std::string bytes;
 
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
     std::string location;
@@ -212,8 +213,9 @@ GraphImporter::tensorBytes(const onnx::TensorProto &tensor, Type type,
                  << what << " declares " << count << " elements (" << expected
                  << " bytes) but holds " << raw.size() << " bytes of data",
              failure();
-    bytes.assign(raw.begin(), raw.end());
-    return bytes;
+    if (takeRaw)
+      return std::move(*takeRaw);
+    return raw;
   }
 
   // Typed fields. Compare the declared count with the data before allocating
@@ -286,7 +288,8 @@ GraphImporter::tensorBytes(const onnx::TensorProto &tensor, Type type,
 }
 
 FailureOr<ElementsAttr>
-GraphImporter::tensorAttr(const onnx::TensorProto &tensor, StringRef what) {
+GraphImporter::tensorAttr(const onnx::TensorProto &tensor, StringRef what,
+                          std::string *takeRaw) {
   Type type = elementType(tensor.data_type());
   if (!type)
     return emitError(fileLoc()) << what << " has unsupported element type "
@@ -303,7 +306,8 @@ GraphImporter::tensorAttr(const onnx::TensorProto &tensor, StringRef what) {
                       ", ")
                << "]: negative or overflowing",
            failure();
-  FailureOr<std::vector<char>> bytes = tensorBytes(tensor, type, *count, what);
+  FailureOr<std::string> bytes =
+      tensorBytes(tensor, type, *count, what, takeRaw);
   if (failed(bytes))
     return failure();
   auto tensorType = RankedTensorType::get(dims, type);
@@ -316,13 +320,13 @@ GraphImporter::tensorAttr(const onnx::TensorProto &tensor, StringRef what) {
     for (char &c : blob)
       if (!llvm::isAlnum(c) && c != '_')
         c = '_';
+    // The blob takes over the bytes: a large model's weights are never
+    // held twice.
     return cast<ElementsAttr>(DenseResourceElementsAttr::get(
-        tensorType, blob,
-        HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(*bytes),
-                                                      alignof(int64_t))));
+        tensorType, blob, ownedBlob(std::move(*bytes), alignof(int64_t))));
   }
-  return cast<ElementsAttr>(
-      DenseElementsAttr::getFromRawBuffer(tensorType, ArrayRef<char>(*bytes)));
+  return cast<ElementsAttr>(DenseElementsAttr::getFromRawBuffer(
+      tensorType, ArrayRef<char>(bytes->data(), bytes->size())));
 }
 
 bool onnx_import::isKnownIntType(Type type) {
@@ -341,8 +345,7 @@ GraphImporter::knownFromTensor(const onnx::TensorProto &tensor) {
     return std::nullopt;
   // Decoding errors are reported when the tensor is imported as a constant.
   ScopedDiagnosticHandler silence(&ctx, [](Diagnostic &) { return success(); });
-  FailureOr<std::vector<char>> bytes =
-      tensorBytes(tensor, type, *count, "tensor");
+  FailureOr<std::string> bytes = tensorBytes(tensor, type, *count, "tensor");
   if (failed(bytes))
     return std::nullopt;
   KnownInts result{dims, {}, type};
@@ -674,8 +677,9 @@ FailureOr<int64_t> GraphImporter::normalizeAxis(int64_t axis, int64_t rank,
 // Graph
 //===----------------------------------------------------------------------===//
 
-LogicalResult GraphImporter::importInitializers(const onnx::GraphProto &graph) {
-  for (const onnx::TensorProto &init : graph.initializer()) {
+LogicalResult GraphImporter::importInitializers(const onnx::GraphProto &graph,
+                                                onnx::GraphProto *owned) {
+  for (auto [i, init] : llvm::enumerate(graph.initializer())) {
     std::string what = "initializer '" + init.name() + "'";
     if (init.name().empty())
       return emitError(fileLoc()) << "an initializer has no name", failure();
@@ -687,7 +691,11 @@ LogicalResult GraphImporter::importInitializers(const onnx::GraphProto &graph) {
       known[init.name()] = std::move(*k);
       continue;
     }
-    FailureOr<ElementsAttr> attr = tensorAttr(init, what);
+    std::string *raw = owned && init.has_raw_data()
+                           ? owned->mutable_initializer(static_cast<int>(i))
+                                 ->mutable_raw_data()
+                           : nullptr;
+    FailureOr<ElementsAttr> attr = tensorAttr(init, what, raw);
     if (failed(attr))
       return failure();
     values[init.name()] = ConstantOp::create(
@@ -1008,7 +1016,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     return nullptr;
 
   func::FuncOp func;
-  if (failed(importInputs(func)) || failed(importInitializers(model.graph())))
+  if (failed(importInputs(func)) ||
+      failed(importInitializers(model.graph(), model.mutable_graph())))
     return nullptr;
 
   convertersInUse = &converters;

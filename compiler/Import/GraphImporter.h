@@ -154,8 +154,11 @@ LogicalResult convertCastTo(GraphImporter &im, Type target);
 
 class GraphImporter {
 public:
-  GraphImporter(MLIRContext &context, const onnx::ModelProto &model,
-                StringRef path, const OnnxImportOptions &options);
+  /// Imports `model`, whose main graph's initializers give up their raw
+  /// data to the weights they become (the protobuf no longer holds it
+  /// afterwards).
+  GraphImporter(MLIRContext &context, onnx::ModelProto &model, StringRef path,
+                const OnnxImportOptions &options);
 
   /// Imports the model's main graph.
   OwningOpRef<ModuleOp> run();
@@ -293,8 +296,11 @@ public:
   Value materialize(const KnownInts &known);
   /// Builds an elements attribute for an ONNX tensor, as dense_resource when
   /// large; fails with a diagnostic naming `what`.
+  /// With `takeRaw` (the tensor's own raw_data field), the attribute takes
+  /// over the raw bytes instead of copying them, leaving the field empty.
   FailureOr<ElementsAttr> tensorAttr(const onnx::TensorProto &tensor,
-                                     StringRef what);
+                                     StringRef what,
+                                     std::string *takeRaw = nullptr);
   /// A tensor imported so far: an SSA value or known integers.
   struct Tensor {
     Value value;
@@ -321,19 +327,24 @@ public:
 
 private:
   LogicalResult importInputs(func::FuncOp &func);
-  LogicalResult importInitializers(const onnx::GraphProto &graph);
+  /// Imports the initializers of `graph`; with `owned` (`graph` itself,
+  /// mutable), their raw data moves into the weights instead of being
+  /// copied.
+  LogicalResult importInitializers(const onnx::GraphProto &graph,
+                                   onnx::GraphProto *owned = nullptr);
   LogicalResult importNodes(const onnx::GraphProto &graph,
                             StringRef namePrefix);
   LogicalResult checkSupported(const ConverterMap &converters);
-  FailureOr<std::vector<char>> tensorBytes(const onnx::TensorProto &tensor,
-                                           Type elementType, int64_t count,
-                                           StringRef what);
+  FailureOr<std::string> tensorBytes(const onnx::TensorProto &tensor,
+                                     Type elementType, int64_t count,
+                                     StringRef what,
+                                     std::string *takeRaw = nullptr);
   Location fileLoc() const;
   /// Input `i` evaluated by evaluateConstant as known integers, or null.
   const KnownInts *evaluatedInput(unsigned i) const;
 
   MLIRContext &ctx;
-  const onnx::ModelProto &model;
+  onnx::ModelProto &model;
   std::string path;
   const OnnxImportOptions &options;
   OpBuilder b;

@@ -13,12 +13,16 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
+
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <limits>
 
 using namespace mlir;
 using namespace mlir::tandem;
+
+/// The read size when parsing a model file.
+static constexpr int kReadBlockBytes = 1 << 20;
 
 std::string mlir::tandem::checkRegularFile(llvm::StringRef path) {
   llvm::sys::fs::file_status status;
@@ -31,28 +35,23 @@ std::string mlir::tandem::checkRegularFile(llvm::StringRef path) {
   return "";
 }
 
-/// importOnnxBuffer; `owner`, if given, holds `bytes` and is freed as soon as
-/// the protobuf is parsed (for a large model, the mapped file would
-/// otherwise stay resident beside the parsed copy and the new weight blobs).
-static OwningOpRef<ModuleOp>
-importBytes(MLIRContext &context, llvm::StringRef bytes,
-            std::unique_ptr<llvm::MemoryBuffer> owner, llvm::StringRef path,
-            const OnnxImportOptions &options) {
-  context.loadDialect<TandemDialect, func::FuncDialect>();
-  Location loc = FileLineColLoc::get(&context, path, 0, 0);
-  if (bytes.empty())
-    return emitError(loc) << "empty file: not an ONNX model", nullptr;
-  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
-    return emitError(loc) << "model of " << bytes.size()
+/// Refuses a model file of `size` bytes before parsing it: empty, or past
+/// protobuf's 2 GiB limit.
+static LogicalResult checkModelSize(uint64_t size, Location loc) {
+  if (size == 0)
+    return emitError(loc) << "empty file: not an ONNX model";
+  if (size > static_cast<uint64_t>(std::numeric_limits<int>::max()))
+    return emitError(loc) << "model of " << size
                           << " bytes exceeds protobuf's 2 GiB limit; store "
-                             "the weights as external data",
-           nullptr;
+                             "the weights as external data";
+  return success();
+}
 
-  onnx::ModelProto model;
-  bool parsed =
-      model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
-  owner.reset();
-  bytes = {};
+/// Imports `model`, parsed (`parsed`) from the file or buffer at `path`.
+static OwningOpRef<ModuleOp> importParsed(MLIRContext &context,
+                                          onnx::ModelProto &model, bool parsed,
+                                          Location loc, llvm::StringRef path,
+                                          const OnnxImportOptions &options) {
   if (!parsed)
     return emitError(loc) << "cannot parse the file as an ONNX model: "
                              "truncated or corrupt protobuf, or not ONNX",
@@ -96,7 +95,14 @@ OwningOpRef<ModuleOp>
 mlir::tandem::importOnnxBuffer(MLIRContext &context, llvm::StringRef bytes,
                                llvm::StringRef path,
                                const OnnxImportOptions &options) {
-  return importBytes(context, bytes, nullptr, path, options);
+  context.loadDialect<TandemDialect, func::FuncDialect>();
+  Location loc = FileLineColLoc::get(&context, path, 0, 0);
+  if (failed(checkModelSize(bytes.size(), loc)))
+    return nullptr;
+  onnx::ModelProto model;
+  bool parsed =
+      model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+  return importParsed(context, model, parsed, loc, path, options);
 }
 
 OwningOpRef<ModuleOp>
@@ -106,12 +112,27 @@ mlir::tandem::importOnnxFile(MLIRContext &context, llvm::StringRef path,
   // A device, FIFO or folder would hang the read or fail obscurely.
   if (std::string why = checkRegularFile(path); !why.empty())
     return emitError(loc) << "cannot read file: " << why, nullptr;
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
+  context.loadDialect<TandemDialect, func::FuncDialect>();
+  uint64_t size = 0;
+  if (std::error_code ec = llvm::sys::fs::file_size(path, size))
+    return emitError(loc) << "cannot read file: " << ec.message(), nullptr;
+  if (failed(checkModelSize(size, loc)))
+    return nullptr;
+  // The protobuf is parsed from the file through a small buffer, never from
+  // a mapping of the whole file: the mapped pages would be resident beside
+  // the parsed weights, doubling a large model's memory at import.
+  llvm::Expected<llvm::sys::fs::file_t> file =
+      llvm::sys::fs::openNativeFileForRead(path);
+  if (!file)
     return emitError(loc) << "cannot read file: "
-                          << buffer.getError().message(),
+                          << llvm::toString(file.takeError()),
            nullptr;
-  llvm::StringRef bytes = (*buffer)->getBuffer();
-  return importBytes(context, bytes, std::move(*buffer), path, options);
+  onnx::ModelProto model;
+  bool parsed;
+  {
+    google::protobuf::io::FileInputStream input(*file, kReadBlockBytes);
+    parsed = model.ParseFromZeroCopyStream(&input);
+  }
+  llvm::sys::fs::closeFile(*file);
+  return importParsed(context, model, parsed, loc, path, options);
 }

@@ -4,6 +4,7 @@
 
 #include "passes/Analysis/NodeName.h"
 
+#include "dialects/Tandem/IR/OwnedBlob.h"
 #include "dialects/Tandem/IR/TandemOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -19,39 +20,60 @@ using namespace mlir::tandem;
 /// Constants above this many bytes become dense_resource blobs.
 static constexpr size_t kInlineBytes = 1024;
 
-std::optional<std::vector<float>> mlir::tandem::readF32Constant(Value value) {
+std::optional<F32Values> mlir::tandem::viewF32Constant(Value value) {
   auto constant = value.getDefiningOp<ConstantOp>();
   if (!constant)
     return std::nullopt;
   auto type = dyn_cast<ShapedType>(value.getType());
   if (!type)
     return std::nullopt;
-  return readF32Elements(constant.getValue(), type);
+  return viewF32Elements(constant.getValue(), type);
 }
 
-std::optional<std::vector<float>>
-mlir::tandem::readF32Elements(Attribute attr, ShapedType type) {
+/// `bytes` as `count` floats in place, if they are that many and aligned
+/// for float.
+static std::optional<F32Values> floatsIn(ArrayRef<char> bytes, size_t count) {
+  if (bytes.size() != count * sizeof(float) ||
+      !llvm::isAddrAligned(llvm::Align(alignof(float)), bytes.data()))
+    return std::nullopt;
+  return F32Values(
+      ArrayRef<float>(reinterpret_cast<const float *>(bytes.data()), count));
+}
+
+std::optional<F32Values> mlir::tandem::viewF32Elements(Attribute attr,
+                                                       ShapedType type) {
   if (!type.getElementType().isF32() || !type.hasStaticShape())
     return std::nullopt;
   size_t count = type.getNumElements();
   if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
     if (dense.isSplat())
-      return std::vector<float>(count, dense.getSplatValue<float>());
+      return F32Values(std::vector<float>(count, dense.getSplatValue<float>()));
+    if (std::optional<F32Values> view = floatsIn(dense.getRawData(), count))
+      return view;
     auto values = dense.getValues<float>();
-    return std::vector<float>(values.begin(), values.end());
+    return F32Values(std::vector<float>(values.begin(), values.end()));
   }
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)
       return std::nullopt;
     ArrayRef<char> bytes = blob->getData();
+    if (std::optional<F32Values> view = floatsIn(bytes, count))
+      return view;
     if (bytes.size() != count * sizeof(float))
       return std::nullopt;
     std::vector<float> data(count);
     std::memcpy(data.data(), bytes.data(), bytes.size());
-    return data;
+    return F32Values(std::move(data));
   }
   return std::nullopt;
+}
+
+std::optional<std::vector<float>> mlir::tandem::readF32Constant(Value value) {
+  std::optional<F32Values> values = viewF32Constant(value);
+  if (!values)
+    return std::nullopt;
+  return std::vector<float>(values->values().begin(), values->values().end());
 }
 
 /// The blob entries of the dense_resource attributes `root` and its
@@ -75,6 +97,30 @@ static size_t releaseBlob(void *e) {
   size_t bytes = blob->getData().size();
   entry->setBlob(AsmResourceBlob());
   return bytes;
+}
+
+/// Blobs of at least this many bytes are freed by eraseDeadWeight.
+static constexpr size_t kEagerReleaseBytes = size_t(1) << 20;
+
+Operation *mlir::tandem::weightReleaseScope(Operation *passRoot) {
+  return passRoot->getParentOp() ? nullptr : passRoot;
+}
+
+void mlir::tandem::eraseDeadWeight(RewriterBase &rewriter, Value weight,
+                                   Operation *releaseScope) {
+  auto constant = weight.getDefiningOp<ConstantOp>();
+  if (!constant || !constant->use_empty())
+    return;
+  auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue());
+  rewriter.eraseOp(constant);
+  if (!resource || !releaseScope)
+    return;
+  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  if (!blob || blob->getData().size() < kEagerReleaseBytes)
+    return;
+  void *entry = resource.getRawHandle().getResource();
+  if (!referencedBlobs(releaseScope).contains(entry))
+    releaseBlob(entry);
 }
 
 size_t mlir::tandem::releaseResourceBlobs(Operation *root) {
@@ -102,14 +148,14 @@ void DeadBlobInstrumentation::runAfterPass(Pass *, Operation *op) {
 
 Value mlir::tandem::createF32Constant(OpBuilder &builder, Location loc,
                                       RankedTensorType type,
-                                      llvm::ArrayRef<float> data,
+                                      std::vector<float> data,
                                       llvm::StringRef nameHint) {
   return ConstantOp::create(builder, loc,
-                            f32ElementsAttr(type, data, nameHint));
+                            f32ElementsAttr(type, std::move(data), nameHint));
 }
 
 ElementsAttr mlir::tandem::f32ElementsAttr(RankedTensorType type,
-                                           llvm::ArrayRef<float> data,
+                                           std::vector<float> data,
                                            llvm::StringRef nameHint) {
   ElementsAttr attr;
   if (data.size() * sizeof(float) > kInlineBytes) {
@@ -118,13 +164,9 @@ ElementsAttr mlir::tandem::f32ElementsAttr(RankedTensorType type,
       if (c == '.')
         c = '_';
     attr = DenseResourceElementsAttr::get(
-        type, name,
-        HeapAsmResourceBlob::allocateAndCopyWithAlign(
-            ArrayRef<char>(reinterpret_cast<const char *>(data.data()),
-                           data.size() * sizeof(float)),
-            alignof(int64_t)));
+        type, name, ownedBlob(std::move(data), alignof(int64_t)));
   } else {
-    attr = DenseElementsAttr::get(type, data);
+    attr = DenseElementsAttr::get(type, ArrayRef<float>(data));
   }
   return attr;
 }

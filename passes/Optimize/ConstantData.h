@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Pass/PassInstrumentation.h"
 
@@ -21,25 +22,82 @@
 
 namespace mlir::tandem {
 
-/// The values of `value` when it is an f32 tandem.constant (splats
-/// expanded), in row-major order; std::nullopt otherwise.
-std::optional<std::vector<float>> readF32Constant(Value value);
+/// The values of an f32 constant in row-major order, read without copying
+/// them where the constant stores them as they are (a `dense_resource`
+/// blob, a non-splat `dense`): then a view of that storage, valid while the
+/// attribute's data lives (to the end of the pass that read it, see
+/// DeadBlobInstrumentation). A splat is expanded into a vector it owns.
+class F32Values {
+public:
+  explicit F32Values(llvm::ArrayRef<float> view) : view(view) {}
+  explicit F32Values(std::vector<float> owned)
+      : owned(std::move(owned)), ownsValues(true) {}
 
-/// The values of `attr` (a dense or dense_resource f32 constant of `type`,
-/// splats expanded), in row-major order; std::nullopt for anything else.
-std::optional<std::vector<float>> readF32Elements(Attribute attr,
-                                                  ShapedType type);
+  llvm::ArrayRef<float> values() const {
+    return ownsValues ? llvm::ArrayRef<float>(owned) : view;
+  }
+  const float *data() const { return values().data(); }
+  size_t size() const { return values().size(); }
+  float operator[](size_t i) const { return values()[i]; }
+
+private:
+  llvm::ArrayRef<float> view;
+  std::vector<float> owned;
+  bool ownsValues = false;
+};
+
+/// The values of `value` when it is an f32 tandem.constant; std::nullopt
+/// otherwise. A view where possible (F32Values): for rewrites that only read
+/// a weight to compute a new one.
+std::optional<F32Values> viewF32Constant(Value value);
+
+/// The values of `attr` (a dense or dense_resource f32 constant of `type`),
+/// as viewF32Constant; std::nullopt for anything else.
+std::optional<F32Values> viewF32Elements(Attribute attr, ShapedType type);
+
+/// A copy of the values of `value` when it is an f32 tandem.constant
+/// (splats expanded), in row-major order; std::nullopt otherwise. For
+/// rewrites that change the values in place and store them again.
+std::optional<std::vector<float>> readF32Constant(Value value);
 
 /// Creates an f32 tandem.constant of `type` holding `data`: inline when
 /// small, a dense_resource blob named after `nameHint` when large (as the
-/// importer stores weights).
+/// importer stores weights). A large constant's blob takes over `data`'s
+/// buffer (pass it with std::move), so a rewritten weight exists only twice,
+/// as the original and the new one, never as a third copy.
 Value createF32Constant(OpBuilder &builder, Location loc, RankedTensorType type,
-                        llvm::ArrayRef<float> data, llvm::StringRef nameHint);
+                        std::vector<float> data, llvm::StringRef nameHint);
 
 /// The attribute createF32Constant gives its constant (also for other ops'
 /// constants, such as a memref.global's initial value).
-ElementsAttr f32ElementsAttr(RankedTensorType type, llvm::ArrayRef<float> data,
+ElementsAttr f32ElementsAttr(RankedTensorType type, std::vector<float> data,
                              llvm::StringRef nameHint);
+
+/// Erases the tandem.constant defining `weight` when a rewrite has left it
+/// without uses, and frees a large blob of it (1 MiB or more) at once
+/// unless something else under `releaseScope` refers to that blob. A pass
+/// that rewrites many large weights (transposes, BatchNorm folds) then
+/// holds one original beside its replacement at a time, not all of them
+/// until DeadBlobInstrumentation frees them after the pass.
+/// `releaseScope` is the whole IR (see weightReleaseScope); when null, the
+/// weight is only erased.
+void eraseDeadWeight(RewriterBase &rewriter, Value weight,
+                     Operation *releaseScope);
+
+/// The scope eraseDeadWeight may walk for a pass running on `passRoot`:
+/// `passRoot` when it is the top-level op; null when the pass runs nested
+/// (on a function, maybe beside others on other threads, whose IR it must
+/// not read).
+Operation *weightReleaseScope(Operation *passRoot);
+
+/// A pattern that replaces weights, knowing the scope eraseDeadWeight may
+/// walk for the pass that runs it.
+template <typename OpT> struct WeightRewritePattern : OpRewritePattern<OpT> {
+  WeightRewritePattern(MLIRContext *context, Operation *weightScope)
+      : OpRewritePattern<OpT>(context), weightScope(weightScope) {}
+  /// weightReleaseScope of the pass's root.
+  Operation *weightScope;
+};
 
 /// Empties the data of every dense_resource blob `root` and its nested ops
 /// refer to, returning the bytes freed. For when nothing will read the

@@ -62,8 +62,8 @@ static std::string hint(Operation *op, llvm::StringRef suffix) {
 
 namespace {
 /// batch_norm(conv2d(x, W, b)) -> conv2d(x, W * s, b * s + t).
-struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct FoldIntoConv : WeightRewritePattern<BatchNormOp> {
+  using WeightRewritePattern::WeightRewritePattern;
 
   LogicalResult matchAndRewrite(BatchNormOp bn,
                                 PatternRewriter &rewriter) const override {
@@ -89,9 +89,9 @@ struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
       bias[o] = bias[o] * affine->scale[o] + affine->shift[o];
     }
     rewriter.setInsertionPoint(conv);
-    Value filter = createF32Constant(rewriter, conv.getFilter().getLoc(),
-                                     conv.getFilter().getType(), *weights,
-                                     hint(conv, "weight_bn"));
+    Value filter = createF32Constant(
+        rewriter, conv.getFilter().getLoc(), conv.getFilter().getType(),
+        std::move(*weights), hint(conv, "weight_bn"));
     Value newBias = createF32Constant(
         rewriter, bn.getLoc(),
         RankedTensorType::get({int64_t(channels)}, rewriter.getF32Type()), bias,
@@ -101,15 +101,17 @@ struct FoldIntoConv : OpRewritePattern<BatchNormOp> {
     // The result keeps the conv's node name, fused with the BatchNorm's.
     folded->setLoc(rewriter.getFusedLoc({conv.getLoc(), bn.getLoc()}));
     rewriter.replaceOp(bn, folded->getResults());
+    Value weight = conv.getFilter();
     rewriter.eraseOp(conv);
+    eraseDeadWeight(rewriter, weight, weightScope);
     return success();
   }
 };
 
 /// batch_norm(gemm(a, B, c)) over the N columns -> gemm(a, B * s, c'),
 /// with c' = (beta * c) * s + t and beta = 1.
-struct FoldIntoGemm : OpRewritePattern<BatchNormOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct FoldIntoGemm : WeightRewritePattern<BatchNormOp> {
+  using WeightRewritePattern::WeightRewritePattern;
 
   LogicalResult matchAndRewrite(BatchNormOp bn,
                                 PatternRewriter &rewriter) const override {
@@ -142,8 +144,8 @@ struct FoldIntoGemm : OpRewritePattern<BatchNormOp> {
     for (size_t j = 0; j < n; ++j)
       c[j] = beta * c[j] * affine->scale[j] + affine->shift[j];
     rewriter.setInsertionPoint(gemm);
-    Value newB = createF32Constant(rewriter, gemm.getB().getLoc(), bType, *b,
-                                   hint(gemm, "weight_bn"));
+    Value newB = createF32Constant(rewriter, gemm.getB().getLoc(), bType,
+                                   std::move(*b), hint(gemm, "weight_bn"));
     Value newC = createF32Constant(
         rewriter, bn.getLoc(),
         RankedTensorType::get({int64_t(n)}, rewriter.getF32Type()), c,
@@ -153,14 +155,16 @@ struct FoldIntoGemm : OpRewritePattern<BatchNormOp> {
     folded->setAttr("beta", rewriter.getF32FloatAttr(1.0f));
     folded->setLoc(rewriter.getFusedLoc({gemm.getLoc(), bn.getLoc()}));
     rewriter.replaceOp(bn, folded->getResults());
+    Value weight = gemm.getB();
     rewriter.eraseOp(gemm);
+    eraseDeadWeight(rewriter, weight, weightScope);
     return success();
   }
 };
 
 /// batch_norm(matmul(x, W)) with 2-D constant W -> bias_add(matmul(x, W*s), t).
-struct FoldIntoMatmul : OpRewritePattern<BatchNormOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct FoldIntoMatmul : WeightRewritePattern<BatchNormOp> {
+  using WeightRewritePattern::WeightRewritePattern;
 
   LogicalResult matchAndRewrite(BatchNormOp bn,
                                 PatternRewriter &rewriter) const override {
@@ -179,7 +183,7 @@ struct FoldIntoMatmul : OpRewritePattern<BatchNormOp> {
         (*w)[r * cols + col] *= affine->scale[col];
     rewriter.setInsertionPoint(matmul);
     Value newW = createF32Constant(rewriter, matmul.getRhs().getLoc(), wType,
-                                   *w, hint(matmul, "weight_bn"));
+                                   std::move(*w), hint(matmul, "weight_bn"));
     Value shift =
         createF32Constant(rewriter, bn.getLoc(),
                           RankedTensorType::get({cols}, rewriter.getF32Type()),
@@ -191,7 +195,9 @@ struct FoldIntoMatmul : OpRewritePattern<BatchNormOp> {
                                      scaled->getResult(0), shift,
                                      /*axis=*/uint64_t(1));
     rewriter.replaceOp(bn, biased);
+    Value weight = matmul.getRhs();
     rewriter.eraseOp(matmul);
+    eraseDeadWeight(rewriter, weight, weightScope);
     return success();
   }
 };
@@ -200,14 +206,15 @@ struct FoldBatchNormPass
     : tandem::impl::TandemFoldBatchNormBase<FoldBatchNormPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateFoldBatchNormPatterns(patterns);
+    populateFoldBatchNormPatterns(patterns, weightReleaseScope(getOperation()));
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };
 } // namespace
 
-void mlir::tandem::populateFoldBatchNormPatterns(RewritePatternSet &patterns) {
+void mlir::tandem::populateFoldBatchNormPatterns(RewritePatternSet &patterns,
+                                                 Operation *weightScope) {
   patterns.add<FoldIntoConv, FoldIntoGemm, FoldIntoMatmul>(
-      patterns.getContext());
+      patterns.getContext(), weightScope);
 }

@@ -52,15 +52,16 @@ std::optional<SmallVector<int64_t>> readIndices(Value v) {
 
 /// Replaces `op`'s result by a constant computed by `compute` from the f32
 /// constant `input`: compute(out, in) fills `out`, sized to the result.
+/// `input`, left unused, is erased (eraseDeadWeight in `weightScope`).
 LogicalResult replaceByConstant(
     Operation *op, Value input, PatternRewriter &rewriter,
-    function_ref<bool(std::vector<float> &, const std::vector<float> &)>
-        compute) {
+    Operation *weightScope,
+    function_ref<bool(std::vector<float> &, const F32Values &)> compute) {
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!type || !type.hasStaticShape() ||
       type.getNumElements() > kMaxFoldedElements)
     return failure();
-  std::optional<std::vector<float>> in = readF32Constant(input);
+  std::optional<F32Values> in = viewF32Constant(input);
   if (!in)
     return failure();
   std::vector<float> out(type.getNumElements());
@@ -69,19 +70,21 @@ LogicalResult replaceByConstant(
   std::string name = "folded";
   if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
     name = loc.getName().str();
-  rewriter.replaceOp(
-      op, createF32Constant(rewriter, op->getLoc(), type, out, name));
+  rewriter.replaceOp(op, createF32Constant(rewriter, op->getLoc(), type,
+                                           std::move(out), name));
+  eraseDeadWeight(rewriter, input, weightScope);
   return success();
 }
 
-struct FoldTranspose : OpRewritePattern<TransposeOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct FoldTranspose : WeightRewritePattern<TransposeOp> {
+  using WeightRewritePattern::WeightRewritePattern;
   LogicalResult matchAndRewrite(TransposeOp op,
                                 PatternRewriter &rewriter) const override {
     auto inType = cast<RankedTensorType>(op.getInput().getType());
     ArrayRef<int64_t> perm = op.getPerm();
     return replaceByConstant(
-        op, op.getInput(), rewriter, [&](auto &out, const auto &in) {
+        op, op.getInput(), rewriter, weightScope,
+        [&](auto &out, const auto &in) {
           ArrayRef<int64_t> outShape =
               cast<RankedTensorType>(op.getType()).getShape();
           SmallVector<int64_t> inStrides = stridesOf(inType.getShape());
@@ -99,8 +102,8 @@ struct FoldTranspose : OpRewritePattern<TransposeOp> {
   }
 };
 
-struct FoldGather : OpRewritePattern<GatherOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct FoldGather : WeightRewritePattern<GatherOp> {
+  using WeightRewritePattern::WeightRewritePattern;
   LogicalResult matchAndRewrite(GatherOp op,
                                 PatternRewriter &rewriter) const override {
     std::optional<SmallVector<int64_t>> indices = readIndices(op.getIndices());
@@ -115,7 +118,8 @@ struct FoldGather : OpRewritePattern<GatherOp> {
         return failure(); // lowering reports it
     }
     return replaceByConstant(
-        op, op.getData(), rewriter, [&](auto &out, const auto &in) {
+        op, op.getData(), rewriter, weightScope,
+        [&](auto &out, const auto &in) {
           ArrayRef<int64_t> shape = inType.getShape();
           int64_t outer = 1, inner = 1;
           for (int64_t d = 0; d < axis; ++d)
@@ -133,8 +137,8 @@ struct FoldGather : OpRewritePattern<GatherOp> {
   }
 };
 
-struct FoldReshape : OpRewritePattern<ReshapeOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct FoldReshape : WeightRewritePattern<ReshapeOp> {
+  using WeightRewritePattern::WeightRewritePattern;
   LogicalResult matchAndRewrite(ReshapeOp op,
                                 PatternRewriter &rewriter) const override {
     // A reshape costs nothing at run time; fold it only to feed the folds
@@ -143,9 +147,10 @@ struct FoldReshape : OpRewritePattern<ReshapeOp> {
           return isa<TransposeOp, GatherOp, ReshapeOp>(user);
         }))
       return failure();
-    return replaceByConstant(op, op.getInput(), rewriter,
+    return replaceByConstant(op, op.getInput(), rewriter, weightScope,
                              [](auto &out, const auto &in) {
-                               out = in;
+                               out.assign(in.values().begin(),
+                                          in.values().end());
                                return true;
                              });
   }
@@ -156,7 +161,8 @@ struct FoldConstantMovementPass
           FoldConstantMovementPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldTranspose, FoldGather, FoldReshape>(&getContext());
+    patterns.add<FoldTranspose, FoldGather, FoldReshape>(
+        &getContext(), weightReleaseScope(getOperation()));
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -61,8 +61,8 @@ static Value asVector(PatternRewriter &rewriter, Location loc, Value value,
 
 namespace {
 /// gemm -> matmul (+ bias_add).
-struct GemmToMatmul : OpRewritePattern<GemmOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct GemmToMatmul : WeightRewritePattern<GemmOp> {
+  using WeightRewritePattern::WeightRewritePattern;
 
   LogicalResult matchAndRewrite(GemmOp gemm,
                                 PatternRewriter &rewriter) const override {
@@ -73,7 +73,7 @@ struct GemmToMatmul : OpRewritePattern<GemmOp> {
     auto bType = gemm.getB().getType();
     int64_t n = gemm.getType().getDimSize(1);
     int64_t k = gemm.getA().getType().getDimSize(1);
-    std::optional<std::vector<float>> b = readF32Constant(gemm.getB());
+    std::optional<F32Values> b = viewF32Constant(gemm.getB());
     if (alpha != 1.0f && !b)
       return rewriter.notifyMatchFailure(gemm, "alpha with non-constant B");
     // The bias must be per column, and constant unless beta is 1.
@@ -100,7 +100,8 @@ struct GemmToMatmul : OpRewritePattern<GemmOp> {
           for (int64_t col = 0; col < n; ++col)
             data[r * n + col] =
                 alpha * (*b)[gemm.getTransB() ? col * k + r : r * n + col];
-        rhs = createF32Constant(rewriter, gemm.getB().getLoc(), kn, data,
+        rhs = createF32Constant(rewriter, gemm.getB().getLoc(), kn,
+                                std::move(data),
                                 getDisplayName(gemm) + "_weight");
       }
     } else if (gemm.getTransB()) {
@@ -125,7 +126,9 @@ struct GemmToMatmul : OpRewritePattern<GemmOp> {
       result = BiasAddOp::create(rewriter, loc, gemm.getType(), result, bias,
                                  /*axis=*/uint64_t(1));
     }
+    Value weight = gemm.getB();
     rewriter.replaceOp(gemm, result);
+    eraseDeadWeight(rewriter, weight, weightScope);
     return success();
   }
 };
@@ -199,14 +202,15 @@ struct NormalizeBiasPass
     : tandem::impl::TandemNormalizeBiasBase<NormalizeBiasPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateNormalizeBiasPatterns(patterns);
+    populateNormalizeBiasPatterns(patterns, weightReleaseScope(getOperation()));
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };
 } // namespace
 
-void mlir::tandem::populateNormalizeBiasPatterns(RewritePatternSet &patterns) {
-  patterns.add<GemmToMatmul, AddToBiasAdd, BiasAddIntoConv>(
-      patterns.getContext());
+void mlir::tandem::populateNormalizeBiasPatterns(RewritePatternSet &patterns,
+                                                 Operation *weightScope) {
+  patterns.add<GemmToMatmul>(patterns.getContext(), weightScope);
+  patterns.add<AddToBiasAdd, BiasAddIntoConv>(patterns.getContext());
 }

@@ -5,7 +5,8 @@
 // dense_resource blob; with the driver's DeadBlobInstrumentation the
 // original's bytes are freed (they would stay in the context until it is
 // destroyed, a copy of the weight for the rest of the compile), while a
-// blob something still uses keeps its data.
+// blob something still uses keeps its data. A large weight is freed by the
+// rewrite itself, and new weights take over their buffers (ConstantData.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,6 +115,101 @@ TEST(DeadBlobTest, ReleaseResourceBlobsEmptiesEveryBlobTheModuleUses) {
   EXPECT_EQ(unused.getRawHandle().getBlob()->getData().size(),
             16u * sizeof(float));
   EXPECT_EQ(releaseResourceBlobs(*module), 0u); // nothing left to free
+}
+
+/// A module with f(x) = x * w^T (a transB Gemm) for a dense_resource `w` of
+/// [n, 32] floats.
+OwningOpRef<ModuleOp> transposedGemm(OpBuilder &b, DenseResourceElementsAttr w,
+                                     int64_t n) {
+  Location loc = b.getUnknownLoc();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToStart(module->getBody());
+  auto x = RankedTensorType::get({2, 32}, b.getF32Type());
+  auto func = func::FuncOp::create(
+      b, loc, "f",
+      b.getFunctionType({x}, {RankedTensorType::get({2, n}, b.getF32Type())}));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  Value wv = ConstantOp::create(b, loc, w);
+  Value y = GemmOp::create(b, loc, body->getArgument(0), wv, Value(),
+                           /*transA=*/false, /*transB=*/true, APFloat(1.0f),
+                           APFloat(1.0f));
+  func::ReturnOp::create(b, loc, ValueRange{y});
+  return module;
+}
+
+TEST(DeadBlobTest, LargeWeightIsFreedAsSoonAsItIsReplaced) {
+  // A weight of 1 MiB or more that a rewrite replaces is freed by the
+  // rewrite itself (eraseDeadWeight), not after the pass: the pass then
+  // never holds every original beside its replacement.
+  MLIRContext context;
+  context.loadDialect<TandemDialect, func::FuncDialect>();
+  OpBuilder b(&context);
+  DenseResourceElementsAttr w = blobAttr(b, "w", {16384, 32}); // 2 MiB
+  OwningOpRef<ModuleOp> module = transposedGemm(b, w, 16384);
+  PassManager pm(&context);
+  auto instrumentation = std::make_unique<DeadBlobInstrumentation>();
+  DeadBlobInstrumentation *blobs = instrumentation.get();
+  pm.addInstrumentation(std::move(instrumentation));
+  pm.addPass(createTandemNormalizeBias());
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  AsmResourceBlob *freed = w.getRawHandle().getBlob();
+  EXPECT_TRUE(!freed || freed->getData().empty());
+  EXPECT_EQ(blobs->freedBytes(), 0u); // nothing left for the instrumentation
+}
+
+TEST(DeadBlobTest, NestedPassLeavesTheFreeingToTheInstrumentation) {
+  // Nested on functions (which may run on other threads), the rewrite must
+  // not walk the module: the weight is freed after the pass instead.
+  MLIRContext context;
+  context.loadDialect<TandemDialect, func::FuncDialect>();
+  OpBuilder b(&context);
+  DenseResourceElementsAttr w = blobAttr(b, "w", {16384, 32});
+  OwningOpRef<ModuleOp> module = transposedGemm(b, w, 16384);
+  PassManager pm(&context);
+  auto instrumentation = std::make_unique<DeadBlobInstrumentation>();
+  DeadBlobInstrumentation *blobs = instrumentation.get();
+  pm.addInstrumentation(std::move(instrumentation));
+  pm.addNestedPass<func::FuncOp>(createTandemNormalizeBias());
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  AsmResourceBlob *freed = w.getRawHandle().getBlob();
+  EXPECT_TRUE(!freed || freed->getData().empty());
+  EXPECT_EQ(blobs->freedBytes(), 16384u * 32u * sizeof(float));
+}
+
+TEST(DeadBlobTest, NewWeightsTakeOverTheirBuffersAndAreReadInPlace) {
+  // createF32Constant's blob is the vector's own buffer, and
+  // viewF32Constant reads a blob without copying it.
+  MLIRContext context;
+  context.loadDialect<TandemDialect, func::FuncDialect>();
+  OpBuilder b(&context);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
+  b.setInsertionPointToStart(module->getBody());
+  std::vector<float> data(4096);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = float(i);
+  const float *buffer = data.data();
+  Value constant = createF32Constant(
+      b, b.getUnknownLoc(), RankedTensorType::get({64, 64}, b.getF32Type()),
+      std::move(data), "moved");
+  auto attr = dyn_cast<DenseResourceElementsAttr>(
+      constant.getDefiningOp<ConstantOp>().getValue());
+  ASSERT_TRUE(attr);
+  ASSERT_NE(attr.getRawHandle().getBlob(), nullptr);
+  EXPECT_EQ(attr.getRawHandle().getBlob()->getData().data(),
+            reinterpret_cast<const char *>(buffer));
+  std::optional<F32Values> view = viewF32Constant(constant);
+  ASSERT_TRUE(view);
+  EXPECT_EQ(view->data(), buffer);
+  EXPECT_EQ(view->size(), 4096u);
+  EXPECT_EQ((*view)[4095], 4095.0f);
+  // A splat has no storage to view: it is expanded.
+  Value splat = ConstantOp::create(
+      b, b.getUnknownLoc(),
+      DenseElementsAttr::get(RankedTensorType::get({3}, b.getF32Type()), 2.5f));
+  std::optional<F32Values> expanded = viewF32Constant(splat);
+  ASSERT_TRUE(expanded);
+  EXPECT_EQ(expanded->values(), llvm::ArrayRef<float>({2.5f, 2.5f, 2.5f}));
 }
 
 } // namespace

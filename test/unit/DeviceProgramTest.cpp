@@ -19,9 +19,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FileUtilities.h"
-#include "llvm/Support/Program.h"
+#include "test/unit/LinkAndRun.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 #include "gtest/gtest.h"
@@ -156,34 +155,8 @@ TEST_F(DeviceProgramTest, CPUOnlyModelsKeepTheVersion1Layout) {
 /// Links the object with the C host and runs it: the CPU twins compute the
 /// GPU partition's part of the model through the device program's tables.
 TEST_F(DeviceProgramTest, RunsOnTheCPUFallback) {
-  llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName("cc");
-  if (!cc)
-    GTEST_SKIP() << "no C compiler driver ('cc') on PATH";
-  std::string object = compile(kModel, ObjectKind::Object, withPTX());
-  ASSERT_FALSE(object.empty());
-  llvm::SmallString<128> objectPath, exePath;
-  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("tandem-device-program", "o",
-                                                  objectPath));
-  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("tandem-device-program",
-                                                  "exe", exePath));
-  llvm::FileRemover removeObject(objectPath), removeExe(exePath);
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(objectPath, ec);
-    ASSERT_FALSE(ec);
-    os << object;
-  }
-  std::string harness = TANDEM_UNIT_INPUTS "/device_program_harness.c";
-  llvm::SmallVector<llvm::StringRef> link = {*cc,     "-std=c11", "-o", exePath,
-                                             harness, objectPath, "-lm"};
-  std::string message;
-  ASSERT_EQ(
-      llvm::sys::ExecuteAndWait(*cc, link, std::nullopt, {}, 0, 0, &message), 0)
-      << message;
-  EXPECT_EQ(llvm::sys::ExecuteAndWait(exePath, {exePath}, std::nullopt, {}, 0,
-                                      0, &message),
-            0)
-      << message;
+  tandem_test::linkAndRun(compile(kModel, ObjectKind::Object, withPTX()),
+                          "device_program_harness.c");
 }
 
 } // namespace

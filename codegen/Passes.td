@@ -443,7 +443,8 @@ def TandemFlattenWeightGlobals
     float elements of whole bytes as `!llvm.array<N x i8>` over the same raw
     bytes. A `dense_resource` keeps its blob (no copy); an inline `dense`
     value is reinterpreted as bytes. LLVM then holds one byte string per
-    weight and the code generator writes it with a single copy. Uses are
+    weight (and an ELF object's emitter takes the large ones out of LLVM
+    altogether, codegen/Artifact/StreamedWeights.h). Uses are
     unaffected: `llvm.mlir.addressof` yields an opaque `!llvm.ptr`, and
     every `llvm.getelementptr` names its own element type. The alignment
     becomes at least 64 bytes (the micro-kernels' packed loads).

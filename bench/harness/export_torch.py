@@ -23,6 +23,9 @@ BENCH_MODELS = {
     "bert_base_layer": (lambda: gen.BertBlock(hidden=768, heads=12,
                                               ffn=3072),
                         [(1, 128, 768), (1, 128)], None, 13),
+    # The compile-memory benchmark's largest convnet: 531 MB of weights,
+    # 411 MB of them in one fully connected layer.
+    "vgg11": (gen.vision("vgg11"), gen.IMAGE, None, 17),
 }
 
 

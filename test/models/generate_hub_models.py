@@ -60,6 +60,8 @@ MODELS = {
     "timm_vit_small_patch16_224": timm_model("vit_small_patch16_224"),
     "timm_resnet50": timm_model("resnet50"),
     "hf_bert": hf_text("bert", num_hidden_layers=2),
+    # All 12 layers (436 MB of weights): bench/compile_memory.py.
+    "hf_bert_base": hf_text("bert"),
     "hf_gpt2": hf_text("gpt2", n_layer=2),
     "hf_distilbert": hf_text("distilbert", n_layers=2),
     "hf_t5_encoder": hf_text("t5", num_layers=2),

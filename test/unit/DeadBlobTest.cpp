@@ -42,6 +42,24 @@ DenseResourceElementsAttr blobAttr(OpBuilder &b, StringRef name,
           alignof(int64_t)));
 }
 
+/// Runs tandem-normalize-bias on `module` (nested on its functions when
+/// `nested`) under a DeadBlobInstrumentation; the bytes that freed after
+/// the pass, or std::nullopt when the pass failed.
+std::optional<size_t> normalizeBias(MLIRContext &context, ModuleOp module,
+                                    bool nested = false) {
+  PassManager pm(&context);
+  auto instrumentation = std::make_unique<DeadBlobInstrumentation>();
+  DeadBlobInstrumentation *blobs = instrumentation.get();
+  pm.addInstrumentation(std::move(instrumentation));
+  if (nested)
+    pm.addNestedPass<func::FuncOp>(createTandemNormalizeBias());
+  else
+    pm.addPass(createTandemNormalizeBias());
+  if (failed(pm.run(module)))
+    return std::nullopt;
+  return blobs->freedBytes();
+}
+
 TEST(DeadBlobTest, TransposedWeightFreesItsOriginal) {
   MLIRContext context;
   context.loadDialect<TandemDialect, func::FuncDialect>();
@@ -67,13 +85,9 @@ TEST(DeadBlobTest, TransposedWeightFreesItsOriginal) {
   func::ReturnOp::create(b, loc, ValueRange{y, uv});
   ASSERT_NE(w.getRawHandle().getBlob(), nullptr);
 
-  PassManager pm(&context);
-  auto instrumentation = std::make_unique<DeadBlobInstrumentation>();
-  DeadBlobInstrumentation *blobs = instrumentation.get();
-  pm.addInstrumentation(std::move(instrumentation));
-  pm.addPass(createTandemNormalizeBias());
-  ASSERT_TRUE(succeeded(pm.run(*module)));
-  EXPECT_EQ(blobs->freedBytes(), 16u * 32u * sizeof(float));
+  std::optional<size_t> freedAfter = normalizeBias(context, *module);
+  ASSERT_TRUE(freedAfter);
+  EXPECT_EQ(*freedAfter, 16u * 32u * sizeof(float));
   // The Gemm became a matmul of a new, transposed constant; w's bytes are
   // gone, u's stay.
   bool matmul = false;
@@ -147,15 +161,11 @@ TEST(DeadBlobTest, LargeWeightIsFreedAsSoonAsItIsReplaced) {
   OpBuilder b(&context);
   DenseResourceElementsAttr w = blobAttr(b, "w", {16384, 32}); // 2 MiB
   OwningOpRef<ModuleOp> module = transposedGemm(b, w, 16384);
-  PassManager pm(&context);
-  auto instrumentation = std::make_unique<DeadBlobInstrumentation>();
-  DeadBlobInstrumentation *blobs = instrumentation.get();
-  pm.addInstrumentation(std::move(instrumentation));
-  pm.addPass(createTandemNormalizeBias());
-  ASSERT_TRUE(succeeded(pm.run(*module)));
+  std::optional<size_t> freedAfter = normalizeBias(context, *module);
+  ASSERT_TRUE(freedAfter);
   AsmResourceBlob *freed = w.getRawHandle().getBlob();
   EXPECT_TRUE(!freed || freed->getData().empty());
-  EXPECT_EQ(blobs->freedBytes(), 0u); // nothing left for the instrumentation
+  EXPECT_EQ(*freedAfter, 0u); // nothing left for the instrumentation
 }
 
 TEST(DeadBlobTest, NestedPassLeavesTheFreeingToTheInstrumentation) {
@@ -166,15 +176,12 @@ TEST(DeadBlobTest, NestedPassLeavesTheFreeingToTheInstrumentation) {
   OpBuilder b(&context);
   DenseResourceElementsAttr w = blobAttr(b, "w", {16384, 32});
   OwningOpRef<ModuleOp> module = transposedGemm(b, w, 16384);
-  PassManager pm(&context);
-  auto instrumentation = std::make_unique<DeadBlobInstrumentation>();
-  DeadBlobInstrumentation *blobs = instrumentation.get();
-  pm.addInstrumentation(std::move(instrumentation));
-  pm.addNestedPass<func::FuncOp>(createTandemNormalizeBias());
-  ASSERT_TRUE(succeeded(pm.run(*module)));
+  std::optional<size_t> freedAfter =
+      normalizeBias(context, *module, /*nested=*/true);
+  ASSERT_TRUE(freedAfter);
   AsmResourceBlob *freed = w.getRawHandle().getBlob();
   EXPECT_TRUE(!freed || freed->getData().empty());
-  EXPECT_EQ(blobs->freedBytes(), 16384u * 32u * sizeof(float));
+  EXPECT_EQ(*freedAfter, 16384u * 32u * sizeof(float));
 }
 
 TEST(DeadBlobTest, NewWeightsTakeOverTheirBuffersAndAreReadInPlace) {

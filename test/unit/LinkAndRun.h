@@ -21,8 +21,9 @@
 namespace tandem_test {
 
 /// Links `object` (an object file's bytes) with the C host `harness` (a
-/// file in Inputs/) by the system's `cc` and runs it: success when it exits
-/// with 0. Skips the test when there is no `cc`.
+/// file in Inputs/, which may include the runtime's "tandem/abi.h") by the
+/// system's `cc` and runs it: success when it exits with 0. Skips the test
+/// when there is no `cc`.
 inline void linkAndRun(const std::string &object, const char *harness) {
   llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName("cc");
   if (!cc)
@@ -41,8 +42,9 @@ inline void linkAndRun(const std::string &object, const char *harness) {
     os << object;
   }
   std::string source = std::string(TANDEM_UNIT_INPUTS) + "/" + harness;
-  llvm::SmallVector<llvm::StringRef> link = {*cc,    "-std=c11", "-o", exePath,
-                                             source, objectPath, "-lm"};
+  std::string include = "-I" TANDEM_UNIT_INPUTS "/../../../runtime/include";
+  llvm::SmallVector<llvm::StringRef> link = {
+      *cc, "-std=c11", include, "-o", exePath, source, objectPath, "-lm"};
   std::string message;
   ASSERT_EQ(
       llvm::sys::ExecuteAndWait(*cc, link, std::nullopt, {}, 0, 0, &message), 0)

@@ -148,9 +148,10 @@ TEST(Conv2DTest, EveryEdgeTileShape) {
   // 1x1 convolutions (the GEMM M = f output channels, N = w pixels) with
   // every row count of a partial A panel (AVX-512: 14 rows, edge kernels
   // for 1..14; AVX2: 6) and partial column counts around the 32- and
-  // 16-column panels, with the bias, onto the output and with ReLU6.
+  // 16-column panels and their 16- and 8-column halves (one vector per row
+  // up to a half), with the bias, onto the output and with ReLU6.
   for (int64_t f : {1, 2, 5, 7, 8, 13, 14, 15, 20, 27, 29})
-    for (int64_t w : {1, 7, 16, 17, 31, 33, 47}) {
+    for (int64_t w : {1, 7, 8, 9, 16, 17, 24, 31, 33, 40, 47, 48}) {
       ConvCase t{1, 9, 1, w, f, 1, 1, 1, 1, 1, 1};
       check(t, false, false, nullptr, false, false, /*withBias=*/true);
       check(t, true, false, nullptr, false, true, true);

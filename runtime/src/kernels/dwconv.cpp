@@ -53,13 +53,16 @@ struct DwConv {
   bool relu, relu6; // the fused epilogue: max(0, x), then min(6, x)
   const float *bias; // per channel, or nullptr
   PlaneKernel plane;
+  /// The bias of the plane being computed (0 without one): every output
+  /// starts from it, added to the output's value when accumulating.
+  float planeBias = 0.0f;
 };
 
 /// Output columns [x0, x1) of output row `y` of one plane, in plain C.
 void rowScalar(const DwConv &g, const float *in, const float *f, float *out,
                int64_t y, int64_t x0, int64_t x1) {
   for (int64_t x = x0; x < x1; ++x) {
-    float acc = g.accumulate ? out[x] : 0.0f;
+    float acc = g.accumulate ? out[x] + g.planeBias : g.planeBias;
     for (int64_t i = 0; i < g.kh; ++i) {
       const float *row = in + (y * g.strideH + i * g.dilationH) * g.sIh;
       for (int64_t j = 0; j < g.kw; ++j)
@@ -138,6 +141,14 @@ __attribute__((target("avx2,fma"))) inline __m256 epilogue(const DwConv &g,
   return g.relu6 ? _mm256_min_ps(_mm256_set1_ps(6.0f), r) : r;
 }
 
+/// An accumulator's start: the plane's bias, plus `out` (the output's
+/// values, or lanes of them) when accumulating.
+__attribute__((target("avx2,fma"))) inline __m256 start(const DwConv &g,
+                                                        __m256 out) {
+  __m256 bias = _mm256_set1_ps(g.planeBias);
+  return g.accumulate ? _mm256_add_ps(out, bias) : bias;
+}
+
 /// `V` ymm accumulators: output columns [x, x + 8V) of row y.
 template <int V>
 __attribute__((target("avx2,fma"))) inline void
@@ -146,8 +157,8 @@ blockAvx2(const DwConv &g, const float *in, const float *f, float *out,
   int64_t step = g.strideW * g.sIw;
   __m256 acc[V];
   for (int v = 0; v < V; ++v)
-    acc[v] =
-        g.accumulate ? _mm256_loadu_ps(out + x + 8 * v) : _mm256_setzero_ps();
+    acc[v] = start(g, g.accumulate ? _mm256_loadu_ps(out + x + 8 * v)
+                                   : _mm256_setzero_ps());
   for (int64_t i = 0; i < g.kh; ++i) {
     const float *row = in + (y * g.strideH + i * g.dilationH) * g.sIh;
     for (int64_t j = 0; j < g.kw; ++j) {
@@ -169,8 +180,8 @@ tailAvx2(const DwConv &g, const float *in, const float *f, float *out,
          int64_t y, int64_t x, int64_t n) {
   int64_t step = g.strideW * g.sIw;
   __m256i mask = firstLanes(n);
-  __m256 acc =
-      g.accumulate ? _mm256_maskload_ps(out + x, mask) : _mm256_setzero_ps();
+  __m256 acc = start(g, g.accumulate ? _mm256_maskload_ps(out + x, mask)
+                                     : _mm256_setzero_ps());
   for (int64_t i = 0; i < g.kh; ++i) {
     const float *row = in + (y * g.strideH + i * g.dilationH) * g.sIh;
     for (int64_t j = 0; j < g.kw; ++j) {
@@ -250,8 +261,8 @@ plane3x3Avx2(const DwConv &g, const float *in, const float *f, float *out) {
     float *o = out + y * g.sOh;
     int64_t x = 0;
     for (; x + 16 <= full; x += 16) {
-      __m256 a0 = g.accumulate ? _mm256_loadu_ps(o + x) : zero;
-      __m256 a1 = g.accumulate ? _mm256_loadu_ps(o + x + 8) : zero;
+      __m256 a0 = start(g, g.accumulate ? _mm256_loadu_ps(o + x) : zero);
+      __m256 a1 = start(g, g.accumulate ? _mm256_loadu_ps(o + x + 8) : zero);
       const float *rows[3] = {r0 + x * STEP, r1 + x * STEP, r2 + x * STEP};
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
@@ -264,7 +275,7 @@ plane3x3Avx2(const DwConv &g, const float *in, const float *f, float *out) {
       _mm256_storeu_ps(o + x + 8, epilogue(g, a1));
     }
     for (; x + 8 <= full; x += 8) {
-      __m256 a0 = g.accumulate ? _mm256_loadu_ps(o + x) : zero;
+      __m256 a0 = start(g, g.accumulate ? _mm256_loadu_ps(o + x) : zero);
       const float *rows[3] = {r0 + x * STEP, r1 + x * STEP, r2 + x * STEP};
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
@@ -279,7 +290,8 @@ plane3x3Avx2(const DwConv &g, const float *in, const float *f, float *out) {
       int64_t n = std::min<int64_t>(8, g.ow - x);
       if (!tail.ready || tail.n != n)
         tail.init(n);
-      __m256 a0 = g.accumulate ? _mm256_maskload_ps(o + x, tail.out) : zero;
+      __m256 a0 =
+          start(g, g.accumulate ? _mm256_maskload_ps(o + x, tail.out) : zero);
       const float *rows[3] = {r0 + x * STEP, r1 + x * STEP, r2 + x * STEP};
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
@@ -349,6 +361,7 @@ plane3x3Avx512(const DwConv &g, const float *in, const float *f, float *out) {
   __m512 w[9];
   for (int t = 0; t < 9; ++t)
     w[t] = _mm512_set1_ps(f[t]);
+  const __m512 bias = _mm512_set1_ps(g.planeBias);
   constexpr int kRows = STEP + 3; // input rows of two output rows
   for (int64_t y = 0; y < g.oh; y += 2) {
     bool two = y + 1 < g.oh;
@@ -359,10 +372,12 @@ plane3x3Avx512(const DwConv &g, const float *in, const float *f, float *out) {
       __mmask16 m = lanes16(n);
       __mmask16 lo = lanes16(std::min<int64_t>(2 * n - 1, 16));
       __mmask16 hi = lanes16(std::max<int64_t>(2 * n - 1 - 16, 0));
-      __m512 a0 =
-          g.accumulate ? _mm512_maskz_loadu_ps(m, o0 + x) : _mm512_setzero_ps();
-      __m512 a1 = g.accumulate && two ? _mm512_maskz_loadu_ps(m, o1 + x)
-                                      : _mm512_setzero_ps();
+      __m512 a0 = g.accumulate ? _mm512_add_ps(_mm512_maskz_loadu_ps(m, o0 + x),
+                                               bias)
+                               : bias;
+      __m512 a1 = g.accumulate && two
+                      ? _mm512_add_ps(_mm512_maskz_loadu_ps(m, o1 + x), bias)
+                      : bias;
       for (int r = 0; r < kRows; ++r) {
         bool forFirst = r <= 2, forSecond = two && r >= STEP;
         if (!forFirst && !forSecond)
@@ -443,14 +458,9 @@ void planes(void *env, int64_t begin, int64_t end) {
       g.plane(g, in, f, out);
       continue;
     }
-    // The bias goes into the plane (in cache) and the kernel accumulates.
-    for (int64_t y = 0; y < g.oh; ++y) {
-      float *row = out + y * g.sOh;
-      for (int64_t x = 0; x < g.ow; ++x)
-        row[x] = g.accumulate ? row[x] + g.bias[ch] : g.bias[ch];
-    }
+    // The kernel starts every output from the channel's bias.
     DwConv withBias = g;
-    withBias.accumulate = true;
+    withBias.planeBias = g.bias[ch];
     g.plane(withBias, in, f, out);
   }
 }

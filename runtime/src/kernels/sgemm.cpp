@@ -189,59 +189,74 @@ kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
 }
 
 /// An AVX2 edge tile of `Rows` rows (of the 6 of a packed A panel) and
-/// `cols` columns (of 16), like kernelAvx512Edge: masked loads and stores.
+/// `cols` columns (of 16) in `Halves` 8-column vectors, like
+/// kernelAvx512EdgeHalves: masked loads and stores.
+template <int Rows, int Halves>
+__attribute__((target("avx2,fma"))) void
+kernelAvx2EdgeHalves(int64_t k, const float *pa, const float *pb, int64_t ldb,
+                     float *c, int64_t ldc, bool accumulate, Epilogue epi,
+                     const float *rowBias, int64_t cols) {
+  const __m256 zero = _mm256_setzero_ps(), six = _mm256_set1_ps(6.0f);
+  __m256 acc[Rows][Halves];
+#pragma GCC unroll 8
+  for (int i = 0; i < Rows; ++i)
+    for (int h = 0; h < Halves; ++h)
+      acc[i][h] = _mm256_setzero_ps();
+  const float *nextA = pa + 6 * k;
+  for (int64_t p = 0; p < k; ++p, pa += 6, pb += ldb, nextA += 6) {
+    _mm_prefetch(reinterpret_cast<const char *>(nextA), _MM_HINT_T1);
+    __m256 b[Halves];
+    for (int h = 0; h < Halves; ++h)
+      b[h] = _mm256_loadu_ps(pb + 8 * h);
+#pragma GCC unroll 8
+    for (int i = 0; i < Rows; ++i) {
+      __m256 a = _mm256_broadcast_ss(pa + i);
+      for (int h = 0; h < Halves; ++h)
+        acc[i][h] = _mm256_fmadd_ps(a, b[h], acc[i][h]);
+    }
+  }
+  // Lane j of half h is stored when 8 h + j < cols.
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  __m256i mask[Halves];
+  for (int h = 0; h < Halves; ++h)
+    mask[h] = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(cols) - 8 * h), lanes);
+#pragma GCC unroll 8
+  for (int i = 0; i < Rows; ++i) {
+    float *row = c + i * ldc;
+    for (int h = 0; h < Halves; ++h) {
+      __m256 v = acc[i][h];
+      if (rowBias) {
+        __m256 b = _mm256_set1_ps(rowBias[i]);
+        __m256 p = accumulate
+                       ? _mm256_add_ps(_mm256_maskload_ps(row + 8 * h, mask[h]),
+                                       b)
+                       : b;
+        v = _mm256_add_ps(p, v);
+      } else if (accumulate) {
+        v = _mm256_add_ps(v, _mm256_maskload_ps(row + 8 * h, mask[h]));
+      }
+      if (epi != kNoEpilogue) // max(0, x): NaN stays NaN
+        v = _mm256_max_ps(zero, v);
+      if (epi == kRelu6) // min(6, x): NaN stays NaN
+        v = _mm256_min_ps(six, v);
+      _mm256_maskstore_ps(row + 8 * h, mask[h], v);
+    }
+  }
+}
+
+/// kernelAvx2EdgeHalves with one vector per row for up to 8 columns, two
+/// for more.
 template <int Rows>
 __attribute__((target("avx2,fma"))) void
 kernelAvx2Edge(int64_t k, const float *pa, const float *pb, int64_t ldb,
                float *c, int64_t ldc, bool accumulate, Epilogue epi,
                const float *rowBias, int64_t cols) {
-  const __m256 zero = _mm256_setzero_ps(), six = _mm256_set1_ps(6.0f);
-  __m256 acc[Rows][2];
-#pragma GCC unroll 8
-  for (int i = 0; i < Rows; ++i)
-    acc[i][0] = acc[i][1] = _mm256_setzero_ps();
-  const float *nextA = pa + 6 * k;
-  for (int64_t p = 0; p < k; ++p, pa += 6, pb += ldb, nextA += 6) {
-    _mm_prefetch(reinterpret_cast<const char *>(nextA), _MM_HINT_T1);
-    __m256 b0 = _mm256_loadu_ps(pb), b1 = _mm256_loadu_ps(pb + 8);
-#pragma GCC unroll 8
-    for (int i = 0; i < Rows; ++i) {
-      __m256 a = _mm256_broadcast_ss(pa + i);
-      acc[i][0] = _mm256_fmadd_ps(a, b0, acc[i][0]);
-      acc[i][1] = _mm256_fmadd_ps(a, b1, acc[i][1]);
-    }
-  }
-  // Lane j of half h is stored when 8 h + j < cols.
-  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(cols)), lanes);
-  __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(cols) - 8), lanes);
-#pragma GCC unroll 8
-  for (int i = 0; i < Rows; ++i) {
-    float *row = c + i * ldc;
-    __m256 v0 = acc[i][0], v1 = acc[i][1];
-    if (rowBias) {
-      __m256 b = _mm256_set1_ps(rowBias[i]);
-      __m256 p0 =
-          accumulate ? _mm256_add_ps(_mm256_maskload_ps(row, m0), b) : b;
-      __m256 p1 =
-          accumulate ? _mm256_add_ps(_mm256_maskload_ps(row + 8, m1), b) : b;
-      v0 = _mm256_add_ps(p0, v0);
-      v1 = _mm256_add_ps(p1, v1);
-    } else if (accumulate) {
-      v0 = _mm256_add_ps(v0, _mm256_maskload_ps(row, m0));
-      v1 = _mm256_add_ps(v1, _mm256_maskload_ps(row + 8, m1));
-    }
-    if (epi != kNoEpilogue) { // max(0, x): NaN stays NaN
-      v0 = _mm256_max_ps(zero, v0);
-      v1 = _mm256_max_ps(zero, v1);
-    }
-    if (epi == kRelu6) { // min(6, x): NaN stays NaN
-      v0 = _mm256_min_ps(six, v0);
-      v1 = _mm256_min_ps(six, v1);
-    }
-    _mm256_maskstore_ps(row, m0, v0);
-    _mm256_maskstore_ps(row + 8, m1, v1);
-  }
+  if (cols <= 8)
+    kernelAvx2EdgeHalves<Rows, 1>(k, pa, pb, ldb, c, ldc, accumulate, epi,
+                                  rowBias, cols);
+  else
+    kernelAvx2EdgeHalves<Rows, 2>(k, pa, pb, ldb, c, ldc, accumulate, epi,
+                                  rowBias, cols);
 }
 
 const EdgeKernel kAvx2Edges[6] = {kernelAvx2Edge<1>, kernelAvx2Edge<2>,
@@ -311,62 +326,78 @@ kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
 }
 
 /// An AVX-512 edge tile of `Rows` rows (of the 14 of a packed A panel) and
-/// `cols` columns: only those rows' FMAs, masked loads and stores of C. A
-/// partial-column tile is the last B panel its A panel meets, so it
-/// prefetches the next A panel as kernelAvx512<NextPanel::A> does.
+/// `cols` columns in `Halves` 16-column vectors (1 when cols <= 16, so a
+/// narrow tile costs half the FMAs of a full one): only those rows' FMAs,
+/// masked loads and stores of C. A partial-column tile is the last B panel
+/// its A panel meets, so it prefetches the next A panel as
+/// kernelAvx512<NextPanel::A> does.
+template <int Rows, int Halves>
+__attribute__((target("avx512f"))) void
+kernelAvx512EdgeHalves(int64_t k, const float *pa, const float *pb,
+                       int64_t ldb, float *c, int64_t ldc, bool accumulate,
+                       Epilogue epi, const float *rowBias, int64_t cols) {
+  const __m512 zero = _mm512_setzero_ps(), six = _mm512_set1_ps(6.0f);
+  __m512 acc[Rows][Halves];
+#pragma GCC unroll 16
+  for (int i = 0; i < Rows; ++i)
+    for (int h = 0; h < Halves; ++h)
+      acc[i][h] = _mm512_setzero_ps();
+  const float *nextA = pa + 14 * k;
+  for (int64_t p = 0; p < k; ++p, pa += 14, pb += ldb, nextA += 14) {
+    _mm_prefetch(reinterpret_cast<const char *>(nextA), _MM_HINT_T1);
+    __m512 b[Halves];
+    for (int h = 0; h < Halves; ++h)
+      b[h] = _mm512_loadu_ps(pb + 16 * h);
+#pragma GCC unroll 16
+    for (int i = 0; i < Rows; ++i) {
+      __m512 a = _mm512_set1_ps(pa[i]);
+      for (int h = 0; h < Halves; ++h)
+        acc[i][h] = _mm512_fmadd_ps(a, b[h], acc[i][h]);
+    }
+  }
+  // Lane j of half h is stored when 16 h + j < cols.
+  __mmask16 mask[Halves];
+  for (int h = 0; h < Halves; ++h) {
+    int64_t left = cols - 16 * h;
+    mask[h] = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < Rows; ++i) {
+    float *row = c + i * ldc;
+    for (int h = 0; h < Halves; ++h) {
+      __m512 v = acc[i][h];
+      if (rowBias) {
+        __m512 b = _mm512_set1_ps(rowBias[i]);
+        __m512 p = accumulate
+                       ? _mm512_add_ps(
+                             _mm512_maskz_loadu_ps(mask[h], row + 16 * h), b)
+                       : b;
+        v = _mm512_add_ps(p, v);
+      } else if (accumulate) {
+        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mask[h], row + 16 * h));
+      }
+      if (epi != kNoEpilogue) // max(0, x): NaN stays NaN
+        v = _mm512_max_ps(zero, v);
+      if (epi == kRelu6) // min(6, x): NaN stays NaN
+        v = _mm512_min_ps(six, v);
+      _mm512_mask_storeu_ps(row + 16 * h, mask[h], v);
+    }
+  }
+}
+
+/// kernelAvx512EdgeHalves with one vector per row for up to 16 columns,
+/// two for more.
 template <int Rows>
 __attribute__((target("avx512f"))) void
 kernelAvx512Edge(int64_t k, const float *pa, const float *pb, int64_t ldb,
                  float *c, int64_t ldc, bool accumulate, Epilogue epi,
                  const float *rowBias, int64_t cols) {
-  const __m512 zero = _mm512_setzero_ps(), six = _mm512_set1_ps(6.0f);
-  __m512 acc[Rows][2];
-#pragma GCC unroll 16
-  for (int i = 0; i < Rows; ++i)
-    acc[i][0] = acc[i][1] = _mm512_setzero_ps();
-  const float *nextA = pa + 14 * k;
-  for (int64_t p = 0; p < k; ++p, pa += 14, pb += ldb, nextA += 14) {
-    _mm_prefetch(reinterpret_cast<const char *>(nextA), _MM_HINT_T1);
-    __m512 b0 = _mm512_loadu_ps(pb), b1 = _mm512_loadu_ps(pb + 16);
-#pragma GCC unroll 16
-    for (int i = 0; i < Rows; ++i) {
-      __m512 a = _mm512_set1_ps(pa[i]);
-      acc[i][0] = _mm512_fmadd_ps(a, b0, acc[i][0]);
-      acc[i][1] = _mm512_fmadd_ps(a, b1, acc[i][1]);
-    }
-  }
-  __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
-  __mmask16 m1 = cols >= 32  ? __mmask16(0xFFFF)
-                 : cols > 16 ? __mmask16((1u << (cols - 16)) - 1)
-                             : __mmask16(0);
-#pragma GCC unroll 16
-  for (int i = 0; i < Rows; ++i) {
-    float *row = c + i * ldc;
-    __m512 v0 = acc[i][0], v1 = acc[i][1];
-    if (rowBias) {
-      __m512 b = _mm512_set1_ps(rowBias[i]);
-      __m512 p0 =
-          accumulate ? _mm512_add_ps(_mm512_maskz_loadu_ps(m0, row), b) : b;
-      __m512 p1 = accumulate
-                      ? _mm512_add_ps(_mm512_maskz_loadu_ps(m1, row + 16), b)
-                      : b;
-      v0 = _mm512_add_ps(p0, v0);
-      v1 = _mm512_add_ps(p1, v1);
-    } else if (accumulate) {
-      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, row));
-      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, row + 16));
-    }
-    if (epi != kNoEpilogue) { // max(0, x): NaN stays NaN
-      v0 = _mm512_max_ps(zero, v0);
-      v1 = _mm512_max_ps(zero, v1);
-    }
-    if (epi == kRelu6) { // min(6, x): NaN stays NaN
-      v0 = _mm512_min_ps(six, v0);
-      v1 = _mm512_min_ps(six, v1);
-    }
-    _mm512_mask_storeu_ps(row, m0, v0);
-    _mm512_mask_storeu_ps(row + 16, m1, v1);
-  }
+  if (cols <= 16)
+    kernelAvx512EdgeHalves<Rows, 1>(k, pa, pb, ldb, c, ldc, accumulate, epi,
+                                    rowBias, cols);
+  else
+    kernelAvx512EdgeHalves<Rows, 2>(k, pa, pb, ldb, c, ldc, accumulate, epi,
+                                    rowBias, cols);
 }
 
 const EdgeKernel kAvx512Edges[14] = {

@@ -278,10 +278,9 @@ TANDEM_API void tandem_dwconv2d_f32(
 
 /** tandem_dwconv2d_f32 plus a per-channel bias: output[b][ch] = bias[ch] +
  *  conv, then the fused epilogue (with TANDEM_DWCONV2D_ACCUMULATE, output +
- *  bias[ch] + conv). The bias is written into each plane right before it is
- *  computed, in cache, instead of in a pass over the whole output before
- *  the call. `bias` is c dense floats; NULL behaves as tandem_dwconv2d_f32.
- *  Thread-safe. */
+ *  bias[ch] + conv). Every output's sum starts from the bias in registers,
+ *  with no pass over the output before the call. `bias` is c dense floats;
+ *  NULL behaves as tandem_dwconv2d_f32. Thread-safe. */
 TANDEM_API void tandem_dwconv2d_bias_f32(
     const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h, int64_t w,
     const float *input, int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw,

@@ -372,9 +372,9 @@ plane3x3Avx512(const DwConv &g, const float *in, const float *f, float *out) {
       __mmask16 m = lanes16(n);
       __mmask16 lo = lanes16(std::min<int64_t>(2 * n - 1, 16));
       __mmask16 hi = lanes16(std::max<int64_t>(2 * n - 1 - 16, 0));
-      __m512 a0 = g.accumulate ? _mm512_add_ps(_mm512_maskz_loadu_ps(m, o0 + x),
-                                               bias)
-                               : bias;
+      __m512 a0 = g.accumulate
+                      ? _mm512_add_ps(_mm512_maskz_loadu_ps(m, o0 + x), bias)
+                      : bias;
       __m512 a1 = g.accumulate && two
                       ? _mm512_add_ps(_mm512_maskz_loadu_ps(m, o1 + x), bias)
                       : bias;

@@ -227,10 +227,10 @@ kernelAvx2EdgeHalves(int64_t k, const float *pa, const float *pb, int64_t ldb,
       __m256 v = acc[i][h];
       if (rowBias) {
         __m256 b = _mm256_set1_ps(rowBias[i]);
-        __m256 p = accumulate
-                       ? _mm256_add_ps(_mm256_maskload_ps(row + 8 * h, mask[h]),
-                                       b)
-                       : b;
+        __m256 p =
+            accumulate
+                ? _mm256_add_ps(_mm256_maskload_ps(row + 8 * h, mask[h]), b)
+                : b;
         v = _mm256_add_ps(p, v);
       } else if (accumulate) {
         v = _mm256_add_ps(v, _mm256_maskload_ps(row + 8 * h, mask[h]));
@@ -333,9 +333,9 @@ kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
 /// kernelAvx512<NextPanel::A> does.
 template <int Rows, int Halves>
 __attribute__((target("avx512f"))) void
-kernelAvx512EdgeHalves(int64_t k, const float *pa, const float *pb,
-                       int64_t ldb, float *c, int64_t ldc, bool accumulate,
-                       Epilogue epi, const float *rowBias, int64_t cols) {
+kernelAvx512EdgeHalves(int64_t k, const float *pa, const float *pb, int64_t ldb,
+                       float *c, int64_t ldc, bool accumulate, Epilogue epi,
+                       const float *rowBias, int64_t cols) {
   const __m512 zero = _mm512_setzero_ps(), six = _mm512_set1_ps(6.0f);
   __m512 acc[Rows][Halves];
 #pragma GCC unroll 16
@@ -368,10 +368,10 @@ kernelAvx512EdgeHalves(int64_t k, const float *pa, const float *pb,
       __m512 v = acc[i][h];
       if (rowBias) {
         __m512 b = _mm512_set1_ps(rowBias[i]);
-        __m512 p = accumulate
-                       ? _mm512_add_ps(
-                             _mm512_maskz_loadu_ps(mask[h], row + 16 * h), b)
-                       : b;
+        __m512 p =
+            accumulate
+                ? _mm512_add_ps(_mm512_maskz_loadu_ps(mask[h], row + 16 * h), b)
+                : b;
         v = _mm512_add_ps(p, v);
       } else if (accumulate) {
         v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mask[h], row + 16 * h));

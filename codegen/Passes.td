@@ -251,6 +251,112 @@ def TandemFuseElementwise : Pass<"tandem-fuse-elementwise"> {
   ];
 }
 
+def TandemFoldIntoContractions : Pass<"tandem-fold-into-contractions"> {
+  let summary = "folds transposes and adds into the contractions they feed or read";
+  let description = [{
+    On linalg tensors, before elementwise fusion and bufferisation, in the
+    CPU pipeline only (the CPU sgemm reads and writes any strides and
+    accumulates onto C; the GPU's library calls expect the named ops).
+
+    **Transposes.** A `linalg.transpose` whose result only one contraction
+    reads (a `linalg.matmul`, `batch_matmul` or contraction
+    `linalg.generic` whose maps are projected permutations) is dropped: the
+    contraction reads the transpose's input through a permuted indexing map
+    instead. A transpose that is the only reader of a contraction's result,
+    whose init is a `linalg.fill` of an empty tensor, is dropped too: the
+    contraction fills and writes the transpose's result through a permuted
+    output map. The contraction becomes a `linalg.generic` with the same
+    body and iterators. In attention this removes a copy per transpose:
+    K → Kᵀ (a strided gather), Q and V from [seq, heads, dim] to
+    [heads, seq, dim], and the result back.
+
+    **Adds.** An f32 `linalg.generic` computing X + Y, where X is the
+    whole result of a contraction that nothing else reads and Y is
+    available before the contraction, is dropped: the contraction's init
+    becomes Y when the init was a zero fill and Y has X's shape (a
+    residual connection), Y broadcast along the add's map for Y (a bias),
+    or the old init plus Y. The sgemm then accumulates onto that init (and
+    `tandem-call-cpu-kernels` passes a broadcast bias to the kernel), and
+    a ReLU after the add becomes the contraction's epilogue. The sum is
+    the same up to rounding (the bias and residual are added before the
+    products instead of after).
+
+    Before:
+
+    ```mlir
+    %kt = linalg.transpose ins(%k : tensor<128x4x64xf32>)
+        outs(%e : tensor<4x64x128xf32>) permutation = [1, 2, 0]
+    %s = linalg.batch_matmul ins(%q, %kt : tensor<4x128x64xf32>,
+        tensor<4x64x128xf32>) outs(%zero : tensor<4x128x128xf32>)
+    %y = linalg.matmul ins(%x, %w : tensor<128x256xf32>,
+        tensor<256x512xf32>) outs(%zero2 : tensor<128x512xf32>)
+    %z = linalg.generic {add, maps [id, (d0, d1) -> (d1), id]}
+        ins(%y, %bias : tensor<128x512xf32>, tensor<512xf32>) ...
+    ```
+
+    After: one `linalg.generic` whose map for the second input is
+    `(d0, d1, d2, d3) -> (d2, d0, d3)`, reading `%k` itself; the matmul
+    accumulates onto `%bias` broadcast to 128x512, and `%z` is its result.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def TandemPromoteReductions : Pass<"tandem-promote-reductions"> {
+  let summary = "keeps the accumulator of a reduction loop in a register";
+  let description = [{
+    A linalg reduction lowered to loops (`convert-linalg-to-parallel-loops`)
+    loads its accumulator from the output buffer, combines it with an input
+    element and stores it back on every iteration of the reduction loop.
+    LLVM cannot keep it in a register, because the output and the inputs
+    are views of one arena and it cannot prove that they do not overlap; the
+    loop then runs one scalar, latency-bound add per element and is never
+    vectorised (softmax's and LayerNorm's sums: 10% of a Transformer
+    layer's time).
+
+    For an `scf.for` whose body writes memory only through one
+    `memref.store` at loop-invariant indices, fed by the body's only load of
+    that buffer, at the same indices, this pass loads the element before
+    the loop, carries it as an iter_arg and stores it after the loop. The
+    op combining the accumulator with the loop's values (`arith.addf`,
+    `mulf`, `maximumf`, `minimumf`, `maxnumf`, `minnumf`) gets the `reassoc`
+    fast-math flag, so that LLVM may split the reduction into vector lanes:
+    max and min give the same result in any order; a sum's rounding may
+    change (within the end-to-end tolerances).
+
+    It relies on what the loops come from: a linalg reduction whose inputs
+    and output the memory plan never overlaps. Loops are visited innermost
+    first, so an outer reduction loop around an inner one is promoted too.
+
+    Before:
+
+    ```mlir
+    scf.for %k = %c0 to %c128 step %c1 {
+      %x = memref.load %in[%i, %k] : memref<4x128xf32>
+      %acc = memref.load %out[%i] : memref<4xf32>
+      %sum = arith.addf %x, %acc : f32
+      memref.store %sum, %out[%i] : memref<4xf32>
+    }
+    ```
+
+    After:
+
+    ```mlir
+    %init = memref.load %out[%i] : memref<4xf32>
+    %r = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %init) -> (f32) {
+      %x = memref.load %in[%i, %k] : memref<4x128xf32>
+      %sum = arith.addf %x, %acc fastmath<reassoc> : f32
+      scf.yield %sum : f32
+    }
+    memref.store %r, %out[%i] : memref<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TandemOutlineParallelLoops
     : Pass<"tandem-outline-parallel-loops", "::mlir::ModuleOp"> {
   let summary = "outlines the outermost scf.parallel loops into chunk bodies";

@@ -27,12 +27,15 @@ using namespace mlir;
 using namespace mlir::tandem;
 
 void mlir::tandem::buildInlineAndBufferizePipeline(OpPassManager &pm,
-                                                   bool allowUnknownOps) {
+                                                   bool allowUnknownOps,
+                                                   bool foldIntoContractions) {
   // One function per model: the host partitions are inlined into the
   // schedule first, so that bufferisation sees the whole model (outputs
   // written in place, no result copies).
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
+  if (foldIntoContractions)
+    pm.addPass(createTandemFoldIntoContractions());
   pm.addPass(createTandemFuseElementwise());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -48,7 +51,8 @@ void mlir::tandem::buildInlineAndBufferizePipeline(OpPassManager &pm,
 }
 
 void mlir::tandem::buildCPUBufferizePipeline(OpPassManager &pm) {
-  buildInlineAndBufferizePipeline(pm, /*allowUnknownOps=*/false);
+  buildInlineAndBufferizePipeline(pm, /*allowUnknownOps=*/false,
+                                  /*foldIntoContractions=*/true);
   // One arena holds every intermediate buffer; whatever the plan cannot
   // hold is deallocated.
   pm.addPass(createTandemPlanMemory());
@@ -70,6 +74,9 @@ void mlir::tandem::buildCPULowerToLLVMPipeline(OpPassManager &pm,
   // Empty arguments get a type the bare-pointer convention accepts.
   pm.addNestedPass<func::FuncOp>(createTandemFlattenEmptyArguments());
   pm.addPass(createConvertLinalgToParallelLoopsPass());
+  // Reduction loops keep their accumulator in a register, so that LLVM
+  // vectorises them.
+  pm.addPass(createTandemPromoteReductions());
   pm.addPass(createTandemOutlineParallelLoops());
   // The loop nests of very long functions get functions of their own, so
   // that LLVM's code generation stays linear in the graph's size.

@@ -22,7 +22,12 @@ namespace mlir::tandem {
 /// boundaries with identity layouts, results turned into output arguments,
 /// canonicalisation. `allowUnknownOps` leaves ops that have no
 /// bufferisation (the GPU pipeline's transfers) between to_tensor/to_buffer.
-void buildInlineAndBufferizePipeline(OpPassManager &pm, bool allowUnknownOps);
+/// `foldIntoContractions` folds transposes and adds into the contractions
+/// they feed or read (tandem-fold-into-contractions): the CPU sgemm takes
+/// any strides and accumulates onto C, while the GPU's library calls expect
+/// the named ops.
+void buildInlineAndBufferizePipeline(OpPassManager &pm, bool allowUnknownOps,
+                                     bool foldIntoContractions);
 
 /// linalg on tensors -> memrefs: buildInlineAndBufferizePipeline, then the
 /// intermediate buffers planned into one arena (tandem-plan-memory), and

@@ -41,6 +41,7 @@ using mlir::tandem::winogradTileFor;
 namespace {
 
 constexpr llvm::StringLiteral kSgemm = "tandem_sgemm_f32";
+constexpr llvm::StringLiteral kSgemmBias = "tandem_sgemm_bias_f32";
 constexpr llvm::StringLiteral kConv2D = "tandem_conv2d_f32";
 constexpr llvm::StringLiteral kDwConv2D = "tandem_dwconv2d_f32";
 constexpr llvm::StringLiteral kConv2DBias = "tandem_conv2d_bias_f32";
@@ -327,6 +328,75 @@ Operation *biasBroadcastBefore(Operation *op, Value out, Value &bias) {
   return generic;
 }
 
+/// The buffer `value` reshapes: the source of its chain of expand_shape,
+/// collapse_shape and cast ops.
+Value reshapedBuffer(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto expand = dyn_cast<memref::ExpandShapeOp>(def))
+      value = expand.getSrc();
+    else if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
+      value = collapse.getSrc();
+    else if (auto cast = dyn_cast<memref::CastOp>(def))
+      value = cast.getSource();
+    else
+      break;
+  }
+  return value;
+}
+
+/// A static, contiguous (identity layout) f32 memref type, or null.
+MemRefType contiguousF32(Value value) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
+      !type.getLayout().isIdentity() || type.getRank() == 0)
+    return nullptr;
+  return type;
+}
+
+/// Finds the broadcast of a dense layer's bias into all of the GEMM output
+/// `out` that nothing reads or writes between it and `op`, when `out` is
+/// contiguous with the GEMM's N dimension `nLoop` innermost: a
+/// linalg.generic copying a contiguous memref<N x f32> along the innermost
+/// dim of a contiguous reshape of `out`'s buffer. Element f of the buffer
+/// then gets bias[f mod N], which is bias[j] on GEMM column j, so the
+/// kernel can add it in registers. Returns the generic, with the bias in
+/// `bias`.
+Operation *columnBiasBroadcastBefore(linalg::LinalgOp op, Value out,
+                                     int64_t nLoop, Value &bias) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(previousUseOf(op, out));
+  MemRefType outType = contiguousF32(out);
+  if (!generic || !outType || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return nullptr;
+  // N must be C's innermost dim.
+  AffineMap outMap = op.getIndexingMapsArray().back();
+  if (outMap.getNumResults() == 0 ||
+      cast<AffineDimExpr>(outMap.getResults().back()).getPosition() != nLoop)
+    return nullptr;
+  int64_t n = outType.getShape().back();
+  Value init = generic.getDpsInitOperand(0)->get();
+  Value input = generic.getDpsInputOperand(0)->get();
+  MemRefType initType = contiguousF32(init), biasType = contiguousF32(input);
+  if (!initType || !biasType || biasType.getRank() != 1 ||
+      biasType.getDimSize(0) != n || initType.getShape().back() != n ||
+      initType.getNumElements() != outType.getNumElements() ||
+      reshapedBuffer(init) != reshapedBuffer(out))
+    return nullptr;
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  unsigned loops = generic.getNumLoops();
+  if (!maps[1].isIdentity() ||
+      maps[0] != AffineMap::get(loops, 0,
+                                getAffineDimExpr(loops - 1, op.getContext())))
+    return nullptr;
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  if (yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != generic.getBody()->getArgument(0))
+    return nullptr;
+  bias = input;
+  return generic;
+}
+
 /// True if `type` is a static f32 memref whose innermost `dense` dims are
 /// row-major contiguous (strides ..., d[n-1]*d[n-2], d[n-1], 1).
 bool hasDenseInnerDims(MemRefType type, unsigned dense) {
@@ -512,6 +582,11 @@ struct CallCPUKernelsPass
       auto decl = func::FuncOp::create(top, module.getLoc(), kSgemm,
                                        FunctionType::get(ctx, params, {}));
       decl.setPrivate();
+      // The bias variant: the bias pointer before C's.
+      params.insert(params.begin() + 13, ptrType);
+      func::FuncOp::create(top, module.getLoc(), kSgemmBias,
+                           FunctionType::get(ctx, params, {}))
+          .setPrivate();
     }
 
     for (auto &[op, g] : work)
@@ -523,7 +598,8 @@ struct CallCPUKernelsPass
     for (linalg::Conv2DNgchwGfchwOp conv : groupedConvs)
       rewriteGroupedConv(conv);
     // Kernel declarations no call ended up using.
-    for (StringRef name : {kConv2D, kConv2DBias, kDwConv2D, kDwConv2DBias})
+    for (StringRef name :
+         {kSgemmBias, kConv2D, kConv2DBias, kDwConv2D, kDwConv2DBias})
       if (auto decl = module.lookupSymbol<func::FuncOp>(name))
         if (decl.isExternal() && decl.symbolKnownUseEmpty(module))
           decl.erase();
@@ -740,8 +816,13 @@ struct CallCPUKernelsPass
 
     Value out = op.getDpsInitOperand(0)->get();
     int32_t flags = kAccumulate;
+    Value bias;
     if (Operation *fill = zeroFillBefore(op, out)) {
       fill->erase();
+      flags = 0;
+    } else if (Operation *broadcast =
+                   columnBiasBroadcastBefore(op, out, g.n, bias)) {
+      broadcast->erase();
       flags = 0;
     }
     if (isConstantBuffer(op.getDpsInputOperand(0)->get()))
@@ -764,6 +845,8 @@ struct CallCPUKernelsPass
         {{g.batch, g.m, g.k}, {g.batch, g.k, g.n}, {g.batch, g.m, g.n}}};
     for (int operand = 0; operand < 3; ++operand) {
       Value memref = op->getOperand(operand);
+      if (operand == 2 && bias)
+        args.push_back(readStrided(b, loc, bias).ptr);
       StridedOperand s = readStrided(b, loc, memref);
       args.push_back(s.ptr);
       for (int64_t loopDim : roles[operand]) {
@@ -776,7 +859,7 @@ struct CallCPUKernelsPass
       }
     }
     args.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), flags));
-    func::CallOp::create(b, loc, kSgemm, TypeRange{}, args);
+    func::CallOp::create(b, loc, bias ? kSgemmBias : kSgemm, TypeRange{}, args);
     op->erase();
   }
 };

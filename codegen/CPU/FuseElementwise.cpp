@@ -105,11 +105,17 @@ void foldReluEpilogues(Operation *root) {
         relu.erase();
         continue;
       }
+    // A 2-D matmul of a [1, seq, dim] activation reaches its users through
+    // the expand back to 3-D; the epilogue applies to the same elements.
+    if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(producer);
+        expand && in.hasOneUse() && expand.getSrc().hasOneUse())
+      producer = expand.getSrc().getDefiningOp();
     if (!producer || !in.hasOneUse() || producer->getNumResults() != 1 ||
         in.getType() != relu.getResult(0).getType() ||
         producer->hasAttr("tandem.epilogue") ||
-        !isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp,
-             linalg::DepthwiseConv2DNchwChwOp>(producer))
+        !(isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp,
+              linalg::DepthwiseConv2DNchwChwOp>(producer) ||
+          (isa<linalg::GenericOp>(producer) && isContractionLike(producer))))
       continue;
     producer->setAttr("tandem.epilogue", StringAttr::get(producer->getContext(),
                                                          epilogueKind(relu)));

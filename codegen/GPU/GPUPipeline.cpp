@@ -29,7 +29,8 @@ void mlir::tandem::buildGPUBufferizePipeline(OpPassManager &pm) {
   // (allowUnknownOps) and nothing is planned into an arena: the host
   // schedule places host and device buffers.
   pm.addPass(createTandemKeepGPUPartitions());
-  buildInlineAndBufferizePipeline(pm, /*allowUnknownOps=*/true);
+  buildInlineAndBufferizePipeline(pm, /*allowUnknownOps=*/true,
+                                  /*foldIntoContractions=*/false);
   pm.addPass(createTandemOutlineKernels());
 }
 

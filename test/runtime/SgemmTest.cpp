@@ -2,8 +2,8 @@
 //
 // Every micro-kernel family this CPU has (AVX-512, AVX2, portable) on odd
 // sizes that do not divide the tiles, K spanning several K blocks,
-// transposed, strided and broadcast operands, batches, accumulation and a
-// thread pool.
+// transposed, strided and broadcast operands, batches, accumulation, the
+// column bias of tandem_sgemm_bias_f32 and a thread pool.
 //
 //===----------------------------------------------------------------------===//
 
@@ -162,6 +162,59 @@ TEST_P(SgemmTest, CachedWeightsOnThreadPoolMatchSerial) {
   tandem_thread_pool_destroy(pool);
 }
 
+TEST_P(SgemmTest, ColumnBiasEqualsBroadcastThenAccumulate) {
+  // tandem_sgemm_bias_f32 adds bias[j] in registers; the result must equal,
+  // bit for bit, the bias broadcast into C followed by an accumulating
+  // tandem_sgemm_f32: full and edge tiles (AVX-512's 16-column halves),
+  // several K and N blocks, batches, a prior C, the fused epilogues, K = 0
+  // and a thread pool.
+  struct Shape {
+    int64_t batch, m, n, k;
+    int32_t flags;
+  };
+  tandem_thread_pool_t *pool = nullptr;
+  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  for (Shape t :
+       {Shape{1, 128, 768, 256, 0}, Shape{1, 13, 31, 7, 0},
+        Shape{2, 29, 47, 600, TANDEM_SGEMM_RELU},
+        Shape{1, 97, 4200, 9, TANDEM_SGEMM_ACCUMULATE},
+        Shape{1, 41, 77, 530, TANDEM_SGEMM_ACCUMULATE | TANDEM_SGEMM_RELU6},
+        Shape{1, 6, 7, 0, 0}, Shape{1, 6, 7, 0, TANDEM_SGEMM_RELU},
+        Shape{3, 15, 12, 40, TANDEM_SGEMM_CONSTANT_B}}) {
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+    size_t cSize = t.batch * t.m * t.n;
+    std::vector<float> a(t.batch * t.m * t.k), b(t.k * t.n), bias(t.n),
+        prior(cSize);
+    for (std::vector<float> *v : {&a, &b, &bias, &prior})
+      for (float &x : *v)
+        x = dist(rng);
+    bool accumulate = t.flags & TANDEM_SGEMM_ACCUMULATE;
+    // The reference: C = (prior +) broadcast bias, then C += A B.
+    std::vector<float> ref(cSize);
+    for (size_t f = 0; f < cSize; ++f)
+      ref[f] = accumulate ? prior[f] + bias[f % t.n] : bias[f % t.n];
+    tandem_internal_kernel_cache *cache = tandem_internal_kernel_cache_create();
+    tandem_exec_ctx_t ctx = {};
+    ctx.pool = pool;
+    ctx.reserved[0] = cache;
+    if (!tandem_internal_sgemm_f32_on(GetParam(), &ctx, t.batch, t.m, t.n, t.k,
+                                      a.data(), t.m * t.k, t.k, 1, b.data(), 0,
+                                      t.n, 1, ref.data(), t.m * t.n, t.n, 1,
+                                      t.flags | TANDEM_SGEMM_ACCUMULATE))
+      GTEST_SKIP() << "this CPU has no " << GetParam() << " micro-kernel";
+    std::vector<float> c = prior;
+    ASSERT_TRUE(tandem_internal_sgemm_bias_f32_on(
+        GetParam(), &ctx, t.batch, t.m, t.n, t.k, a.data(), t.m * t.k, t.k, 1,
+        b.data(), 0, t.n, 1, bias.data(), c.data(), t.m * t.n, t.n, 1,
+        t.flags));
+    EXPECT_EQ(c, ref) << t.batch << "x" << t.m << "x" << t.n << "x" << t.k
+                      << " flags " << t.flags;
+    tandem_internal_kernel_cache_destroy(cache);
+  }
+  tandem_thread_pool_destroy(pool);
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, SgemmTest,
                          ::testing::Values("avx512", "avx2", "portable"));
 
@@ -178,6 +231,28 @@ TEST(SgemmTest, ColumnMajorOutput) {
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       float ref = 0;
+      for (int64_t q = 0; q < k; ++q)
+        ref += a[i * k + q] * b[q * n + j];
+      ASSERT_FLOAT_EQ(c[j * m + i], ref) << i << "," << j;
+    }
+}
+
+TEST(SgemmTest, ColumnBiasOnColumnMajorOutput) {
+  // A column-major C is computed as C^T = B^T A^T, where the column bias
+  // becomes a row bias.
+  const int64_t m = 9, n = 21, k = 11;
+  std::vector<float> a(m * k), b(k * n), bias(n), c(m * n);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = float(i % 7) - 3.0f;
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = float(i % 5) - 2.0f;
+  for (int64_t j = 0; j < n; ++j)
+    bias[j] = 0.5f * float(j);
+  tandem_sgemm_bias_f32(nullptr, 1, m, n, k, a.data(), 0, k, 1, b.data(), 0, n,
+                        1, bias.data(), c.data(), 0, 1, m, 0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float ref = bias[j];
       for (int64_t q = 0; q < k; ++q)
         ref += a[i * k + q] * b[q * n + j];
       ASSERT_FLOAT_EQ(c[j * m + i], ref) << i << "," << j;

@@ -201,6 +201,21 @@ TANDEM_API void tandem_sgemm_f32(const tandem_exec_ctx_t *ctx, int64_t batch,
                                  int64_t sCb, int64_t sCm, int64_t sCn,
                                  int32_t flags);
 
+/** tandem_sgemm_f32 with a dense layer's bias: `bias` holds n floats, and
+ *  bias[j] is added to column j of every C_b before the products (after
+ *  C's prior value with TANDEM_SGEMM_ACCUMULATE), in registers, before the
+ *  epilogue: C_b = epi(bias + A_b * B_b). The same as broadcasting the bias
+ *  into C and accumulating, bit for bit, without the pass over C. `bias`
+ *  may be NULL (then this is tandem_sgemm_f32). Compiled models call it for
+ *  a matmul followed by the add of a vector along its columns. */
+TANDEM_API void tandem_sgemm_bias_f32(const tandem_exec_ctx_t *ctx,
+                                      int64_t batch, int64_t m, int64_t n,
+                                      int64_t k, const float *a, int64_t sAb,
+                                      int64_t sAm, int64_t sAk, const float *b,
+                                      int64_t sBb, int64_t sBk, int64_t sBn,
+                                      const float *bias, float *c, int64_t sCb,
+                                      int64_t sCm, int64_t sCn, int32_t flags);
+
 /** tandem_conv2d_f32 flags: add to the output instead of overwriting it
  *  (e.g. onto a bias already there); the filter is constant (weights), so
  *  its packed form is cached in the instance as for tandem_sgemm_f32. */

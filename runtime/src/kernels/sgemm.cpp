@@ -66,19 +66,28 @@ inline float applyEpilogue(float v, Epilogue epi) {
   return epi == kRelu6 && v > 6.0f ? 6.0f : v;
 }
 
+/// What a tile adds to its products: row[i] on its row i (a conv's
+/// per-channel bias) and col[j] on its column j (a dense layer's bias),
+/// each pointing at the tile's first row or column, or null.
+struct TileBias {
+  const float *row = nullptr;
+  const float *col = nullptr;
+  explicit operator bool() const { return row || col; }
+};
+
 /// C's MR x NR tile at `c` (row stride ldc) becomes epi(prior + A_panel *
-/// B_panel), prior being rowBias[i] on row i (when given) plus what the tile
-/// held (when accumulating), added in that order.
+/// B_panel), prior being what the tile held (when accumulating), plus
+/// bias.col[j], plus bias.row[i], added in that order (a missing term is
+/// left out, not added as zero).
 using MicroKernel = void (*)(int64_t k, const float *pa, const float *pb,
                              int64_t ldb, float *c, int64_t ldc,
-                             bool accumulate, Epilogue epi,
-                             const float *rowBias);
+                             bool accumulate, Epilogue epi, TileBias bias);
 
 /// The same for an edge tile: its first `rows` rows (of the MR the packed A
 /// panel has) and first `cols` columns, the rest of C untouched.
 using EdgeKernel = void (*)(int64_t k, const float *pa, const float *pb,
                             int64_t ldb, float *c, int64_t ldc, bool accumulate,
-                            Epilogue epi, const float *rowBias, int64_t cols);
+                            Epilogue epi, TileBias bias, int64_t cols);
 
 struct KernelIsa {
   int64_t mr;
@@ -111,9 +120,28 @@ constexpr int64_t kNC = 4096;           // N block packed at once (L3)
 // Micro-kernels
 //===----------------------------------------------------------------------===//
 
+/// `v` plus a tile element's prior (MicroKernel): what `out` holds when
+/// accumulating, bias.col[j], bias.row[i], in that order.
+inline float withPrior(float v, const float *out, bool accumulate,
+                       TileBias bias, int64_t i, int64_t j) {
+  if (!accumulate && !bias)
+    return v;
+  float prior;
+  bool have = accumulate;
+  if (accumulate)
+    prior = *out;
+  if (bias.col) {
+    prior = have ? prior + bias.col[j] : bias.col[j];
+    have = true;
+  }
+  if (bias.row)
+    prior = have ? prior + bias.row[i] : bias.row[i];
+  return prior + v;
+}
+
 void kernelPortable(int64_t k, const float *pa, const float *pb, int64_t ldb,
                     float *c, int64_t ldc, bool accumulate, Epilogue epi,
-                    const float *rowBias) {
+                    TileBias bias) {
   constexpr int MR = 4, NR = 8;
   float acc[MR][NR] = {};
   for (int64_t p = 0; p < k; ++p, pa += MR, pb += ldb)
@@ -122,19 +150,53 @@ void kernelPortable(int64_t k, const float *pa, const float *pb, int64_t ldb,
         acc[i][j] += pa[i] * pb[j];
   for (int i = 0; i < MR; ++i)
     for (int j = 0; j < NR; ++j) {
-      float prior = accumulate ? c[i * ldc + j] : 0.0f;
-      if (rowBias)
-        prior = accumulate ? prior + rowBias[i] : rowBias[i];
-      float v = accumulate || rowBias ? prior + acc[i][j] : acc[i][j];
-      c[i * ldc + j] = applyEpilogue(v, epi);
+      c[i * ldc + j] = applyEpilogue(
+          withPrior(acc[i][j], c + i * ldc + j, accumulate, bias, i, j), epi);
     }
 }
 
 #if TANDEM_X86
+/// The prior of 8 tile elements of one row (MicroKernel), when there is
+/// one: `held` (C's values, when accumulating), plus `col` (the column
+/// bias, when hasCol), plus *row broadcast (when row is not null), in that
+/// order.
+__attribute__((target("avx2,fma"))) inline __m256
+prior8(__m256 held, bool accumulate, bool hasCol, __m256 col,
+       const float *row) {
+  __m256 p = held;
+  bool have = accumulate;
+  if (hasCol) {
+    p = have ? _mm256_add_ps(p, col) : col;
+    have = true;
+  }
+  if (row) {
+    __m256 r = _mm256_set1_ps(*row);
+    p = have ? _mm256_add_ps(p, r) : r;
+  }
+  return p;
+}
+
+/// prior8 for 16 elements.
+__attribute__((target("avx512f"))) inline __m512
+prior16(__m512 held, bool accumulate, bool hasCol, __m512 col,
+        const float *row) {
+  __m512 p = held;
+  bool have = accumulate;
+  if (hasCol) {
+    p = have ? _mm512_add_ps(p, col) : col;
+    have = true;
+  }
+  if (row) {
+    __m512 r = _mm512_set1_ps(*row);
+    p = have ? _mm512_add_ps(p, r) : r;
+  }
+  return p;
+}
+
 template <NextPanel Next>
 __attribute__((target("avx2,fma"))) void
 kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
-           int64_t ldc, bool accumulate, Epilogue epi, const float *rowBias) {
+           int64_t ldc, bool accumulate, Epilogue epi, TileBias bias) {
   const __m256 zero = _mm256_setzero_ps(), six = _mm256_set1_ps(6.0f);
 #define TANDEM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
 #define TANDEM_DECL(i)                                                         \
@@ -157,18 +219,19 @@ kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
   }
     TANDEM_ROWS(TANDEM_FMA)
   }
+  const __m256 col0 = bias.col ? _mm256_loadu_ps(bias.col) : zero;
+  const __m256 col1 = bias.col ? _mm256_loadu_ps(bias.col + 8) : zero;
 #define TANDEM_STORE(i)                                                        \
   {                                                                            \
     float *row = c + i * ldc;                                                  \
-    if (rowBias) {                                                             \
-      __m256 b = _mm256_set1_ps(rowBias[i]);                                   \
-      __m256 p0 = accumulate ? _mm256_add_ps(_mm256_loadu_ps(row), b) : b;     \
-      __m256 p1 = accumulate ? _mm256_add_ps(_mm256_loadu_ps(row + 8), b) : b; \
-      c##i##0 = _mm256_add_ps(p0, c##i##0);                                    \
-      c##i##1 = _mm256_add_ps(p1, c##i##1);                                    \
-    } else if (accumulate) {                                                   \
-      c##i##0 = _mm256_add_ps(c##i##0, _mm256_loadu_ps(row));                  \
-      c##i##1 = _mm256_add_ps(c##i##1, _mm256_loadu_ps(row + 8));              \
+    if (accumulate || bias) {                                                  \
+      const float *rb = bias.row ? bias.row + i : nullptr;                     \
+      __m256 h0 = accumulate ? _mm256_loadu_ps(row) : zero;                    \
+      __m256 h1 = accumulate ? _mm256_loadu_ps(row + 8) : zero;                \
+      c##i##0 =                                                                \
+          _mm256_add_ps(prior8(h0, accumulate, bias.col, col0, rb), c##i##0);  \
+      c##i##1 =                                                                \
+          _mm256_add_ps(prior8(h1, accumulate, bias.col, col1, rb), c##i##1);  \
     }                                                                          \
     if (epi != kNoEpilogue) { /* max(0, x): NaN stays NaN */                   \
       c##i##0 = _mm256_max_ps(zero, c##i##0);                                  \
@@ -195,7 +258,7 @@ template <int Rows, int Halves>
 __attribute__((target("avx2,fma"))) void
 kernelAvx2EdgeHalves(int64_t k, const float *pa, const float *pb, int64_t ldb,
                      float *c, int64_t ldc, bool accumulate, Epilogue epi,
-                     const float *rowBias, int64_t cols) {
+                     TileBias bias, int64_t cols) {
   const __m256 zero = _mm256_setzero_ps(), six = _mm256_set1_ps(6.0f);
   __m256 acc[Rows][Halves];
 #pragma GCC unroll 8
@@ -220,20 +283,20 @@ kernelAvx2EdgeHalves(int64_t k, const float *pa, const float *pb, int64_t ldb,
   __m256i mask[Halves];
   for (int h = 0; h < Halves; ++h)
     mask[h] = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(cols) - 8 * h), lanes);
+  __m256 col[Halves];
+  for (int h = 0; h < Halves; ++h)
+    col[h] = bias.col ? _mm256_maskload_ps(bias.col + 8 * h, mask[h]) : zero;
 #pragma GCC unroll 8
   for (int i = 0; i < Rows; ++i) {
     float *row = c + i * ldc;
     for (int h = 0; h < Halves; ++h) {
       __m256 v = acc[i][h];
-      if (rowBias) {
-        __m256 b = _mm256_set1_ps(rowBias[i]);
-        __m256 p =
-            accumulate
-                ? _mm256_add_ps(_mm256_maskload_ps(row + 8 * h, mask[h]), b)
-                : b;
-        v = _mm256_add_ps(p, v);
-      } else if (accumulate) {
-        v = _mm256_add_ps(v, _mm256_maskload_ps(row + 8 * h, mask[h]));
+      if (accumulate || bias) {
+        __m256 held =
+            accumulate ? _mm256_maskload_ps(row + 8 * h, mask[h]) : zero;
+        v = _mm256_add_ps(prior8(held, accumulate, bias.col, col[h],
+                                 bias.row ? bias.row + i : nullptr),
+                          v);
       }
       if (epi != kNoEpilogue) // max(0, x): NaN stays NaN
         v = _mm256_max_ps(zero, v);
@@ -250,13 +313,13 @@ template <int Rows>
 __attribute__((target("avx2,fma"))) void
 kernelAvx2Edge(int64_t k, const float *pa, const float *pb, int64_t ldb,
                float *c, int64_t ldc, bool accumulate, Epilogue epi,
-               const float *rowBias, int64_t cols) {
+               TileBias bias, int64_t cols) {
   if (cols <= 8)
-    kernelAvx2EdgeHalves<Rows, 1>(k, pa, pb, ldb, c, ldc, accumulate, epi,
-                                  rowBias, cols);
+    kernelAvx2EdgeHalves<Rows, 1>(k, pa, pb, ldb, c, ldc, accumulate, epi, bias,
+                                  cols);
   else
-    kernelAvx2EdgeHalves<Rows, 2>(k, pa, pb, ldb, c, ldc, accumulate, epi,
-                                  rowBias, cols);
+    kernelAvx2EdgeHalves<Rows, 2>(k, pa, pb, ldb, c, ldc, accumulate, epi, bias,
+                                  cols);
 }
 
 const EdgeKernel kAvx2Edges[6] = {kernelAvx2Edge<1>, kernelAvx2Edge<2>,
@@ -266,7 +329,7 @@ const EdgeKernel kAvx2Edges[6] = {kernelAvx2Edge<1>, kernelAvx2Edge<2>,
 template <NextPanel Next>
 __attribute__((target("avx512f"))) void
 kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
-             int64_t ldc, bool accumulate, Epilogue epi, const float *rowBias) {
+             int64_t ldc, bool accumulate, Epilogue epi, TileBias bias) {
   const __m512 zero = _mm512_setzero_ps(), six = _mm512_set1_ps(6.0f);
 #define TANDEM_ROWS(X)                                                         \
   X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
@@ -293,19 +356,19 @@ kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
   }
     TANDEM_ROWS(TANDEM_FMA)
   }
+  const __m512 col0 = bias.col ? _mm512_loadu_ps(bias.col) : zero;
+  const __m512 col1 = bias.col ? _mm512_loadu_ps(bias.col + 16) : zero;
 #define TANDEM_STORE(i)                                                        \
   {                                                                            \
     float *row = c + i * ldc;                                                  \
-    if (rowBias) {                                                             \
-      __m512 b = _mm512_set1_ps(rowBias[i]);                                   \
-      __m512 p0 = accumulate ? _mm512_add_ps(_mm512_loadu_ps(row), b) : b;     \
-      __m512 p1 =                                                              \
-          accumulate ? _mm512_add_ps(_mm512_loadu_ps(row + 16), b) : b;        \
-      c##i##_0 = _mm512_add_ps(p0, c##i##_0);                                  \
-      c##i##_1 = _mm512_add_ps(p1, c##i##_1);                                  \
-    } else if (accumulate) {                                                   \
-      c##i##_0 = _mm512_add_ps(c##i##_0, _mm512_loadu_ps(row));                \
-      c##i##_1 = _mm512_add_ps(c##i##_1, _mm512_loadu_ps(row + 16));           \
+    if (accumulate || bias) {                                                  \
+      const float *rb = bias.row ? bias.row + i : nullptr;                     \
+      __m512 h0 = accumulate ? _mm512_loadu_ps(row) : zero;                    \
+      __m512 h1 = accumulate ? _mm512_loadu_ps(row + 16) : zero;               \
+      c##i##_0 = _mm512_add_ps(prior16(h0, accumulate, bias.col, col0, rb),    \
+                               c##i##_0);                                      \
+      c##i##_1 = _mm512_add_ps(prior16(h1, accumulate, bias.col, col1, rb),    \
+                               c##i##_1);                                      \
     }                                                                          \
     if (epi != kNoEpilogue) { /* max(0, x): NaN stays NaN */                   \
       c##i##_0 = _mm512_max_ps(zero, c##i##_0);                                \
@@ -335,7 +398,7 @@ template <int Rows, int Halves>
 __attribute__((target("avx512f"))) void
 kernelAvx512EdgeHalves(int64_t k, const float *pa, const float *pb, int64_t ldb,
                        float *c, int64_t ldc, bool accumulate, Epilogue epi,
-                       const float *rowBias, int64_t cols) {
+                       TileBias bias, int64_t cols) {
   const __m512 zero = _mm512_setzero_ps(), six = _mm512_set1_ps(6.0f);
   __m512 acc[Rows][Halves];
 #pragma GCC unroll 16
@@ -361,20 +424,21 @@ kernelAvx512EdgeHalves(int64_t k, const float *pa, const float *pb, int64_t ldb,
     int64_t left = cols - 16 * h;
     mask[h] = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
   }
+  __m512 col[Halves];
+  for (int h = 0; h < Halves; ++h)
+    col[h] =
+        bias.col ? _mm512_maskz_loadu_ps(mask[h], bias.col + 16 * h) : zero;
 #pragma GCC unroll 16
   for (int i = 0; i < Rows; ++i) {
     float *row = c + i * ldc;
     for (int h = 0; h < Halves; ++h) {
       __m512 v = acc[i][h];
-      if (rowBias) {
-        __m512 b = _mm512_set1_ps(rowBias[i]);
-        __m512 p =
-            accumulate
-                ? _mm512_add_ps(_mm512_maskz_loadu_ps(mask[h], row + 16 * h), b)
-                : b;
-        v = _mm512_add_ps(p, v);
-      } else if (accumulate) {
-        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mask[h], row + 16 * h));
+      if (accumulate || bias) {
+        __m512 held =
+            accumulate ? _mm512_maskz_loadu_ps(mask[h], row + 16 * h) : zero;
+        v = _mm512_add_ps(prior16(held, accumulate, bias.col, col[h],
+                                  bias.row ? bias.row + i : nullptr),
+                          v);
       }
       if (epi != kNoEpilogue) // max(0, x): NaN stays NaN
         v = _mm512_max_ps(zero, v);
@@ -391,13 +455,13 @@ template <int Rows>
 __attribute__((target("avx512f"))) void
 kernelAvx512Edge(int64_t k, const float *pa, const float *pb, int64_t ldb,
                  float *c, int64_t ldc, bool accumulate, Epilogue epi,
-                 const float *rowBias, int64_t cols) {
+                 TileBias bias, int64_t cols) {
   if (cols <= 16)
     kernelAvx512EdgeHalves<Rows, 1>(k, pa, pb, ldb, c, ldc, accumulate, epi,
-                                    rowBias, cols);
+                                    bias, cols);
   else
     kernelAvx512EdgeHalves<Rows, 2>(k, pa, pb, ldb, c, ldc, accumulate, epi,
-                                    rowBias, cols);
+                                    bias, cols);
 }
 
 const EdgeKernel kAvx512Edges[14] = {
@@ -584,8 +648,9 @@ struct BlockStep {
   const ConvImage *conv = nullptr; // B is this image's im2col
   int64_t pc = 0, jc = 0;          // the step's origin in B (conv only)
   uint64_t serial = 0;             // from stepCounter, never 0
-  /// Added to row i of C in the first K block (a conv's bias), or nullptr.
-  const float *rowBias = nullptr;
+  /// Added to C in the first K block: row[i] to row i (a conv's bias),
+  /// col[j] to column j of this N block (a dense layer's bias).
+  TileBias bias;
 };
 
 #if TANDEM_X86
@@ -817,18 +882,16 @@ void packBRange(void *env, int64_t begin, int64_t end) {
   }
 }
 
-/// Stores the valid rows x cols of an MR x NR result tile into C, plus
-/// rowBias[i] on row i if given.
+/// Stores the valid rows x cols of an MR x NR result tile into C, with its
+/// prior as the micro-kernels add it.
 void storeEdge(const float *tile, int64_t nr, float *c, int64_t rs, int64_t cs,
                int64_t rows, int64_t cols, bool accumulate, Epilogue epi,
-               const float *rowBias) {
+               TileBias bias) {
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) {
       float &out = c[i * rs + j * cs];
-      float v = accumulate ? out : 0.0f;
-      if (rowBias)
-        v += rowBias[i];
-      out = applyEpilogue(v + tile[i * nr + j], epi);
+      out = applyEpilogue(
+          withPrior(tile[i * nr + j], &out, accumulate, bias, i, j), epi);
     }
 }
 
@@ -870,16 +933,17 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
           kernel = s.isa->kernelNextA;
         else if (ir == 0 && s.bCached)
           kernel = s.isa->kernelNextB;
-        const float *rowBias = s.rowBias ? s.rowBias + i0 + ir : nullptr;
+        TileBias bias{s.bias.row ? s.bias.row + i0 + ir : nullptr,
+                      s.bias.col ? s.bias.col + j0 : nullptr};
         if (rows == mr && cols == nr && s.csC == 1) {
-          kernel(s.kc, pa, pb, ldb, c, s.rsC, s.accumulate, s.epi, rowBias);
+          kernel(s.kc, pa, pb, ldb, c, s.rsC, s.accumulate, s.epi, bias);
         } else if (s.isa->edge && s.csC == 1) {
           s.isa->edge[rows - 1](s.kc, pa, pb, ldb, c, s.rsC, s.accumulate,
-                                s.epi, rowBias, cols);
+                                s.epi, bias, cols);
         } else {
-          kernel(s.kc, pa, pb, ldb, tile, nr, false, kNoEpilogue, nullptr);
+          kernel(s.kc, pa, pb, ldb, tile, nr, false, kNoEpilogue, TileBias{});
           storeEdge(tile, nr, c, s.rsC, s.csC, rows, cols, s.accumulate, s.epi,
-                    rowBias);
+                    bias);
         }
       }
     }
@@ -935,13 +999,12 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
             const float *b, int64_t rsB, int64_t csB, float *c, int64_t rsC,
             int64_t csC, bool accumulate, Epilogue epi, const float *aCache,
             const float *bCache, tandem_internal_kernel_failure *failure,
-            const ConvImage *conv = nullptr, const float *rowBias = nullptr) {
+            const ConvImage *conv = nullptr, TileBias bias = {}) {
   if (k == 0) {
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
         float &out = c[i * rsC + j * csC];
-        float v = accumulate ? out : 0.0f;
-        out = applyEpilogue(rowBias ? v + rowBias[i] : v, epi);
+        out = applyEpilogue(withPrior(0.0f, &out, accumulate, bias, i, j), epi);
       }
     return;
   }
@@ -984,34 +1047,35 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
     int64_t mPadded = (m + mr - 1) / mr * mr;
     int64_t kc = kBlockSize(k);
     for (int64_t pc = 0; pc < k; pc += kc) {
-      BlockStep s{&isa,
-                  a + pc * csA,
-                  rsA,
-                  csA,
-                  b ? b + pc * rsB + jc * csB : nullptr, // null: conv
-                  rsB,
-                  csB,
-                  c + jc * csC,
-                  rsC,
-                  csC,
-                  m,
-                  std::min(kc, k - pc),
-                  nc,
-                  mBlocks,
-                  nTasks,
-                  accumulate || pc > 0,
-                  pc + kc >= k ? epi : kNoEpilogue,
-                  bCache
-                      ? const_cast<float *>(bCache) + jc * k + nPanels * nr * pc
-                      : bPacked,
-                  bCache != nullptr,
-                  aCache ? aCache + mPadded * pc : nullptr,
-                  failure,
-                  conv,
-                  pc,
-                  jc,
-                  stepCounter.fetch_add(1, std::memory_order_relaxed) + 1,
-                  pc == 0 ? rowBias : nullptr};
+      BlockStep s{
+          &isa,
+          a + pc * csA,
+          rsA,
+          csA,
+          b ? b + pc * rsB + jc * csB : nullptr, // null: conv
+          rsB,
+          csB,
+          c + jc * csC,
+          rsC,
+          csC,
+          m,
+          std::min(kc, k - pc),
+          nc,
+          mBlocks,
+          nTasks,
+          accumulate || pc > 0,
+          pc + kc >= k ? epi : kNoEpilogue,
+          bCache ? const_cast<float *>(bCache) + jc * k + nPanels * nr * pc
+                 : bPacked,
+          bCache != nullptr,
+          aCache ? aCache + mPadded * pc : nullptr,
+          failure,
+          conv,
+          pc,
+          jc,
+          stepCounter.fetch_add(1, std::memory_order_relaxed) + 1,
+          pc == 0 ? TileBias{bias.row, bias.col ? bias.col + jc : nullptr}
+                  : TileBias{}};
       // Packing a panel costs about as much as 1/MR of its FMAs: give each
       // chunk a few panels.
       // Packing B costs a copy for 2*m FLOPs per element; reading B in
@@ -1030,8 +1094,8 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
 void sgemmInto(const KernelIsa &isa, const tandem_exec_ctx_t *ctx,
                int64_t batch, int64_t m, int64_t n, int64_t k, const float *a,
                int64_t sAb, int64_t sAm, int64_t sAk, const float *b,
-               int64_t sBb, int64_t sBk, int64_t sBn, float *c, int64_t sCb,
-               int64_t sCm, int64_t sCn, int32_t flags,
+               int64_t sBb, int64_t sBk, int64_t sBn, const float *colBias,
+               float *c, int64_t sCb, int64_t sCm, int64_t sCn, int32_t flags,
                tandem_internal_kernel_failure &failure) {
   tandem_thread_pool_t *pool = ctx ? ctx->pool : nullptr;
   bool accumulate = flags & TANDEM_SGEMM_ACCUMULATE;
@@ -1039,6 +1103,8 @@ void sgemmInto(const KernelIsa &isa, const tandem_exec_ctx_t *ctx,
   // The micro-kernels store rows of C with unit stride; a column-major C
   // computes the transposed product instead: C^T = B^T A^T.
   bool swapped = sCn != 1 && sCm == 1;
+  // The column bias of C is the row bias of C^T.
+  TileBias bias{swapped ? colBias : nullptr, swapped ? nullptr : colBias};
   if (swapped) {
     std::swap(m, n);
     std::swap(a, b);
@@ -1070,19 +1136,19 @@ void sgemmInto(const KernelIsa &isa, const tandem_exec_ctx_t *ctx,
           wholeBSize(isa, n, k),
           [&](float *out) { packWholeB(isa, bi, sBk, sBn, n, k, out); });
     gemm2D(pool, isa, m, n, k, ai, sAm, sAk, bi, sBk, sBn, c + i * sCb, sCm,
-           sCn, accumulate, epi, aCache, bCache, &failure);
+           sCn, accumulate, epi, aCache, bCache, &failure, nullptr, bias);
   }
 }
 
-/// tandem_sgemm_f32 on the micro-kernels of `isa`.
+/// tandem_sgemm_bias_f32 on the micro-kernels of `isa`.
 void sgemm(const KernelIsa &isa, const tandem_exec_ctx_t *ctx, int64_t batch,
            int64_t m, int64_t n, int64_t k, const float *a, int64_t sAb,
            int64_t sAm, int64_t sAk, const float *b, int64_t sBb, int64_t sBk,
-           int64_t sBn, float *c, int64_t sCb, int64_t sCm, int64_t sCn,
-           int32_t flags) {
+           int64_t sBn, const float *bias, float *c, int64_t sCb, int64_t sCm,
+           int64_t sCn, int32_t flags) {
   tandem_internal_kernel_failure failure;
-  sgemmInto(isa, ctx, batch, m, n, k, a, sAb, sAm, sAk, b, sBb, sBk, sBn, c,
-            sCb, sCm, sCn, flags, failure);
+  sgemmInto(isa, ctx, batch, m, n, k, a, sAb, sAm, sAk, b, sBb, sBk, sBn, bias,
+            c, sCb, sCm, sCn, flags, failure);
   tandem_internal_kernel_report(&failure);
 }
 
@@ -1094,8 +1160,18 @@ tandem_sgemm_f32(const tandem_exec_ctx_t *ctx, int64_t batch, int64_t m,
                  int64_t sAk, const float *b, int64_t sBb, int64_t sBk,
                  int64_t sBn, float *c, int64_t sCb, int64_t sCm, int64_t sCn,
                  int32_t flags) {
-  sgemm(isa(), ctx, batch, m, n, k, a, sAb, sAm, sAk, b, sBb, sBk, sBn, c, sCb,
-        sCm, sCn, flags);
+  sgemm(isa(), ctx, batch, m, n, k, a, sAb, sAm, sAk, b, sBb, sBk, sBn, nullptr,
+        c, sCb, sCm, sCn, flags);
+}
+
+extern "C" TANDEM_API void
+tandem_sgemm_bias_f32(const tandem_exec_ctx_t *ctx, int64_t batch, int64_t m,
+                      int64_t n, int64_t k, const float *a, int64_t sAb,
+                      int64_t sAm, int64_t sAk, const float *b, int64_t sBb,
+                      int64_t sBk, int64_t sBn, const float *bias, float *c,
+                      int64_t sCb, int64_t sCm, int64_t sCn, int32_t flags) {
+  sgemm(isa(), ctx, batch, m, n, k, a, sAb, sAm, sAk, b, sBb, sBk, sBn, bias, c,
+        sCb, sCm, sCn, flags);
 }
 
 extern "C" TANDEM_API const char *tandem_sgemm_f32_isa(void) {
@@ -1170,7 +1246,7 @@ extern "C" TANDEM_API void tandem_conv2d_bias_f32(
                     strideH,         strideW, dilationH, dilationW};
     gemm2D(pool, chosen, f, p, k, filter, k, 1, nullptr, 0, 1, output + b * sOn,
            sOf, 1, flags & TANDEM_CONV2D_ACCUMULATE, epilogueOf(flags), aCache,
-           nullptr, &failure, &image, bias);
+           nullptr, &failure, &image, TileBias{bias, nullptr});
   }
   tandem_internal_kernel_report(&failure);
 }
@@ -1184,8 +1260,8 @@ void tandem_internal_sgemm_f32_into(
   KernelIsa chosen = isa();
   if (isaName)
     isaByName(isaName, chosen);
-  sgemmInto(chosen, ctx, batch, m, n, k, a, sAb, sAm, sAk, b, sBb, sBk, sBn, c,
-            sCb, sCm, sCn, flags, *failure);
+  sgemmInto(chosen, ctx, batch, m, n, k, a, sAb, sAm, sAk, b, sBb, sBk, sBn,
+            nullptr, c, sCb, sCm, sCn, flags, *failure);
 }
 
 bool tandem_internal_sgemm_tile(const char *isaName, int64_t *mr, int64_t *nr) {
@@ -1202,10 +1278,20 @@ bool tandem_internal_sgemm_f32_on(
     int64_t n, int64_t k, const float *a, int64_t sAb, int64_t sAm, int64_t sAk,
     const float *b, int64_t sBb, int64_t sBk, int64_t sBn, float *c,
     int64_t sCb, int64_t sCm, int64_t sCn, int32_t flags) {
+  return tandem_internal_sgemm_bias_f32_on(isaName, ctx, batch, m, n, k, a, sAb,
+                                           sAm, sAk, b, sBb, sBk, sBn, nullptr,
+                                           c, sCb, sCm, sCn, flags);
+}
+
+bool tandem_internal_sgemm_bias_f32_on(
+    const char *isaName, const tandem_exec_ctx_t *ctx, int64_t batch, int64_t m,
+    int64_t n, int64_t k, const float *a, int64_t sAb, int64_t sAm, int64_t sAk,
+    const float *b, int64_t sBb, int64_t sBk, int64_t sBn, const float *bias,
+    float *c, int64_t sCb, int64_t sCm, int64_t sCn, int32_t flags) {
   KernelIsa chosen;
   if (!isaByName(isaName, chosen))
     return false;
-  sgemm(chosen, ctx, batch, m, n, k, a, sAb, sAm, sAk, b, sBb, sBk, sBn, c, sCb,
-        sCm, sCn, flags);
+  sgemm(chosen, ctx, batch, m, n, k, a, sAb, sAm, sAk, b, sBb, sBk, sBn, bias,
+        c, sCb, sCm, sCn, flags);
   return true;
 }

@@ -17,6 +17,14 @@ bool tandem_internal_sgemm_f32_on(const char *isa, const tandem_exec_ctx_t *ctx,
                                   float *c, int64_t sCb, int64_t sCm,
                                   int64_t sCn, int32_t flags);
 
+/// tandem_sgemm_bias_f32 on one micro-kernel family, as
+/// tandem_internal_sgemm_f32_on.
+bool tandem_internal_sgemm_bias_f32_on(
+    const char *isa, const tandem_exec_ctx_t *ctx, int64_t batch, int64_t m,
+    int64_t n, int64_t k, const float *a, int64_t sAb, int64_t sAm, int64_t sAk,
+    const float *b, int64_t sBb, int64_t sBk, int64_t sBn, const float *bias,
+    float *c, int64_t sCb, int64_t sCm, int64_t sCn, int32_t flags);
+
 struct tandem_internal_kernel_failure;
 
 /// tandem_sgemm_f32 on micro-kernel family `isa` (nullptr: the process-wide

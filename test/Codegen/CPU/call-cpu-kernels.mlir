@@ -484,3 +484,37 @@ func.func @conv_bias_read_through_view(%x: memref<1x3x8x8xf32>, %y: memref<1x4x8
     ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x1x1xf32>) outs(%y : memref<1x4x8x8xf32>)
   return
 }
+
+// -----
+
+// A dense layer's bias broadcast along the innermost dim of a reshape of
+// C's buffer right before the matmul is dropped: the call goes to
+// tandem_sgemm_bias_f32 with the bias pointer before C's, and overwrites C
+// (flags 0, plus the fused ReLU: 8). A broadcast along the other dim is not
+// a column bias: it stays, and the matmul accumulates onto it.
+// CHECK: func.func private @tandem_sgemm_bias_f32(!llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, i32)
+// CHECK-LABEL: func.func @matmul_column_bias
+// CHECK-NOT: linalg.generic
+// CHECK: %[[FLAGS:.+]] = arith.constant 8 : i32
+// CHECK: call @tandem_sgemm_bias_f32({{.+}}, %[[FLAGS]])
+// CHECK: func.func @matmul_row_broadcast
+// CHECK: linalg.generic
+// CHECK: %[[FLAGS2:.+]] = arith.constant 1 : i32
+// CHECK: call @tandem_sgemm_f32({{.+}}, %[[FLAGS2]])
+func.func @matmul_column_bias(%a: memref<128x64xf32>, %b: memref<64x48xf32>, %bias: memref<48xf32>, %out: memref<1x128x48xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%bias : memref<48xf32>) outs(%out : memref<1x128x48xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  %c = memref.collapse_shape %out [[0, 1], [2]] : memref<1x128x48xf32> into memref<128x48xf32>
+  linalg.matmul {tandem.epilogue = "relu"} ins(%a, %b : memref<128x64xf32>, memref<64x48xf32>) outs(%c : memref<128x48xf32>)
+  return
+}
+func.func @matmul_row_broadcast(%a: memref<48x64xf32>, %b: memref<64x48xf32>, %bias: memref<48xf32>, %c: memref<48x48xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%bias : memref<48xf32>) outs(%c : memref<48x48xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  linalg.matmul ins(%a, %b : memref<48x64xf32>, memref<64x48xf32>) outs(%c : memref<48x48xf32>)
+  return
+}

@@ -128,3 +128,46 @@ func.func @matmul_clip_other_bounds(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %a
   } -> tensor<4x4xf32>
   return %r : tensor<4x4xf32>
 }
+
+// -----
+
+// A ReLU reached through the expand_shape back to [1, seq, dim] of a 2-D
+// matmul folds into the matmul; so does one after a contraction that
+// tandem-fold-into-contractions turned into a linalg.generic.
+// CHECK-LABEL: func.func @relu_after_expand
+// CHECK: linalg.matmul {tandem.epilogue = "relu"}
+// CHECK: %[[R:.+]] = tensor.expand_shape
+// CHECK-NOT: arith.maximumf
+// CHECK: return %[[R]]
+func.func @relu_after_expand(%a: tensor<128x64xf32>, %b: tensor<64x32xf32>, %acc: tensor<128x32xf32>) -> tensor<1x128x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %m = linalg.matmul ins(%a, %b : tensor<128x64xf32>, tensor<64x32xf32>) outs(%acc : tensor<128x32xf32>) -> tensor<128x32xf32>
+  %m3 = tensor.expand_shape %m [[0, 1], [2]] output_shape [1, 128, 32] : tensor<128x32xf32> into tensor<1x128x32xf32>
+  %e = tensor.empty() : tensor<1x128x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%m3 : tensor<1x128x32xf32>) outs(%e : tensor<1x128x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.maximumf %x, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<1x128x32xf32>
+  return %r : tensor<1x128x32xf32>
+}
+
+// CHECK-LABEL: func.func @relu_after_generic_contraction
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "reduction"]{{.+}}tandem.epilogue = "relu"
+// CHECK-NOT: arith.maximumf
+func.func @relu_after_generic_contraction(%a: tensor<8x4xf32>, %bt: tensor<16x4xf32>, %acc: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %m = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %bt : tensor<8x4xf32>, tensor<16x4xf32>) outs(%acc : tensor<8x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %e = tensor.empty() : tensor<8x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.maximumf %x, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}

@@ -271,13 +271,14 @@ def TandemFoldIntoContractions : Pass<"tandem-fold-into-contractions"> {
     [heads, seq, dim], and the result back.
 
     **Adds.** An f32 `linalg.generic` computing X + Y, where X is the
-    whole result of a contraction that nothing else reads and Y is
-    available before the contraction, is dropped: the contraction's init
-    becomes Y when the init was a zero fill and Y has X's shape (a
-    residual connection), Y broadcast along the add's map for Y (a bias),
-    or the old init plus Y. The sgemm then accumulates onto that init (and
-    `tandem-call-cpu-kernels` passes a broadcast bias to the kernel), and
-    a ReLU after the add becomes the contraction's epilogue. The sum is
+    whole result of a contraction or a `linalg.conv_2d_nchw_fchw` that
+    nothing else reads (possibly through a `tensor.expand_shape`) and Y is
+    available before it, is dropped: its init becomes Y when the init was
+    a zero fill and Y has X's shape (a residual connection), Y broadcast
+    along the add's map for Y (a bias), or the old init plus Y. The sgemm
+    and conv kernels then accumulate onto that init (and
+    `tandem-call-cpu-kernels` passes a broadcast bias to the sgemm), and a
+    ReLU after the add becomes the kernel's epilogue. The sum is
     the same up to rounding (the bias and residual are added before the
     products instead of after).
 

@@ -9,8 +9,9 @@
 //   a transpose that only feeds a contraction (or only reads one's result)
 //   becomes part of the contraction's indexing maps.
 // - Adds. A dense layer's bias and a residual connection are added to a
-//   matmul's result in a pass of their own. The sgemm accumulates onto C,
-//   so the addend becomes the contraction's init instead of a zero fill.
+//   matmul's (or a convolution's) result in a pass of their own. The
+//   kernels accumulate onto C, so the addend becomes the contraction's
+//   init instead of a zero fill.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +62,13 @@ bool isFoldableContraction(linalg::LinalgOp op) {
          llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
            return map.isProjectedPermutation(/*allowZeroInResults=*/false);
          });
+}
+
+/// An NCHW convolution on tensors: its kernels accumulate onto their output
+/// as the sgemm does, so an add after it folds the same way.
+bool isFoldableConv(linalg::LinalgOp op) {
+  return isa<linalg::Conv2DNchwFchwOp>(op.getOperation()) &&
+         op.hasPureTensorSemantics() && op->getNumResults() == 1;
 }
 
 /// Erases the transpose, fill or empty tensor defining `value` when nothing
@@ -148,10 +156,10 @@ bool isZeroFill(Value init) {
 }
 
 /// Folds `add` = X + Y, where X is the whole result of an f32 contraction
-/// that nothing else reads (or that result expanded by a tensor.expand_shape
-/// nothing else reads), into that contraction: its init becomes Y (the
-/// old init was a zero fill and Y has X's type), Y broadcast along `add`'s
-/// map for Y, or the old init plus Y. Returns whether it did.
+/// or NCHW convolution that nothing else reads (or that result expanded by a
+/// tensor.expand_shape nothing else reads), into that contraction: its init
+/// becomes Y (the old init was a zero fill and Y has X's type), Y broadcast
+/// along `add`'s map for Y, or the old init plus Y. Returns whether it did.
 bool foldAdd(IRRewriter &rewriter, DominanceInfo &dominance,
              linalg::GenericOp add) {
   if (!add.hasPureTensorSemantics() || add.getNumDpsInputs() != 2 ||
@@ -182,7 +190,8 @@ bool foldAdd(IRRewriter &rewriter, DominanceInfo &dominance,
       contracted = expand.getSrc();
     }
     auto producer = contracted.getDefiningOp<linalg::LinalgOp>();
-    if (!producer || !isFoldableContraction(producer) ||
+    if (!producer ||
+        !(isFoldableContraction(producer) || isFoldableConv(producer)) ||
         !contracted.hasOneUse() || !xOperand->get().hasOneUse() ||
         producer->hasAttr("tandem.epilogue") ||
         xOperand->get().getType() != resultType ||

@@ -143,3 +143,25 @@ func.func @not_folded(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> (tensor<4x4xf
   } -> tensor<4x4xf32>
   return %y, %d, %m2 : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>
 }
+
+// -----
+
+// A residual connection after a convolution (MobileNetV2's projection,
+// ResNet's block end): the convolution accumulates onto the residual.
+// CHECK-LABEL: func.func @conv_residual
+// CHECK: %[[C:.+]] = linalg.conv_2d_nchw_fchw {{.+}} outs(%arg2 : tensor<1x8x6x6xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[C]]
+func.func @conv_residual(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>, %res: tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x6x6xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) outs(%z : tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  %e2 = tensor.empty() : tensor<1x8x6x6xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%res, %c : tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>) outs(%e2 : tensor<1x8x6x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x6x6xf32>
+  return %y : tensor<1x8x6x6xf32>
+}

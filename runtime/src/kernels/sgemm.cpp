@@ -542,6 +542,98 @@ std::atomic<uint64_t> stepCounter{0};
 // Packing
 //===----------------------------------------------------------------------===//
 
+#if TANDEM_X86
+/// Transposes the 16 x 16 floats in r: afterwards r[j] holds what was
+/// column j, row i in lane i.
+__attribute__((target("avx512f"))) inline void transpose16x16(__m512 r[16]) {
+  __m512 t[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 4; ++i) {
+    __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 1]);
+    __m512d c = _mm512_castps_pd(t[4 * i + 2]);
+    __m512d d = _mm512_castps_pd(t[4 * i + 3]);
+    r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+    r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+    r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+    r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+  }
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 4; ++j) {
+      t[8 * i + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + j + 4], 0x88);
+      t[8 * i + j + 4] =
+          _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + j + 4], 0xdd);
+    }
+  for (int j = 0; j < 8; ++j) {
+    r[j] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0x88);
+    r[j + 8] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0xdd);
+  }
+}
+
+/// packAFixed<14> of a full panel of a row-major A (cs = 1), 16 columns at
+/// a time: 14 row loads, a 16 x 16 transpose (two zero rows), 16 masked
+/// stores of 14 floats, instead of 224 scalar moves. Returns how many
+/// columns it packed (a multiple of 16); the caller packs the rest.
+__attribute__((target("avx512f"))) int64_t
+packRowMajor14(const float *base, int64_t rs, int64_t k, float *out) {
+  int64_t p = 0;
+  for (; p + 16 <= k; p += 16) {
+    __m512 r[16];
+    for (int i = 0; i < 14; ++i)
+      r[i] = _mm512_loadu_ps(base + i * rs + p);
+    r[14] = r[15] = _mm512_setzero_ps();
+    transpose16x16(r);
+    for (int j = 0; j < 16; ++j)
+      _mm512_mask_storeu_ps(out + (p + j) * 14, __mmask16(0x3FFF), r[j]);
+  }
+  return p;
+}
+
+/// packAFixed<6> of a full panel of a row-major A (cs = 1), 8 columns at a
+/// time: 6 row loads, an 8 x 8 transpose (two zero rows) and two stores (4
+/// + 2 floats) per column. Returns how many columns it packed.
+__attribute__((target("avx2,fma"))) int64_t
+packRowMajor6(const float *base, int64_t rs, int64_t k, float *out) {
+  int64_t p = 0;
+  const __m256 zero = _mm256_setzero_ps();
+  for (; p + 8 <= k; p += 8) {
+    __m256 r0 = _mm256_loadu_ps(base + p), r1 = _mm256_loadu_ps(base + rs + p);
+    __m256 r2 = _mm256_loadu_ps(base + 2 * rs + p);
+    __m256 r3 = _mm256_loadu_ps(base + 3 * rs + p);
+    __m256 r4 = _mm256_loadu_ps(base + 4 * rs + p);
+    __m256 r5 = _mm256_loadu_ps(base + 5 * rs + p);
+    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+    __m256 t6 = zero;
+    // Rows 0-3 of columns {0,4}, {1,5}, {2,6}, {3,7} and rows 4-7 likewise.
+    __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44),
+           u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44),
+           u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44),
+           u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    __m256 u6 = _mm256_shuffle_ps(t5, t6, 0x44),
+           u7 = _mm256_shuffle_ps(t5, t6, 0xEE);
+    __m256 lo[4] = {u0, u1, u2, u3}, hi[4] = {u4, u5, u6, u7};
+    for (int j = 0; j < 4; ++j) {
+      // Column j: rows 0-3 in lo[j]'s low half, rows 4-5 in hi[j]'s low
+      // half; column j + 4 in the high halves.
+      float *c0 = out + (p + j) * 6, *c1 = out + (p + j + 4) * 6;
+      _mm_storeu_ps(c0, _mm256_castps256_ps128(lo[j]));
+      _mm_storel_pi(reinterpret_cast<__m64 *>(c0 + 4),
+                    _mm256_castps256_ps128(hi[j]));
+      _mm_storeu_ps(c1, _mm256_extractf128_ps(lo[j], 1));
+      _mm_storel_pi(reinterpret_cast<__m64 *>(c1 + 4),
+                    _mm256_extractf128_ps(hi[j], 1));
+    }
+  }
+  return p;
+}
+#endif
+
 /// Packs rows [0, m) x columns [0, k) of A (strides rs, cs) into MR-row
 /// panels, k-major, zero-padding the last panel to MR rows.
 template <int64_t MR>
@@ -551,7 +643,17 @@ void packAFixed(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t k,
     int64_t rows = std::min(MR, m - i0);
     const float *base = a + i0 * rs;
     if (rows == MR && cs == 1) {
-      for (int64_t p = 0; p < k; ++p)
+      // A row-major A (activations) is a transpose per panel. MR says the
+      // ISA: 14 rows for AVX-512, 6 for AVX2 (chosen only where the CPU
+      // has it).
+      int64_t p = 0;
+#if TANDEM_X86
+      if constexpr (MR == 14)
+        p = packRowMajor14(base, rs, k, out);
+      if constexpr (MR == 6)
+        p = packRowMajor6(base, rs, k, out);
+#endif
+      for (; p < k; ++p)
         for (int64_t i = 0; i < MR; ++i)
           out[p * MR + i] = base[i * rs + p];
     } else if (rows == MR && rs == 1) {

@@ -102,6 +102,9 @@ const Problem kProblems[] = {
     {1, 41, 77, 900, false, false, false, true, 2},
     {2, 9, 20, 300, true, false, true, false, 2},
     {1, 6, 7, 0, false, false, false, true, 2},
+    // 7x7 images: edge tiles of 17 and 18 columns (AVX-512: 16 + extra).
+    {1, 30, 49, 70, false, false, false, true, 1},
+    {2, 17, 50, 300, true, false, false, false},
 };
 
 class SgemmTest : public ::testing::TestWithParam<const char *> {};
@@ -213,6 +216,51 @@ TEST_P(SgemmTest, ColumnBiasEqualsBroadcastThenAccumulate) {
     tandem_internal_kernel_cache_destroy(cache);
   }
   tandem_thread_pool_destroy(pool);
+}
+
+TEST_P(SgemmTest, NarrowEdgeTilesMatchWideTiles) {
+  // A C of 49 or 50 columns (a 7x7 image) ends in an edge tile of 17 or 18
+  // columns, which AVX-512 computes as 16 columns plus one vector per extra
+  // column over the rows. Its elements must equal, bit for bit, those of
+  // the same product widened to 64 columns (zero B columns), where the
+  // same columns are inside a full tile: same sums, same order, same prior
+  // (accumulated C, column and no bias) and epilogue.
+  for (int64_t n : {49, 50})
+    for (int32_t flags :
+         {0, TANDEM_SGEMM_ACCUMULATE | TANDEM_SGEMM_RELU, TANDEM_SGEMM_RELU6})
+      for (bool withBias : {false, true}) {
+        const int64_t m = 30, k = 300, wide = 64;
+        std::mt19937 rng(9);
+        std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+        std::vector<float> a(m * k), b(k * wide, 0.0f), bias(wide, 0.0f),
+            prior(m * wide, 0.0f);
+        for (float &x : a)
+          x = dist(rng);
+        for (int64_t p = 0; p < k; ++p)
+          for (int64_t j = 0; j < n; ++j)
+            b[p * wide + j] = dist(rng);
+        for (int64_t j = 0; j < n; ++j)
+          bias[j] = dist(rng);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j)
+            prior[i * wide + j] = dist(rng);
+        std::vector<float> narrow = prior, full = prior;
+        const float *biasPtr = withBias ? bias.data() : nullptr;
+        if (!tandem_internal_sgemm_bias_f32_on(
+                GetParam(), nullptr, 1, m, n, k, a.data(), 0, k, 1, b.data(), 0,
+                wide, 1, biasPtr, narrow.data(), 0, wide, 1, flags))
+          GTEST_SKIP() << "this CPU has no " << GetParam() << " micro-kernel";
+        ASSERT_TRUE(tandem_internal_sgemm_bias_f32_on(
+            GetParam(), nullptr, 1, m, wide, k, a.data(), 0, k, 1, b.data(), 0,
+            wide, 1, biasPtr, full.data(), 0, wide, 1, flags));
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < wide; ++j) {
+            float want = j < n ? full[i * wide + j] : prior[i * wide + j];
+            ASSERT_EQ(narrow[i * wide + j], want)
+                << "n " << n << " flags " << flags << " bias " << withBias
+                << " at [" << i << "," << j << "]";
+          }
+      }
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, SgemmTest,

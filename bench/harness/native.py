@@ -92,7 +92,8 @@ def _imports(so_path, symbol):
 
 # Runtime kernels compiled models call for their contractions; their code
 # is in the runtime library, not in the model's shared library.
-_RUNTIME_KERNELS = ("tandem_sgemm_f32", "tandem_conv2d_f32")
+_RUNTIME_KERNELS = ("tandem_sgemm_f32", "tandem_sgemm_bias_f32",
+                    "tandem_conv2d_f32")
 
 
 def _census_file(objdump, path, counts):

@@ -14,8 +14,32 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 namespace mlir::tandem {
+
+/// `value` with memref.expand_shape and memref.collapse_shape looked
+/// through: the buffer it reshapes (reshapes of an identity-layout buffer
+/// keep its elements in place).
+inline Value throughReshapes(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
+      value = collapse.getSrc();
+    else if (auto expand = dyn_cast<memref::ExpandShapeOp>(def))
+      value = expand.getSrc();
+    else
+      break;
+  }
+  return value;
+}
+
+/// True if `generic`'s body yields its first block argument unchanged (a
+/// copy or a broadcast of its first input).
+inline bool yieldsFirstArgument(linalg::GenericOp generic) {
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  return yield.getNumOperands() == 1 &&
+         yield.getOperand(0) == generic.getBody()->getArgument(0);
+}
 
 /// True if `block` is `yield(acc + a * b)` on f32 (either operand order).
 inline bool isF32MultiplyAccumulate(Block &block) {

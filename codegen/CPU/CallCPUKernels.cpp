@@ -36,7 +36,9 @@ using mlir::tandem::createWinogradFilter;
 using mlir::tandem::FusedEpilogue;
 using mlir::tandem::fusedEpilogueOf;
 using mlir::tandem::isF32MultiplyAccumulate;
+using mlir::tandem::throughReshapes;
 using mlir::tandem::winogradTileFor;
+using mlir::tandem::yieldsFirstArgument;
 
 namespace {
 
@@ -318,30 +320,10 @@ Operation *biasBroadcastBefore(Operation *op, Value out, Value &bias) {
   for (unsigned d = 1; d <= biasRank; ++d)
     channelDims.push_back(getAffineDimExpr(d, ctx));
   if (maps[0] != AffineMap::get(loops, 0, channelDims, ctx) ||
-      !maps[1].isIdentity())
-    return nullptr;
-  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
-  if (yield.getNumOperands() != 1 ||
-      yield.getOperand(0) != generic.getBody()->getArgument(0))
+      !maps[1].isIdentity() || !yieldsFirstArgument(generic))
     return nullptr;
   bias = input;
   return generic;
-}
-
-/// The buffer `value` reshapes: the source of its chain of expand_shape,
-/// collapse_shape and cast ops.
-Value reshapedBuffer(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (auto expand = dyn_cast<memref::ExpandShapeOp>(def))
-      value = expand.getSrc();
-    else if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
-      value = collapse.getSrc();
-    else if (auto cast = dyn_cast<memref::CastOp>(def))
-      value = cast.getSource();
-    else
-      break;
-  }
-  return value;
 }
 
 /// A static, contiguous (identity layout) f32 memref type, or null.
@@ -381,17 +363,14 @@ Operation *columnBiasBroadcastBefore(linalg::LinalgOp op, Value out,
   if (!initType || !biasType || biasType.getRank() != 1 ||
       biasType.getDimSize(0) != n || initType.getShape().back() != n ||
       initType.getNumElements() != outType.getNumElements() ||
-      reshapedBuffer(init) != reshapedBuffer(out))
+      throughReshapes(init) != throughReshapes(out))
     return nullptr;
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
   unsigned loops = generic.getNumLoops();
   if (!maps[1].isIdentity() ||
       maps[0] != AffineMap::get(loops, 0,
-                                getAffineDimExpr(loops - 1, op.getContext())))
-    return nullptr;
-  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
-  if (yield.getNumOperands() != 1 ||
-      yield.getOperand(0) != generic.getBody()->getArgument(0))
+                                getAffineDimExpr(loops - 1, op.getContext())) ||
+      !yieldsFirstArgument(generic))
     return nullptr;
   bias = input;
   return generic;

@@ -27,20 +27,6 @@ using namespace mlir::tandem::exec;
 
 namespace {
 
-/// `value` with reshapes (which keep a whole identity-layout buffer's
-/// elements in place) looked through.
-Value throughReshapes(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
-      value = collapse.getSrc();
-    else if (auto expand = dyn_cast<memref::ExpandShapeOp>(def))
-      value = expand.getSrc();
-    else
-      break;
-  }
-  return value;
-}
-
 /// The kernel argument `value` is (through reshapes), or null.
 BlockArgument rootArgument(Value value) {
   return dyn_cast<BlockArgument>(throughReshapes(value));

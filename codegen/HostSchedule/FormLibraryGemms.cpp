@@ -31,15 +31,7 @@ namespace {
 /// The kernel argument `value` is, possibly through reshapes (which keep a
 /// whole identity-layout buffer's elements in place), or null.
 BlockArgument rootArgument(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
-      value = collapse.getSrc();
-    else if (auto expand = dyn_cast<memref::ExpandShapeOp>(def))
-      value = expand.getSrc();
-    else
-      return nullptr;
-  }
-  return dyn_cast<BlockArgument>(value);
+  return dyn_cast<BlockArgument>(throughReshapes(value));
 }
 
 /// True if `op` is a linalg.fill of +0.0.

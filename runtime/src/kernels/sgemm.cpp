@@ -283,9 +283,6 @@ kernelAvx2EdgeHalves(int64_t k, const float *pa, const float *pb, int64_t ldb,
   __m256i mask[Halves];
   for (int h = 0; h < Halves; ++h)
     mask[h] = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(cols) - 8 * h), lanes);
-  __m256 col[Halves];
-  for (int h = 0; h < Halves; ++h)
-    col[h] = bias.col ? _mm256_maskload_ps(bias.col + 8 * h, mask[h]) : zero;
 #pragma GCC unroll 8
   for (int i = 0; i < Rows; ++i) {
     float *row = c + i * ldc;
@@ -294,7 +291,11 @@ kernelAvx2EdgeHalves(int64_t k, const float *pa, const float *pb, int64_t ldb,
       if (accumulate || bias) {
         __m256 held =
             accumulate ? _mm256_maskload_ps(row + 8 * h, mask[h]) : zero;
-        v = _mm256_add_ps(prior8(held, accumulate, bias.col, col[h],
+        // The column bias is loaded here, not kept in an array of vectors
+        // across the loop: GCC's sanitizer build clobbered such an array.
+        __m256 col =
+            bias.col ? _mm256_maskload_ps(bias.col + 8 * h, mask[h]) : zero;
+        v = _mm256_add_ps(prior8(held, accumulate, bias.col, col,
                                  bias.row ? bias.row + i : nullptr),
                           v);
       }
@@ -424,10 +425,6 @@ kernelAvx512EdgeHalves(int64_t k, const float *pa, const float *pb, int64_t ldb,
     int64_t left = cols - 16 * h;
     mask[h] = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
   }
-  __m512 col[Halves];
-  for (int h = 0; h < Halves; ++h)
-    col[h] =
-        bias.col ? _mm512_maskz_loadu_ps(mask[h], bias.col + 16 * h) : zero;
 #pragma GCC unroll 16
   for (int i = 0; i < Rows; ++i) {
     float *row = c + i * ldc;
@@ -436,7 +433,10 @@ kernelAvx512EdgeHalves(int64_t k, const float *pa, const float *pb, int64_t ldb,
       if (accumulate || bias) {
         __m512 held =
             accumulate ? _mm512_maskz_loadu_ps(mask[h], row + 16 * h) : zero;
-        v = _mm512_add_ps(prior16(held, accumulate, bias.col, col[h],
+        // Loaded here, not kept in an array (see kernelAvx2EdgeHalves).
+        __m512 col =
+            bias.col ? _mm512_maskz_loadu_ps(mask[h], bias.col + 16 * h) : zero;
+        v = _mm512_add_ps(prior16(held, accumulate, bias.col, col,
                                   bias.row ? bias.row + i : nullptr),
                           v);
       }

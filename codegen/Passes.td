@@ -178,6 +178,15 @@ def TandemCallCPUKernels : Pass<"tandem-call-cpu-kernels", "::mlir::ModuleOp"> {
     A `linalg.fill` of zero into the output that only feeds the contraction
     is dropped: the kernel overwrites instead of accumulating.
 
+    A depthwise convolution whose input is a zero-padded copy (a +0.0
+    fill of the padded buffer, then the source copied into its interior)
+    becomes a `tandem_dwconv2d_pad_f32` call on the source with the top and
+    left padding, and the fill, the copy and the padded buffer go, when
+    nothing may write the source's bytes between the copy and the
+    convolution (the output may be the source itself: the kernel reads each
+    plane before writing it). With `implicit-pads-only`, the pass runs
+    before `tandem-plan-memory` and does only this.
+
     f32 NCHW convolutions become calls of `tandem_conv2d_f32` (im2col or
     Winograd GEMMs) and depthwise ones of `tandem_dwconv2d_f32`, with a
     zero fill or a per-channel bias broadcast before them folded into the
@@ -214,7 +223,14 @@ def TandemCallCPUKernels : Pass<"tandem-call-cpu-kernels", "::mlir::ModuleOp"> {
            "let 3x3, stride-1 convolutions with constant filters and at "
            "least 16 input and output channels run as Winograd F(4x4, 3x3) "
            "or F(2x2, 3x3) (TANDEM_CONV2D_WINOGRAD; the kernel keeps the "
-           "im2col GEMM for layers with too few output tiles)">
+           "im2col GEMM for layers with too few output tiles)">,
+    Option<"implicitPadsOnly", "implicit-pads-only", "bool",
+           /*default=*/"false",
+           "run before tandem-plan-memory and rewrite only the depthwise "
+           "convolutions that read a zero-padded copy, into "
+           "tandem_dwconv2d_pad_f32 calls on the copy's source, so that the "
+           "plan holds no padded buffer for them (the later run gives these "
+           "calls the execution context)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

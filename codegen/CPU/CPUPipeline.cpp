@@ -53,6 +53,13 @@ void mlir::tandem::buildInlineAndBufferizePipeline(OpPassManager &pm,
 void mlir::tandem::buildCPUBufferizePipeline(OpPassManager &pm) {
   buildInlineAndBufferizePipeline(pm, /*allowUnknownOps=*/false,
                                   /*foldIntoContractions=*/true);
+  // A depthwise conv reading a zero-padded copy reads the copy's source
+  // instead (tandem_dwconv2d_pad_f32): rewritten before the plan, so that
+  // the padded buffer needs no arena slot and the source stays live up to
+  // the conv.
+  TandemCallCPUKernelsOptions implicitPads;
+  implicitPads.implicitPadsOnly = true;
+  pm.addPass(createTandemCallCPUKernels(implicitPads));
   // One arena holds every intermediate buffer; whatever the plan cannot
   // hold is deallocated.
   pm.addPass(createTandemPlanMemory());
@@ -65,7 +72,9 @@ void mlir::tandem::buildCPULowerToLLVMPipeline(OpPassManager &pm,
   // (matched on linalg ops, so before any loops exist); everything else
   // becomes loops, parallel dimensions scf.parallel, whose large outermost
   // ones are outlined into chunk bodies.
-  pm.addPass(createTandemCallCPUKernels({winograd}));
+  TandemCallCPUKernelsOptions kernels;
+  kernels.winograd = winograd;
+  pm.addPass(createTandemCallCPUKernels(kernels));
   // A model with GPU partitions: its host schedule becomes calls of the
   // runtime's tandem_sched_* functions (no-op without one).
   pm.addPass(createTandemLowerHostSchedule());

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::tandem {
@@ -48,6 +49,7 @@ constexpr llvm::StringLiteral kConv2D = "tandem_conv2d_f32";
 constexpr llvm::StringLiteral kDwConv2D = "tandem_dwconv2d_f32";
 constexpr llvm::StringLiteral kConv2DBias = "tandem_conv2d_bias_f32";
 constexpr llvm::StringLiteral kDwConv2DBias = "tandem_dwconv2d_bias_f32";
+constexpr llvm::StringLiteral kDwConv2DPad = "tandem_dwconv2d_pad_f32";
 constexpr llvm::StringLiteral kExecCtxAttr = "tandem.exec_ctx";
 constexpr int32_t kAccumulate = 1;   // TANDEM_SGEMM_ACCUMULATE
 constexpr int32_t kConstantA = 2;    // TANDEM_SGEMM_CONSTANT_A
@@ -232,13 +234,19 @@ bool isPositiveZero(Value value) {
   return matchPattern(value, m_Constant(&attr)) && attr.getValue().isPosZero();
 }
 
-/// Whether `op` fills all of `out` with +0.0: a `linalg.fill`, or the
-/// `linalg.generic` a fill becomes inside a fused kernel (no inputs, one
+/// Whether `op` fills all of `out` with +0.0: a `linalg.fill`, a
+/// `linalg.map` with no inputs yielding +0.0 (a bufferized pad's fill), or
+/// the `linalg.generic` a fill becomes inside a fused kernel (no inputs, one
 /// identity-mapped output, all loops parallel, yielding +0.0).
 bool isZeroFillOf(Operation *op, Value out) {
   if (auto fill = dyn_cast<linalg::FillOp>(op))
     return fill.getOutputs().front() == out &&
            isPositiveZero(fill.getInputs().front());
+  if (auto map = dyn_cast<linalg::MapOp>(op)) {
+    auto yield = cast<linalg::YieldOp>(map.getMapper().front().getTerminator());
+    return map.getInputs().empty() && map.getInit() == out &&
+           yield.getNumOperands() == 1 && isPositiveZero(yield.getOperand(0));
+  }
   auto generic = dyn_cast<linalg::GenericOp>(op);
   if (!generic || generic.getNumDpsInputs() != 0 ||
       generic.getNumDpsInits() != 1 ||
@@ -442,14 +450,245 @@ bool isKernelGroupedConv(linalg::Conv2DNgchwGfchwOp conv) {
   return isKernelConvOf(conv, 4, 2);
 }
 
+/// The bytes [begin, end) of an arena that a buffer occupies.
+struct ArenaRange {
+  Value arena;
+  int64_t begin, end;
+};
+
+/// The arena bytes `value` may touch: all of the memref.view it is a view
+/// of (through subviews, casts and reshapes), when that view has a constant
+/// byte shift and a static shape (as tandem-plan-memory makes them).
+std::optional<ArenaRange> arenaRangeOf(Value value) {
+  auto view = viewedBuffer(value).getDefiningOp<memref::ViewOp>();
+  if (!view || !view.getType().hasStaticShape())
+    return std::nullopt;
+  APInt shift;
+  if (!matchPattern(view.getByteShift(), m_ConstantInt(&shift)))
+    return std::nullopt;
+  MemRefType type = view.getType();
+  int64_t begin = shift.getSExtValue();
+  int64_t bytes =
+      type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+  return ArenaRange{view.getSource(), begin, begin + bytes};
+}
+
+/// Whether `value` views a buffer outside every arena: a function argument
+/// (the caller's inputs and outputs) or a global.
+bool isOutsideArenas(Value value) {
+  Value buffer = viewedBuffer(value);
+  return isa<BlockArgument>(buffer) ||
+         buffer.getDefiningOp<memref::GetGlobalOp>();
+}
+
+/// Whether `value` views a whole allocation of its own: a memref.alloc (before
+/// memory planning), a function argument or a global.
+bool isAllocation(Value value) {
+  Value buffer = viewedBuffer(value);
+  return isOutsideArenas(buffer) || buffer.getDefiningOp<memref::AllocOp>();
+}
+
+/// Whether writing `written` provably leaves `read` untouched: disjoint
+/// byte ranges of one arena, one in an arena and the other outside them, or
+/// two distinct allocations (before memory planning).
+bool provablyDisjoint(Value written, Value read) {
+  std::optional<ArenaRange> w = arenaRangeOf(written), r = arenaRangeOf(read);
+  if (w && r)
+    return w->arena == r->arena && (w->end <= r->begin || r->end <= w->begin);
+  if ((w && isOutsideArenas(read)) || (r && isOutsideArenas(written)))
+    return true;
+  return isAllocation(written) && isAllocation(read) &&
+         viewedBuffer(written) != viewedBuffer(read);
+}
+
+/// A depthwise convolution's input that is a zero-padded copy: a buffer
+/// filled with +0.0, then the NCHW `source` copied into its interior at
+/// (0, 0, top, left); the fill, the copy and the convolution are the
+/// buffer's only users. The kernel can pad implicitly instead
+/// (tandem_dwconv2d_pad_f32), reading `source` itself.
+struct PaddedInput {
+  Operation *fill = nullptr;
+  memref::SubViewOp interior;
+  memref::CopyOp copy;
+  Value source;
+  int64_t top = 0, left = 0;
+};
+
+/// The padded copy `conv` reads (whether its source is still intact when
+/// the convolution runs is sourceIntactAtConv's question).
+std::optional<PaddedInput> paddedInputOf(linalg::LinalgOp conv) {
+  Value buffer = conv.getDpsInputOperand(0)->get();
+  PaddedInput p;
+  // Backwards from the conv: the copy into a subview of the buffer, then a
+  // zero fill of the buffer; no other use of the buffer or of that subview
+  // in between. (After memory planning and CSE, one view or subview value
+  // may stand for several buffers of one arena slot over time, so uses
+  // outside this window are other lifetimes.)
+  for (Operation *op = conv->getPrevNode(); op && !p.fill;
+       op = op->getPrevNode()) {
+    if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      auto sub = copy.getTarget().getDefiningOp<memref::SubViewOp>();
+      if (sub && sub.getSource() == buffer) {
+        if (p.copy)
+          return std::nullopt;
+        p.copy = copy;
+        p.interior = sub;
+        continue;
+      }
+    }
+    if (p.interior &&
+        llvm::is_contained(op->getOperands(), p.interior.getResult()))
+      return std::nullopt; // another use of the interior
+    if (!llvm::is_contained(op->getOperands(), buffer))
+      continue;
+    if (op == p.interior.getOperation())
+      continue;
+    if (!p.copy || !isZeroFillOf(op, buffer))
+      return std::nullopt;
+    p.fill = op;
+  }
+  if (!p.fill)
+    return std::nullopt;
+  // Forwards: the buffer's next use, if any, overwrites all of it (the
+  // next buffer in this slot), so nothing reads the dropped copy.
+  for (Operation *op = conv->getNextNode(); op; op = op->getNextNode()) {
+    if (!llvm::is_contained(op->getOperands(), buffer))
+      continue;
+    bool overwrites =
+        (isa<linalg::FillOp>(op) ||
+         (isa<linalg::MapOp>(op) &&
+          cast<linalg::MapOp>(op).getInputs().empty())) &&
+        cast<linalg::LinalgOp>(op).getDpsInitOperand(0)->get() == buffer;
+    if (!overwrites)
+      return std::nullopt;
+    break;
+  }
+  // The interior: a unit-stride box at (0, 0, top, left) as large as the
+  // source, all of the batch and channels.
+  memref::SubViewOp sub = p.interior;
+  auto bufferType = cast<MemRefType>(buffer.getType());
+  auto sourceType = dyn_cast<MemRefType>(p.copy.getSource().getType());
+  ArrayRef<int64_t> offsets = sub.getStaticOffsets();
+  if (!sourceType || !sourceType.hasStaticShape() || !sub.hasUnitStride() ||
+      ShapedType::isDynamicShape(offsets) || offsets.size() != 4 ||
+      offsets[0] != 0 || offsets[1] != 0 ||
+      sub.getType().getShape() != sourceType.getShape() ||
+      sourceType.getDimSize(0) != bufferType.getDimSize(0) ||
+      sourceType.getDimSize(1) != bufferType.getDimSize(1))
+    return std::nullopt;
+  p.source = p.copy.getSource();
+  p.top = offsets[2];
+  p.left = offsets[3];
+  return p;
+}
+
+/// Whether `a` and `b` are the same buffer with the same type: one value,
+/// or views of the same bytes of one arena.
+bool isSameBuffer(Value a, Value b) {
+  if (a == b)
+    return true;
+  std::optional<ArenaRange> ra = arenaRangeOf(a), rb = arenaRangeOf(b);
+  return a.getType() == b.getType() && ra && rb && ra->arena == rb->arena &&
+         ra->begin == rb->begin && ra->end == rb->end && viewedBuffer(a) == a &&
+         viewedBuffer(b) == b;
+}
+
+/// Whether `conv` may read the padded copy's source in place of the copy:
+/// nothing between the copy and the convolution writes the source's bytes
+/// (after bufferization and memory planning, the source's buffer is free
+/// once the copy has read it), and the convolution's output is either
+/// provably elsewhere or the source buffer itself (written in place, which
+/// tandem_dwconv2d_pad_f32 allows: it reads each plane whole before writing
+/// that plane's outputs).
+bool sourceIntactAtConv(const PaddedInput &p, linalg::LinalgOp conv) {
+  for (Operation *op = p.copy->getNextNode(); op != conv.getOperation();
+       op = op->getNextNode()) {
+    if (isMemoryEffectFree(op))
+      continue;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return false;
+    SmallVector<MemoryEffects::EffectInstance> list;
+    effects.getEffects(list);
+    for (MemoryEffects::EffectInstance &effect : list)
+      if (isa<MemoryEffects::Write>(effect.getEffect()) &&
+          (!effect.getValue() ||
+           !provablyDisjoint(effect.getValue(), p.source)))
+        return false;
+  }
+  Value out = conv.getDpsInitOperand(0)->get();
+  return provablyDisjoint(out, p.source) || isSameBuffer(out, p.source);
+}
+
 struct CallCPUKernelsPass
     : tandem::impl::TandemCallCPUKernelsBase<CallCPUKernelsPass> {
   using TandemCallCPUKernelsBase::TandemCallCPUKernelsBase;
+
+  /// Declares tandem_dwconv2d_f32 and its bias and padded variants, those
+  /// not declared yet.
+  static void declareDwConvKernels(ModuleOp module) {
+    MLIRContext *ctx = module.getContext();
+    auto ptrType = LLVM::LLVMPointerType::get(ctx);
+    Type i64 = IntegerType::get(ctx, 64), i32 = IntegerType::get(ctx, 32);
+    OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
+    auto declare = [&](StringRef name, ArrayRef<Type> params) {
+      if (!module.lookupSymbol<func::FuncOp>(name))
+        func::FuncOp::create(top, module.getLoc(), name,
+                             FunctionType::get(ctx, params, {}))
+            .setPrivate();
+    };
+    // (ctx, n, c, h, w, input, sIn, sIc, sIh, sIw, kh, kw, filter, output,
+    //  sOn, sOc, sOh, oh, ow, strideH, strideW, dilationH, dilationW, flags)
+    SmallVector<Type> params = {ptrType, i64, i64, i64, i64, ptrType, i64,
+                                i64,     i64, i64, i64, i64, ptrType, ptrType};
+    params.append(9, i64);
+    params.push_back(i32);
+    declare(kDwConv2D, params);
+    // The bias variant: the bias pointer after the filter's.
+    params.insert(params.begin() + 13, ptrType);
+    declare(kDwConv2DBias, params);
+    // The implicitly padded variant: padTop and padLeft before the flags.
+    params.insert(params.end() - 1, {i64, i64});
+    declare(kDwConv2DPad, params);
+  }
+
+  /// Erases the kernel declarations nothing calls.
+  static void eraseUnusedDeclarations(ModuleOp module) {
+    for (StringRef name : {kSgemmBias, kConv2D, kConv2DBias, kDwConv2D,
+                           kDwConv2DBias, kDwConv2DPad})
+      if (auto decl = module.lookupSymbol<func::FuncOp>(name))
+        if (decl.isExternal() && decl.symbolKnownUseEmpty(module))
+          decl.erase();
+  }
+
+  /// implicit-pads-only: before memory planning, only the depthwise
+  /// convolutions that may read their zero-padded copy's source become
+  /// tandem_dwconv2d_pad_f32 calls (with a null execution context, which
+  /// the full run replaces); the padded buffers and their copies go.
+  void rewriteImplicitPads(ModuleOp module) {
+    SmallVector<std::pair<linalg::DepthwiseConv2DNchwChwOp, PaddedInput>>
+        padded;
+    module.walk([&](linalg::DepthwiseConv2DNchwChwOp dw) {
+      if (!isKernelDwConv(dw))
+        return;
+      if (std::optional<PaddedInput> p = paddedInputOf(dw);
+          p && sourceIntactAtConv(*p, dw))
+        padded.push_back({dw, *p});
+    });
+    if (padded.empty())
+      return;
+    declareDwConvKernels(module);
+    for (auto &[dw, p] : padded)
+      rewriteDwConv(dw, &p);
+    eraseUnusedDeclarations(module);
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     auto ptrType = LLVM::LLVMPointerType::get(ctx);
+    if (implicitPadsOnly)
+      return rewriteImplicitPads(module);
 
     // Every public function receives the run's tandem_exec_ctx_t *.
     for (auto func : module.getOps<func::FuncOp>()) {
@@ -469,9 +708,11 @@ struct CallCPUKernelsPass
       }
     }
 
-    // Index-error reports get the exec context of the function they are in.
+    // Index-error reports, and the kernel calls made before memory
+    // planning, get the exec context of the function they are in.
     module.walk([&](func::CallOp call) {
-      if (call.getCallee() != tandem::kReportIndexError ||
+      if ((call.getCallee() != tandem::kReportIndexError &&
+           call.getCallee() != kDwConv2DPad) ||
           call.getNumOperands() == 0)
         return;
       OpBuilder b(call);
@@ -533,23 +774,8 @@ struct CallCPUKernelsPass
                            FunctionType::get(ctx, params, {}))
           .setPrivate();
     }
-    if (!dwConvs.empty() && !module.lookupSymbol<func::FuncOp>(kDwConv2D)) {
-      // (ctx, n, c, h, w, input, sIn, sIc, sIh, sIw, kh, kw, filter, output,
-      //  sOn, sOc, sOh, oh, ow, strideH, strideW, dilationH, dilationW, flags)
-      SmallVector<Type> params = {ptrType, i64, i64,     i64,    i64,
-                                  ptrType, i64, i64,     i64,    i64,
-                                  i64,     i64, ptrType, ptrType};
-      params.append(9, i64);
-      params.push_back(i32);
-      top.setInsertionPointToStart(module.getBody());
-      auto decl = func::FuncOp::create(top, module.getLoc(), kDwConv2D,
-                                       FunctionType::get(ctx, params, {}));
-      decl.setPrivate();
-      params.insert(params.begin() + 13, ptrType);
-      func::FuncOp::create(top, module.getLoc(), kDwConv2DBias,
-                           FunctionType::get(ctx, params, {}))
-          .setPrivate();
-    }
+    if (!dwConvs.empty())
+      declareDwConvKernels(module);
     if (!work.empty() && !module.lookupSymbol<func::FuncOp>(kSgemm)) {
       // (ctx, batch, m, n, k, a, sAb, sAm, sAk, b, sBb, sBk, sBn,
       //  c, sCb, sCm, sCn, flags)
@@ -577,11 +803,7 @@ struct CallCPUKernelsPass
     for (linalg::Conv2DNgchwGfchwOp conv : groupedConvs)
       rewriteGroupedConv(conv);
     // Kernel declarations no call ended up using.
-    for (StringRef name :
-         {kSgemmBias, kConv2D, kConv2DBias, kDwConv2D, kDwConv2DBias})
-      if (auto decl = module.lookupSymbol<func::FuncOp>(name))
-        if (decl.isExternal() && decl.symbolKnownUseEmpty(module))
-          decl.erase();
+    eraseUnusedDeclarations(module);
   }
 
   /// The run's exec context inside the function holding `op`.
@@ -611,25 +833,29 @@ struct CallCPUKernelsPass
   /// the filter) only offsets the pointers, and the input's shape and
   /// strides leave it out. The fill or bias broadcast is the one into the
   /// rank-5 output or into the rank-4 buffer the output expands.
-  void rewriteConvCall(linalg::LinalgOp conv, StringRef callee,
+  ///
+  /// With `padded` (a depthwise conv reading a zero-padded copy), the call
+  /// is tandem_dwconv2d_pad_f32 on the copy's source if sourceIntactAtConv
+  /// holds once the output's fill or bias broadcast is gone; returns whether
+  /// it was.
+  bool rewriteConvCall(linalg::LinalgOp conv, StringRef callee,
                        ArrayRef<unsigned> filterDims,
                        ArrayRef<unsigned> outStrideDims, int32_t extraFlags,
                        DenseIntElementsAttr stridesAttr,
-                       DenseIntElementsAttr dilationsAttr,
-                       int winogradTile = 0) {
+                       DenseIntElementsAttr dilationsAttr, int winogradTile = 0,
+                       const PaddedInput *padded = nullptr) {
     OpBuilder b(conv);
     Location loc = conv.getLoc();
     Type i64 = b.getI64Type();
     auto constant = [&](int64_t v) {
       return arith::ConstantIntOp::create(b, loc, i64, v).getResult();
     };
-    Value input = conv.getDpsInputOperand(0)->get();
     Value filter = conv.getDpsInputOperand(1)->get();
     Value out = conv.getDpsInitOperand(0)->get();
-    auto inType = cast<MemRefType>(input.getType());
     auto filterType = cast<MemRefType>(filter.getType());
     auto outType = cast<MemRefType>(out.getType());
-    bool grouped = inType.getRank() == 5;
+    bool grouped = cast<MemRefType>(conv.getDpsInputOperand(0)->get().getType())
+                       .getRank() == 5;
     int32_t flags = 1 | extraFlags; // TANDEM_*CONV2D_ACCUMULATE
     // The buffer a fill or bias broadcast initialises: the output, or for a
     // grouped conv possibly the rank-4 buffer the output expands.
@@ -652,9 +878,16 @@ struct CallCPUKernelsPass
       callee = callee == kConv2D ? kConv2DBias : kDwConv2DBias;
     }
     flags |= epilogueFlag(conv);
+    // The implicitly padded variant takes a bias pointer, null or not.
+    if (padded && !sourceIntactAtConv(*padded, conv))
+      padded = nullptr;
+    if (padded)
+      callee = kDwConv2DPad;
+    Value input = padded ? padded->source : conv.getDpsInputOperand(0)->get();
     SmallVector<int64_t> strides(stridesAttr.getValues<int64_t>());
     SmallVector<int64_t> dilations(dilationsAttr.getValues<int64_t>());
 
+    auto inType = cast<MemRefType>(input.getType());
     StridedOperand in = readStrided(b, loc, input);
     // A constant filter transformed here for Winograd replaces the filter;
     // without its data the kernel transforms it at run time.
@@ -671,20 +904,24 @@ struct CallCPUKernelsPass
     StridedOperand w = readStrided(b, loc, filterData);
     StridedOperand o = readStrided(b, loc, out);
     Value biasPtr = bias ? readStrided(b, loc, bias).ptr : Value();
+    if (padded && !biasPtr)
+      biasPtr = LLVM::ZeroOp::create(
+          b, loc, LLVM::LLVMPointerType::get(b.getContext()));
     Value execCtx = execContext(b, conv);
     SmallVector<Value> outStrides;
     for (unsigned d : outStrideDims)
       outStrides.push_back(o.strides[d]);
     Value outH = constant(outType.getDimSize(outType.getRank() - 2));
     Value outW = constant(outType.getDimSize(outType.getRank() - 1));
-    SmallVector<Value> tail = {
-        outH,
-        outW,
-        constant(strides[0]),
-        constant(strides[1]),
-        constant(dilations[0]),
-        constant(dilations[1]),
-        arith::ConstantIntOp::create(b, loc, b.getI32Type(), flags)};
+    SmallVector<Value> tail = {outH,
+                               outW,
+                               constant(strides[0]),
+                               constant(strides[1]),
+                               constant(dilations[0]),
+                               constant(dilations[1])};
+    if (padded)
+      tail.append({constant(padded->top), constant(padded->left)});
+    tail.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), flags));
 
     // The input's shape and strides and the filter's dims, created here so
     // that they dominate a group loop's body.
@@ -753,6 +990,7 @@ struct CallCPUKernelsPass
                           global, global->getParentOfType<ModuleOp>()))
           global->erase();
       }
+    return padded != nullptr;
   }
 
   /// TANDEM_CONV2D_CONSTANT_FILTER when `conv`'s filter is a constant (the
@@ -781,10 +1019,28 @@ struct CallCPUKernelsPass
                     conv.getStrides(), conv.getDilations());
   }
 
-  /// tandem_dwconv2d_f32: filter dims KH, KW; output strides N, C, H.
-  void rewriteDwConv(linalg::DepthwiseConv2DNchwChwOp conv) {
-    rewriteConvCall(conv, kDwConv2D, {1, 2}, {0, 1, 2}, 0, conv.getStrides(),
-                    conv.getDilations());
+  /// tandem_dwconv2d_f32: filter dims KH, KW; output strides N, C, H. An
+  /// input that is a zero-padded copy (paddedInputOf) is read in place by
+  /// tandem_dwconv2d_pad_f32, and the copy and its fill go.
+  void rewriteDwConv(linalg::DepthwiseConv2DNchwChwOp conv,
+                     const PaddedInput *known = nullptr) {
+    std::optional<PaddedInput> padded =
+        known ? std::optional<PaddedInput>(*known) : paddedInputOf(conv);
+    Value buffer = conv.getDpsInputOperand(0)->get();
+    if (!rewriteConvCall(conv, kDwConv2D, {1, 2}, {0, 1, 2}, 0,
+                         conv.getStrides(), conv.getDilations(), 0,
+                         padded ? &*padded : nullptr))
+      return;
+    // The subview and the view may serve other lifetimes of the same slot.
+    padded->copy->erase();
+    if (padded->interior->use_empty())
+      padded->interior->erase();
+    padded->fill->erase();
+    // The padded buffer: its view, or before memory planning its alloc.
+    if (Operation *def = buffer.getDefiningOp();
+        def && buffer.use_empty() &&
+        (isMemoryEffectFree(def) || isa<memref::AllocOp>(def)))
+      def->erase();
   }
 
   void rewrite(linalg::LinalgOp op, const GemmDims &g) {

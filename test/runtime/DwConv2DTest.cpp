@@ -40,11 +40,18 @@ const DwCase kCases[] = {
     {1, 2, 35, 37, 3, 3, 2, 2, 1, 1},
 };
 
+/// Implicit zero padding (tandem_dwconv2d_pad_f32): top, left, bottom,
+/// right.
+struct Pad {
+  int64_t top = 0, left = 0, bottom = 0, right = 0;
+  bool on = false;
+};
+
 void check(const char *isa, const DwCase &t, bool accumulate, bool relu,
            tandem_thread_pool_t *pool, bool relu6 = false,
-           bool withBias = false) {
-  int64_t oh = (t.h - t.dh * (t.kh - 1) - 1) / t.sh + 1;
-  int64_t ow = (t.w - t.dw * (t.kw - 1) - 1) / t.sw + 1;
+           bool withBias = false, Pad pad = {}) {
+  int64_t oh = (t.h + pad.top + pad.bottom - t.dh * (t.kh - 1) - 1) / t.sh + 1;
+  int64_t ow = (t.w + pad.left + pad.right - t.dw * (t.kw - 1) - 1) / t.sw + 1;
   // The input is a view with row pitch w + 2 ending exactly at the end of
   // its buffer; the output has a row pitch ow + 1.
   int64_t pitch = t.w + 2, opitch = ow + 1;
@@ -72,11 +79,12 @@ void check(const char *isa, const DwCase &t, bool accumulate, bool relu,
   int32_t flags = (accumulate ? TANDEM_DWCONV2D_ACCUMULATE : 0) |
                   (relu ? TANDEM_DWCONV2D_RELU : 0) |
                   (relu6 ? TANDEM_DWCONV2D_RELU6 : 0);
+  int64_t padding[2] = {pad.top, pad.left};
   ASSERT_TRUE(tandem_internal_dwconv2d_f32_on(
       isa, &ctx, t.n, t.c, t.h, t.w, in.data(), t.c * t.h * pitch, t.h * pitch,
       pitch, 1, t.kh, t.kw, filter.data(), out.data(), t.c * oh * opitch,
       oh * opitch, opitch, oh, ow, t.sh, t.sw, t.dh, t.dw, flags,
-      withBias ? bias.data() : nullptr));
+      withBias ? bias.data() : nullptr, pad.on ? padding : nullptr));
   for (int64_t b = 0; b < t.n; ++b)
     for (int64_t ch = 0; ch < t.c; ++ch)
       for (int64_t y = 0; y < oh; ++y)
@@ -89,10 +97,14 @@ void check(const char *isa, const DwCase &t, bool accumulate, bool relu,
           double ref = (accumulate ? before[at] : 0.0) +
                        (withBias ? double(bias[ch]) : 0.0);
           for (int64_t i = 0; i < t.kh; ++i)
-            for (int64_t j = 0; j < t.kw; ++j)
+            for (int64_t j = 0; j < t.kw; ++j) {
+              int64_t r = y * t.sh + i * t.dh - pad.top;
+              int64_t col = x * t.sw + j * t.dw - pad.left;
+              if (r < 0 || r >= t.h || col < 0 || col >= t.w)
+                continue; // the zero padding
               ref += double(filter[(ch * t.kh + i) * t.kw + j]) *
-                     in[((b * t.c + ch) * t.h + y * t.sh + i * t.dh) * pitch +
-                        x * t.sw + j * t.dw];
+                     in[((b * t.c + ch) * t.h + r) * pitch + col];
+            }
           if (std::isnan(ref)) {
             ASSERT_TRUE(std::isnan(out[at])) << isa << " NaN must survive";
             continue;
@@ -162,6 +174,81 @@ TEST(DwConv2DTest, ThreadPool) {
     for (const DwCase &t : kCases)
       check(isa, t, false, true, pool);
   tandem_thread_pool_destroy(pool);
+}
+
+TEST(DwConv2DTest, ImplicitZeroPadding) {
+  // tandem_dwconv2d_pad_f32 on every case with the paddings models use
+  // (1 on each side for 3x3, 2 for 5x5), uneven ones (TF "same" with
+  // stride 2: 0 top/left, 1 bottom/right), a padding larger than the
+  // window's reach at one edge, and none; with the bias, the epilogues and
+  // a pool (each thread's padded plane is reused across planes and calls
+  // of another geometry).
+  tandem_thread_pool_t *pool = nullptr;
+  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  const Pad pads[] = {{1, 1, 1, 1, true},
+                      {0, 0, 1, 1, true},
+                      {2, 2, 2, 2, true},
+                      {3, 0, 0, 2, true},
+                      {0, 0, 0, 0, true}};
+  for (const char *isa : families())
+    for (const DwCase &t : kCases)
+      for (const Pad &pad : pads) {
+        check(isa, t, false, false, nullptr, false, false, pad);
+        check(isa, t, true, true, pool, false, true, pad);
+        check(isa, t, false, false, pool, /*relu6=*/true, true, pad);
+      }
+  tandem_thread_pool_destroy(pool);
+}
+
+TEST(DwConv2DTest, PaddedInPlace) {
+  // A stride-1 "same" conv written over its own input (as bufferization
+  // places it): every family, 3x3 pad 1 and 5x5 pad 2, on a pool, equals
+  // the conv computed into a separate buffer.
+  tandem_thread_pool_t *pool = nullptr;
+  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (const char *isa : families())
+    for (int64_t k : {3, 5})
+      for (auto [h, w] : {std::pair<int64_t, int64_t>{14, 14}, {7, 9}}) {
+        int64_t n = 2, c = 5, p = k / 2, plane = h * w;
+        std::vector<float> data(n * c * plane), filter(c * k * k), bias(c);
+        for (float &x : data)
+          x = dist(rng);
+        for (float &x : filter)
+          x = dist(rng);
+        for (float &x : bias)
+          x = dist(rng);
+        std::vector<float> separate(data.size());
+        int64_t pad[2] = {p, p};
+        tandem_exec_ctx_t ctx = {};
+        ctx.pool = pool;
+        ASSERT_TRUE(tandem_internal_dwconv2d_f32_on(
+            isa, &ctx, n, c, h, w, data.data(), c * plane, plane, w, 1, k, k,
+            filter.data(), separate.data(), c * plane, plane, w, h, w, 1, 1, 1,
+            1, TANDEM_DWCONV2D_RELU, bias.data(), pad));
+        ASSERT_TRUE(tandem_internal_dwconv2d_f32_on(
+            isa, &ctx, n, c, h, w, data.data(), c * plane, plane, w, 1, k, k,
+            filter.data(), data.data(), c * plane, plane, w, h, w, 1, 1, 1, 1,
+            TANDEM_DWCONV2D_RELU, bias.data(), pad));
+        for (size_t i = 0; i < data.size(); ++i)
+          ASSERT_EQ(data[i], separate[i]) << isa << " k" << k << " at " << i;
+      }
+  tandem_thread_pool_destroy(pool);
+}
+
+TEST(DwConv2DTest, PaddedPublicEntry) {
+  // A 3x3 plane of ones, padded by 1: a corner output sums 4 taps, an edge
+  // one 6, the centre 9 (times the filter's 0.5, plus the bias).
+  std::vector<float> in(2 * 9, 1.0f), f(2 * 9, 0.5f), bias = {1.0f, -1.0f},
+                                                      out(2 * 9, -7.0f);
+  tandem_dwconv2d_pad_f32(nullptr, 1, 2, 3, 3, in.data(), 18, 9, 3, 1, 3, 3,
+                          f.data(), bias.data(), out.data(), 18, 9, 3, 3, 3, 1,
+                          1, 1, 1, 1, 1, 0);
+  const float taps[9] = {4, 6, 4, 6, 9, 6, 4, 6, 4};
+  for (int ch = 0; ch < 2; ++ch)
+    for (int i = 0; i < 9; ++i)
+      ASSERT_FLOAT_EQ(out[ch * 9 + i], bias[ch] + 0.5f * taps[i]);
 }
 
 TEST(DwConv2DTest, PublicEntryUsesAKernelFamily) {

@@ -304,6 +304,25 @@ TANDEM_API void tandem_dwconv2d_bias_f32(
     int64_t ow, int64_t strideH, int64_t strideW, int64_t dilationH,
     int64_t dilationW, int32_t flags);
 
+/** tandem_dwconv2d_bias_f32 on an unpadded input with implicit zero
+ *  padding: `input` is [n, c, h, w] and the convolution reads
+ *  input[b][ch][y*strideH + i*dilationH - padTop][x*strideW + j*dilationW
+ *  - padLeft], zero outside [0, h) x [0, w) (so the bottom and right
+ *  padding follow from oh and ow). Each plane is copied into a zero-bordered
+ *  thread-local plane that stays in cache, instead of the caller padding the
+ *  whole tensor in memory first. `bias` may be NULL. Since each plane is
+ *  read whole before its outputs are written, the output may be the input
+ *  itself (same pointer, sOn == sIn, sOc == sIc, and each output plane
+ *  within its input plane's footprint, as for a stride-1 "same"
+ *  convolution written in place). Thread-safe. */
+TANDEM_API void tandem_dwconv2d_pad_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h, int64_t w,
+    const float *input, int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw,
+    int64_t kh, int64_t kw, const float *filter, const float *bias,
+    float *output, int64_t sOn, int64_t sOc, int64_t sOh, int64_t oh,
+    int64_t ow, int64_t strideH, int64_t strideW, int64_t dilationH,
+    int64_t dilationW, int64_t padTop, int64_t padLeft, int32_t flags);
+
 /** The micro-kernel family tandem_sgemm_f32 uses in this process:
  *  "avx512", "avx2" or "portable". */
 TANDEM_API const char *tandem_sgemm_f32_isa(void);

@@ -19,6 +19,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "kernels/dwconv_internal.h"
+#include "kernels/kernel_status.h"
+#include "kernels/scratch.h"
 #include "tandem/runtime.h"
 
 #include <algorithm>
@@ -56,6 +58,16 @@ struct DwConv {
   /// The bias of the plane being computed (0 without one): every output
   /// starts from it, added to the output's value when accumulating.
   float planeBias = 0.0f;
+  /// Implicit zero padding (tandem_dwconv2d_pad_f32): the input is h x w
+  /// and the convolution reads it `padTop` rows and `padLeft` columns
+  /// further on, zero outside. Each plane is first copied into the interior
+  /// of a zero-bordered thread-local plane of padH x padW (row stride
+  /// padStride), which stays in cache.
+  bool padded = false;
+  int64_t h = 0, w = 0, padTop = 0, padLeft = 0;
+  int64_t padH = 0, padW = 0, padStride = 0;
+  /// Where a plane that could not get its padded copy records the failure.
+  tandem_internal_kernel_failure *failure = nullptr;
 };
 
 /// Output columns [x0, x1) of output row `y` of one plane, in plain C.
@@ -447,21 +459,104 @@ PlaneKernel planeKernel() {
   return chosen;
 }
 
+/// The zero-bordered plane of a padded convolution on this thread.
+struct PaddedPlane {
+  tandem_internal::Scratch buffer;
+  /// The geometry whose border the buffer holds zeros for: a plane of the
+  /// same geometry overwrites only the interior, so the border is zeroed
+  /// once per thread and geometry, not once per plane.
+  int64_t h = -1, w = -1, padTop = -1, padLeft = -1, padH = -1, padStride = -1;
+};
+
+#if TANDEM_X86
+/// Copies `rows` rows of `n` floats (row strides `sSrc`, `sDst`) with
+/// 16-float vectors and a masked tail, so that short rows (a 7x7 or 14x14
+/// plane's) cost a few instructions instead of a memcpy call each.
+__attribute__((target("avx512f"))) void
+copyRowsAvx512(const float *src, int64_t sSrc, float *dst, int64_t sDst,
+               int64_t rows, int64_t n) {
+  __mmask16 tail = __mmask16((1u << (n % 16)) - 1);
+  for (int64_t r = 0; r < rows; ++r, src += sSrc, dst += sDst) {
+    int64_t c = 0;
+    for (; c + 16 <= n; c += 16)
+      _mm512_storeu_ps(dst + c, _mm512_loadu_ps(src + c));
+    if (tail)
+      _mm512_mask_storeu_ps(dst + c, tail,
+                            _mm512_maskz_loadu_ps(tail, src + c));
+  }
+}
+#endif
+
+/// Copies the plane at `in` (g.h x g.w, strides g.sIh, g.sIw) into the
+/// interior of this thread's padded plane and returns that plane, or
+/// nullptr when memory is exhausted.
+const float *padPlane(const DwConv &g, const float *in) {
+  thread_local PaddedPlane local;
+  float *plane = local.buffer.get(size_t(g.padH * g.padStride));
+  if (!plane)
+    return nullptr;
+  // The interior: source rows [r0, r1) and columns [c0, c1) that land
+  // inside the padded plane (padding may also crop the far edges).
+  int64_t r0 = std::max<int64_t>(0, -g.padTop);
+  int64_t r1 = std::min(g.h, g.padH - g.padTop);
+  int64_t c0 = std::max<int64_t>(0, -g.padLeft);
+  int64_t c1 = std::min(g.w, g.padW - g.padLeft);
+  if (local.h != g.h || local.w != g.w || local.padTop != g.padTop ||
+      local.padLeft != g.padLeft || local.padH != g.padH ||
+      local.padStride != g.padStride) {
+    std::memset(plane, 0, size_t(g.padH * g.padStride) * sizeof(float));
+    local.h = g.h, local.w = g.w, local.padTop = g.padTop;
+    local.padLeft = g.padLeft, local.padH = g.padH;
+    local.padStride = g.padStride;
+  }
+  if (c1 <= c0)
+    return plane;
+#if TANDEM_X86
+  if (g.sIw == 1 && g.plane == planeAvx512) {
+    copyRowsAvx512(in + r0 * g.sIh + c0, g.sIh,
+                   plane + (r0 + g.padTop) * g.padStride + g.padLeft + c0,
+                   g.padStride, r1 - r0, c1 - c0);
+    return plane;
+  }
+#endif
+  for (int64_t r = r0; r < r1; ++r) {
+    const float *src = in + r * g.sIh;
+    float *dst = plane + (r + g.padTop) * g.padStride + g.padLeft;
+    if (g.sIw == 1) {
+      std::memcpy(dst + c0, src + c0, size_t(c1 - c0) * sizeof(float));
+    } else {
+      for (int64_t c = c0; c < c1; ++c)
+        dst[c] = src[c * g.sIw];
+    }
+  }
+  return plane;
+}
+
 void planes(void *env, int64_t begin, int64_t end) {
   const DwConv &g = *static_cast<const DwConv *>(env);
+  // A padded convolution's planes are read from the padded copy, whose
+  // columns are dense.
+  DwConv view = g;
+  if (g.padded)
+    view.sIh = g.padStride, view.sIw = 1;
   for (int64_t p = begin; p < end; ++p) {
     int64_t b = p / g.c, ch = p % g.c;
     const float *in = g.input + b * g.sIn + ch * g.sIc;
     const float *f = g.filter + ch * g.kh * g.kw;
     float *out = g.output + b * g.sOn + ch * g.sOc;
-    if (!g.bias) {
-      g.plane(g, in, f, out);
-      continue;
+    if (g.padded) {
+      // The plane is read whole before its output is written, so the
+      // output may be the input itself (see tandem_dwconv2d_pad_f32).
+      in = padPlane(g, in);
+      if (!in) {
+        tandem_internal_kernel_fail(g.failure,
+                                    "dwconv: out of memory for a padded plane");
+        return;
+      }
     }
     // The kernel starts every output from the channel's bias.
-    DwConv withBias = g;
-    withBias.planeBias = g.bias[ch];
-    g.plane(withBias, in, f, out);
+    view.planeBias = g.bias ? g.bias[ch] : 0.0f;
+    view.plane(view, in, f, out);
   }
 }
 
@@ -471,10 +566,20 @@ void dwconv(PlaneKernel plane, const tandem_exec_ctx_t *ctx, int64_t n,
             const float *filter, float *output, int64_t sOn, int64_t sOc,
             int64_t sOh, int64_t oh, int64_t ow, int64_t strideH,
             int64_t strideW, int64_t dilationH, int64_t dilationW,
-            int32_t flags, const float *bias = nullptr) {
+            int32_t flags, const float *bias = nullptr,
+            const int64_t *pad = nullptr, int64_t h = 0, int64_t w = 0) {
   if (n <= 0 || c <= 0 || oh <= 0 || ow <= 0)
     return;
   DwConv g;
+  if (pad) {
+    // The padded plane holds exactly the rows and columns the windows
+    // read; its rows start 64-byte aligned.
+    g.padded = true;
+    g.h = h, g.w = w, g.padTop = pad[0], g.padLeft = pad[1];
+    g.padH = (oh - 1) * strideH + (kh - 1) * dilationH + 1;
+    g.padW = (ow - 1) * strideW + (kw - 1) * dilationW + 1;
+    g.padStride = (g.padW + 15) / 16 * 16;
+  }
   g.bias = bias;
   g.c = c;
   g.input = input;
@@ -493,7 +598,10 @@ void dwconv(PlaneKernel plane, const tandem_exec_ctx_t *ctx, int64_t n,
   // A plane is oh * ow * kh * kw FMAs; let small planes share a task.
   int64_t work = oh * ow * kh * kw;
   int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(work, 1));
+  tandem_internal_kernel_failure failure;
+  g.failure = &failure;
   tandem_parallel_for(ctx ? ctx->pool : nullptr, n * c, grain, planes, &g);
+  tandem_internal_kernel_report(&failure);
 }
 
 } // namespace
@@ -525,20 +633,31 @@ extern "C" TANDEM_API void tandem_dwconv2d_bias_f32(
          flags, bias);
 }
 
+extern "C" TANDEM_API void tandem_dwconv2d_pad_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h, int64_t w,
+    const float *input, int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw,
+    int64_t kh, int64_t kw, const float *filter, const float *bias,
+    float *output, int64_t sOn, int64_t sOc, int64_t sOh, int64_t oh,
+    int64_t ow, int64_t strideH, int64_t strideW, int64_t dilationH,
+    int64_t dilationW, int64_t padTop, int64_t padLeft, int32_t flags) {
+  int64_t pad[2] = {padTop, padLeft};
+  dwconv(planeKernel(), ctx, n, c, input, sIn, sIc, sIh, sIw, kh, kw, filter,
+         output, sOn, sOc, sOh, oh, ow, strideH, strideW, dilationH, dilationW,
+         flags, bias, pad, h, w);
+}
+
 bool tandem_internal_dwconv2d_f32_on(
     const char *isa, const tandem_exec_ctx_t *ctx, int64_t n, int64_t c,
     int64_t h, int64_t w, const float *input, int64_t sIn, int64_t sIc,
     int64_t sIh, int64_t sIw, int64_t kh, int64_t kw, const float *filter,
     float *output, int64_t sOn, int64_t sOc, int64_t sOh, int64_t oh,
     int64_t ow, int64_t strideH, int64_t strideW, int64_t dilationH,
-    int64_t dilationW, int32_t flags, const float *bias) {
-  (void)h;
-  (void)w;
+    int64_t dilationW, int32_t flags, const float *bias, const int64_t *pad) {
   PlaneKernel plane = planeKernelByName(isa);
   if (!plane)
     return false;
   dwconv(plane, ctx, n, c, input, sIn, sIc, sIh, sIw, kh, kw, filter, output,
          sOn, sOc, sOh, oh, ow, strideH, strideW, dilationH, dilationW, flags,
-         bias);
+         bias, pad, h, w);
   return true;
 }

@@ -518,3 +518,124 @@ func.func @matmul_row_broadcast(%a: memref<48x64xf32>, %b: memref<64x48xf32>, %b
   linalg.matmul ins(%a, %b : memref<48x64xf32>, memref<64x48xf32>) outs(%c : memref<48x48xf32>)
   return
 }
+
+// -----
+
+// A depthwise conv whose input is a zero-padded copy (a +0.0 fill of the
+// padded buffer, then the source copied into its interior at rows 1,
+// columns 2 on) reads the source in place through tandem_dwconv2d_pad_f32
+// (padTop 1, padLeft 2, a null bias pointer): the fill, the copy and the
+// padded buffer's view go. It may only when nothing writes the source's
+// arena bytes before the conv has read them. The output may be the source
+// buffer itself, as bufferization writes a stride-1 "same" conv in place
+// (the kernel reads each plane before writing it): here with the pad's
+// fill a linalg.map and the output's zero fill between the copy and the
+// conv (dropped, flags 0). An output overlapping the source's slot
+// otherwise, or a write to the source between the copy and the conv, keeps
+// the copy (and tandem_dwconv2d_f32 on the padded buffer).
+// CHECK-LABEL: func.func @dwconv_implicit_pad
+// CHECK-NOT: memref.copy
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: 1024
+// CHECK-DAG: %[[NULL:.+]] = llvm.mlir.zero : !llvm.ptr
+// CHECK-DAG: %[[TOP:.+]] = arith.constant 1 : i64
+// CHECK-DAG: %[[LEFT:.+]] = arith.constant 2 : i64
+// CHECK-DAG: %[[H:.+]] = arith.constant 8 : i64
+// CHECK: call @tandem_dwconv2d_pad_f32(%{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %[[H]], %[[H]], {{.+}}, %[[NULL]], {{.+}}, %[[TOP]], %[[LEFT]], %{{[^,]+}}) :
+// CHECK-LABEL: func.func @dwconv_pad_in_place
+// CHECK-NOT: memref.copy
+// CHECK-NOT: linalg.map
+// CHECK-NOT: linalg.generic
+// CHECK: %[[IPFLAGS:.+]] = arith.constant 0 : i32
+// CHECK: call @tandem_dwconv2d_pad_f32({{.+}}, %[[IPFLAGS]]) :
+// CHECK-LABEL: func.func @dwconv_pad_output_in_source_slot
+// CHECK: linalg.fill
+// CHECK: memref.copy
+// CHECK: call @tandem_dwconv2d_f32(
+// CHECK-LABEL: func.func @dwconv_pad_source_written_before_conv
+// CHECK: memref.copy
+// CHECK: call @tandem_dwconv2d_f32(
+// CHECK-LABEL: func.func @dwconv_pad_nonzero
+// CHECK: memref.copy
+// CHECK: call @tandem_dwconv2d_f32(
+memref.global "private" constant @wpad : memref<3x3x3xf32> = dense<1.0>
+func.func @dwconv_implicit_pad(%arena: memref<4096xi8>, %y: memref<1x3x8x10xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0.0 : f32
+  %src = memref.view %arena[%c0][] : memref<4096xi8> to memref<1x3x8x8xf32>
+  %pad = memref.view %arena[%c1024][] : memref<4096xi8> to memref<1x3x10x12xf32>
+  %w = memref.get_global @wpad : memref<3x3x3xf32>
+  linalg.fill ins(%zero : f32) outs(%pad : memref<1x3x10x12xf32>)
+  %in = memref.subview %pad[0, 0, 1, 2] [1, 3, 8, 8] [1, 1, 1, 1] : memref<1x3x10x12xf32> to memref<1x3x8x8xf32, strided<[360, 120, 12, 1], offset: 14>>
+  memref.copy %src, %in : memref<1x3x8x8xf32> to memref<1x3x8x8xf32, strided<[360, 120, 12, 1], offset: 14>>
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%pad, %w : memref<1x3x10x12xf32>, memref<3x3x3xf32>) outs(%y : memref<1x3x8x10xf32>)
+  return
+}
+func.func @dwconv_pad_in_place(%arena: memref<4096xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0.0 : f32
+  %src = memref.view %arena[%c0][] : memref<4096xi8> to memref<1x3x8x8xf32>
+  %pad = memref.view %arena[%c1024][] : memref<4096xi8> to memref<1x3x10x10xf32>
+  %w = memref.get_global @wpad : memref<3x3x3xf32>
+  linalg.map outs(%pad : memref<1x3x10x10xf32>)
+    (%init: f32) {
+      linalg.yield %zero : f32
+    }
+  %in = memref.subview %pad[0, 0, 1, 1] [1, 3, 8, 8] [1, 1, 1, 1] : memref<1x3x10x10xf32> to memref<1x3x8x8xf32, strided<[300, 100, 10, 1], offset: 11>>
+  memref.copy %src, %in : memref<1x3x8x8xf32> to memref<1x3x8x8xf32, strided<[300, 100, 10, 1], offset: 11>>
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%src : memref<1x3x8x8xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %zero : f32
+  }
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%pad, %w : memref<1x3x10x10xf32>, memref<3x3x3xf32>) outs(%src : memref<1x3x8x8xf32>)
+  return
+}
+func.func @dwconv_pad_output_in_source_slot(%arena: memref<4096xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0.0 : f32
+  %src = memref.view %arena[%c0][] : memref<4096xi8> to memref<1x3x8x8xf32>
+  %pad = memref.view %arena[%c1024][] : memref<4096xi8> to memref<1x3x10x12xf32>
+  %y = memref.view %arena[%c0][] : memref<4096xi8> to memref<1x3x8x10xf32>
+  %w = memref.get_global @wpad : memref<3x3x3xf32>
+  linalg.fill ins(%zero : f32) outs(%pad : memref<1x3x10x12xf32>)
+  %in = memref.subview %pad[0, 0, 1, 2] [1, 3, 8, 8] [1, 1, 1, 1] : memref<1x3x10x12xf32> to memref<1x3x8x8xf32, strided<[360, 120, 12, 1], offset: 14>>
+  memref.copy %src, %in : memref<1x3x8x8xf32> to memref<1x3x8x8xf32, strided<[360, 120, 12, 1], offset: 14>>
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%pad, %w : memref<1x3x10x12xf32>, memref<3x3x3xf32>) outs(%y : memref<1x3x8x10xf32>)
+  return
+}
+func.func @dwconv_pad_source_written_before_conv(%arena: memref<4096xi8>, %y: memref<1x3x8x10xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %src = memref.view %arena[%c0][] : memref<4096xi8> to memref<1x3x8x8xf32>
+  %pad = memref.view %arena[%c1024][] : memref<4096xi8> to memref<1x3x10x12xf32>
+  %w = memref.get_global @wpad : memref<3x3x3xf32>
+  linalg.fill ins(%zero : f32) outs(%pad : memref<1x3x10x12xf32>)
+  %in = memref.subview %pad[0, 0, 1, 2] [1, 3, 8, 8] [1, 1, 1, 1] : memref<1x3x10x12xf32> to memref<1x3x8x8xf32, strided<[360, 120, 12, 1], offset: 14>>
+  memref.copy %src, %in : memref<1x3x8x8xf32> to memref<1x3x8x8xf32, strided<[360, 120, 12, 1], offset: 14>>
+  linalg.fill ins(%one : f32) outs(%src : memref<1x3x8x8xf32>)
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%pad, %w : memref<1x3x10x12xf32>, memref<3x3x3xf32>) outs(%y : memref<1x3x8x10xf32>)
+  return
+}
+func.func @dwconv_pad_nonzero(%arena: memref<4096xi8>, %y: memref<1x3x8x10xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %one = arith.constant 1.0 : f32
+  %src = memref.view %arena[%c0][] : memref<4096xi8> to memref<1x3x8x8xf32>
+  %pad = memref.view %arena[%c1024][] : memref<4096xi8> to memref<1x3x10x12xf32>
+  %w = memref.get_global @wpad : memref<3x3x3xf32>
+  linalg.fill ins(%one : f32) outs(%pad : memref<1x3x10x12xf32>)
+  %in = memref.subview %pad[0, 0, 1, 2] [1, 3, 8, 8] [1, 1, 1, 1] : memref<1x3x10x12xf32> to memref<1x3x8x8xf32, strided<[360, 120, 12, 1], offset: 14>>
+  memref.copy %src, %in : memref<1x3x8x8xf32> to memref<1x3x8x8xf32, strided<[360, 120, 12, 1], offset: 14>>
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%pad, %w : memref<1x3x10x12xf32>, memref<3x3x3xf32>) outs(%y : memref<1x3x8x10xf32>)
+  return
+}

@@ -173,28 +173,40 @@ template <int M>
 __attribute__((target("avx2,fma"))) inline void
 scatterTile8(float (*y)[M][8], float *out, int64_t sc, int64_t ow,
              bool accumulate, int epilogue) {
-  const __m256i mask =
-      _mm256_setr_epi32(-1, -1, M > 2 ? -1 : 0, M > 2 ? -1 : 0, 0, 0, 0, 0);
-  const __m256 zero = _mm256_setzero_ps(), six = _mm256_set1_ps(6.0f);
+  // A tile row of one channel is M = 4 or 2 floats: the low 128 or 64 bits
+  // of its lane vector, moved with plain 16- or 8-byte loads and stores
+  // (vmaskmovps stores are slow on AMD cores).
+  const __m128 zero = _mm_setzero_ps(), six = _mm_set1_ps(6.0f);
   for (int r = 0; r < M; ++r) {
     __m256 rows[8];
     for (int s = 0; s < 8; ++s)
-      rows[s] = s < M ? _mm256_load_ps(y[r][s]) : zero;
+      rows[s] = s < M ? _mm256_load_ps(y[r][s]) : _mm256_setzero_ps();
     transpose8(rows);
     for (int l = 0; l < 8; ++l) {
       float *o = out + l * sc + r * ow;
-      __m256 v = rows[l];
+      __m128 v = _mm256_castps256_ps128(rows[l]);
       if (accumulate)
-        v = _mm256_add_ps(v, _mm256_maskload_ps(o, mask));
+        v = _mm_add_ps(v, M == 4 ? _mm_loadu_ps(o)
+                                 : _mm_castpd_ps(_mm_load_sd(
+                                       reinterpret_cast<const double *>(o))));
       if (epilogue != 0) {
         // max(v, 0) keeps NaN: the operand order returns v when unordered.
-        v = _mm256_max_ps(v, zero);
+        v = _mm_max_ps(v, zero);
         if (epilogue == 2)
-          v = _mm256_min_ps(v, six);
+          v = _mm_min_ps(v, six);
       }
-      _mm256_maskstore_ps(o, mask, v);
+      if constexpr (M == 4)
+        _mm_storeu_ps(o, v);
+      else
+        _mm_store_sd(reinterpret_cast<double *>(o), _mm_castps_pd(v));
     }
   }
+}
+
+/// Copies 8 floats (one lane vector) with one 32-byte load and store.
+__attribute__((target("avx2,fma"))) inline void copyLanes8(float *to,
+                                                           const float *from) {
+  _mm256_storeu_ps(to, _mm256_loadu_ps(from));
 }
 #endif
 
@@ -269,6 +281,13 @@ TANDEM_INLINE void transformInput(const Wino &g, int64_t t0, int64_t count,
       for (int r = 0; r < A; ++r)
         for (int s = 0; s < A; ++s) {
           float *o = out + (r * A + s) * ldv;
+#if TANDEM_X86
+          if constexpr (Simd)
+            if (lanes == kLanes) {
+              copyLanes8(o, d[r][s]);
+              continue;
+            }
+#endif
           if (lanes == kLanes)
             std::memcpy(o, d[r][s], sizeof(float) * kLanes);
           else
@@ -301,6 +320,13 @@ TANDEM_INLINE void transformOutput(const Wino &g, int64_t t0, int64_t count,
       for (int r = 0; r < A; ++r)
         for (int s = 0; s < A; ++s) {
           const float *p = src + (r * A + s) * ldm;
+#if TANDEM_X86
+          if constexpr (Simd)
+            if (lanes == kLanes) {
+              copyLanes8(x[r][s], p);
+              continue;
+            }
+#endif
           if (lanes == kLanes)
             std::memcpy(x[r][s], p, sizeof(float) * kLanes);
           else

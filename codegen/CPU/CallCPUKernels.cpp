@@ -503,9 +503,9 @@ bool provablyDisjoint(Value written, Value read) {
 
 /// A depthwise convolution's input that is a zero-padded copy: a buffer
 /// filled with +0.0, then the NCHW `source` copied into its interior at
-/// (0, 0, top, left); the fill, the copy and the convolution are the
-/// buffer's only users. The kernel can pad implicitly instead
-/// (tandem_dwconv2d_pad_f32), reading `source` itself.
+/// (0, 0, top, left), and nothing else touches the buffer from the fill to
+/// the convolution, nor reads it after. The kernel can pad implicitly
+/// instead (tandem_dwconv2d_pad_f32), reading `source` itself.
 struct PaddedInput {
   Operation *fill = nullptr;
   memref::SubViewOp interior;
@@ -514,34 +514,48 @@ struct PaddedInput {
   int64_t top = 0, left = 0;
 };
 
+/// Whether `op`, or an op nested in it, uses a view of `buffer`.
+bool touchesBuffer(Operation *op, Value buffer) {
+  WalkResult result = op->walk([&](Operation *inner) {
+    bool uses = llvm::any_of(inner->getOperands(), [&](Value operand) {
+      return isa<MemRefType>(operand.getType()) &&
+             viewedBuffer(operand) == buffer;
+    });
+    return uses ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// Whether `op` only makes a view (and touches no memory).
+bool isViewOnly(Operation *op) {
+  return isa<ViewLikeOpInterface>(op) && op->getNumRegions() == 0;
+}
+
 /// The padded copy `conv` reads (whether its source is still intact when
 /// the convolution runs is sourceIntactAtConv's question).
 std::optional<PaddedInput> paddedInputOf(linalg::LinalgOp conv) {
   Value buffer = conv.getDpsInputOperand(0)->get();
+  if (viewedBuffer(buffer) != buffer)
+    return std::nullopt; // a view into a bigger buffer
   PaddedInput p;
   // Backwards from the conv: the copy into a subview of the buffer, then a
-  // zero fill of the buffer; no other use of the buffer or of that subview
+  // zero fill of the buffer; no other use of the buffer (through any view)
   // in between. (After memory planning and CSE, one view or subview value
   // may stand for several buffers of one arena slot over time, so uses
   // outside this window are other lifetimes.)
   for (Operation *op = conv->getPrevNode(); op && !p.fill;
        op = op->getPrevNode()) {
+    if (isViewOnly(op))
+      continue;
     if (auto copy = dyn_cast<memref::CopyOp>(op)) {
       auto sub = copy.getTarget().getDefiningOp<memref::SubViewOp>();
-      if (sub && sub.getSource() == buffer) {
-        if (p.copy)
-          return std::nullopt;
+      if (sub && sub.getSource() == buffer && !p.copy) {
         p.copy = copy;
         p.interior = sub;
         continue;
       }
     }
-    if (p.interior &&
-        llvm::is_contained(op->getOperands(), p.interior.getResult()))
-      return std::nullopt; // another use of the interior
-    if (!llvm::is_contained(op->getOperands(), buffer))
-      continue;
-    if (op == p.interior.getOperation())
+    if (!touchesBuffer(op, buffer))
       continue;
     if (!p.copy || !isZeroFillOf(op, buffer))
       return std::nullopt;
@@ -552,7 +566,7 @@ std::optional<PaddedInput> paddedInputOf(linalg::LinalgOp conv) {
   // Forwards: the buffer's next use, if any, overwrites all of it (the
   // next buffer in this slot), so nothing reads the dropped copy.
   for (Operation *op = conv->getNextNode(); op; op = op->getNextNode()) {
-    if (!llvm::is_contained(op->getOperands(), buffer))
+    if (isViewOnly(op) || !touchesBuffer(op, buffer))
       continue;
     bool overwrites =
         (isa<linalg::FillOp>(op) ||

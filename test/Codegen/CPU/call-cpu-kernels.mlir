@@ -531,8 +531,10 @@ func.func @matmul_row_broadcast(%a: memref<48x64xf32>, %b: memref<64x48xf32>, %b
 // (the kernel reads each plane before writing it): here with the pad's
 // fill a linalg.map and the output's zero fill between the copy and the
 // conv (dropped, flags 0). An output overlapping the source's slot
-// otherwise, or a write to the source between the copy and the conv, keeps
-// the copy (and tandem_dwconv2d_f32 on the padded buffer).
+// otherwise, a write to the source between the copy and the conv, a
+// non-zero pad, a read of the padded buffer through another view in
+// between, or a read of it after the conv keeps the copy (and
+// tandem_dwconv2d_f32 on the padded buffer).
 // CHECK-LABEL: func.func @dwconv_implicit_pad
 // CHECK-NOT: memref.copy
 // CHECK-NOT: linalg.fill
@@ -556,6 +558,12 @@ func.func @matmul_row_broadcast(%a: memref<48x64xf32>, %b: memref<64x48xf32>, %b
 // CHECK: memref.copy
 // CHECK: call @tandem_dwconv2d_f32(
 // CHECK-LABEL: func.func @dwconv_pad_nonzero
+// CHECK: memref.copy
+// CHECK: call @tandem_dwconv2d_f32(
+// CHECK-LABEL: func.func @dwconv_pad_read_through_a_view
+// CHECK: memref.copy
+// CHECK: call @tandem_dwconv2d_f32(
+// CHECK-LABEL: func.func @dwconv_pad_read_after
 // CHECK: memref.copy
 // CHECK: call @tandem_dwconv2d_f32(
 memref.global "private" constant @wpad : memref<3x3x3xf32> = dense<1.0>
@@ -637,5 +645,36 @@ func.func @dwconv_pad_nonzero(%arena: memref<4096xi8>, %y: memref<1x3x8x10xf32>)
   memref.copy %src, %in : memref<1x3x8x8xf32> to memref<1x3x8x8xf32, strided<[360, 120, 12, 1], offset: 14>>
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%pad, %w : memref<1x3x10x12xf32>, memref<3x3x3xf32>) outs(%y : memref<1x3x8x10xf32>)
+  return
+}
+func.func @dwconv_pad_read_through_a_view(%arena: memref<4096xi8>, %y: memref<1x3x8x10xf32>, %z: memref<3x120xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0.0 : f32
+  %src = memref.view %arena[%c0][] : memref<4096xi8> to memref<1x3x8x8xf32>
+  %pad = memref.view %arena[%c1024][] : memref<4096xi8> to memref<1x3x10x12xf32>
+  %flat = memref.collapse_shape %pad [[0, 1], [2, 3]] : memref<1x3x10x12xf32> into memref<3x120xf32>
+  %w = memref.get_global @wpad : memref<3x3x3xf32>
+  linalg.fill ins(%zero : f32) outs(%pad : memref<1x3x10x12xf32>)
+  %in = memref.subview %pad[0, 0, 1, 2] [1, 3, 8, 8] [1, 1, 1, 1] : memref<1x3x10x12xf32> to memref<1x3x8x8xf32, strided<[360, 120, 12, 1], offset: 14>>
+  memref.copy %src, %in : memref<1x3x8x8xf32> to memref<1x3x8x8xf32, strided<[360, 120, 12, 1], offset: 14>>
+  memref.copy %flat, %z : memref<3x120xf32> to memref<3x120xf32>
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%pad, %w : memref<1x3x10x12xf32>, memref<3x3x3xf32>) outs(%y : memref<1x3x8x10xf32>)
+  return
+}
+func.func @dwconv_pad_read_after(%arena: memref<4096xi8>, %y: memref<1x3x8x10xf32>, %z: memref<1x3x10x12xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0.0 : f32
+  %src = memref.view %arena[%c0][] : memref<4096xi8> to memref<1x3x8x8xf32>
+  %pad = memref.view %arena[%c1024][] : memref<4096xi8> to memref<1x3x10x12xf32>
+  %w = memref.get_global @wpad : memref<3x3x3xf32>
+  linalg.fill ins(%zero : f32) outs(%pad : memref<1x3x10x12xf32>)
+  %in = memref.subview %pad[0, 0, 1, 2] [1, 3, 8, 8] [1, 1, 1, 1] : memref<1x3x10x12xf32> to memref<1x3x8x8xf32, strided<[360, 120, 12, 1], offset: 14>>
+  memref.copy %src, %in : memref<1x3x8x8xf32> to memref<1x3x8x8xf32, strided<[360, 120, 12, 1], offset: 14>>
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%pad, %w : memref<1x3x10x12xf32>, memref<3x3x3xf32>) outs(%y : memref<1x3x8x10xf32>)
+  memref.copy %pad, %z : memref<1x3x10x12xf32> to memref<1x3x10x12xf32>
   return
 }

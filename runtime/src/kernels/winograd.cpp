@@ -185,10 +185,12 @@ scatterTile8(float (*y)[M][8], float *out, int64_t sc, int64_t ow,
     for (int l = 0; l < 8; ++l) {
       float *o = out + l * sc + r * ow;
       __m128 v = _mm256_castps256_ps128(rows[l]);
+      // (8-byte moves through _mm_loadl_epi64/_mm_storel_epi64, which
+      // allow any alignment: _mm_load_sd's double would need 8.)
       if (accumulate)
         v = _mm_add_ps(v, M == 4 ? _mm_loadu_ps(o)
-                                 : _mm_castpd_ps(_mm_load_sd(
-                                       reinterpret_cast<const double *>(o))));
+                                 : _mm_castsi128_ps(_mm_loadl_epi64(
+                                       reinterpret_cast<const __m128i *>(o))));
       if (epilogue != 0) {
         // max(v, 0) keeps NaN: the operand order returns v when unordered.
         v = _mm_max_ps(v, zero);
@@ -198,7 +200,7 @@ scatterTile8(float (*y)[M][8], float *out, int64_t sc, int64_t ow,
       if constexpr (M == 4)
         _mm_storeu_ps(o, v);
       else
-        _mm_store_sd(reinterpret_cast<double *>(o), _mm_castps_pd(v));
+        _mm_storel_epi64(reinterpret_cast<__m128i *>(o), _mm_castps_si128(v));
     }
   }
 }

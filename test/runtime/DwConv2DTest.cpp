@@ -10,12 +10,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "kernels/dwconv_internal.h"
+#include "kernels/kernel_status.h"
 #include "tandem/runtime.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -38,6 +40,17 @@ const DwCase kCases[] = {
     {1, 3, 16, 16, 3, 3, 2, 2, 1, 1},
     {2, 2, 9, 9, 3, 3, 2, 2, 1, 1},
     {1, 2, 35, 37, 3, 3, 2, 2, 1, 1},
+    // The padded AVX-512 3x3 kernels (dwconv3x3_avx512.cpp): 8-lane rows
+    // (at most 8 wide) in steps of 8 with every shorter last step, 16-lane
+    // rows in steps of 4 with 1 to 3 left, both sides of the 8/9 switch,
+    // and stride-2 polyphase copies of 1, 2 and 5 blocks of 32 columns.
+    {1, 2, 30, 8, 3, 3, 1, 1, 1, 1},
+    {1, 3, 13, 6, 3, 3, 1, 1, 1, 1},
+    {1, 2, 11, 9, 3, 3, 1, 1, 1, 1},
+    {1, 2, 10, 33, 3, 3, 1, 1, 1, 1},
+    {1, 2, 31, 15, 3, 3, 2, 2, 1, 1},
+    {1, 2, 12, 64, 3, 3, 2, 2, 1, 1},
+    {1, 2, 9, 150, 3, 3, 2, 2, 1, 1},
 };
 
 /// Implicit zero padding (tandem_dwconv2d_pad_f32): top, left, bottom,
@@ -249,6 +262,93 @@ TEST(DwConv2DTest, PaddedPublicEntry) {
   for (int ch = 0; ch < 2; ++ch)
     for (int i = 0; i < 9; ++i)
       ASSERT_FLOAT_EQ(out[ch * 9 + i], bias[ch] + 0.5f * taps[i]);
+}
+
+TEST(DwConv2DTest, PackedOutputFeedsA1x1Conv) {
+  // A depthwise conv writing the packed panel layout
+  // (tandem_dwconv2d_pad_packed_f32) and a 1x1 conv reading it
+  // (tandem_conv2d_packed_f32) give exactly what the two give through a
+  // plain NCHW tensor: pixel counts below, at and across a panel (7x7,
+  // 8x4, 14x14, 56x56 from stride 2), more than one K block of the GEMM
+  // (300 channels), and more than one N block (72x72 pixels: 5184); two
+  // images, with and without a pool. The packed buffer starts as NaN, so
+  // every element the conv reads must have been written.
+  struct PackedCase {
+    int64_t c, h, w, stride, f;
+  };
+  const PackedCase cases[] = {{5, 7, 7, 1, 3},    {3, 8, 4, 1, 17},
+                              {16, 14, 14, 1, 8}, {6, 112, 112, 2, 5},
+                              {300, 9, 9, 1, 4},  {2, 72, 72, 1, 3}};
+  tandem_thread_pool_t *pool = nullptr;
+  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (tandem_thread_pool_t *p : {static_cast<tandem_thread_pool_t *>(nullptr),
+                                  pool})
+    for (const PackedCase &t : cases) {
+      int64_t n = 2, oh = (t.h - 1) / t.stride + 1, ow = (t.w - 1) / t.stride + 1;
+      int64_t plane = oh * ow, image = TANDEM_PACKED_PANEL_FLOATS(t.c, plane);
+      std::vector<float> in(n * t.c * t.h * t.w), dwFilter(t.c * 9),
+          dwBias(t.c), filter(t.f * t.c), bias(t.f);
+      for (std::vector<float> *v : {&in, &dwFilter, &dwBias, &filter, &bias})
+        for (float &x : *v)
+          x = dist(rng);
+      tandem_exec_ctx_t ctx = {};
+      ctx.pool = p;
+      auto dw = [&](float *out, bool packed) {
+        (packed ? tandem_dwconv2d_pad_packed_f32 : tandem_dwconv2d_pad_f32)(
+            &ctx, n, t.c, t.h, t.w, in.data(),
+                                t.c * t.h * t.w, t.h * t.w, t.w, 1, 3, 3,
+                                dwFilter.data(), dwBias.data(), out,
+                                t.c * plane, plane, ow, oh, ow, t.stride,
+                                t.stride, 1, 1, 1, 1,
+                                TANDEM_DWCONV2D_RELU6);
+      };
+      auto conv = [&](const float *input, float *out, bool packed) {
+        (packed ? tandem_conv2d_packed_f32 : tandem_conv2d_bias_f32)(&ctx, n, t.c, oh, ow, input, t.c * plane, plane,
+                               ow, 1, t.f, 1, 1, filter.data(), bias.data(),
+                               out, t.f * plane, plane, oh, ow, 1, 1, 1, 1,
+                               TANDEM_CONV2D_RELU);
+      };
+      std::vector<float> mid(n * t.c * plane), expected(n * t.f * plane);
+      dw(mid.data(), false);
+      conv(mid.data(), expected.data(), false);
+      std::vector<float> packed(n * image, NAN), got(n * t.f * plane);
+      dw(packed.data(), true);
+      conv(packed.data(), got.data(), true);
+      ASSERT_EQ(tandem_internal_take_kernel_error(), nullptr);
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_EQ(got[i], expected[i])
+            << "c" << t.c << " " << t.h << "x" << t.w << " s" << t.stride
+            << " f" << t.f << (p ? " pool" : "") << " at " << i;
+    }
+  tandem_thread_pool_destroy(pool);
+}
+
+TEST(DwConv2DTest, PackedMisuseFails) {
+  // A packed output cannot be accumulated onto, and a packed input is
+  // only for a 1x1 conv of stride 1: the calls fail with a message and
+  // write nothing.
+  std::vector<float> in(9, 1.0f), f(9, 0.5f),
+      out(TANDEM_PACKED_PANEL_FLOATS(1, 9), -3.0f);
+  tandem_dwconv2d_pad_packed_f32(nullptr, 1, 1, 3, 3, in.data(), 9, 9, 3, 1,
+                                 3, 3, f.data(), nullptr, out.data(), 9, 9, 3,
+                                 3, 3, 1, 1, 1, 1, 1, 1,
+                                 TANDEM_DWCONV2D_ACCUMULATE);
+  const char *error = tandem_internal_take_kernel_error();
+  ASSERT_NE(error, nullptr);
+  EXPECT_NE(std::string(error).find("packed output"), std::string::npos);
+  for (float v : out)
+    ASSERT_EQ(v, -3.0f);
+  std::vector<float> convOut(9, -3.0f);
+  tandem_conv2d_packed_f32(nullptr, 1, 1, 3, 3, out.data(), 9, 9, 3, 1, 1, 3,
+                           3, f.data(), nullptr, convOut.data(), 9, 9, 1, 1, 1,
+                           1, 1, 1, 0);
+  error = tandem_internal_take_kernel_error();
+  ASSERT_NE(error, nullptr);
+  EXPECT_NE(std::string(error).find("packed input"), std::string::npos);
+  for (float v : convOut)
+    ASSERT_EQ(v, -3.0f);
 }
 
 TEST(DwConv2DTest, PublicEntryUsesAKernelFamily) {

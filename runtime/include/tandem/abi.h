@@ -55,6 +55,15 @@ enum {
 /** Alignment, in bytes, of every arena (owned or caller-supplied). */
 #define TANDEM_ARENA_ALIGNMENT 64
 
+/** Floats of one image in the packed panel layout a depthwise conv writes
+ *  for the 1x1 conv after it (tandem_dwconv2d_pad_packed_f32 and
+ *  tandem_conv2d_packed_f32 in tandem/runtime.h): c rows of `pixels`
+ *  columns, the columns in panels padded to a multiple of 32. The compiler
+ *  sizes the buffer with it; the layout within is the runtime's (it follows
+ *  the CPU's GEMM tile). */
+#define TANDEM_PACKED_PANEL_FLOATS(c, pixels)                                  \
+  ((c) * (((pixels) + 31) / 32 * 32))
+
 /** Element types. The values are part of the ABI: new types are appended
  *  and existing values never change. */
 typedef enum {

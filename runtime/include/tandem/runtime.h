@@ -267,6 +267,21 @@ TANDEM_API void tandem_conv2d_bias_f32(
     int64_t strideH, int64_t strideW, int64_t dilationH, int64_t dilationW,
     int32_t flags);
 
+/** tandem_conv2d_bias_f32 on an input in the packed panel layout
+ *  tandem_dwconv2d_pad_packed_f32 wrote (c channels of h x w pixels, image
+ *  b at input + b * TANDEM_PACKED_PANEL_FLOATS(c, h * w); sIn..sIw are
+ *  ignored): the GEMM reads it as its packed right-hand side, with no
+ *  packing pass. Only for 1x1 convolutions of stride and dilation 1 (oh =
+ *  h, ow = w); anything else fails the call, which then writes nothing.
+ *  Added 2026-12-04. Thread-safe. */
+TANDEM_API void tandem_conv2d_packed_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h, int64_t w,
+    const float *input, int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw,
+    int64_t f, int64_t kh, int64_t kw, const float *filter, const float *bias,
+    float *output, int64_t sOn, int64_t sOf, int64_t oh, int64_t ow,
+    int64_t strideH, int64_t strideW, int64_t dilationH, int64_t dilationW,
+    int32_t flags);
+
 /** tandem_dwconv2d_f32 flags: add to the output instead of overwriting it
  *  (e.g. onto a bias already there); the fused ReLU and ReLU6 epilogues
  *  (as for tandem_sgemm_f32). */
@@ -316,6 +331,21 @@ TANDEM_API void tandem_dwconv2d_bias_f32(
  *  within its input plane's footprint, as for a stride-1 "same"
  *  convolution written in place). Thread-safe. */
 TANDEM_API void tandem_dwconv2d_pad_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h, int64_t w,
+    const float *input, int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw,
+    int64_t kh, int64_t kw, const float *filter, const float *bias,
+    float *output, int64_t sOn, int64_t sOc, int64_t sOh, int64_t oh,
+    int64_t ow, int64_t strideH, int64_t strideW, int64_t dilationH,
+    int64_t dilationW, int64_t padTop, int64_t padLeft, int32_t flags);
+
+/** tandem_dwconv2d_pad_f32 writing its output in the packed panel layout
+ *  that tandem_conv2d_packed_f32 reads: image b at output + b *
+ *  TANDEM_PACKED_PANEL_FLOATS(c, oh * ow) (tandem/abi.h); sOn, sOc and sOh
+ *  are ignored. The compiler calls it for a depthwise conv whose output
+ *  only a 1x1 conv reads, which then needs no packing pass of its own.
+ *  TANDEM_DWCONV2D_ACCUMULATE is refused (the call fails and writes
+ *  nothing). Added 2026-12-04. Thread-safe. */
+TANDEM_API void tandem_dwconv2d_pad_packed_f32(
     const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h, int64_t w,
     const float *input, int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw,
     int64_t kh, int64_t kw, const float *filter, const float *bias,

@@ -19,8 +19,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "kernels/dwconv_internal.h"
+#include "kernels/dwconv3x3.h"
 #include "kernels/kernel_status.h"
 #include "kernels/scratch.h"
+#include "kernels/sgemm_internal.h"
 #include "tandem/runtime.h"
 
 #include <algorithm>
@@ -66,6 +68,17 @@ struct DwConv {
   bool padded = false;
   int64_t h = 0, w = 0, padTop = 0, padLeft = 0;
   int64_t padH = 0, padW = 0, padStride = 0;
+  /// A 3x3 window of stride 1 or 2 on AVX-512 (tandem_internal::
+  /// dw3x3PlaneAvx512): stride 2 copies the plane as two polyphase
+  /// halves, its even padded columns, then padH rows further on its odd
+  /// ones, each padStride wide.
+  bool fast3x3 = false;
+  bool polyphase = false;
+  /// tandem_dwconv2d_pad_packed_f32: each plane is computed into a
+  /// thread-local plane (row stride ow), then written as row `channel` of
+  /// the GEMM's packed right-hand side (tandem_internal_pack_b_rows), image b
+  /// at output + b * sOn.
+  bool packed = false;
   /// Where a plane that could not get its padded copy records the failure.
   tandem_internal_kernel_failure *failure = nullptr;
 };
@@ -434,7 +447,7 @@ PlaneKernel planeKernelByName(const char *name) {
   __builtin_cpu_init();
   bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   if (std::strcmp(name, "avx512") == 0 && avx2 &&
-      __builtin_cpu_supports("avx512f"))
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"))
     return planeAvx512;
   if (std::strcmp(name, "avx2") == 0 && avx2)
     return planeAvx2;
@@ -465,7 +478,9 @@ struct PaddedPlane {
   /// The geometry whose border the buffer holds zeros for: a plane of the
   /// same geometry overwrites only the interior, so the border is zeroed
   /// once per thread and geometry, not once per plane.
-  int64_t h = -1, w = -1, padTop = -1, padLeft = -1, padH = -1, padStride = -1;
+  int64_t h = -1, w = -1, padTop = -1, padLeft = -1, padH = -1, padW = -1;
+  int64_t padStride = -1;
+  bool polyphase = false;
 };
 
 #if TANDEM_X86
@@ -487,36 +502,53 @@ copyRowsAvx512(const float *src, int64_t sSrc, float *dst, int64_t sDst,
 }
 #endif
 
-/// Copies the plane at `in` (g.h x g.w, strides g.sIh, g.sIw) into the
-/// interior of this thread's padded plane and returns that plane, or
-/// nullptr when memory is exhausted.
-const float *padPlane(const DwConv &g, const float *in) {
+/// This thread's zero-bordered plane for g's geometry (its border zeroed
+/// when the geometry differs from the last call's), or nullptr when memory
+/// is exhausted.
+float *paddedPlane(const DwConv &g) {
   thread_local PaddedPlane local;
-  float *plane = local.buffer.get(size_t(g.padH * g.padStride));
+  int64_t floats = (g.polyphase ? 2 : 1) * g.padH * g.padStride;
+  float *plane = local.buffer.get(size_t(floats));
   if (!plane)
     return nullptr;
+  if (local.h != g.h || local.w != g.w || local.padTop != g.padTop ||
+      local.padLeft != g.padLeft || local.padH != g.padH ||
+      local.padW != g.padW || local.padStride != g.padStride ||
+      local.polyphase != g.polyphase) {
+    std::memset(plane, 0, size_t(floats) * sizeof(float));
+    local.h = g.h, local.w = g.w, local.padTop = g.padTop;
+    local.padLeft = g.padLeft, local.padH = g.padH, local.padW = g.padW;
+    local.padStride = g.padStride, local.polyphase = g.polyphase;
+  }
+  return plane;
+}
+
+/// Copies the plane at `in` (g.h x g.w, strides g.sIh, g.sIw) into the
+/// interior of `plane` (from paddedPlane), whose border stays zero.
+void padPlane(const DwConv &g, const float *in, float *plane) {
   // The interior: source rows [r0, r1) and columns [c0, c1) that land
   // inside the padded plane (padding may also crop the far edges).
   int64_t r0 = std::max<int64_t>(0, -g.padTop);
   int64_t r1 = std::min(g.h, g.padH - g.padTop);
   int64_t c0 = std::max<int64_t>(0, -g.padLeft);
   int64_t c1 = std::min(g.w, g.padW - g.padLeft);
-  if (local.h != g.h || local.w != g.w || local.padTop != g.padTop ||
-      local.padLeft != g.padLeft || local.padH != g.padH ||
-      local.padStride != g.padStride) {
-    std::memset(plane, 0, size_t(g.padH * g.padStride) * sizeof(float));
-    local.h = g.h, local.w = g.w, local.padTop = g.padTop;
-    local.padLeft = g.padLeft, local.padH = g.padH;
-    local.padStride = g.padStride;
-  }
-  if (c1 <= c0)
-    return plane;
+  if (c1 <= c0 || r1 <= r0)
+    return;
 #if TANDEM_X86
+  if (g.polyphase) {
+    // Whole padded rows, their zero columns included (sIw is 1).
+    float *even = plane + (r0 + g.padTop) * g.padStride;
+    tandem_internal::polyphaseRowsAvx512(in + r0 * g.sIh, g.sIh, r1 - r0, g.w,
+                                         g.padLeft, g.padW, even,
+                                         even + g.padH * g.padStride,
+                                         g.padStride);
+    return;
+  }
   if (g.sIw == 1 && g.plane == planeAvx512) {
     copyRowsAvx512(in + r0 * g.sIh + c0, g.sIh,
                    plane + (r0 + g.padTop) * g.padStride + g.padLeft + c0,
                    g.padStride, r1 - r0, c1 - c0);
-    return plane;
+    return;
   }
 #endif
   for (int64_t r = r0; r < r1; ++r) {
@@ -529,7 +561,6 @@ const float *padPlane(const DwConv &g, const float *in) {
         dst[c] = src[c * g.sIw];
     }
   }
-  return plane;
 }
 
 void planes(void *env, int64_t begin, int64_t end) {
@@ -537,27 +568,76 @@ void planes(void *env, int64_t begin, int64_t end) {
   // A padded convolution's planes are read from the padded copy, whose
   // columns are dense.
   DwConv view = g;
-  if (g.padded)
+  float *padded = nullptr;
+  if (g.padded) {
     view.sIh = g.padStride, view.sIw = 1;
+    padded = paddedPlane(g);
+    if (!padded) {
+      tandem_internal_kernel_fail(g.failure,
+                                  "dwconv: out of memory for a padded plane");
+      return;
+    }
+  }
+  // A packed output: up to kPackGroup planes of one image are computed
+  // into a thread-local buffer, then packed together, so that each panel
+  // gets their rows as one contiguous run.
+  constexpr int64_t kPackGroup = 8;
+  int64_t planeFloats = g.oh * g.ow;
+  float *packedPlanes = nullptr;
+  int64_t held = 0, heldImage = 0, heldChannel = 0;
+  auto flush = [&] {
+    if (held > 0)
+      tandem_internal_pack_b_rows(packedPlanes, planeFloats, heldChannel, held,
+                                  g.c, planeFloats,
+                                  g.output + heldImage * g.sOn);
+    held = 0;
+  };
+  if (g.packed) {
+    thread_local tandem_internal::Scratch outPlanes;
+    packedPlanes = outPlanes.get(size_t(kPackGroup * planeFloats));
+    if (!packedPlanes) {
+      tandem_internal_kernel_fail(g.failure,
+                                  "dwconv: out of memory for an output plane");
+      return;
+    }
+  }
+  int64_t b = begin / g.c, ch = begin % g.c;
   for (int64_t p = begin; p < end; ++p) {
-    int64_t b = p / g.c, ch = p % g.c;
     const float *in = g.input + b * g.sIn + ch * g.sIc;
     const float *f = g.filter + ch * g.kh * g.kw;
+    float bias = g.bias ? g.bias[ch] : 0.0f;
     float *out = g.output + b * g.sOn + ch * g.sOc;
+    if (g.packed) {
+      if (held == kPackGroup || (held > 0 && heldImage != b))
+        flush();
+      if (held == 0)
+        heldImage = b, heldChannel = ch;
+      out = packedPlanes + held++ * planeFloats;
+    }
+    if (++ch == g.c)
+      ch = 0, ++b;
     if (g.padded) {
       // The plane is read whole before its output is written, so the
       // output may be the input itself (see tandem_dwconv2d_pad_f32).
-      in = padPlane(g, in);
-      if (!in) {
-        tandem_internal_kernel_fail(g.failure,
-                                    "dwconv: out of memory for a padded plane");
-        return;
-      }
+      padPlane(g, in, padded);
+      in = padded;
     }
-    // The kernel starts every output from the channel's bias.
-    view.planeBias = g.bias ? g.bias[ch] : 0.0f;
-    view.plane(view, in, f, out);
+#if TANDEM_X86
+    if (g.fast3x3) {
+      tandem_internal::Dw3x3Plane plane{
+          int(g.strideW), in,     g.padStride, g.padH * g.padStride, g.oh,
+          g.ow,           g.sOh,  bias,        g.accumulate,         g.relu,
+          g.relu6};
+      tandem_internal::dw3x3PlaneAvx512(plane, f, out);
+    } else
+#endif
+    {
+      // The kernel starts every output from the channel's bias.
+      view.planeBias = bias;
+      view.plane(view, in, f, out);
+    }
   }
+  flush();
 }
 
 void dwconv(PlaneKernel plane, const tandem_exec_ctx_t *ctx, int64_t n,
@@ -567,7 +647,8 @@ void dwconv(PlaneKernel plane, const tandem_exec_ctx_t *ctx, int64_t n,
             int64_t sOh, int64_t oh, int64_t ow, int64_t strideH,
             int64_t strideW, int64_t dilationH, int64_t dilationW,
             int32_t flags, const float *bias = nullptr,
-            const int64_t *pad = nullptr, int64_t h = 0, int64_t w = 0) {
+            const int64_t *pad = nullptr, int64_t h = 0, int64_t w = 0,
+            bool packedOutput = false) {
   if (n <= 0 || c <= 0 || oh <= 0 || ow <= 0)
     return;
   DwConv g;
@@ -579,6 +660,17 @@ void dwconv(PlaneKernel plane, const tandem_exec_ctx_t *ctx, int64_t n,
     g.padH = (oh - 1) * strideH + (kh - 1) * dilationH + 1;
     g.padW = (ow - 1) * strideW + (kw - 1) * dilationW + 1;
     g.padStride = (g.padW + 15) / 16 * 16;
+#if TANDEM_X86
+    g.fast3x3 = plane == planeAvx512 && kh == 3 && kw == 3 &&
+                dilationH == 1 && dilationW == 1 && strideH == strideW &&
+                (strideW == 1 || (strideW == 2 && sIw == 1));
+    if (g.fast3x3 && strideW == 2) {
+      // Two halves of ceil(padW / 2) columns, in whole 16-float blocks of
+      // the 32 padded columns polyphaseRowsAvx512 copies at a time.
+      g.polyphase = true;
+      g.padStride = (g.padW + 31) / 32 * 16;
+    }
+#endif
   }
   g.bias = bias;
   g.c = c;
@@ -595,11 +687,24 @@ void dwconv(PlaneKernel plane, const tandem_exec_ctx_t *ctx, int64_t n,
   g.relu6 = (flags & TANDEM_DWCONV2D_RELU6) != 0;
   g.relu = g.relu6 || (flags & TANDEM_DWCONV2D_RELU) != 0;
   g.plane = plane;
+  tandem_internal_kernel_failure failure;
+  g.failure = &failure;
+  if (packedOutput) {
+    if (g.accumulate) {
+      tandem_internal_kernel_fail(
+          &failure, "dwconv: a packed output cannot be accumulated onto");
+      tandem_internal_kernel_report(&failure);
+      return;
+    }
+    // Planes are computed densely, then packed.
+    g.packed = true;
+    g.sOn = TANDEM_PACKED_PANEL_FLOATS(c, oh * ow);
+    g.sOc = oh * ow;
+    g.sOh = ow;
+  }
   // A plane is oh * ow * kh * kw FMAs; let small planes share a task.
   int64_t work = oh * ow * kh * kw;
   int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(work, 1));
-  tandem_internal_kernel_failure failure;
-  g.failure = &failure;
   tandem_parallel_for(ctx ? ctx->pool : nullptr, n * c, grain, planes, &g);
   tandem_internal_kernel_report(&failure);
 }
@@ -644,6 +749,19 @@ extern "C" TANDEM_API void tandem_dwconv2d_pad_f32(
   dwconv(planeKernel(), ctx, n, c, input, sIn, sIc, sIh, sIw, kh, kw, filter,
          output, sOn, sOc, sOh, oh, ow, strideH, strideW, dilationH, dilationW,
          flags, bias, pad, h, w);
+}
+
+extern "C" TANDEM_API void tandem_dwconv2d_pad_packed_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h, int64_t w,
+    const float *input, int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw,
+    int64_t kh, int64_t kw, const float *filter, const float *bias,
+    float *output, int64_t sOn, int64_t sOc, int64_t sOh, int64_t oh,
+    int64_t ow, int64_t strideH, int64_t strideW, int64_t dilationH,
+    int64_t dilationW, int64_t padTop, int64_t padLeft, int32_t flags) {
+  int64_t pad[2] = {padTop, padLeft};
+  dwconv(planeKernel(), ctx, n, c, input, sIn, sIc, sIh, sIw, kh, kw, filter,
+         output, sOn, sOc, sOh, oh, ow, strideH, strideW, dilationH, dilationW,
+         flags, bias, pad, h, w, /*packedOutput=*/true);
 }
 
 bool tandem_internal_dwconv2d_f32_on(

@@ -1162,6 +1162,35 @@ void packWholeB(const KernelIsa &isa, const float *b, int64_t rs, int64_t cs,
   }
 }
 
+/// Rows [row0, row0 + rows) of B into packWholeB's layout
+/// (tandem_internal_pack_b_rows): panel by panel, so that the rows' parts
+/// of one panel are written one after another.
+template <int64_t NR>
+void packBRowsFixed(const float *src, int64_t srcStride, int64_t row0,
+                    int64_t rows, int64_t k, int64_t n, float *out) {
+  int64_t kc = kBlockSize(k);
+  for (int64_t jc = 0; jc < n; jc += kNC) {
+    int64_t nc = std::min(kNC, n - jc);
+    int64_t nPanels = (nc + NR - 1) / NR;
+    for (int64_t panel = 0; panel < nPanels; ++panel) {
+      int64_t cols = std::min(NR, nc - panel * NR);
+      for (int64_t r = 0; r < rows; ++r) {
+        int64_t row = row0 + r;
+        int64_t pc = row / kc * kc, kcur = std::min(kc, k - pc);
+        float *dst = out + jc * k + nPanels * NR * pc + panel * NR * kcur +
+                     (row - pc) * NR;
+        const float *from = src + r * srcStride + jc + panel * NR;
+        if (cols == NR) {
+          std::memcpy(dst, from, NR * sizeof(float));
+        } else {
+          std::memcpy(dst, from, size_t(cols) * sizeof(float));
+          std::memset(dst + cols, 0, size_t(NR - cols) * sizeof(float));
+        }
+      }
+    }
+  }
+}
+
 void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
             int64_t n, int64_t k, const float *a, int64_t rsA, int64_t csA,
             const float *b, int64_t rsB, int64_t csB, float *c, int64_t rsC,
@@ -1358,13 +1387,29 @@ tandem_conv2d_f32(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
                          strideW, dilationH, dilationW, flags);
 }
 
-extern "C" TANDEM_API void tandem_conv2d_bias_f32(
-    const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h, int64_t w,
-    const float *input, int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw,
-    int64_t f, int64_t kh, int64_t kw, const float *filter, const float *bias,
-    float *output, int64_t sOn, int64_t sOf, int64_t oh, int64_t ow,
-    int64_t strideH, int64_t strideW, int64_t dilationH, int64_t dilationW,
-    int32_t flags) {
+namespace {
+
+/// tandem_conv2d_bias_f32, or with `packedInput` tandem_conv2d_packed_f32.
+void conv2d(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
+            int64_t w, const float *input, int64_t sIn, int64_t sIc,
+            int64_t sIh, int64_t sIw, int64_t f, int64_t kh, int64_t kw,
+            const float *filter, const float *bias, float *output,
+            int64_t sOn, int64_t sOf, int64_t oh, int64_t ow, int64_t strideH,
+            int64_t strideW, int64_t dilationH, int64_t dilationW,
+            int32_t flags, bool packedInput) {
+  if (packedInput) {
+    // The packed layout is only ever a 1x1 conv's GEMM operand.
+    flags &= ~(TANDEM_CONV2D_WINOGRAD | TANDEM_CONV2D_WINOGRAD_F2 |
+               TANDEM_CONV2D_WINOGRAD_F4);
+    if (kh != 1 || kw != 1 || strideH != 1 || strideW != 1 ||
+        dilationH != 1 || dilationW != 1 || oh != h || ow != w) {
+      tandem_internal_kernel_failure failure;
+      tandem_internal_kernel_fail(
+          &failure, "conv2d: a packed input needs a 1x1 conv of stride 1");
+      tandem_internal_kernel_report(&failure);
+      return;
+    }
+  }
   bool winograd =
       (flags & (TANDEM_CONV2D_WINOGRAD_F2 | TANDEM_CONV2D_WINOGRAD_F4)) ||
       ((flags & TANDEM_CONV2D_WINOGRAD) && kh == 3 && kw == 3 && strideH == 1 &&
@@ -1410,6 +1455,15 @@ extern "C" TANDEM_API void tandem_conv2d_bias_f32(
         [&](float *out) { packWholeA(chosen, filter, k, 1, f, k, out); });
   tandem_internal_kernel_failure failure;
   for (int64_t b = 0; b < n && !failure.failed; ++b) {
+    if (packedInput) {
+      // B is already packed (tandem_internal_pack_b_rows' layout).
+      gemm2D(pool, chosen, f, p, k, filter, k, 1, nullptr, 0, 1,
+             output + b * sOn, sOf, 1, flags & TANDEM_CONV2D_ACCUMULATE,
+             epilogueOf(flags), aCache,
+             input + b * TANDEM_PACKED_PANEL_FLOATS(c, p), &failure, nullptr,
+             TileBias{bias, nullptr});
+      continue;
+    }
     ConvImage image{input + b * sIn, sIc,     sIh,       sIw,      kh, kw, ow,
                     strideH,         strideW, dilationH, dilationW};
     gemm2D(pool, chosen, f, p, k, filter, k, 1, nullptr, 0, 1, output + b * sOn,
@@ -1417,6 +1471,32 @@ extern "C" TANDEM_API void tandem_conv2d_bias_f32(
            nullptr, &failure, &image, TileBias{bias, nullptr});
   }
   tandem_internal_kernel_report(&failure);
+}
+
+} // namespace
+
+extern "C" TANDEM_API void tandem_conv2d_bias_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h, int64_t w,
+    const float *input, int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw,
+    int64_t f, int64_t kh, int64_t kw, const float *filter, const float *bias,
+    float *output, int64_t sOn, int64_t sOf, int64_t oh, int64_t ow,
+    int64_t strideH, int64_t strideW, int64_t dilationH, int64_t dilationW,
+    int32_t flags) {
+  conv2d(ctx, n, c, h, w, input, sIn, sIc, sIh, sIw, f, kh, kw, filter, bias,
+         output, sOn, sOf, oh, ow, strideH, strideW, dilationH, dilationW,
+         flags, /*packedInput=*/false);
+}
+
+extern "C" TANDEM_API void tandem_conv2d_packed_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h, int64_t w,
+    const float *input, int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw,
+    int64_t f, int64_t kh, int64_t kw, const float *filter, const float *bias,
+    float *output, int64_t sOn, int64_t sOf, int64_t oh, int64_t ow,
+    int64_t strideH, int64_t strideW, int64_t dilationH, int64_t dilationW,
+    int32_t flags) {
+  conv2d(ctx, n, c, h, w, input, sIn, sIc, sIh, sIw, f, kh, kw, filter, bias,
+         output, sOn, sOf, oh, ow, strideH, strideW, dilationH, dilationW,
+         flags, /*packedInput=*/true);
 }
 
 void tandem_internal_sgemm_f32_into(
@@ -1430,6 +1510,20 @@ void tandem_internal_sgemm_f32_into(
     isaByName(isaName, chosen);
   sgemmInto(chosen, ctx, batch, m, n, k, a, sAb, sAm, sAk, b, sBb, sBk, sBn,
             nullptr, c, sCb, sCm, sCn, flags, *failure);
+}
+
+void tandem_internal_pack_b_rows(const float *src, int64_t srcStride,
+                                 int64_t row0, int64_t rows, int64_t k,
+                                 int64_t n, float *packed) {
+  // The layout tandem_conv2d_packed_f32 reads: isa()'s panel width.
+  switch (isa().nr) {
+  case 32:
+    return packBRowsFixed<32>(src, srcStride, row0, rows, k, n, packed);
+  case 16:
+    return packBRowsFixed<16>(src, srcStride, row0, rows, k, n, packed);
+  default:
+    return packBRowsFixed<8>(src, srcStride, row0, rows, k, n, packed);
+  }
 }
 
 bool tandem_internal_sgemm_tile(const char *isaName, int64_t *mr, int64_t *nr) {

@@ -41,6 +41,15 @@ void tandem_internal_sgemm_f32_into(
 
 /// The register tile (MR x NR) of micro-kernel family `isa` (nullptr: the
 /// process-wide choice); false, setting nothing, if this CPU cannot run it.
+/// Writes rows [row0, row0 + rows) of a k x n right-hand side B, given as
+/// rows of n contiguous floats `srcStride` apart at `src`, into `packed`,
+/// laid out as the GEMM packs B (the TANDEM_PACKED_PANEL_FLOATS(k, n)
+/// floats tandem_conv2d_packed_f32 reads); the panels' padding columns get
+/// zeros. Threads may write disjoint row ranges at once.
+void tandem_internal_pack_b_rows(const float *src, int64_t srcStride,
+                                 int64_t row0, int64_t rows, int64_t k,
+                                 int64_t n, float *packed);
+
 bool tandem_internal_sgemm_tile(const char *isa, int64_t *mr, int64_t *nr);
 
 #endif // TANDEM_RUNTIME_KERNELS_SGEMM_INTERNAL_H

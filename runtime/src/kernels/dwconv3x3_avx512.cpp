@@ -1,0 +1,247 @@
+//===- dwconv3x3_avx512.cpp - AVX-512 3x3 depthwise planes, padded -------===//
+//
+// The 3x3 depthwise kernels of tandem_dwconv2d_pad_f32 on AVX-512: each
+// channel plane is first copied into a zero-bordered thread-local plane
+// (dwconv.cpp), so every tap is an in-bounds load and a window never needs a
+// bounds check. Two things make these faster than the general plane kernel:
+//
+//  * Four output rows per step (six input rows at stride 1, nine at stride
+//    2): four independent accumulator chains hide the FMA latency, and each
+//    loaded input vector feeds every output row whose window covers it (18
+//    loads for 36 FMAs at stride 1).
+//  * Stride 2 reads a polyphase copy: the padded plane's even columns and
+//    its odd columns as two planes, so that the taps (even[x], odd[x],
+//    even[x + 1]) are unit-stride loads instead of two loads and a permute
+//    per tap. The copy deinterleaves once per input element.
+//
+// Planes at most 8 wide (7x7) use 8-lane vectors (AVX-512VL): on cores
+// that split a 512-bit FMA in two (Zen 4) that halves the work of the 16-lane
+// vector a 7-wide row would fill less than half of; elsewhere it costs the
+// same.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kernels/dwconv3x3.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+
+#define TANDEM_AVX512VL                                                        \
+  __attribute__((target("avx512f,avx512vl,avx2,fma")))
+
+namespace {
+
+using tandem_internal::Dw3x3Plane;
+
+/// 16-float vectors.
+struct Zmm {
+  using V = __m512;
+  using M = __mmask16;
+  static constexpr int kLanes = 16;
+  TANDEM_AVX512VL static M lanes(int64_t n) {
+    return n >= 16 ? M(0xFFFF) : M((1u << n) - 1);
+  }
+  TANDEM_AVX512VL static V load(M m, const float *p) {
+    return _mm512_maskz_loadu_ps(m, p);
+  }
+  TANDEM_AVX512VL static void store(float *p, M m, V v) {
+    _mm512_mask_storeu_ps(p, m, v);
+  }
+  TANDEM_AVX512VL static V set1(float x) { return _mm512_set1_ps(x); }
+  TANDEM_AVX512VL static V fma(V a, V b, V c) {
+    return _mm512_fmadd_ps(a, b, c);
+  }
+  TANDEM_AVX512VL static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  TANDEM_AVX512VL static V max(V a, V b) { return _mm512_max_ps(a, b); }
+  TANDEM_AVX512VL static V min(V a, V b) { return _mm512_min_ps(a, b); }
+};
+
+/// 8-float vectors with AVX-512VL masks.
+struct Ymm {
+  using V = __m256;
+  using M = __mmask8;
+  static constexpr int kLanes = 8;
+  TANDEM_AVX512VL static M lanes(int64_t n) {
+    return n >= 8 ? M(0xFF) : M((1u << n) - 1);
+  }
+  TANDEM_AVX512VL static V load(M m, const float *p) {
+    return _mm256_maskz_loadu_ps(m, p);
+  }
+  TANDEM_AVX512VL static void store(float *p, M m, V v) {
+    _mm256_mask_storeu_ps(p, m, v);
+  }
+  TANDEM_AVX512VL static V set1(float x) { return _mm256_set1_ps(x); }
+  TANDEM_AVX512VL static V fma(V a, V b, V c) {
+    return _mm256_fmadd_ps(a, b, c);
+  }
+  TANDEM_AVX512VL static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  TANDEM_AVX512VL static V max(V a, V b) { return _mm256_max_ps(a, b); }
+  TANDEM_AVX512VL static V min(V a, V b) { return _mm256_min_ps(a, b); }
+};
+
+/// Output rows [y, y + R) of the plane: every column block computes its R
+/// rows' windows from the STEP * (R - 1) + 3 input rows they cover, each
+/// input vector loaded once and fed to every row that reads it.
+template <class T, int STEP, int R>
+TANDEM_AVX512VL void rows3x3(const Dw3x3Plane &p, const typename T::V w[9],
+                             float *out, int64_t y) {
+  using V = typename T::V;
+  constexpr int kIn = STEP * (R - 1) + 3;
+  const V bias = T::set1(p.bias), zero = T::set1(0.0f), six = T::set1(6.0f);
+  // Stride 1: the padded plane, tap (i, j) of output (y, x) at row y + i,
+  // column x + j. Stride 2: input row 2y + i of the even plane (columns 0,
+  // 2, 4, ...) and of the odd plane (1, 3, ...); tap j = 0, 1, 2 of output
+  // column x is even[x], odd[x], even[x + 1].
+  const float *first = p.in + STEP * y * p.inStride;
+  for (int64_t x = 0; x < p.ow; x += T::kLanes) {
+    typename T::M m = T::lanes(p.ow - x);
+    V acc[R];
+#pragma GCC unroll 8
+    for (int o = 0; o < R; ++o)
+      acc[o] = p.accumulate
+                   ? T::add(T::load(m, out + (y + o) * p.outStride + x), bias)
+                   : bias;
+#pragma GCC unroll 16
+    for (int r = 0; r < kIn; ++r) {
+      const float *row = first + r * p.inStride + x;
+      V v[3];
+      if constexpr (STEP == 1) {
+        v[0] = T::load(m, row);
+        v[1] = T::load(m, row + 1);
+        v[2] = T::load(m, row + 2);
+      } else {
+        v[0] = T::load(m, row);
+        v[1] = T::load(m, row + p.oddOffset);
+        v[2] = T::load(m, row + 1);
+      }
+#pragma GCC unroll 8
+      for (int o = 0; o < R; ++o) {
+        int i = r - STEP * o; // the tap row this input row is for output o
+        if (i < 0 || i > 2)
+          continue;
+        acc[o] = T::fma(w[3 * i], v[0], acc[o]);
+        acc[o] = T::fma(w[3 * i + 1], v[1], acc[o]);
+        acc[o] = T::fma(w[3 * i + 2], v[2], acc[o]);
+      }
+    }
+#pragma GCC unroll 8
+    for (int o = 0; o < R; ++o) {
+      V r = acc[o];
+      // max(0, r), min(6, r): NaN stays NaN (the second operand on NaN).
+      if (p.relu)
+        r = T::max(zero, r);
+      if (p.relu6)
+        r = T::min(six, r);
+      T::store(out + (y + o) * p.outStride + x, m, r);
+    }
+  }
+}
+
+/// The whole plane in steps of kRows output rows, the last step shorter.
+template <class T, int STEP, int kRows>
+TANDEM_AVX512VL void plane3x3(const Dw3x3Plane &p, const float *f,
+                              float *out) {
+  using V = typename T::V;
+  V w[9];
+  for (int t = 0; t < 9; ++t)
+    w[t] = T::set1(f[t]);
+  int64_t y = 0;
+  for (; y + kRows <= p.oh; y += kRows)
+    rows3x3<T, STEP, kRows>(p, w, out, y);
+  switch (p.oh - y) {
+  case 7:
+    if constexpr (kRows > 7)
+      rows3x3<T, STEP, 7>(p, w, out, y);
+    break;
+  case 6:
+    if constexpr (kRows > 6)
+      rows3x3<T, STEP, 6>(p, w, out, y);
+    break;
+  case 5:
+    if constexpr (kRows > 5)
+      rows3x3<T, STEP, 5>(p, w, out, y);
+    break;
+  case 4:
+    if constexpr (kRows > 4)
+      rows3x3<T, STEP, 4>(p, w, out, y);
+    break;
+  case 3:
+    rows3x3<T, STEP, 3>(p, w, out, y);
+    break;
+  case 2:
+    rows3x3<T, STEP, 2>(p, w, out, y);
+    break;
+  case 1:
+    rows3x3<T, STEP, 1>(p, w, out, y);
+    break;
+  default:
+    break;
+  }
+}
+
+} // namespace
+
+namespace tandem_internal {
+
+TANDEM_AVX512VL void dw3x3PlaneAvx512(const Dw3x3Plane &p, const float *f,
+                                      float *out) {
+  // 16-lane vectors take four rows at a time (9 weights + 4 accumulators +
+  // 3 inputs); 8-lane ones, at twice the FMA rate per vector on cores that
+  // split 512-bit FMAs, eight (a 7x7 plane is one step of 7).
+  if (p.ow <= 8) {
+    if (p.step == 1)
+      plane3x3<Ymm, 1, 8>(p, f, out);
+    else
+      plane3x3<Ymm, 2, 8>(p, f, out);
+  } else if (p.step == 1) {
+    plane3x3<Zmm, 1, 4>(p, f, out);
+  } else {
+    plane3x3<Zmm, 2, 4>(p, f, out);
+  }
+}
+
+TANDEM_AVX512VL void polyphaseRowsAvx512(const float *src, int64_t sSrc,
+                                         int64_t rows, int64_t w,
+                                         int64_t padLeft, int64_t padW,
+                                         float *even, float *odd,
+                                         int64_t sDst) {
+  const __m512i evenIdx = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14,
+                                           12, 10, 8, 6, 4, 2, 0);
+  const __m512i oddIdx = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15,
+                                          13, 11, 9, 7, 5, 3, 1);
+  // Padded column q holds source column q - padLeft where that is in
+  // [0, w), zero elsewhere; q even goes to even[q / 2], q odd to
+  // odd[q / 2]. Blocks of 32 padded columns: two masked loads (lanes
+  // outside the source are not read and come out 0), two permutes.
+  for (int64_t r = 0; r < rows; ++r, src += sSrc, even += sDst, odd += sDst) {
+    for (int64_t q = 0; q < padW; q += 32) {
+      int64_t c = q - padLeft; // the source column of lane 0
+      auto maskFor = [&](int64_t c0) {
+        // Lanes l with 0 <= c0 + l < w.
+        int64_t lo = std::clamp<int64_t>(-c0, 0, 16);
+        int64_t hi = std::clamp<int64_t>(w - c0, 0, 16);
+        uint32_t upTo = hi >= 16 ? 0xFFFFu : (1u << hi) - 1;
+        uint32_t from = lo >= 16 ? 0u : ~((1u << lo) - 1);
+        return __mmask16(upTo & from);
+      };
+      __mmask16 mLo = maskFor(c), mHi = maskFor(c + 16);
+      // Masked-off lanes are not accessed, so the base may lie outside the
+      // row; form it as an integer, not as an out-of-range pointer.
+      auto at = [&](int64_t col) {
+        return reinterpret_cast<const float *>(
+            reinterpret_cast<uintptr_t>(src) + col * int64_t(sizeof(float)));
+      };
+      __m512 lo = _mm512_maskz_loadu_ps(mLo, at(c));
+      __m512 hi = _mm512_maskz_loadu_ps(mHi, at(c + 16));
+      _mm512_storeu_ps(even + q / 2, _mm512_permutex2var_ps(lo, evenIdx, hi));
+      _mm512_storeu_ps(odd + q / 2, _mm512_permutex2var_ps(lo, oddIdx, hi));
+    }
+  }
+}
+
+} // namespace tandem_internal
+
+#endif

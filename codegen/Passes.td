@@ -230,7 +230,15 @@ def TandemCallCPUKernels : Pass<"tandem-call-cpu-kernels", "::mlir::ModuleOp"> {
            "convolutions that read a zero-padded copy, into "
            "tandem_dwconv2d_pad_f32 calls on the copy's source, so that the "
            "plan holds no padded buffer for them (the later run gives these "
-           "calls the execution context)">
+           "calls the execution context)">,
+    Option<"packDepthwiseOutputs", "pack-depthwise-outputs", "bool",
+           /*default=*/"true",
+           "with implicit-pads-only: a depthwise conv whose output only a "
+           "1x1 conv of stride 1 reads writes it in the GEMM's packed panel "
+           "layout (tandem_dwconv2d_pad_packed_f32; its buffer grows to "
+           "TANDEM_PACKED_PANEL_FLOATS per image), and the 1x1 conv reads "
+           "it with no packing pass (tandem_conv2d_packed_f32; marked "
+           "`tandem.packed_input` until the full run)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

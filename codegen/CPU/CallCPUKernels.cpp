@@ -14,6 +14,8 @@
 #include "codegen/LinalgPayloads.h"
 #include "codegen/Passes.h"
 #include "codegen/RuntimeCalls.h"
+#include "dialects/Tandem/IR/TandemDialect.h"
+#include "runtime/include/tandem/abi.h"
 #include "runtime/include/tandem/winograd.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -50,6 +52,11 @@ constexpr llvm::StringLiteral kDwConv2D = "tandem_dwconv2d_f32";
 constexpr llvm::StringLiteral kConv2DBias = "tandem_conv2d_bias_f32";
 constexpr llvm::StringLiteral kDwConv2DBias = "tandem_dwconv2d_bias_f32";
 constexpr llvm::StringLiteral kDwConv2DPad = "tandem_dwconv2d_pad_f32";
+/// tandem_dwconv2d_pad_f32 writing the packed panel layout.
+constexpr llvm::StringLiteral kDwConv2DPadPacked =
+    "tandem_dwconv2d_pad_packed_f32";
+/// tandem_conv2d_bias_f32 reading the packed panel layout.
+constexpr llvm::StringLiteral kConv2DPacked = "tandem_conv2d_packed_f32";
 constexpr llvm::StringLiteral kExecCtxAttr = "tandem.exec_ctx";
 constexpr int32_t kAccumulate = 1;   // TANDEM_SGEMM_ACCUMULATE
 constexpr int32_t kConstantA = 2;    // TANDEM_SGEMM_CONSTANT_A
@@ -596,6 +603,50 @@ std::optional<PaddedInput> paddedInputOf(linalg::LinalgOp conv) {
   return p;
 }
 
+/// Marks a 1x1 conv whose input a depthwise conv writes in the packed
+/// panel layout, from the implicit-pads-only run to the full one.
+constexpr llvm::StringLiteral kPackedInputAttr =
+    mlir::tandem::TandemDialect::getPackedInputAttrName();
+
+/// The 1x1 conv of stride 1 that may read `dw`'s output in the packed panel
+/// layout: the output is a whole static NCHW allocation (before memory
+/// planning) whose only other users are that conv, later in the block, as
+/// its input (not its output), and the fill or bias broadcast that
+/// initialises it right before `dw`. Null if there is none.
+linalg::Conv2DNchwFchwOp packedConsumerOf(linalg::DepthwiseConv2DNchwChwOp dw) {
+  Value out = dw.getDpsInitOperand(0)->get();
+  auto alloc = out.getDefiningOp<memref::AllocOp>();
+  if (!alloc || !alloc.getType().getLayout().isIdentity() ||
+      !alloc.getType().hasStaticShape() || alloc.getType().getRank() != 4 ||
+      !alloc.getType().getElementType().isF32())
+    return {};
+  Value bias;
+  Operation *init = zeroFillBefore(dw, out);
+  if (!init)
+    init = biasBroadcastBefore(dw, out, bias);
+  linalg::Conv2DNchwFchwOp consumer;
+  for (Operation *user : out.getUsers()) {
+    if (user == dw.getOperation() || user == init)
+      continue;
+    auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(user);
+    if (!conv || consumer || conv.getDpsInputOperand(0)->get() != out ||
+        conv.getDpsInitOperand(0)->get() == out ||
+        conv.getDpsInputOperand(1)->get() == out ||
+        conv->getBlock() != dw->getBlock() || !dw->isBeforeInBlock(conv) ||
+        !isKernelConv(conv))
+      return {};
+    auto filter = cast<MemRefType>(conv.getDpsInputOperand(1)->get().getType());
+    if (filter.getDimSize(2) != 1 || filter.getDimSize(3) != 1 ||
+        llvm::any_of(conv.getStrides().getValues<int64_t>(),
+                     [](int64_t s) { return s != 1; }) ||
+        llvm::any_of(conv.getDilations().getValues<int64_t>(),
+                     [](int64_t d) { return d != 1; }))
+      return {};
+    consumer = conv;
+  }
+  return consumer;
+}
+
 /// Whether `a` and `b` are the same buffer with the same type: one value,
 /// or views of the same bytes of one arena.
 bool isSameBuffer(Value a, Value b) {
@@ -664,12 +715,14 @@ struct CallCPUKernelsPass
     // The implicitly padded variant: padTop and padLeft before the flags.
     params.insert(params.end() - 1, {i64, i64});
     declare(kDwConv2DPad, params);
+    declare(kDwConv2DPadPacked, params);
   }
 
   /// Erases the kernel declarations nothing calls.
   static void eraseUnusedDeclarations(ModuleOp module) {
-    for (StringRef name : {kSgemmBias, kConv2D, kConv2DBias, kDwConv2D,
-                           kDwConv2DBias, kDwConv2DPad})
+    for (StringRef name :
+         {kSgemmBias, kConv2D, kConv2DBias, kConv2DPacked, kDwConv2D,
+          kDwConv2DBias, kDwConv2DPad, kDwConv2DPadPacked})
       if (auto decl = module.lookupSymbol<func::FuncOp>(name))
         if (decl.isExternal() && decl.symbolKnownUseEmpty(module))
           decl.erase();
@@ -692,9 +745,39 @@ struct CallCPUKernelsPass
     if (padded.empty())
       return;
     declareDwConvKernels(module);
-    for (auto &[dw, p] : padded)
-      rewriteDwConv(dw, &p);
+    for (auto &[dw, p] : padded) {
+      linalg::Conv2DNchwFchwOp consumer =
+          packDepthwiseOutputs ? packedConsumerOf(dw) : nullptr;
+      Value out = dw.getDpsInitOperand(0)->get();
+      bool packed = false;
+      rewriteDwConv(dw, &p, consumer ? &packed : nullptr);
+      if (packed)
+        packBuffer(out.getDefiningOp<memref::AllocOp>(), consumer);
+    }
     eraseUnusedDeclarations(module);
+  }
+
+  /// Gives `alloc` (an [N, C, H, W] output a depthwise conv now writes in
+  /// the packed panel layout) the size of that layout, and marks
+  /// `consumer`, the 1x1 conv reading it. The conv op still names an NCHW
+  /// view of the buffer's first N*C*H*W floats; the full run passes only
+  /// its address, with TANDEM_CONV2D_PACKED_INPUT.
+  static void packBuffer(memref::AllocOp alloc,
+                         linalg::Conv2DNchwFchwOp consumer) {
+    MemRefType type = alloc.getType();
+    int64_t n = type.getDimSize(0), c = type.getDimSize(1);
+    int64_t pixels = type.getDimSize(2) * type.getDimSize(3);
+    OpBuilder b(alloc);
+    auto flatType = MemRefType::get({n * TANDEM_PACKED_PANEL_FLOATS(c, pixels)},
+                                    type.getElementType());
+    auto flat = memref::AllocOp::create(b, alloc.getLoc(), flatType,
+                                        alloc.getAlignmentAttr());
+    SmallVector<int64_t> strides = {c * pixels, pixels, type.getDimSize(3), 1};
+    auto view = memref::ReinterpretCastOp::create(
+        b, alloc.getLoc(), type, flat, /*offset=*/0, type.getShape(), strides);
+    alloc.getResult().replaceAllUsesWith(view.getResult());
+    alloc->erase();
+    consumer->setAttr(kPackedInputAttr, b.getUnitAttr());
   }
 
   void runOnOperation() override {
@@ -726,7 +809,8 @@ struct CallCPUKernelsPass
     // planning, get the exec context of the function they are in.
     module.walk([&](func::CallOp call) {
       if ((call.getCallee() != tandem::kReportIndexError &&
-           call.getCallee() != kDwConv2DPad) ||
+           call.getCallee() != kDwConv2DPad &&
+           call.getCallee() != kDwConv2DPadPacked) ||
           call.getNumOperands() == 0)
         return;
       OpBuilder b(call);
@@ -764,13 +848,15 @@ struct CallCPUKernelsPass
         materializeRelu(op, op.getDpsInitOperand(0)->get());
     });
     if (work.empty() && convs.empty() && dwConvs.empty() &&
-        groupedConvs.empty())
+        groupedConvs.empty()) {
+      if (failed(checkPackedInputsRewritten(module)))
+        signalPassFailure();
       return;
+    }
 
     OpBuilder top(module.getBodyRegion());
     Type i64 = IntegerType::get(ctx, 64), i32 = IntegerType::get(ctx, 32);
-    if ((!convs.empty() || !groupedConvs.empty()) &&
-        !module.lookupSymbol<func::FuncOp>(kConv2D)) {
+    if (!convs.empty() || !groupedConvs.empty()) {
       // (ctx, n, c, h, w, input, sIn, sIc, sIh, sIw, f, kh, kw, filter,
       //  output, sOn, sOf, oh, ow, strideH, strideW, dilationH, dilationW,
       //  flags)
@@ -779,14 +865,18 @@ struct CallCPUKernelsPass
                                   i64,     ptrType, ptrType, i64, i64, i64,
                                   i64,     i64,     i64,     i64, i64, i32};
       top.setInsertionPointToStart(module.getBody());
-      auto decl = func::FuncOp::create(top, module.getLoc(), kConv2D,
-                                       FunctionType::get(ctx, params, {}));
-      decl.setPrivate();
-      // The bias variant: the bias pointer after the filter's.
+      auto declare = [&](StringRef name) {
+        if (!module.lookupSymbol<func::FuncOp>(name))
+          func::FuncOp::create(top, module.getLoc(), name,
+                               FunctionType::get(ctx, params, {}))
+              .setPrivate();
+      };
+      declare(kConv2D);
+      // The bias variant: the bias pointer after the filter's; the
+      // packed-input variant has the same signature.
       params.insert(params.begin() + 14, ptrType);
-      func::FuncOp::create(top, module.getLoc(), kConv2DBias,
-                           FunctionType::get(ctx, params, {}))
-          .setPrivate();
+      declare(kConv2DBias);
+      declare(kConv2DPacked);
     }
     if (!dwConvs.empty())
       declareDwConvKernels(module);
@@ -816,8 +906,23 @@ struct CallCPUKernelsPass
       rewriteDwConv(conv);
     for (linalg::Conv2DNgchwGfchwOp conv : groupedConvs)
       rewriteGroupedConv(conv);
+    if (failed(checkPackedInputsRewritten(module)))
+      return signalPassFailure();
     // Kernel declarations no call ended up using.
     eraseUnusedDeclarations(module);
+  }
+
+  /// Fails on a conv marked `tandem.packed_input` that is still a linalg
+  /// op: as loops it would read the packed layout as NCHW.
+  static LogicalResult checkPackedInputsRewritten(ModuleOp module) {
+    WalkResult unpacked = module.walk([&](linalg::LinalgOp op) {
+      if (!op->hasAttr(kPackedInputAttr))
+        return WalkResult::advance();
+      op->emitOpError("reads a depthwise conv's packed output but did not "
+                      "become a tandem_conv2d_f32 call");
+      return WalkResult::interrupt();
+    });
+    return failure(unpacked.wasInterrupted());
   }
 
   /// The run's exec context inside the function holding `op`.
@@ -857,7 +962,8 @@ struct CallCPUKernelsPass
                        ArrayRef<unsigned> outStrideDims, int32_t extraFlags,
                        DenseIntElementsAttr stridesAttr,
                        DenseIntElementsAttr dilationsAttr, int winogradTile = 0,
-                       const PaddedInput *padded = nullptr) {
+                       const PaddedInput *padded = nullptr,
+                       bool *packedOutput = nullptr) {
     OpBuilder b(conv);
     Location loc = conv.getLoc();
     Type i64 = b.getI64Type();
@@ -897,6 +1003,16 @@ struct CallCPUKernelsPass
       padded = nullptr;
     if (padded)
       callee = kDwConv2DPad;
+    // The packed output replaces all of the output: only for a padded
+    // call that writes it whole.
+    if (packedOutput) {
+      *packedOutput = padded && !(flags & kAccumulate);
+      if (*packedOutput)
+        callee = kDwConv2DPadPacked;
+    }
+    bool packedInput = conv->hasAttr(kPackedInputAttr);
+    if (packedInput)
+      callee = kConv2DPacked;
     Value input = padded ? padded->source : conv.getDpsInputOperand(0)->get();
     SmallVector<int64_t> strides(stridesAttr.getValues<int64_t>());
     SmallVector<int64_t> dilations(dilationsAttr.getValues<int64_t>());
@@ -918,7 +1034,7 @@ struct CallCPUKernelsPass
     StridedOperand w = readStrided(b, loc, filterData);
     StridedOperand o = readStrided(b, loc, out);
     Value biasPtr = bias ? readStrided(b, loc, bias).ptr : Value();
-    if (padded && !biasPtr)
+    if ((padded || packedInput) && !biasPtr)
       biasPtr = LLVM::ZeroOp::create(
           b, loc, LLVM::LLVMPointerType::get(b.getContext()));
     Value execCtx = execContext(b, conv);
@@ -1037,13 +1153,14 @@ struct CallCPUKernelsPass
   /// input that is a zero-padded copy (paddedInputOf) is read in place by
   /// tandem_dwconv2d_pad_f32, and the copy and its fill go.
   void rewriteDwConv(linalg::DepthwiseConv2DNchwChwOp conv,
-                     const PaddedInput *known = nullptr) {
+                     const PaddedInput *known = nullptr,
+                     bool *packedOutput = nullptr) {
     std::optional<PaddedInput> padded =
         known ? std::optional<PaddedInput>(*known) : paddedInputOf(conv);
     Value buffer = conv.getDpsInputOperand(0)->get();
     if (!rewriteConvCall(conv, kDwConv2D, {1, 2}, {0, 1, 2}, 0,
                          conv.getStrides(), conv.getDilations(), 0,
-                         padded ? &*padded : nullptr))
+                         padded ? &*padded : nullptr, packedOutput))
       return;
     // The subview and the view may serve other lifetimes of the same slot.
     padded->copy->erase();

@@ -76,6 +76,14 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
                              << "' must be the string \"relu\" or \"relu6\"";
     return success();
   }
+  if (attr.getName() == getPackedInputAttrName()) {
+    if (op->getName().getStringRef() != "linalg.conv_2d_nchw_fchw" ||
+        !isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << getPackedInputAttrName()
+                             << "' must be a unit attribute on a "
+                                "linalg.conv_2d_nchw_fchw";
+    return success();
+  }
   if (attr.getName() == getParallelGrainAttrName()) {
     auto grain = dyn_cast<IntegerAttr>(attr.getValue());
     if (!grain || grain.getInt() < 1)

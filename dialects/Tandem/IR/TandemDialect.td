@@ -113,6 +113,15 @@ def Tandem_Dialect : Dialect {
       return ::llvm::StringLiteral("tandem.epilogue");
     }
 
+    /// Name of the unit attribute on a 1x1 `linalg.conv_2d_nchw_fchw`
+    /// whose input a depthwise conv writes in the GEMM's packed panel
+    /// layout (tandem-call-cpu-kernels before memory planning): the full
+    /// run makes it a `tandem_conv2d_packed_f32` call, and fails if it
+    /// cannot.
+    static constexpr ::llvm::StringLiteral getPackedInputAttrName() {
+      return ::llvm::StringLiteral("tandem.packed_input");
+    }
+
     /// Name of the `array<i64: gx, gy, gz, bx, by, bz>` attribute on a
     /// call of a GPU kernel function: its launch geometry.
     static constexpr ::llvm::StringLiteral getLaunchDimsAttrName() {

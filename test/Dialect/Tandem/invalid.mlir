@@ -821,3 +821,11 @@ func.func @gather_nd_batch_dims(%x: tensor<2x4xf32>, %i: tensor<2x1xi64>) {
   %0 = tandem.gather_nd %x, %i {batch_dims = 2 : i64} : (tensor<2x4xf32>, tensor<2x1xi64>) -> tensor<2xf32>
   return
 }
+
+// -----
+
+func.func @packed_input_attr_not_on_a_conv(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'tandem.packed_input' must be a unit attribute on a linalg.conv_2d_nchw_fchw}}
+  %0 = tandem.relu %x {tandem.packed_input} : tensor<4xf32>
+  return
+}

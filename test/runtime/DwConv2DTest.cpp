@@ -283,10 +283,11 @@ TEST(DwConv2DTest, PackedOutputFeedsA1x1Conv) {
   ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (tandem_thread_pool_t *p : {static_cast<tandem_thread_pool_t *>(nullptr),
-                                  pool})
+  for (tandem_thread_pool_t *p :
+       {static_cast<tandem_thread_pool_t *>(nullptr), pool})
     for (const PackedCase &t : cases) {
-      int64_t n = 2, oh = (t.h - 1) / t.stride + 1, ow = (t.w - 1) / t.stride + 1;
+      int64_t n = 2, oh = (t.h - 1) / t.stride + 1,
+              ow = (t.w - 1) / t.stride + 1;
       int64_t plane = oh * ow, image = TANDEM_PACKED_PANEL_FLOATS(t.c, plane);
       std::vector<float> in(n * t.c * t.h * t.w), dwFilter(t.c * 9),
           dwBias(t.c), filter(t.f * t.c), bias(t.f);
@@ -297,18 +298,15 @@ TEST(DwConv2DTest, PackedOutputFeedsA1x1Conv) {
       ctx.pool = p;
       auto dw = [&](float *out, bool packed) {
         (packed ? tandem_dwconv2d_pad_packed_f32 : tandem_dwconv2d_pad_f32)(
-            &ctx, n, t.c, t.h, t.w, in.data(),
-                                t.c * t.h * t.w, t.h * t.w, t.w, 1, 3, 3,
-                                dwFilter.data(), dwBias.data(), out,
-                                t.c * plane, plane, ow, oh, ow, t.stride,
-                                t.stride, 1, 1, 1, 1,
-                                TANDEM_DWCONV2D_RELU6);
+            &ctx, n, t.c, t.h, t.w, in.data(), t.c * t.h * t.w, t.h * t.w, t.w,
+            1, 3, 3, dwFilter.data(), dwBias.data(), out, t.c * plane, plane,
+            ow, oh, ow, t.stride, t.stride, 1, 1, 1, 1, TANDEM_DWCONV2D_RELU6);
       };
       auto conv = [&](const float *input, float *out, bool packed) {
-        (packed ? tandem_conv2d_packed_f32 : tandem_conv2d_bias_f32)(&ctx, n, t.c, oh, ow, input, t.c * plane, plane,
-                               ow, 1, t.f, 1, 1, filter.data(), bias.data(),
-                               out, t.f * plane, plane, oh, ow, 1, 1, 1, 1,
-                               TANDEM_CONV2D_RELU);
+        (packed ? tandem_conv2d_packed_f32 : tandem_conv2d_bias_f32)(
+            &ctx, n, t.c, oh, ow, input, t.c * plane, plane, ow, 1, t.f, 1, 1,
+            filter.data(), bias.data(), out, t.f * plane, plane, oh, ow, 1, 1,
+            1, 1, TANDEM_CONV2D_RELU);
       };
       std::vector<float> mid(n * t.c * plane), expected(n * t.f * plane);
       dw(mid.data(), false);
@@ -331,19 +329,18 @@ TEST(DwConv2DTest, PackedMisuseFails) {
   // write nothing.
   std::vector<float> in(9, 1.0f), f(9, 0.5f),
       out(TANDEM_PACKED_PANEL_FLOATS(1, 9), -3.0f);
-  tandem_dwconv2d_pad_packed_f32(nullptr, 1, 1, 3, 3, in.data(), 9, 9, 3, 1,
-                                 3, 3, f.data(), nullptr, out.data(), 9, 9, 3,
-                                 3, 3, 1, 1, 1, 1, 1, 1,
-                                 TANDEM_DWCONV2D_ACCUMULATE);
+  tandem_dwconv2d_pad_packed_f32(
+      nullptr, 1, 1, 3, 3, in.data(), 9, 9, 3, 1, 3, 3, f.data(), nullptr,
+      out.data(), 9, 9, 3, 3, 3, 1, 1, 1, 1, 1, 1, TANDEM_DWCONV2D_ACCUMULATE);
   const char *error = tandem_internal_take_kernel_error();
   ASSERT_NE(error, nullptr);
   EXPECT_NE(std::string(error).find("packed output"), std::string::npos);
   for (float v : out)
     ASSERT_EQ(v, -3.0f);
   std::vector<float> convOut(9, -3.0f);
-  tandem_conv2d_packed_f32(nullptr, 1, 1, 3, 3, out.data(), 9, 9, 3, 1, 1, 3,
-                           3, f.data(), nullptr, convOut.data(), 9, 9, 1, 1, 1,
-                           1, 1, 1, 0);
+  tandem_conv2d_packed_f32(nullptr, 1, 1, 3, 3, out.data(), 9, 9, 3, 1, 1, 3, 3,
+                           f.data(), nullptr, convOut.data(), 9, 9, 1, 1, 1, 1,
+                           1, 1, 0);
   error = tandem_internal_take_kernel_error();
   ASSERT_NE(error, nullptr);
   EXPECT_NE(std::string(error).find("packed input"), std::string::npos);

@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kernels/dwconv_internal.h"
 #include "kernels/dwconv3x3.h"
+#include "kernels/dwconv_internal.h"
 #include "kernels/kernel_status.h"
 #include "kernels/scratch.h"
 #include "kernels/sgemm_internal.h"
@@ -538,10 +538,9 @@ void padPlane(const DwConv &g, const float *in, float *plane) {
   if (g.polyphase) {
     // Whole padded rows, their zero columns included (sIw is 1).
     float *even = plane + (r0 + g.padTop) * g.padStride;
-    tandem_internal::polyphaseRowsAvx512(in + r0 * g.sIh, g.sIh, r1 - r0, g.w,
-                                         g.padLeft, g.padW, even,
-                                         even + g.padH * g.padStride,
-                                         g.padStride);
+    tandem_internal::polyphaseRowsAvx512(
+        in + r0 * g.sIh, g.sIh, r1 - r0, g.w, g.padLeft, g.padW, even,
+        even + g.padH * g.padStride, g.padStride);
     return;
   }
   if (g.sIw == 1 && g.plane == planeAvx512) {
@@ -625,9 +624,9 @@ void planes(void *env, int64_t begin, int64_t end) {
 #if TANDEM_X86
     if (g.fast3x3) {
       tandem_internal::Dw3x3Plane plane{
-          int(g.strideW), in,     g.padStride, g.padH * g.padStride, g.oh,
-          g.ow,           g.sOh,  bias,        g.accumulate,         g.relu,
-          g.relu6};
+          int(g.strideW), in,     g.padStride, g.padH * g.padStride,
+          g.oh,           g.ow,   g.sOh,       bias,
+          g.accumulate,   g.relu, g.relu6};
       tandem_internal::dw3x3PlaneAvx512(plane, f, out);
     } else
 #endif
@@ -661,8 +660,8 @@ void dwconv(PlaneKernel plane, const tandem_exec_ctx_t *ctx, int64_t n,
     g.padW = (ow - 1) * strideW + (kw - 1) * dilationW + 1;
     g.padStride = (g.padW + 15) / 16 * 16;
 #if TANDEM_X86
-    g.fast3x3 = plane == planeAvx512 && kh == 3 && kw == 3 &&
-                dilationH == 1 && dilationW == 1 && strideH == strideW &&
+    g.fast3x3 = plane == planeAvx512 && kh == 3 && kw == 3 && dilationH == 1 &&
+                dilationW == 1 && strideH == strideW &&
                 (strideW == 1 || (strideW == 2 && sIw == 1));
     if (g.fast3x3 && strideW == 2) {
       // Two halves of ceil(padW / 2) columns, in whole 16-float blocks of

@@ -29,8 +29,7 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 
-#define TANDEM_AVX512VL                                                        \
-  __attribute__((target("avx512f,avx512vl,avx2,fma")))
+#define TANDEM_AVX512VL __attribute__((target("avx512f,avx512vl,avx2,fma")))
 
 namespace {
 
@@ -142,8 +141,7 @@ TANDEM_AVX512VL void rows3x3(const Dw3x3Plane &p, const typename T::V w[9],
 
 /// The whole plane in steps of kRows output rows, the last step shorter.
 template <class T, int STEP, int kRows>
-TANDEM_AVX512VL void plane3x3(const Dw3x3Plane &p, const float *f,
-                              float *out) {
+TANDEM_AVX512VL void plane3x3(const Dw3x3Plane &p, const float *f, float *out) {
   using V = typename T::V;
   V w[9];
   for (int t = 0; t < 9; ++t)

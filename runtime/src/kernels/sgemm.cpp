@@ -1393,16 +1393,16 @@ namespace {
 void conv2d(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
             int64_t w, const float *input, int64_t sIn, int64_t sIc,
             int64_t sIh, int64_t sIw, int64_t f, int64_t kh, int64_t kw,
-            const float *filter, const float *bias, float *output,
-            int64_t sOn, int64_t sOf, int64_t oh, int64_t ow, int64_t strideH,
+            const float *filter, const float *bias, float *output, int64_t sOn,
+            int64_t sOf, int64_t oh, int64_t ow, int64_t strideH,
             int64_t strideW, int64_t dilationH, int64_t dilationW,
             int32_t flags, bool packedInput) {
   if (packedInput) {
     // The packed layout is only ever a 1x1 conv's GEMM operand.
     flags &= ~(TANDEM_CONV2D_WINOGRAD | TANDEM_CONV2D_WINOGRAD_F2 |
                TANDEM_CONV2D_WINOGRAD_F4);
-    if (kh != 1 || kw != 1 || strideH != 1 || strideW != 1 ||
-        dilationH != 1 || dilationW != 1 || oh != h || ow != w) {
+    if (kh != 1 || kw != 1 || strideH != 1 || strideW != 1 || dilationH != 1 ||
+        dilationW != 1 || oh != h || ow != w) {
       tandem_internal_kernel_failure failure;
       tandem_internal_kernel_fail(
           &failure, "conv2d: a packed input needs a 1x1 conv of stride 1");

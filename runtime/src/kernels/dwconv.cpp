@@ -14,7 +14,10 @@
 // contiguous for stride 1, deinterleaved for stride 2, gathered otherwise)
 // before the fused epilogue and a single store. Ragged row ends use masked
 // loads and stores, so no load goes past the last input column the conv
-// reads and small planes (7x7, 14x14) stay vectorised.
+// reads and small planes (7x7, 14x14) stay vectorised. The implicitly padded
+// entries' 3x3 planes of stride 1 and 2 have AVX-512 kernels of their own
+// (dwconv3x3_avx512.cpp), and tandem_dwconv2d_pad_packed_f32 writes its
+// planes in the packed layout of the 1x1 conv's GEMM that reads them.
 //
 //===----------------------------------------------------------------------===//
 

@@ -761,7 +761,7 @@ struct CallCPUKernelsPass
   /// the packed panel layout) the size of that layout, and marks
   /// `consumer`, the 1x1 conv reading it. The conv op still names an NCHW
   /// view of the buffer's first N*C*H*W floats; the full run passes only
-  /// its address, with TANDEM_CONV2D_PACKED_INPUT.
+  /// its address, to tandem_conv2d_packed_f32.
   static void packBuffer(memref::AllocOp alloc,
                          linalg::Conv2DNchwFchwOp consumer) {
     MemRefType type = alloc.getType();
@@ -919,7 +919,7 @@ struct CallCPUKernelsPass
       if (!op->hasAttr(kPackedInputAttr))
         return WalkResult::advance();
       op->emitOpError("reads a depthwise conv's packed output but did not "
-                      "become a tandem_conv2d_f32 call");
+                      "become a tandem_conv2d_packed_f32 call");
       return WalkResult::interrupt();
     });
     return failure(unpacked.wasInterrupted());

@@ -1144,8 +1144,17 @@ size_t wholeBSize(const KernelIsa &isa, int64_t n, int64_t k) {
   return size_t((n + isa.nr - 1) / isa.nr * isa.nr) * k;
 }
 
-/// Packs all of B in the layout gemm2D reads through `bCache`: the
-/// (N block jc, K block pc) step at jc * k + its padded width * pc.
+/// Where all of B packed (packWholeB, tandem_internal_pack_b_rows) holds
+/// the step of N block jc (nPanels panels of nr) and K block pc: the
+/// layout gemm2D reads through `bCache`. The step's panels follow one
+/// another, each nr times the K block's height.
+inline int64_t packedBStep(int64_t jc, int64_t pc, int64_t k, int64_t nPanels,
+                           int64_t nr) {
+  return jc * k + nPanels * nr * pc;
+}
+
+/// Packs all of B in the layout gemm2D reads through `bCache`
+/// (packedBStep).
 void packWholeB(const KernelIsa &isa, const float *b, int64_t rs, int64_t cs,
                 int64_t n, int64_t k, float *out) {
   int64_t kc = kBlockSize(k), nr = isa.nr;
@@ -1154,7 +1163,7 @@ void packWholeB(const KernelIsa &isa, const float *b, int64_t rs, int64_t cs,
     int64_t nPanels = (nc + nr - 1) / nr;
     for (int64_t pc = 0; pc < k; pc += kc) {
       int64_t kcur = std::min(kc, k - pc);
-      float *block = out + jc * k + nPanels * nr * pc;
+      float *block = out + packedBStep(jc, pc, k, nPanels, nr);
       for (int64_t panel = 0; panel < nPanels; ++panel)
         packBPanel(b + pc * rs + jc * cs, rs, cs, panel * nr, nc, kcur, nr,
                    block + panel * nr * kcur);
@@ -1177,8 +1186,8 @@ void packBRowsFixed(const float *src, int64_t srcStride, int64_t row0,
       for (int64_t r = 0; r < rows; ++r) {
         int64_t row = row0 + r;
         int64_t pc = row / kc * kc, kcur = std::min(kc, k - pc);
-        float *dst = out + jc * k + nPanels * NR * pc + panel * NR * kcur +
-                     (row - pc) * NR;
+        float *dst = out + packedBStep(jc, pc, k, nPanels, NR) +
+                     panel * NR * kcur + (row - pc) * NR;
         const float *from = src + r * srcStride + jc + panel * NR;
         if (cols == NR) {
           std::memcpy(dst, from, NR * sizeof(float));
@@ -1244,6 +1253,9 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
     int64_t mPadded = (m + mr - 1) / mr * mr;
     int64_t kc = kBlockSize(k);
     for (int64_t pc = 0; pc < k; pc += kc) {
+      float *bStep = bCache ? const_cast<float *>(bCache) +
+                                  packedBStep(jc, pc, k, nPanels, nr)
+                            : bPacked;
       BlockStep s{
           &isa,
           a + pc * csA,
@@ -1262,8 +1274,7 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
           nTasks,
           accumulate || pc > 0,
           pc + kc >= k ? epi : kNoEpilogue,
-          bCache ? const_cast<float *>(bCache) + jc * k + nPanels * nr * pc
-                 : bPacked,
+          bStep,
           bCache != nullptr,
           aCache ? aCache + mPadded * pc : nullptr,
           failure,

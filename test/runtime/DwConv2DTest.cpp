@@ -10,12 +10,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "kernels/dwconv_internal.h"
+#include "kernels/kernel_cache.h"
 #include "kernels/kernel_status.h"
 #include "tandem/runtime.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -346,6 +348,111 @@ TEST(DwConv2DTest, PackedMisuseFails) {
   EXPECT_NE(std::string(error).find("packed input"), std::string::npos);
   for (float v : convOut)
     ASSERT_EQ(v, -3.0f);
+}
+
+TEST(DwConv2DTest, Conv1x1ThenDepthwiseInOneCall) {
+  // tandem_conv1x1_dwconv2d_f32 (and its packed twin) give exactly what
+  // tandem_conv2d_bias_f32 (1x1) then tandem_dwconv2d_pad_f32 (_packed_f32)
+  // give through the expanded tensor: MobileNetV2's shapes (stride 1 and 2,
+  // 112x112 down to 7x7), channel counts that leave a short last group, two
+  // K blocks of the GEMM (300 input channels), two N blocks (72x72 pixels);
+  // two images, with and without a pool, with the filter from the weight
+  // cache and without. Outputs start as NaN, so every element must be
+  // written.
+  struct FusedCase {
+    int64_t k, c, h, w, stride;
+  };
+  const FusedCase cases[] = {{16, 96, 112, 112, 2}, {24, 144, 56, 56, 1},
+                             {160, 960, 7, 7, 1},   {3, 5, 9, 9, 1},
+                             {300, 20, 6, 6, 2},    {2, 17, 72, 72, 1},
+                             {8, 29, 15, 11, 2}};
+  tandem_thread_pool_t *pool = nullptr;
+  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (tandem_thread_pool_t *p :
+       {static_cast<tandem_thread_pool_t *>(nullptr), pool})
+    for (bool cached : {false, true})
+      for (const FusedCase &t : cases) {
+        int64_t n = 2, oh = (t.h - 1) / t.stride + 1,
+                ow = (t.w - 1) / t.stride + 1, pixels = t.h * t.w;
+        int64_t plane = oh * ow;
+        std::vector<float> in(n * t.k * pixels), pwFilter(t.c * t.k),
+            pwBias(t.c), dwFilter(t.c * 9), dwBias(t.c);
+        for (std::vector<float> *v :
+             {&in, &pwFilter, &pwBias, &dwFilter, &dwBias})
+          for (float &x : *v)
+            x = 3.0f * dist(rng); // past 0 and 6, for the ReLU6s
+        tandem_exec_ctx_t ctx = {};
+        ctx.pool = p;
+        tandem_internal_kernel_cache *cache =
+            cached ? tandem_internal_kernel_cache_create() : nullptr;
+        ctx.reserved[0] = cache;
+        int32_t pwFlags =
+            TANDEM_CONV2D_RELU6 | (cached ? TANDEM_CONV2D_CONSTANT_FILTER : 0);
+        std::vector<float> mid(n * t.c * pixels);
+        tandem_conv2d_bias_f32(&ctx, n, t.k, t.h, t.w, in.data(), t.k * pixels,
+                               pixels, t.w, 1, t.c, 1, 1, pwFilter.data(),
+                               pwBias.data(), mid.data(), t.c * pixels, pixels,
+                               t.h, t.w, 1, 1, 1, 1, pwFlags);
+        for (bool packed : {false, true}) {
+          size_t size = packed ? n * TANDEM_PACKED_PANEL_FLOATS(t.c, plane)
+                               : n * t.c * plane;
+          std::vector<float> expected(size, NAN), got(size, NAN);
+          (packed ? tandem_dwconv2d_pad_packed_f32 : tandem_dwconv2d_pad_f32)(
+              &ctx, n, t.c, t.h, t.w, mid.data(), t.c * pixels, pixels, t.w, 1,
+              3, 3, dwFilter.data(), dwBias.data(), expected.data(),
+              t.c * plane, plane, ow, oh, ow, t.stride, t.stride, 1, 1, 1, 1,
+              TANDEM_DWCONV2D_RELU6);
+          (packed ? tandem_conv1x1_dwconv2d_packed_f32
+                  : tandem_conv1x1_dwconv2d_f32)(
+              &ctx, n, t.k, t.h, t.w, in.data(), t.k * pixels, pixels, t.w, 1,
+              t.c, pwFilter.data(), pwBias.data(), pwFlags, 3, 3,
+              dwFilter.data(), dwBias.data(), got.data(), t.c * plane, plane,
+              ow, oh, ow, t.stride, t.stride, 1, 1, 1, 1,
+              TANDEM_DWCONV2D_RELU6);
+          ASSERT_EQ(tandem_internal_take_kernel_error(), nullptr);
+          // Bit for bit: the packed layout's tail past the last panel
+          // (narrower panels than TANDEM_PACKED_PANEL_FLOATS allows for)
+          // stays NaN in both.
+          for (size_t i = 0; i < size; ++i)
+            ASSERT_EQ(std::memcmp(&got[i], &expected[i], sizeof(float)), 0)
+                << got[i] << " != " << expected[i] << ": k" << t.k << " c"
+                << t.c << " " << t.h << "x" << t.w << " s" << t.stride
+                << (p ? " pool" : "") << (cached ? " cached" : "")
+                << (packed ? " packed" : "") << " at " << i;
+        }
+        tandem_internal_kernel_cache_destroy(cache);
+      }
+  tandem_thread_pool_destroy(pool);
+}
+
+TEST(DwConv2DTest, Conv1x1ThenDepthwiseMisuseFails) {
+  // Accumulating, or an input whose planes are not dense, fails the call
+  // with a message, and nothing is written.
+  std::vector<float> in(2 * 16, 1.0f), pw(2 * 2, 0.5f), dw(2 * 9, 0.5f),
+      out(2 * 16, -3.0f);
+  struct Misuse {
+    int64_t sIh;
+    int32_t pwFlags, flags;
+    const char *message;
+  };
+  const Misuse misuses[] = {
+      {4, 0, TANDEM_DWCONV2D_ACCUMULATE, "accumulate"},
+      {4, TANDEM_CONV2D_ACCUMULATE, 0, "accumulate"},
+      {5, 0, 0, "dense"},
+  };
+  for (const Misuse &m : misuses) {
+    tandem_conv1x1_dwconv2d_f32(nullptr, 1, 2, 3, 4, in.data(), 32, 16, m.sIh,
+                                1, 2, pw.data(), nullptr, m.pwFlags, 3, 3,
+                                dw.data(), nullptr, out.data(), 12, 12, 4, 3, 4,
+                                1, 1, 1, 1, 1, 1, m.flags);
+    const char *error = tandem_internal_take_kernel_error();
+    ASSERT_NE(error, nullptr);
+    EXPECT_NE(std::string(error).find(m.message), std::string::npos) << error;
+    for (float v : out)
+      ASSERT_EQ(v, -3.0f);
+  }
 }
 
 TEST(DwConv2DTest, PublicEntryUsesAKernelFamily) {

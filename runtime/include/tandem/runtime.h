@@ -353,6 +353,40 @@ TANDEM_API void tandem_dwconv2d_pad_packed_f32(
     int64_t ow, int64_t strideH, int64_t strideW, int64_t dilationH,
     int64_t dilationW, int64_t padTop, int64_t padLeft, int32_t flags);
 
+/** A 1x1 convolution followed by a depthwise one, as MobileNet's inverted
+ *  residual blocks have them, in one call: the 1x1 conv (stride 1; `c`
+ *  output channels from the k of `input`, [n, k, h, w] with dense planes:
+ *  sIw == 1, sIh == w; pwFilter a dense [c, k], pwBias c floats or NULL,
+ *  pwFlags TANDEM_CONV2D_RELU / RELU6 / CONSTANT_FILTER) yields an
+ *  expanded [n, c, h, w] that is never stored: each task computes a few of
+ *  its channels into a thread-local buffer, then tandem_dwconv2d_pad_f32
+ *  (the remaining arguments, padding {padTop, padLeft}) on those planes
+ *  while they are in cache. The result is the two calls' through an
+ *  intermediate tensor. Accumulating (TANDEM_DWCONV2D_ACCUMULATE,
+ *  TANDEM_CONV2D_ACCUMULATE) and input planes that are not dense are
+ *  refused: the call fails and writes nothing. Added 2026-12-05.
+ *  Thread-safe. */
+TANDEM_API void tandem_conv1x1_dwconv2d_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t k, int64_t h, int64_t w,
+    const float *input, int64_t sIn, int64_t sIk, int64_t sIh, int64_t sIw,
+    int64_t c, const float *pwFilter, const float *pwBias, int32_t pwFlags,
+    int64_t kh, int64_t kw, const float *filter, const float *bias,
+    float *output, int64_t sOn, int64_t sOc, int64_t sOh, int64_t oh,
+    int64_t ow, int64_t strideH, int64_t strideW, int64_t dilationH,
+    int64_t dilationW, int64_t padTop, int64_t padLeft, int32_t flags);
+
+/** tandem_conv1x1_dwconv2d_f32 writing its output in the packed panel
+ *  layout tandem_conv2d_packed_f32 reads, as tandem_dwconv2d_pad_packed_f32
+ *  does (sOn, sOc and sOh are ignored). Added 2026-12-05. Thread-safe. */
+TANDEM_API void tandem_conv1x1_dwconv2d_packed_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t k, int64_t h, int64_t w,
+    const float *input, int64_t sIn, int64_t sIk, int64_t sIh, int64_t sIw,
+    int64_t c, const float *pwFilter, const float *pwBias, int32_t pwFlags,
+    int64_t kh, int64_t kw, const float *filter, const float *bias,
+    float *output, int64_t sOn, int64_t sOc, int64_t sOh, int64_t oh,
+    int64_t ow, int64_t strideH, int64_t strideW, int64_t dilationH,
+    int64_t dilationW, int64_t padTop, int64_t padLeft, int32_t flags);
+
 /** The micro-kernel family tandem_sgemm_f32 uses in this process:
  *  "avx512", "avx2" or "portable". */
 TANDEM_API const char *tandem_sgemm_f32_isa(void);

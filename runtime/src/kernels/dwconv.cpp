@@ -565,14 +565,48 @@ void padPlane(const DwConv &g, const float *in, float *plane) {
   }
 }
 
+/// Computes one plane of g from its input `in` into `out` (row stride
+/// g.sOh), through `padded` (paddedPlane) when g is padded; `view` is g
+/// reading the padded copy (planes()).
+void computePlane(const DwConv &g, DwConv &view, float *padded, const float *in,
+                  const float *f, float bias, float *out) {
+  if (g.padded) {
+    // The plane is read whole before its output is written, so the
+    // output may be the input itself (see tandem_dwconv2d_pad_f32).
+    padPlane(g, in, padded);
+    in = padded;
+  }
+#if TANDEM_X86
+  if (g.fast3x3) {
+    tandem_internal::Dw3x3Plane plane{
+        int(g.strideW), in,     g.padStride, g.padH * g.padStride,
+        g.oh,           g.ow,   g.sOh,       bias,
+        g.accumulate,   g.relu, g.relu6};
+    tandem_internal::dw3x3PlaneAvx512(plane, f, out);
+    return;
+  }
+#endif
+  // The kernel starts every output from the channel's bias.
+  view.planeBias = bias;
+  view.plane(view, in, f, out);
+}
+
+/// The view of g that planes read: a padded conv's planes come from the
+/// padded copy, whose columns are dense.
+DwConv paddedView(const DwConv &g) {
+  DwConv view = g;
+  if (g.padded)
+    view.sIh = g.padStride, view.sIw = 1;
+  return view;
+}
+
 void planes(void *env, int64_t begin, int64_t end) {
   const DwConv &g = *static_cast<const DwConv *>(env);
   // A padded convolution's planes are read from the padded copy, whose
   // columns are dense.
-  DwConv view = g;
+  DwConv view = paddedView(g);
   float *padded = nullptr;
   if (g.padded) {
-    view.sIh = g.padStride, view.sIw = 1;
     padded = paddedPlane(g);
     if (!padded) {
       tandem_internal_kernel_fail(g.failure,
@@ -618,42 +652,21 @@ void planes(void *env, int64_t begin, int64_t end) {
     }
     if (++ch == g.c)
       ch = 0, ++b;
-    if (g.padded) {
-      // The plane is read whole before its output is written, so the
-      // output may be the input itself (see tandem_dwconv2d_pad_f32).
-      padPlane(g, in, padded);
-      in = padded;
-    }
-#if TANDEM_X86
-    if (g.fast3x3) {
-      tandem_internal::Dw3x3Plane plane{
-          int(g.strideW), in,     g.padStride, g.padH * g.padStride,
-          g.oh,           g.ow,   g.sOh,       bias,
-          g.accumulate,   g.relu, g.relu6};
-      tandem_internal::dw3x3PlaneAvx512(plane, f, out);
-    } else
-#endif
-    {
-      // The kernel starts every output from the channel's bias.
-      view.planeBias = bias;
-      view.plane(view, in, f, out);
-    }
+    computePlane(g, view, padded, in, f, bias, out);
   }
   flush();
 }
 
-void dwconv(PlaneKernel plane, const tandem_exec_ctx_t *ctx, int64_t n,
-            int64_t c, const float *input, int64_t sIn, int64_t sIc,
-            int64_t sIh, int64_t sIw, int64_t kh, int64_t kw,
-            const float *filter, float *output, int64_t sOn, int64_t sOc,
-            int64_t sOh, int64_t oh, int64_t ow, int64_t strideH,
-            int64_t strideW, int64_t dilationH, int64_t dilationW,
-            int32_t flags, const float *bias = nullptr,
-            const int64_t *pad = nullptr, int64_t h = 0, int64_t w = 0,
-            bool packedOutput = false) {
-  if (n <= 0 || c <= 0 || oh <= 0 || ow <= 0)
-    return;
-  DwConv g;
+/// Fills g for one call (the arguments of tandem_dwconv2d_pad_f32; pad
+/// null for the unpadded entries). A packed output (packedOutput) is
+/// computed plane by plane densely, then packed.
+void setUp(DwConv &g, PlaneKernel plane, int64_t c, const float *input,
+           int64_t sIn, int64_t sIc, int64_t sIh, int64_t sIw, int64_t kh,
+           int64_t kw, const float *filter, float *output, int64_t sOn,
+           int64_t sOc, int64_t sOh, int64_t oh, int64_t ow, int64_t strideH,
+           int64_t strideW, int64_t dilationH, int64_t dilationW, int32_t flags,
+           const float *bias, const int64_t *pad, int64_t h, int64_t w,
+           bool packedOutput) {
   if (pad) {
     // The padded plane holds exactly the rows and columns the windows
     // read; its rows start 64-byte aligned.
@@ -689,25 +702,173 @@ void dwconv(PlaneKernel plane, const tandem_exec_ctx_t *ctx, int64_t n,
   g.relu6 = (flags & TANDEM_DWCONV2D_RELU6) != 0;
   g.relu = g.relu6 || (flags & TANDEM_DWCONV2D_RELU) != 0;
   g.plane = plane;
-  tandem_internal_kernel_failure failure;
-  g.failure = &failure;
   if (packedOutput) {
-    if (g.accumulate) {
-      tandem_internal_kernel_fail(
-          &failure, "dwconv: a packed output cannot be accumulated onto");
-      tandem_internal_kernel_report(&failure);
-      return;
-    }
-    // Planes are computed densely, then packed.
     g.packed = true;
     g.sOn = TANDEM_PACKED_PANEL_FLOATS(c, oh * ow);
     g.sOc = oh * ow;
     g.sOh = ow;
   }
+}
+
+void dwconv(PlaneKernel plane, const tandem_exec_ctx_t *ctx, int64_t n,
+            int64_t c, const float *input, int64_t sIn, int64_t sIc,
+            int64_t sIh, int64_t sIw, int64_t kh, int64_t kw,
+            const float *filter, float *output, int64_t sOn, int64_t sOc,
+            int64_t sOh, int64_t oh, int64_t ow, int64_t strideH,
+            int64_t strideW, int64_t dilationH, int64_t dilationW,
+            int32_t flags, const float *bias = nullptr,
+            const int64_t *pad = nullptr, int64_t h = 0, int64_t w = 0,
+            bool packedOutput = false) {
+  if (n <= 0 || c <= 0 || oh <= 0 || ow <= 0)
+    return;
+  tandem_internal_kernel_failure failure;
+  if (packedOutput && (flags & TANDEM_DWCONV2D_ACCUMULATE)) {
+    tandem_internal_kernel_fail(
+        &failure, "dwconv: a packed output cannot be accumulated onto");
+    tandem_internal_kernel_report(&failure);
+    return;
+  }
+  DwConv g;
+  setUp(g, plane, c, input, sIn, sIc, sIh, sIw, kh, kw, filter, output, sOn,
+        sOc, sOh, oh, ow, strideH, strideW, dilationH, dilationW, flags, bias,
+        pad, h, w, packedOutput);
+  g.failure = &failure;
   // A plane is oh * ow * kh * kw FMAs; let small planes share a task.
   int64_t work = oh * ow * kh * kw;
   int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(work, 1));
   tandem_parallel_for(ctx ? ctx->pool : nullptr, n * c, grain, planes, &g);
+  tandem_internal_kernel_report(&failure);
+}
+
+/// One call of tandem_conv1x1_dwconv2d_f32: a task computes the 1x1 conv's
+/// output channels [c0, c0 + group) of one image into a thread-local buffer
+/// (bias and epilogue applied by the GEMM), then the depthwise conv `dw` on
+/// those planes while they are in cache.
+struct PwDw {
+  DwConv dw; // its input is the task's buffer: dense planes of h x w
+  const float *pwFilter; // e x k, dense
+  const float *pwPacked; // its packed copy from the weight cache, or null
+  const float *pwBias;   // e floats, or null
+  int32_t pwFlags;       // TANDEM_CONV2D_RELU / RELU6
+  int64_t k, pixels;     // the 1x1 conv's input channels; h * w
+  /// The input packed as the GEMM's right-hand side, image b at
+  /// packedInput + b * TANDEM_PACKED_PANEL_FLOATS(k, pixels).
+  const float *packedInput;
+  int64_t group, groups; // channels per task; tasks per image
+};
+
+void pwdwGroups(void *env, int64_t begin, int64_t end) {
+  const PwDw &p = *static_cast<const PwDw *>(env);
+  const DwConv &g = p.dw;
+  DwConv view = paddedView(g);
+  thread_local tandem_internal::Scratch expandedPlanes, outPlanes;
+  int64_t outFloats = g.oh * g.ow;
+  float *padded = paddedPlane(g);
+  float *expanded = expandedPlanes.get(size_t(p.group * p.pixels));
+  float *packedOut =
+      g.packed ? outPlanes.get(size_t(p.group * outFloats)) : nullptr;
+  if (!padded || !expanded || (g.packed && !packedOut)) {
+    tandem_internal_kernel_fail(g.failure,
+                                "conv1x1_dwconv: out of memory for a plane");
+    return;
+  }
+  for (int64_t task = begin; task < end; ++task) {
+    int64_t b = task / p.groups, c0 = task % p.groups * p.group;
+    int64_t rows = std::min(p.group, g.c - c0);
+    tandem_internal_conv1x1_rows(
+        p.pwFilter, p.pwPacked, p.k, c0, rows,
+        p.packedInput + b * TANDEM_PACKED_PANEL_FLOATS(p.k, p.pixels), p.pixels,
+        p.pwBias, p.pwFlags, expanded, g.failure);
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t ch = c0 + r;
+      float *out = g.packed ? packedOut + r * outFloats
+                            : g.output + b * g.sOn + ch * g.sOc;
+      computePlane(g, view, padded, expanded + r * p.pixels,
+                   g.filter + ch * g.kh * g.kw, g.bias ? g.bias[ch] : 0.0f,
+                   out);
+    }
+    if (g.packed)
+      tandem_internal_pack_b_rows(packedOut, outFloats, c0, rows, g.c,
+                                  outFloats, g.output + b * g.sOn);
+  }
+}
+
+/// Packs rows of the 1x1 conv's input (tasks of `rowsPerTask` channels of
+/// one image) for pwdwGroups.
+struct PackInput {
+  const float *input;
+  int64_t sIn, sIc;
+  int64_t k, pixels, rowsPerTask, tasksPerImage;
+  float *packed;
+};
+
+void packInputRows(void *env, int64_t begin, int64_t end) {
+  const PackInput &p = *static_cast<const PackInput *>(env);
+  for (int64_t task = begin; task < end; ++task) {
+    int64_t b = task / p.tasksPerImage;
+    int64_t r0 = task % p.tasksPerImage * p.rowsPerTask;
+    int64_t rows = std::min(p.rowsPerTask, p.k - r0);
+    tandem_internal_pack_b_rows(
+        p.input + b * p.sIn + r0 * p.sIc, p.sIc, r0, rows, p.k, p.pixels,
+        p.packed + b * TANDEM_PACKED_PANEL_FLOATS(p.k, p.pixels));
+  }
+}
+
+/// tandem_conv1x1_dwconv2d_f32, or with packedOutput its _packed_f32 twin.
+void conv1x1Dwconv(const tandem_exec_ctx_t *ctx, int64_t n, int64_t k,
+                   int64_t h, int64_t w, const float *input, int64_t sIn,
+                   int64_t sIc, int64_t sIh, int64_t sIw, int64_t c,
+                   const float *pwFilter, const float *pwBias, int32_t pwFlags,
+                   int64_t kh, int64_t kw, const float *filter,
+                   const float *bias, float *output, int64_t sOn, int64_t sOc,
+                   int64_t sOh, int64_t oh, int64_t ow, int64_t strideH,
+                   int64_t strideW, int64_t dilationH, int64_t dilationW,
+                   int64_t padTop, int64_t padLeft, int32_t flags,
+                   bool packedOutput) {
+  if (n <= 0 || c <= 0 || oh <= 0 || ow <= 0)
+    return;
+  tandem_internal_kernel_failure failure;
+  auto refuse = [&](const char *why) {
+    tandem_internal_kernel_fail(&failure, why);
+    tandem_internal_kernel_report(&failure);
+  };
+  if ((flags & TANDEM_DWCONV2D_ACCUMULATE) ||
+      (pwFlags & TANDEM_CONV2D_ACCUMULATE))
+    return refuse("conv1x1_dwconv: cannot accumulate onto the output");
+  if (k <= 0 || h <= 0 || w <= 0)
+    return refuse("conv1x1_dwconv: the 1x1 conv has an empty input");
+  if (sIw != 1 || sIh != w)
+    return refuse("conv1x1_dwconv: the input's planes must be dense");
+  int64_t pixels = h * w;
+  // The input packed once per call, shared by the tasks.
+  thread_local tandem_internal::Scratch packedInputs;
+  float *packed =
+      packedInputs.get(size_t(n * TANDEM_PACKED_PANEL_FLOATS(k, pixels)));
+  if (!packed)
+    return refuse("conv1x1_dwconv: out of memory for the packed input");
+  tandem_thread_pool_t *pool = ctx ? ctx->pool : nullptr;
+  PackInput pack{input, sIn, sIc, k, pixels, 8, (k + 7) / 8, packed};
+  tandem_parallel_for(pool, n * pack.tasksPerImage, 1, packInputRows, &pack);
+
+  PwDw p;
+  int64_t pad[2] = {padTop, padLeft};
+  // The depthwise conv reads dense planes of h x w from the task's buffer.
+  setUp(p.dw, planeKernel(), c, nullptr, 0, pixels, w, 1, kh, kw, filter,
+        output, sOn, sOc, sOh, oh, ow, strideH, strideW, dilationH, dilationW,
+        flags, bias, pad, h, w, packedOutput);
+  p.dw.failure = &failure;
+  p.pwFilter = pwFilter;
+  p.pwPacked = (pwFlags & TANDEM_CONV2D_CONSTANT_FILTER)
+                   ? tandem_internal_packed_filter(ctx, pwFilter, c, k)
+                   : nullptr;
+  p.pwBias = pwBias;
+  p.pwFlags = pwFlags & (TANDEM_CONV2D_RELU | TANDEM_CONV2D_RELU6);
+  p.k = k, p.pixels = pixels;
+  p.packedInput = packed;
+  // Whole register tiles of output channels, about 8 planes a task.
+  p.group = tandem_internal_conv1x1_row_group(8);
+  p.groups = (c + p.group - 1) / p.group;
+  tandem_parallel_for(pool, n * p.groups, 1, pwdwGroups, &p);
   tandem_internal_kernel_report(&failure);
 }
 
@@ -764,6 +925,34 @@ extern "C" TANDEM_API void tandem_dwconv2d_pad_packed_f32(
   dwconv(planeKernel(), ctx, n, c, input, sIn, sIc, sIh, sIw, kh, kw, filter,
          output, sOn, sOc, sOh, oh, ow, strideH, strideW, dilationH, dilationW,
          flags, bias, pad, h, w, /*packedOutput=*/true);
+}
+
+extern "C" TANDEM_API void tandem_conv1x1_dwconv2d_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t k, int64_t h, int64_t w,
+    const float *input, int64_t sIn, int64_t sIk, int64_t sIh, int64_t sIw,
+    int64_t c, const float *pwFilter, const float *pwBias, int32_t pwFlags,
+    int64_t kh, int64_t kw, const float *filter, const float *bias,
+    float *output, int64_t sOn, int64_t sOc, int64_t sOh, int64_t oh,
+    int64_t ow, int64_t strideH, int64_t strideW, int64_t dilationH,
+    int64_t dilationW, int64_t padTop, int64_t padLeft, int32_t flags) {
+  conv1x1Dwconv(ctx, n, k, h, w, input, sIn, sIk, sIh, sIw, c, pwFilter, pwBias,
+                pwFlags, kh, kw, filter, bias, output, sOn, sOc, sOh, oh, ow,
+                strideH, strideW, dilationH, dilationW, padTop, padLeft, flags,
+                /*packedOutput=*/false);
+}
+
+extern "C" TANDEM_API void tandem_conv1x1_dwconv2d_packed_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t k, int64_t h, int64_t w,
+    const float *input, int64_t sIn, int64_t sIk, int64_t sIh, int64_t sIw,
+    int64_t c, const float *pwFilter, const float *pwBias, int32_t pwFlags,
+    int64_t kh, int64_t kw, const float *filter, const float *bias,
+    float *output, int64_t sOn, int64_t sOc, int64_t sOh, int64_t oh,
+    int64_t ow, int64_t strideH, int64_t strideW, int64_t dilationH,
+    int64_t dilationW, int64_t padTop, int64_t padLeft, int32_t flags) {
+  conv1x1Dwconv(ctx, n, k, h, w, input, sIn, sIk, sIh, sIw, c, pwFilter, pwBias,
+                pwFlags, kh, kw, filter, bias, output, sOn, sOc, sOh, oh, ow,
+                strideH, strideW, dilationH, dilationW, padTop, padLeft, flags,
+                /*packedOutput=*/true);
 }
 
 bool tandem_internal_dwconv2d_f32_on(

@@ -1537,6 +1537,47 @@ void tandem_internal_pack_b_rows(const float *src, int64_t srcStride,
   }
 }
 
+const float *tandem_internal_packed_filter(const tandem_exec_ctx_t *ctx,
+                                           const float *filter, int64_t f,
+                                           int64_t k) {
+  auto *cache =
+      ctx ? static_cast<tandem_internal_kernel_cache *>(ctx->reserved[0])
+          : nullptr;
+  if (!cache || k <= 0 || f <= 0)
+    return nullptr;
+  // The key tandem_conv2d_bias_f32 uses for a constant filter: both calls
+  // share one packed copy.
+  const KernelIsa &chosen = isa();
+  return tandem_internal_kernel_cache_get(
+      cache, {filter, f, k, k, 1, 0, int32_t(chosen.mr)},
+      wholeASize(chosen, f, k),
+      [&](float *out) { packWholeA(chosen, filter, k, 1, f, k, out); });
+}
+
+int64_t tandem_internal_conv1x1_row_group(int64_t rows) {
+  int64_t mr = isa().mr;
+  return (rows + mr - 1) / mr * mr;
+}
+
+void tandem_internal_conv1x1_rows(const float *filter,
+                                  const float *packedFilter, int64_t k,
+                                  int64_t row0, int64_t rows,
+                                  const float *packedInput, int64_t pixels,
+                                  const float *bias, int32_t flags, float *out,
+                                  tandem_internal_kernel_failure *failure) {
+  const KernelIsa &chosen = isa();
+  // The cached copy holds K block pc at mPadded * pc: with one K block, the
+  // rows from row0 (a whole MR panel) start at row0 * k.
+  const float *aCache =
+      packedFilter && kBlockSize(k) == k && row0 % chosen.mr == 0
+          ? packedFilter + row0 * k
+          : nullptr;
+  gemm2D(nullptr, chosen, rows, pixels, k, filter + row0 * k, k, 1, nullptr, 0,
+         1, out, pixels, 1, /*accumulate=*/false, epilogueOf(flags), aCache,
+         packedInput, failure, nullptr,
+         TileBias{bias ? bias + row0 : nullptr, nullptr});
+}
+
 bool tandem_internal_sgemm_tile(const char *isaName, int64_t *mr, int64_t *nr) {
   KernelIsa chosen = isa();
   if (isaName && !isaByName(isaName, chosen))

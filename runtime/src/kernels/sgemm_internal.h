@@ -50,6 +50,31 @@ void tandem_internal_pack_b_rows(const float *src, int64_t srcStride,
                                  int64_t row0, int64_t rows, int64_t k,
                                  int64_t n, float *packed);
 
+/// The f x k filter of a 1x1 conv packed as the GEMM's left-hand side, from
+/// ctx's weight cache (packed on first use; the entry tandem_conv2d_bias_f32
+/// uses for the same constant filter), or nullptr without a cache.
+const float *tandem_internal_packed_filter(const tandem_exec_ctx_t *ctx,
+                                           const float *filter, int64_t f,
+                                           int64_t k);
+
+/// The channel group of tandem_internal_conv1x1_rows: `rows` rounded up to
+/// whole register tiles of the process-wide micro-kernel family.
+int64_t tandem_internal_conv1x1_row_group(int64_t rows);
+
+/// Output channels [row0, row0 + rows) of a 1x1 conv (filter f x k, dense),
+/// on this thread: out[r][p] = epilogue(bias[row0 + r] + sum over i of
+/// filter[row0 + r][i] * input[i][p]) for r < rows, p < pixels (out's rows
+/// `pixels` apart), the input already packed (tandem_internal_pack_b_rows,
+/// k rows of `pixels`). `packedFilter` (tandem_internal_packed_filter, or
+/// nullptr) is used when row0 starts a register tile and k is one K block;
+/// otherwise the rows are packed here. flags: TANDEM_CONV2D_RELU / RELU6.
+void tandem_internal_conv1x1_rows(const float *filter,
+                                  const float *packedFilter, int64_t k,
+                                  int64_t row0, int64_t rows,
+                                  const float *packedInput, int64_t pixels,
+                                  const float *bias, int32_t flags, float *out,
+                                  tandem_internal_kernel_failure *failure);
+
 bool tandem_internal_sgemm_tile(const char *isa, int64_t *mr, int64_t *nr);
 
 #endif // TANDEM_RUNTIME_KERNELS_SGEMM_INTERNAL_H

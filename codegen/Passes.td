@@ -238,7 +238,14 @@ def TandemCallCPUKernels : Pass<"tandem-call-cpu-kernels", "::mlir::ModuleOp"> {
            "layout (tandem_dwconv2d_pad_packed_f32; its buffer grows to "
            "TANDEM_PACKED_PANEL_FLOATS per image), and the 1x1 conv reads "
            "it with no packing pass (tandem_conv2d_packed_f32; marked "
-           "`tandem.packed_input` until the full run)">
+           "`tandem.packed_input` until the full run)">,
+    Option<"fusePointwiseDepthwise", "fuse-pointwise-depthwise", "bool",
+           /*default=*/"true",
+           "with implicit-pads-only: a 1x1 conv of stride 1 whose output "
+           "only an implicitly padded depthwise conv reads runs with it in "
+           "one call (tandem_conv1x1_dwconv2d_f32, or _packed_f32 with a "
+           "packed output), a few channels at a time, and its output buffer "
+           "goes">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

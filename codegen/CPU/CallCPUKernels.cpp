@@ -57,6 +57,11 @@ constexpr llvm::StringLiteral kDwConv2DPadPacked =
     "tandem_dwconv2d_pad_packed_f32";
 /// tandem_conv2d_bias_f32 reading the packed panel layout.
 constexpr llvm::StringLiteral kConv2DPacked = "tandem_conv2d_packed_f32";
+/// A 1x1 conv and the implicitly padded depthwise conv reading it, in one
+/// call, writing NCHW or the packed panel layout.
+constexpr llvm::StringLiteral kConv1x1DwConv2D = "tandem_conv1x1_dwconv2d_f32";
+constexpr llvm::StringLiteral kConv1x1DwConv2DPacked =
+    "tandem_conv1x1_dwconv2d_packed_f32";
 constexpr llvm::StringLiteral kExecCtxAttr = "tandem.exec_ctx";
 constexpr int32_t kAccumulate = 1;   // TANDEM_SGEMM_ACCUMULATE
 constexpr int32_t kConstantA = 2;    // TANDEM_SGEMM_CONSTANT_A
@@ -658,16 +663,10 @@ bool isSameBuffer(Value a, Value b) {
          viewedBuffer(b) == b;
 }
 
-/// Whether `conv` may read the padded copy's source in place of the copy:
-/// nothing between the copy and the convolution writes the source's bytes
-/// (after bufferization and memory planning, the source's buffer is free
-/// once the copy has read it), and the convolution's output is either
-/// provably elsewhere or the source buffer itself (written in place, which
-/// tandem_dwconv2d_pad_f32 allows: it reads each plane whole before writing
-/// that plane's outputs).
-bool sourceIntactAtConv(const PaddedInput &p, linalg::LinalgOp conv) {
-  for (Operation *op = p.copy->getNextNode(); op != conv.getOperation();
-       op = op->getNextNode()) {
+/// Whether no op after `from` and before `to` (in one block) may write the
+/// bytes of `buffer`.
+bool intactBetween(Operation *from, Operation *to, Value buffer) {
+  for (Operation *op = from->getNextNode(); op != to; op = op->getNextNode()) {
     if (isMemoryEffectFree(op))
       continue;
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
@@ -677,10 +676,81 @@ bool sourceIntactAtConv(const PaddedInput &p, linalg::LinalgOp conv) {
     effects.getEffects(list);
     for (MemoryEffects::EffectInstance &effect : list)
       if (isa<MemoryEffects::Write>(effect.getEffect()) &&
-          (!effect.getValue() ||
-           !provablyDisjoint(effect.getValue(), p.source)))
+          (!effect.getValue() || !provablyDisjoint(effect.getValue(), buffer)))
         return false;
   }
+  return true;
+}
+
+/// A 1x1 conv that tandem_conv1x1_dwconv2d_f32 computes together with the
+/// depthwise conv `dw` reading its output through the padded copy `p`.
+struct PointwiseProducer {
+  linalg::Conv2DNchwFchwOp conv;
+  Operation *init = nullptr; // the zero fill or bias broadcast of its output
+  Value bias;                // the broadcast's bias, or null
+};
+
+/// The 1x1 conv of stride and dilation 1 whose output only `dw` reads,
+/// through its zero-padded copy `p`: the output is a whole static NCHW
+/// allocation (before memory planning) whose other users are that conv,
+/// which overwrites it (a zero fill or a bias broadcast right before), and
+/// the copy; the conv's filter is a constant, its input has dense planes
+/// and nothing writes that input between the conv and `dw`.
+std::optional<PointwiseProducer>
+pointwiseProducerOf(linalg::DepthwiseConv2DNchwChwOp dw, PaddedInput &p) {
+  Value mid = p.source;
+  auto alloc = mid.getDefiningOp<memref::AllocOp>();
+  if (!alloc || !alloc.getType().getLayout().isIdentity() ||
+      !alloc.getType().hasStaticShape() || alloc.getType().getRank() != 4 ||
+      !alloc.getType().getElementType().isF32())
+    return std::nullopt;
+  PointwiseProducer producer;
+  for (Operation *user : mid.getUsers())
+    if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(user);
+        conv && conv.getDpsInitOperand(0)->get() == mid) {
+      if (producer.conv)
+        return std::nullopt;
+      producer.conv = conv;
+    }
+  linalg::Conv2DNchwFchwOp conv = producer.conv;
+  if (!conv || conv->getBlock() != dw->getBlock() ||
+      !conv->isBeforeInBlock(p.copy) || !isKernelConv(conv) ||
+      conv->hasAttr(kPackedInputAttr))
+    return std::nullopt;
+  producer.init = zeroFillBefore(conv, mid);
+  if (!producer.init)
+    producer.init = biasBroadcastBefore(conv, mid, producer.bias);
+  if (!producer.init)
+    return std::nullopt;
+  for (Operation *user : mid.getUsers())
+    if (user != conv.getOperation() && user != producer.init &&
+        user != p.copy.getOperation())
+      return std::nullopt;
+  Value input = conv.getDpsInputOperand(0)->get();
+  Value filter = conv.getDpsInputOperand(1)->get();
+  auto filterType = cast<MemRefType>(filter.getType());
+  if (input == mid || filter == mid || !isConstantBuffer(filter) ||
+      filterType.getDimSize(2) != 1 || filterType.getDimSize(3) != 1 ||
+      !hasDenseInnerDims(cast<MemRefType>(input.getType()), 2) ||
+      llvm::any_of(conv.getStrides().getValues<int64_t>(),
+                   [](int64_t s) { return s != 1; }) ||
+      llvm::any_of(conv.getDilations().getValues<int64_t>(),
+                   [](int64_t d) { return d != 1; }) ||
+      !intactBetween(conv, dw, input))
+    return std::nullopt;
+  return producer;
+}
+
+/// Whether `conv` may read the padded copy's source in place of the copy:
+/// nothing between the copy and the convolution writes the source's bytes
+/// (after bufferization and memory planning, the source's buffer is free
+/// once the copy has read it), and the convolution's output is either
+/// provably elsewhere or the source buffer itself (written in place, which
+/// tandem_dwconv2d_pad_f32 allows: it reads each plane whole before writing
+/// that plane's outputs).
+bool sourceIntactAtConv(const PaddedInput &p, linalg::LinalgOp conv) {
+  if (!intactBetween(p.copy, conv, p.source))
+    return false;
   Value out = conv.getDpsInitOperand(0)->get();
   return provablyDisjoint(out, p.source) || isSameBuffer(out, p.source);
 }
@@ -716,13 +786,19 @@ struct CallCPUKernelsPass
     params.insert(params.end() - 1, {i64, i64});
     declare(kDwConv2DPad, params);
     declare(kDwConv2DPadPacked, params);
+    // With the 1x1 conv before it: the input is the 1x1 conv's (n, k, h, w
+    // and strides), then its output channels, filter, bias and flags.
+    params.insert(params.begin() + 10, {i64, ptrType, ptrType, i32});
+    declare(kConv1x1DwConv2D, params);
+    declare(kConv1x1DwConv2DPacked, params);
   }
 
   /// Erases the kernel declarations nothing calls.
   static void eraseUnusedDeclarations(ModuleOp module) {
     for (StringRef name :
          {kSgemmBias, kConv2D, kConv2DBias, kConv2DPacked, kDwConv2D,
-          kDwConv2DBias, kDwConv2DPad, kDwConv2DPadPacked})
+          kDwConv2DBias, kDwConv2DPad, kDwConv2DPadPacked, kConv1x1DwConv2D,
+          kConv1x1DwConv2DPacked})
       if (auto decl = module.lookupSymbol<func::FuncOp>(name))
         if (decl.isExternal() && decl.symbolKnownUseEmpty(module))
           decl.erase();
@@ -745,12 +821,27 @@ struct CallCPUKernelsPass
     if (padded.empty())
       return;
     declareDwConvKernels(module);
+    // The 1x1 convs that run with the depthwise conv after them, found
+    // first: a 1x1 conv between two depthwise convs (MobileNetV1) runs
+    // with the second rather than reading the first's packed output.
+    SmallVector<std::optional<PointwiseProducer>> producers;
+    llvm::SmallPtrSet<Operation *, 8> fused;
     for (auto &[dw, p] : padded) {
+      producers.push_back(fusePointwiseDepthwise ? pointwiseProducerOf(dw, p)
+                                                 : std::nullopt);
+      if (producers.back())
+        fused.insert(producers.back()->conv);
+    }
+    for (auto [i, entry] : llvm::enumerate(padded)) {
+      auto &[dw, p] = entry;
       linalg::Conv2DNchwFchwOp consumer =
           packDepthwiseOutputs ? packedConsumerOf(dw) : nullptr;
+      if (consumer && fused.contains(consumer))
+        consumer = nullptr;
       Value out = dw.getDpsInitOperand(0)->get();
       bool packed = false;
-      rewriteDwConv(dw, &p, consumer ? &packed : nullptr);
+      rewriteDwConv(dw, &p, consumer ? &packed : nullptr,
+                    producers[i] ? &*producers[i] : nullptr);
       if (packed)
         packBuffer(out.getDefiningOp<memref::AllocOp>(), consumer);
     }
@@ -810,7 +901,9 @@ struct CallCPUKernelsPass
     module.walk([&](func::CallOp call) {
       if ((call.getCallee() != tandem::kReportIndexError &&
            call.getCallee() != kDwConv2DPad &&
-           call.getCallee() != kDwConv2DPadPacked) ||
+           call.getCallee() != kDwConv2DPadPacked &&
+           call.getCallee() != kConv1x1DwConv2D &&
+           call.getCallee() != kConv1x1DwConv2DPacked) ||
           call.getNumOperands() == 0)
         return;
       OpBuilder b(call);
@@ -963,7 +1056,9 @@ struct CallCPUKernelsPass
                        DenseIntElementsAttr stridesAttr,
                        DenseIntElementsAttr dilationsAttr, int winogradTile = 0,
                        const PaddedInput *padded = nullptr,
-                       bool *packedOutput = nullptr) {
+                       bool *packedOutput = nullptr,
+                       PointwiseProducer *producer = nullptr,
+                       bool *fusedProducer = nullptr) {
     OpBuilder b(conv);
     Location loc = conv.getLoc();
     Type i64 = b.getI64Type();
@@ -1013,7 +1108,18 @@ struct CallCPUKernelsPass
     bool packedInput = conv->hasAttr(kPackedInputAttr);
     if (packedInput)
       callee = kConv2DPacked;
-    Value input = padded ? padded->source : conv.getDpsInputOperand(0)->get();
+    // The 1x1 conv producing the padded input, in the same call: it writes
+    // all of its output (producer->init), and so must this call.
+    if (!padded || (flags & kAccumulate))
+      producer = nullptr;
+    if (producer)
+      callee = packedOutput && *packedOutput ? kConv1x1DwConv2DPacked
+                                             : kConv1x1DwConv2D;
+    if (fusedProducer)
+      *fusedProducer = producer != nullptr;
+    Value input = producer ? producer->conv.getDpsInputOperand(0)->get()
+                  : padded ? padded->source
+                           : conv.getDpsInputOperand(0)->get();
     SmallVector<int64_t> strides(stridesAttr.getValues<int64_t>());
     SmallVector<int64_t> dilations(dilationsAttr.getValues<int64_t>());
 
@@ -1064,6 +1170,22 @@ struct CallCPUKernelsPass
         inStrides.push_back(stride);
     for (unsigned d : filterDims)
       filterShape.push_back(constant(filterType.getDimSize(d)));
+    // The 1x1 conv's output channels, filter, bias (or null) and flags.
+    SmallVector<Value> pointwise;
+    if (producer) {
+      linalg::Conv2DNchwFchwOp pw = producer->conv;
+      Value pwFilter = pw.getDpsInputOperand(1)->get();
+      pointwise.push_back(
+          constant(cast<MemRefType>(pwFilter.getType()).getDimSize(0)));
+      pointwise.push_back(readStrided(b, loc, pwFilter).ptr);
+      pointwise.push_back(
+          producer->bias
+              ? readStrided(b, loc, producer->bias).ptr
+              : LLVM::ZeroOp::create(
+                    b, loc, LLVM::LLVMPointerType::get(b.getContext())));
+      pointwise.push_back(arith::ConstantIntOp::create(
+          b, loc, b.getI32Type(), kConstantFilter | epilogueFlag(pw)));
+    }
 
     // One call on the given pointers (a group's, for a grouped conv).
     auto emitCall = [&](OpBuilder &cb, Value inPtr, Value filterPtr,
@@ -1072,6 +1194,7 @@ struct CallCPUKernelsPass
       args.append(inShape);
       args.push_back(inPtr);
       args.append(inStrides);
+      args.append(pointwise);
       args.append(filterShape);
       args.push_back(filterPtr);
       if (groupBias)
@@ -1154,13 +1277,16 @@ struct CallCPUKernelsPass
   /// tandem_dwconv2d_pad_f32, and the copy and its fill go.
   void rewriteDwConv(linalg::DepthwiseConv2DNchwChwOp conv,
                      const PaddedInput *known = nullptr,
-                     bool *packedOutput = nullptr) {
+                     bool *packedOutput = nullptr,
+                     PointwiseProducer *producer = nullptr) {
     std::optional<PaddedInput> padded =
         known ? std::optional<PaddedInput>(*known) : paddedInputOf(conv);
     Value buffer = conv.getDpsInputOperand(0)->get();
+    bool fused = false;
     if (!rewriteConvCall(conv, kDwConv2D, {1, 2}, {0, 1, 2}, 0,
                          conv.getStrides(), conv.getDilations(), 0,
-                         padded ? &*padded : nullptr, packedOutput))
+                         padded ? &*padded : nullptr, packedOutput, producer,
+                         &fused))
       return;
     // The subview and the view may serve other lifetimes of the same slot.
     padded->copy->erase();
@@ -1172,6 +1298,15 @@ struct CallCPUKernelsPass
         def && buffer.use_empty() &&
         (isMemoryEffectFree(def) || isa<memref::AllocOp>(def)))
       def->erase();
+    if (!fused)
+      return;
+    // The 1x1 conv ran in the call: it, the initialisation of its output
+    // and that output go (the copy was its only other reader).
+    Value mid = padded->source;
+    producer->init->erase();
+    producer->conv->erase();
+    if (mid.use_empty())
+      mid.getDefiningOp()->erase();
   }
 
   void rewrite(linalg::LinalgOp op, const GemmDims &g) {

@@ -1171,34 +1171,83 @@ void packWholeB(const KernelIsa &isa, const float *b, int64_t rs, int64_t cs,
   }
 }
 
+/// One panel row: `cols` floats from `from`, zero-padded to NR.
+template <int64_t NR>
+inline void copyPanelRow(float *dst, const float *from, int64_t cols) {
+  if (cols == NR) {
+    std::memcpy(dst, from, NR * sizeof(float));
+    return;
+  }
+  std::memcpy(dst, from, size_t(cols) * sizeof(float));
+  std::memset(dst + cols, 0, size_t(NR - cols) * sizeof(float));
+}
+
+#if TANDEM_X86
+/// copyPanelRow<32> in two 16-float vectors, masked for a short row (the
+/// 32-wide panels are the AVX-512 micro-kernels').
+__attribute__((target("avx512f"))) inline void
+copyPanelRow32Avx512(float *dst, const float *from, int64_t cols) {
+  __mmask16 lo = 0xffff, hi = 0xffff;
+  if (cols < 32) {
+    lo = cols >= 16 ? 0xffff : __mmask16((1u << cols) - 1);
+    hi = cols > 16 ? __mmask16((1u << (cols - 16)) - 1) : 0;
+  }
+  _mm512_storeu_ps(dst, _mm512_maskz_loadu_ps(lo, from));
+  _mm512_storeu_ps(dst + 16, _mm512_maskz_loadu_ps(hi, from + 16));
+}
+#endif
+
 /// Rows [row0, row0 + rows) of B into packWholeB's layout
 /// (tandem_internal_pack_b_rows): panel by panel, so that the rows' parts
-/// of one panel are written one after another.
-template <int64_t NR>
-void packBRowsFixed(const float *src, int64_t srcStride, int64_t row0,
-                    int64_t rows, int64_t k, int64_t n, float *out) {
+/// of one panel are written one after another; up to kRowChunk rows at a
+/// time, with each row's place in a panel (its K block) found once.
+template <int64_t NR, bool Avx512 = false>
+__attribute__((always_inline)) inline void
+packBRowsFixed(const float *src, int64_t srcStride, int64_t row0, int64_t rows,
+               int64_t k, int64_t n, float *out) {
+  constexpr int64_t kRowChunk = 16;
   int64_t kc = kBlockSize(k);
   for (int64_t jc = 0; jc < n; jc += kNC) {
     int64_t nc = std::min(kNC, n - jc);
     int64_t nPanels = (nc + NR - 1) / NR;
-    for (int64_t panel = 0; panel < nPanels; ++panel) {
-      int64_t cols = std::min(NR, nc - panel * NR);
-      for (int64_t r = 0; r < rows; ++r) {
-        int64_t row = row0 + r;
+    for (int64_t r0 = 0; r0 < rows; r0 += kRowChunk) {
+      int64_t chunk = std::min(kRowChunk, rows - r0);
+      // Where each row starts in the first panel, and its panel stride.
+      float *dst[kRowChunk];
+      int64_t panelStride[kRowChunk];
+      for (int64_t r = 0; r < chunk; ++r) {
+        int64_t row = row0 + r0 + r;
         int64_t pc = row / kc * kc, kcur = std::min(kc, k - pc);
-        float *dst = out + packedBStep(jc, pc, k, nPanels, NR) +
-                     panel * NR * kcur + (row - pc) * NR;
-        const float *from = src + r * srcStride + jc + panel * NR;
-        if (cols == NR) {
-          std::memcpy(dst, from, NR * sizeof(float));
-        } else {
-          std::memcpy(dst, from, size_t(cols) * sizeof(float));
-          std::memset(dst + cols, 0, size_t(NR - cols) * sizeof(float));
+        dst[r] = out + packedBStep(jc, pc, k, nPanels, NR) + (row - pc) * NR;
+        panelStride[r] = NR * kcur;
+      }
+      const float *from = src + r0 * srcStride + jc;
+      for (int64_t panel = 0; panel < nPanels; ++panel) {
+        int64_t cols = std::min(NR, nc - panel * NR);
+        for (int64_t r = 0; r < chunk; ++r) {
+          float *to = dst[r] + panel * panelStride[r];
+          const float *row = from + r * srcStride + panel * NR;
+#if TANDEM_X86
+          if constexpr (Avx512) {
+            copyPanelRow32Avx512(to, row, cols);
+            continue;
+          }
+#endif
+          copyPanelRow<NR>(to, row, cols);
         }
       }
     }
   }
 }
+
+#if TANDEM_X86
+/// packBRowsFixed for the AVX-512 micro-kernels' 32-wide panels.
+__attribute__((target("avx512f"))) void
+packBRows32Avx512(const float *src, int64_t srcStride, int64_t row0,
+                  int64_t rows, int64_t k, int64_t n, float *out) {
+  packBRowsFixed<32, true>(src, srcStride, row0, rows, k, n, out);
+}
+#endif
 
 void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
             int64_t n, int64_t k, const float *a, int64_t rsA, int64_t csA,
@@ -1529,7 +1578,12 @@ void tandem_internal_pack_b_rows(const float *src, int64_t srcStride,
   // The layout tandem_conv2d_packed_f32 reads: isa()'s panel width.
   switch (isa().nr) {
   case 32:
+#if TANDEM_X86
+    // Only the AVX-512 micro-kernels have 32-wide panels.
+    return packBRows32Avx512(src, srcStride, row0, rows, k, n, packed);
+#else
     return packBRowsFixed<32>(src, srcStride, row0, rows, k, n, packed);
+#endif
   case 16:
     return packBRowsFixed<16>(src, srcStride, row0, rows, k, n, packed);
   default:

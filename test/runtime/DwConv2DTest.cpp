@@ -356,7 +356,9 @@ TEST(DwConv2DTest, Conv1x1ThenDepthwiseInOneCall) {
   // give through the expanded tensor: MobileNetV2's shapes (stride 1 and 2,
   // 112x112 down to 7x7), channel counts that leave a short last group, two
   // K blocks of the GEMM (300 input channels), two N blocks (72x72 pixels);
-  // two images, with and without a pool, with the filter from the weight
+  // one image and two, with and without a pool (one image of 96 or 144
+  // channels on two threads: groups of fewer channels than a register
+  // tile, starting off a tile's boundary), with the filter from the weight
   // cache and without. Outputs start as NaN, so every element must be
   // written.
   struct FusedCase {
@@ -373,57 +375,58 @@ TEST(DwConv2DTest, Conv1x1ThenDepthwiseInOneCall) {
   for (tandem_thread_pool_t *p :
        {static_cast<tandem_thread_pool_t *>(nullptr), pool})
     for (bool cached : {false, true})
-      for (const FusedCase &t : cases) {
-        int64_t n = 2, oh = (t.h - 1) / t.stride + 1,
-                ow = (t.w - 1) / t.stride + 1, pixels = t.h * t.w;
-        int64_t plane = oh * ow;
-        std::vector<float> in(n * t.k * pixels), pwFilter(t.c * t.k),
-            pwBias(t.c), dwFilter(t.c * 9), dwBias(t.c);
-        for (std::vector<float> *v :
-             {&in, &pwFilter, &pwBias, &dwFilter, &dwBias})
-          for (float &x : *v)
-            x = 3.0f * dist(rng); // past 0 and 6, for the ReLU6s
-        tandem_exec_ctx_t ctx = {};
-        ctx.pool = p;
-        tandem_internal_kernel_cache *cache =
-            cached ? tandem_internal_kernel_cache_create() : nullptr;
-        ctx.reserved[0] = cache;
-        int32_t pwFlags =
-            TANDEM_CONV2D_RELU6 | (cached ? TANDEM_CONV2D_CONSTANT_FILTER : 0);
-        std::vector<float> mid(n * t.c * pixels);
-        tandem_conv2d_bias_f32(&ctx, n, t.k, t.h, t.w, in.data(), t.k * pixels,
-                               pixels, t.w, 1, t.c, 1, 1, pwFilter.data(),
-                               pwBias.data(), mid.data(), t.c * pixels, pixels,
-                               t.h, t.w, 1, 1, 1, 1, pwFlags);
-        for (bool packed : {false, true}) {
-          size_t size = packed ? n * TANDEM_PACKED_PANEL_FLOATS(t.c, plane)
-                               : n * t.c * plane;
-          std::vector<float> expected(size, NAN), got(size, NAN);
-          (packed ? tandem_dwconv2d_pad_packed_f32 : tandem_dwconv2d_pad_f32)(
-              &ctx, n, t.c, t.h, t.w, mid.data(), t.c * pixels, pixels, t.w, 1,
-              3, 3, dwFilter.data(), dwBias.data(), expected.data(),
-              t.c * plane, plane, ow, oh, ow, t.stride, t.stride, 1, 1, 1, 1,
-              TANDEM_DWCONV2D_RELU6);
-          (packed ? tandem_conv1x1_dwconv2d_packed_f32
-                  : tandem_conv1x1_dwconv2d_f32)(
+      for (int64_t n : {1, 2})
+        for (const FusedCase &t : cases) {
+          int64_t oh = (t.h - 1) / t.stride + 1, ow = (t.w - 1) / t.stride + 1,
+                  pixels = t.h * t.w;
+          int64_t plane = oh * ow;
+          std::vector<float> in(n * t.k * pixels), pwFilter(t.c * t.k),
+              pwBias(t.c), dwFilter(t.c * 9), dwBias(t.c);
+          for (std::vector<float> *v :
+               {&in, &pwFilter, &pwBias, &dwFilter, &dwBias})
+            for (float &x : *v)
+              x = 3.0f * dist(rng); // past 0 and 6, for the ReLU6s
+          tandem_exec_ctx_t ctx = {};
+          ctx.pool = p;
+          tandem_internal_kernel_cache *cache =
+              cached ? tandem_internal_kernel_cache_create() : nullptr;
+          ctx.reserved[0] = cache;
+          int32_t pwFlags = TANDEM_CONV2D_RELU6 |
+                            (cached ? TANDEM_CONV2D_CONSTANT_FILTER : 0);
+          std::vector<float> mid(n * t.c * pixels);
+          tandem_conv2d_bias_f32(
               &ctx, n, t.k, t.h, t.w, in.data(), t.k * pixels, pixels, t.w, 1,
-              t.c, pwFilter.data(), pwBias.data(), pwFlags, 3, 3,
-              dwFilter.data(), dwBias.data(), got.data(), t.c * plane, plane,
-              ow, oh, ow, t.stride, t.stride, 1, 1, 1, 1,
-              TANDEM_DWCONV2D_RELU6);
-          ASSERT_EQ(tandem_internal_take_kernel_error(), nullptr);
-          // Bit for bit: the packed layout's tail past the last panel
-          // (narrower panels than TANDEM_PACKED_PANEL_FLOATS allows for)
-          // stays NaN in both.
-          for (size_t i = 0; i < size; ++i)
-            ASSERT_EQ(std::memcmp(&got[i], &expected[i], sizeof(float)), 0)
-                << got[i] << " != " << expected[i] << ": k" << t.k << " c"
-                << t.c << " " << t.h << "x" << t.w << " s" << t.stride
-                << (p ? " pool" : "") << (cached ? " cached" : "")
-                << (packed ? " packed" : "") << " at " << i;
+              t.c, 1, 1, pwFilter.data(), pwBias.data(), mid.data(),
+              t.c * pixels, pixels, t.h, t.w, 1, 1, 1, 1, pwFlags);
+          for (bool packed : {false, true}) {
+            size_t size = packed ? n * TANDEM_PACKED_PANEL_FLOATS(t.c, plane)
+                                 : n * t.c * plane;
+            std::vector<float> expected(size, NAN), got(size, NAN);
+            (packed ? tandem_dwconv2d_pad_packed_f32 : tandem_dwconv2d_pad_f32)(
+                &ctx, n, t.c, t.h, t.w, mid.data(), t.c * pixels, pixels, t.w,
+                1, 3, 3, dwFilter.data(), dwBias.data(), expected.data(),
+                t.c * plane, plane, ow, oh, ow, t.stride, t.stride, 1, 1, 1, 1,
+                TANDEM_DWCONV2D_RELU6);
+            (packed ? tandem_conv1x1_dwconv2d_packed_f32
+                    : tandem_conv1x1_dwconv2d_f32)(
+                &ctx, n, t.k, t.h, t.w, in.data(), t.k * pixels, pixels, t.w, 1,
+                t.c, pwFilter.data(), pwBias.data(), pwFlags, 3, 3,
+                dwFilter.data(), dwBias.data(), got.data(), t.c * plane, plane,
+                ow, oh, ow, t.stride, t.stride, 1, 1, 1, 1,
+                TANDEM_DWCONV2D_RELU6);
+            ASSERT_EQ(tandem_internal_take_kernel_error(), nullptr);
+            // Bit for bit: the packed layout's tail past the last panel
+            // (narrower panels than TANDEM_PACKED_PANEL_FLOATS allows for)
+            // stays NaN in both.
+            for (size_t i = 0; i < size; ++i)
+              ASSERT_EQ(std::memcmp(&got[i], &expected[i], sizeof(float)), 0)
+                  << got[i] << " != " << expected[i] << ": k" << t.k << " c"
+                  << t.c << " " << t.h << "x" << t.w << " s" << t.stride
+                  << (p ? " pool" : "") << (cached ? " cached" : "")
+                  << (packed ? " packed" : "") << " at " << i;
+          }
+          tandem_internal_kernel_cache_destroy(cache);
         }
-        tandem_internal_kernel_cache_destroy(cache);
-      }
   tandem_thread_pool_destroy(pool);
 }
 

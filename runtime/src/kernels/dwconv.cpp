@@ -865,9 +865,20 @@ void conv1x1Dwconv(const tandem_exec_ctx_t *ctx, int64_t n, int64_t k,
   p.pwFlags = pwFlags & (TANDEM_CONV2D_RELU | TANDEM_CONV2D_RELU6);
   p.k = k, p.pixels = pixels;
   p.packedInput = packed;
-  // Whole register tiles of output channels, about 8 planes a task.
+  // Whole register tiles of output channels, about 8 planes a task; with
+  // a few tasks that do not divide among the threads (96 channels: 7 tasks
+  // of 14, 4 on one thread and 3 on the other), as many tasks as the next
+  // multiple of the threads, of fewer channels each (8 tasks of 12).
   p.group = tandem_internal_conv1x1_row_group(8);
   p.groups = (c + p.group - 1) / p.group;
+  int64_t threads = tandem_thread_pool_size(pool);
+  if (threads > 1 && (n * p.groups) % threads != 0) {
+    int64_t groups = p.groups;
+    while ((n * groups) % threads != 0)
+      ++groups;
+    p.group = (c + groups - 1) / groups;
+    p.groups = (c + p.group - 1) / p.group;
+  }
   tandem_parallel_for(pool, n * p.groups, 1, pwdwGroups, &p);
   tandem_internal_kernel_report(&failure);
 }

@@ -221,11 +221,14 @@ TEST_P(SgemmTest, ColumnBiasEqualsBroadcastThenAccumulate) {
 TEST_P(SgemmTest, NarrowEdgeTilesMatchWideTiles) {
   // A C of 49 or 50 columns (a 7x7 image) ends in an edge tile of 17 or 18
   // columns, which AVX-512 computes as 16 columns plus one vector per extra
-  // column over the rows. Its elements must equal, bit for bit, those of
-  // the same product widened to 64 columns (zero B columns), where the
-  // same columns are inside a full tile: same sums, same order, same prior
-  // (accumulated C, column and no bias) and epilogue.
-  for (int64_t n : {49, 50})
+  // column over the rows; one of 33 to 36 (196 pixels of a 14x14 image:
+  // 4 columns past the last full tile) as vectors over the rows only.
+  // Their elements must equal, bit for bit, those of the same product
+  // widened to 64 columns (zero B columns), where the same columns are
+  // inside a full tile: same sums, same order, same prior (accumulated C,
+  // column and no bias) and epilogue. 30 rows: two full row tiles and an
+  // edge of 2 rows, which keeps one vector per row for 1 to 4 columns.
+  for (int64_t n : {49, 50, 33, 34, 35, 36})
     for (int32_t flags :
          {0, TANDEM_SGEMM_ACCUMULATE | TANDEM_SGEMM_RELU, TANDEM_SGEMM_RELU6})
       for (bool withBias : {false, true}) {

@@ -509,13 +509,62 @@ kernelAvx512EdgeExtra(int64_t k, const float *pa, const float *pb, int64_t ldb,
   }
 }
 
-/// kernelAvx512EdgeHalves with one vector per row for up to 16 columns,
-/// kernelAvx512EdgeExtra for 17 or 18, two vectors for more.
+/// An AVX-512 edge tile of `Rows` rows and `Cols` (at most 4) columns (a
+/// 14x14 image's 196 pixels leave 4): each column as one vector over the
+/// rows, as kernelAvx512EdgeExtra computes its extra columns, so Cols FMAs
+/// per step instead of the Rows of a 16-column vector per row. Results are
+/// bit-identical to a full tile's.
+template <int Rows, int Cols>
+__attribute__((target("avx512f"))) void
+kernelAvx512EdgeColumns(int64_t k, const float *pa, const float *pb,
+                        int64_t ldb, float *c, int64_t ldc, bool accumulate,
+                        Epilogue epi, TileBias bias) {
+  const __mmask16 rowMask = __mmask16((1u << Rows) - 1);
+  __m512 acc[Cols];
+  for (int e = 0; e < Cols; ++e)
+    acc[e] = _mm512_setzero_ps();
+  const float *nextA = pa + 14 * k;
+  for (int64_t p = 0; p < k; ++p, pa += 14, pb += ldb, nextA += 14) {
+    _mm_prefetch(reinterpret_cast<const char *>(nextA), _MM_HINT_T1);
+    __m512 column = _mm512_maskz_loadu_ps(rowMask, pa);
+    for (int e = 0; e < Cols; ++e)
+      acc[e] = _mm512_fmadd_ps(column, _mm512_set1_ps(pb[e]), acc[e]);
+  }
+  for (int e = 0; e < Cols; ++e) {
+    alignas(64) float lanes[16];
+    _mm512_store_ps(lanes, acc[e]);
+    for (int i = 0; i < Rows; ++i) {
+      float &out = c[i * ldc + e];
+      out =
+          applyEpilogue(withPrior(lanes[i], &out, accumulate, bias, i, e), epi);
+    }
+  }
+}
+
+/// kernelAvx512EdgeColumns for up to 4 columns when that is fewer FMAs
+/// than rows, kernelAvx512EdgeHalves with one vector per row for up to 16
+/// columns, kernelAvx512EdgeExtra for 17 or 18, two vectors for more.
 template <int Rows>
 __attribute__((target("avx512f"))) void
 kernelAvx512Edge(int64_t k, const float *pa, const float *pb, int64_t ldb,
                  float *c, int64_t ldc, bool accumulate, Epilogue epi,
                  TileBias bias, int64_t cols) {
+  if (cols < Rows && cols <= 4) {
+    switch (cols) {
+    case 1:
+      return kernelAvx512EdgeColumns<Rows, 1>(k, pa, pb, ldb, c, ldc,
+                                              accumulate, epi, bias);
+    case 2:
+      return kernelAvx512EdgeColumns<Rows, 2>(k, pa, pb, ldb, c, ldc,
+                                              accumulate, epi, bias);
+    case 3:
+      return kernelAvx512EdgeColumns<Rows, 3>(k, pa, pb, ldb, c, ldc,
+                                              accumulate, epi, bias);
+    default:
+      return kernelAvx512EdgeColumns<Rows, 4>(k, pa, pb, ldb, c, ldc,
+                                              accumulate, epi, bias);
+    }
+  }
   if (cols <= 16)
     kernelAvx512EdgeHalves<Rows, 1>(k, pa, pb, ldb, c, ldc, accumulate, epi,
                                     bias, cols);

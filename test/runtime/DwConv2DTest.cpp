@@ -53,6 +53,16 @@ const DwCase kCases[] = {
     {1, 2, 31, 15, 3, 3, 2, 2, 1, 1},
     {1, 2, 12, 64, 3, 3, 2, 2, 1, 1},
     {1, 2, 9, 150, 3, 3, 2, 2, 1, 1},
+    // The same kernels' 5x5 windows (MNasNet, MobileNetV3, EfficientNet):
+    // 8-lane and 16-lane rows, every last step, stride 2 from 14x14 to 7x7.
+    {1, 2, 30, 8, 5, 5, 1, 1, 1, 1},
+    {1, 3, 13, 6, 5, 5, 1, 1, 1, 1},
+    {1, 2, 11, 9, 5, 5, 1, 1, 1, 1},
+    {1, 2, 10, 33, 5, 5, 1, 1, 1, 1},
+    {1, 2, 31, 15, 5, 5, 2, 2, 1, 1},
+    {1, 2, 12, 64, 5, 5, 2, 2, 1, 1},
+    {1, 2, 9, 150, 5, 5, 2, 2, 1, 1},
+    {1, 3, 14, 14, 5, 5, 2, 2, 1, 1},
 };
 
 /// Implicit zero padding (tandem_dwconv2d_pad_f32): top, left, bottom,

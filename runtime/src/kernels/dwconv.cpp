@@ -71,7 +71,7 @@ struct DwConv {
   bool padded = false;
   int64_t h = 0, w = 0, padTop = 0, padLeft = 0;
   int64_t padH = 0, padW = 0, padStride = 0;
-  /// A 3x3 window of stride 1 or 2 on AVX-512 (tandem_internal::
+  /// A 3x3 or 5x5 window of stride 1 or 2 on AVX-512 (tandem_internal::
   /// dw3x3PlaneAvx512): stride 2 copies the plane as two polyphase
   /// halves, its even padded columns, then padH rows further on its odd
   /// ones, each padStride wide.
@@ -579,9 +579,9 @@ void computePlane(const DwConv &g, DwConv &view, float *padded, const float *in,
 #if TANDEM_X86
   if (g.fast3x3) {
     tandem_internal::Dw3x3Plane plane{
-        int(g.strideW), in,     g.padStride, g.padH * g.padStride,
-        g.oh,           g.ow,   g.sOh,       bias,
-        g.accumulate,   g.relu, g.relu6};
+        int(g.strideW), int(g.kh), in,    g.padStride, g.padH * g.padStride,
+        g.oh,           g.ow,      g.sOh, bias,        g.accumulate,
+        g.relu,         g.relu6};
     tandem_internal::dw3x3PlaneAvx512(plane, f, out);
     return;
   }
@@ -676,8 +676,8 @@ void setUp(DwConv &g, PlaneKernel plane, int64_t c, const float *input,
     g.padW = (ow - 1) * strideW + (kw - 1) * dilationW + 1;
     g.padStride = (g.padW + 15) / 16 * 16;
 #if TANDEM_X86
-    g.fast3x3 = plane == planeAvx512 && kh == 3 && kw == 3 && dilationH == 1 &&
-                dilationW == 1 && strideH == strideW &&
+    g.fast3x3 = plane == planeAvx512 && kh == kw && (kh == 3 || kh == 5) &&
+                dilationH == 1 && dilationW == 1 && strideH == strideW &&
                 (strideW == 1 || (strideW == 2 && sIw == 1));
     if (g.fast3x3 && strideW == 2) {
       // Two halves of ceil(padW / 2) columns, in whole 16-float blocks of

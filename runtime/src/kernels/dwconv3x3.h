@@ -1,8 +1,8 @@
-//===- dwconv3x3.h - 3x3 depthwise planes read from a padded copy -*- C++ -*-//
+//===- dwconv3x3.h - 3x3/5x5 depthwise planes from a padded copy -*- C++ -*-//
 //
-// The AVX-512 kernels behind tandem_dwconv2d_pad_f32's 3x3 convolutions of
-// stride 1 and 2 (dwconv3x3_avx512.cpp): one channel plane at a time, read
-// from the zero-bordered copy dwconv.cpp makes of it.
+// The AVX-512 kernels behind tandem_dwconv2d_pad_f32's 3x3 and 5x5
+// convolutions of stride 1 and 2 (dwconv3x3_avx512.cpp): one channel plane
+// at a time, read from the zero-bordered copy dwconv.cpp makes of it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,15 +13,18 @@
 
 namespace tandem_internal {
 
-/// One plane of a 3x3 depthwise convolution of stride `step` (1 or 2) and
-/// dilation 1 whose input is a padded copy: every window lies inside it.
+/// One plane of a 3x3 or 5x5 depthwise convolution of stride `step` (1 or
+/// 2) and dilation 1 whose input is a padded copy: every window lies
+/// inside it.
 struct Dw3x3Plane {
   int step;
+  /// The window: 3 (3x3) or 5 (5x5).
+  int taps;
   /// Stride 1: the padded plane (row stride inStride), output (y, x) reads
-  /// rows y .. y + 2, columns x .. x + 2. Stride 2: its even columns
-  /// (padded column 2e at in[r * inStride + e]) with the odd columns
-  /// oddOffset floats further on (2e + 1 at in[oddOffset + r * inStride +
-  /// e]); output (y, x) reads rows 2y .. 2y + 2.
+  /// rows y .. y + taps - 1, columns x .. x + taps - 1. Stride 2: its even
+  /// columns (padded column 2e at in[r * inStride + e]) with the odd
+  /// columns oddOffset floats further on (2e + 1 at in[oddOffset + r *
+  /// inStride + e]); output (y, x) reads rows 2y .. 2y + taps - 1.
   const float *in;
   int64_t inStride, oddOffset;
   int64_t oh, ow;

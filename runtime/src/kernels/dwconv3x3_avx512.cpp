@@ -1,6 +1,7 @@
-//===- dwconv3x3_avx512.cpp - AVX-512 3x3 depthwise planes, padded -------===//
+//===- dwconv3x3_avx512.cpp - AVX-512 3x3/5x5 depthwise planes, padded ---===//
 //
-// The 3x3 depthwise kernels of tandem_dwconv2d_pad_f32 on AVX-512: each
+// The 3x3 and 5x5 depthwise kernels of tandem_dwconv2d_pad_f32 on AVX-512
+// (one template on the window size; the text below counts for 3x3): each
 // channel plane is first copied into a zero-bordered thread-local plane
 // (dwconv.cpp), so every tap is an in-bounds load and a window never needs a
 // bounds check. Two things make these faster than the general plane kernel:
@@ -11,8 +12,9 @@
 //    loads for 36 FMAs at stride 1).
 //  * Stride 2 reads a polyphase copy: the padded plane's even columns and
 //    its odd columns as two planes, so that the taps (even[x], odd[x],
-//    even[x + 1]) are unit-stride loads instead of two loads and a permute
-//    per tap. The copy deinterleaves once per input element.
+//    even[x + 1], and for 5x5 odd[x + 1], even[x + 2]) are unit-stride
+//    loads instead of two loads and a permute per tap. The copy
+//    deinterleaves once per input element.
 //
 // Planes at most 8 wide (7x7) use 8-lane vectors (AVX-512VL): on cores
 // that split a 512-bit FMA in two (Zen 4) that halves the work of the 16-lane
@@ -81,19 +83,19 @@ struct Ymm {
   TANDEM_AVX512VL static V min(V a, V b) { return _mm256_min_ps(a, b); }
 };
 
-/// Output rows [y, y + R) of the plane: every column block computes its R
-/// rows' windows from the STEP * (R - 1) + 3 input rows they cover, each
+/// Output rows [y, y + R) of a KxK plane: every column block computes its
+/// R rows' windows from the STEP * (R - 1) + K input rows they cover, each
 /// input vector loaded once and fed to every row that reads it.
-template <class T, int STEP, int R>
-TANDEM_AVX512VL void rows3x3(const Dw3x3Plane &p, const typename T::V w[9],
+template <class T, int K, int STEP, int R>
+TANDEM_AVX512VL void rowsKxK(const Dw3x3Plane &p, const typename T::V w[K * K],
                              float *out, int64_t y) {
   using V = typename T::V;
-  constexpr int kIn = STEP * (R - 1) + 3;
+  constexpr int kIn = STEP * (R - 1) + K;
   const V bias = T::set1(p.bias), zero = T::set1(0.0f), six = T::set1(6.0f);
   // Stride 1: the padded plane, tap (i, j) of output (y, x) at row y + i,
   // column x + j. Stride 2: input row 2y + i of the even plane (columns 0,
-  // 2, 4, ...) and of the odd plane (1, 3, ...); tap j = 0, 1, 2 of output
-  // column x is even[x], odd[x], even[x + 1].
+  // 2, 4, ...) and of the odd plane (1, 3, ...); tap j of output column x
+  // is even[x + j / 2] for even j, odd[x + j / 2] for odd j.
   const float *first = p.in + STEP * y * p.inStride;
   for (int64_t x = 0; x < p.ow; x += T::kLanes) {
     typename T::M m = T::lanes(p.ow - x);
@@ -106,24 +108,19 @@ TANDEM_AVX512VL void rows3x3(const Dw3x3Plane &p, const typename T::V w[9],
 #pragma GCC unroll 16
     for (int r = 0; r < kIn; ++r) {
       const float *row = first + r * p.inStride + x;
-      V v[3];
-      if constexpr (STEP == 1) {
-        v[0] = T::load(m, row);
-        v[1] = T::load(m, row + 1);
-        v[2] = T::load(m, row + 2);
-      } else {
-        v[0] = T::load(m, row);
-        v[1] = T::load(m, row + p.oddOffset);
-        v[2] = T::load(m, row + 1);
-      }
+      V v[K];
+#pragma GCC unroll 8
+      for (int j = 0; j < K; ++j)
+        v[j] = STEP == 1 ? T::load(m, row + j)
+                         : T::load(m, row + j / 2 + (j % 2 ? p.oddOffset : 0));
 #pragma GCC unroll 8
       for (int o = 0; o < R; ++o) {
         int i = r - STEP * o; // the tap row this input row is for output o
-        if (i < 0 || i > 2)
+        if (i < 0 || i >= K)
           continue;
-        acc[o] = T::fma(w[3 * i], v[0], acc[o]);
-        acc[o] = T::fma(w[3 * i + 1], v[1], acc[o]);
-        acc[o] = T::fma(w[3 * i + 2], v[2], acc[o]);
+#pragma GCC unroll 8
+        for (int j = 0; j < K; ++j)
+          acc[o] = T::fma(w[K * i + j], v[j], acc[o]);
       }
     }
 #pragma GCC unroll 8
@@ -140,43 +137,62 @@ TANDEM_AVX512VL void rows3x3(const Dw3x3Plane &p, const typename T::V w[9],
 }
 
 /// The whole plane in steps of kRows output rows, the last step shorter.
-template <class T, int STEP, int kRows>
-TANDEM_AVX512VL void plane3x3(const Dw3x3Plane &p, const float *f, float *out) {
+template <class T, int K, int STEP, int kRows>
+TANDEM_AVX512VL void planeKxK(const Dw3x3Plane &p, const float *f, float *out) {
   using V = typename T::V;
-  V w[9];
-  for (int t = 0; t < 9; ++t)
+  V w[K * K];
+  for (int t = 0; t < K * K; ++t)
     w[t] = T::set1(f[t]);
   int64_t y = 0;
   for (; y + kRows <= p.oh; y += kRows)
-    rows3x3<T, STEP, kRows>(p, w, out, y);
+    rowsKxK<T, K, STEP, kRows>(p, w, out, y);
   switch (p.oh - y) {
   case 7:
     if constexpr (kRows > 7)
-      rows3x3<T, STEP, 7>(p, w, out, y);
+      rowsKxK<T, K, STEP, 7>(p, w, out, y);
     break;
   case 6:
     if constexpr (kRows > 6)
-      rows3x3<T, STEP, 6>(p, w, out, y);
+      rowsKxK<T, K, STEP, 6>(p, w, out, y);
     break;
   case 5:
     if constexpr (kRows > 5)
-      rows3x3<T, STEP, 5>(p, w, out, y);
+      rowsKxK<T, K, STEP, 5>(p, w, out, y);
     break;
   case 4:
     if constexpr (kRows > 4)
-      rows3x3<T, STEP, 4>(p, w, out, y);
+      rowsKxK<T, K, STEP, 4>(p, w, out, y);
     break;
   case 3:
-    rows3x3<T, STEP, 3>(p, w, out, y);
+    rowsKxK<T, K, STEP, 3>(p, w, out, y);
     break;
   case 2:
-    rows3x3<T, STEP, 2>(p, w, out, y);
+    rowsKxK<T, K, STEP, 2>(p, w, out, y);
     break;
   case 1:
-    rows3x3<T, STEP, 1>(p, w, out, y);
+    rowsKxK<T, K, STEP, 1>(p, w, out, y);
     break;
   default:
     break;
+  }
+}
+
+/// A KxK plane: 16-lane vectors four rows at a time (3x3: 9 weights + 4
+/// accumulators + 3 inputs in registers); 8-lane ones, at twice the FMA
+/// rate per vector on cores that split 512-bit FMAs, eight (a 7x7 plane
+/// is one step of 7).
+template <int K>
+TANDEM_AVX512VL void planeAvx512(const Dw3x3Plane &p, const float *f,
+                                 float *out) {
+  if (p.ow <= 8) {
+    if (p.step == 1)
+      planeKxK<Ymm, K, 1, 8>(p, f, out);
+    else
+      planeKxK<Ymm, K, 2, 8>(p, f, out);
+  } else if (p.step == 1) {
+    planeKxK<Zmm, K, 1, 4>(p, f, out);
+  } else {
+    planeKxK<Zmm, K, 2, 4>(p, f, out);
   }
 }
 
@@ -186,19 +202,10 @@ namespace tandem_internal {
 
 TANDEM_AVX512VL void dw3x3PlaneAvx512(const Dw3x3Plane &p, const float *f,
                                       float *out) {
-  // 16-lane vectors take four rows at a time (9 weights + 4 accumulators +
-  // 3 inputs); 8-lane ones, at twice the FMA rate per vector on cores that
-  // split 512-bit FMAs, eight (a 7x7 plane is one step of 7).
-  if (p.ow <= 8) {
-    if (p.step == 1)
-      plane3x3<Ymm, 1, 8>(p, f, out);
-    else
-      plane3x3<Ymm, 2, 8>(p, f, out);
-  } else if (p.step == 1) {
-    plane3x3<Zmm, 1, 4>(p, f, out);
-  } else {
-    plane3x3<Zmm, 2, 4>(p, f, out);
-  }
+  if (p.taps == 5)
+    planeAvx512<5>(p, f, out);
+  else
+    planeAvx512<3>(p, f, out);
 }
 
 TANDEM_AVX512VL void polyphaseRowsAvx512(const float *src, int64_t sSrc,

@@ -133,6 +133,46 @@ def TandemFlattenEmptyArguments
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def TandemCollapseInnerLoops : Pass<"tandem-collapse-inner-loops"> {
+  let summary = "merges the trailing loop dims of elementwise ops on contiguous buffers";
+  let description = [{
+    An elementwise `linalg.generic` (all loops parallel, buffer semantics,
+    static shapes, at least three loops) whose innermost loop is short (under
+    64 iterations: the rows of a 14x14 or 7x7 plane) gets its trailing loop
+    dims merged into one, as many as every operand allows: each operand either
+    does not depend on them (a per-channel scale or bias) or holds them as
+    consecutive dims in order in contiguous memory (`memref.collapse_shape`
+    views). The first loop dim is always kept, so the thread pool still
+    splits the outer loops. Once lowered, the innermost loop runs over whole
+    planes and LLVM vectorises it; it leaves loops of fewer than 16 known
+    iterations scalar.
+
+    Before:
+
+    ```mlir
+    linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                                     affine_map<(n, c, h, w) -> (n, c)>,
+                                     affine_map<(n, c, h, w) -> (n, c, h, w)>], ...}
+        ins(%x, %scale : memref<1x96x14x14xf32>, memref<1x96xf32>)
+        outs(%y : memref<1x96x14x14xf32>)
+    ```
+
+    After:
+
+    ```mlir
+    %xc = memref.collapse_shape %x [[0], [1], [2, 3]] : ... to memref<1x96x196xf32>
+    %yc = memref.collapse_shape %y [[0], [1], [2, 3]] : ... to memref<1x96x196xf32>
+    linalg.generic {indexing_maps = [affine_map<(n, c, p) -> (n, c, p)>,
+                                     affine_map<(n, c, p) -> (n, c)>,
+                                     affine_map<(n, c, p) -> (n, c, p)>], ...}
+        ins(%xc, %scale : memref<1x96x196xf32>, memref<1x96xf32>)
+        outs(%yc : memref<1x96x196xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 def TandemNarrowPadFills : Pass<"tandem-narrow-pad-fills"> {
   let summary = "fills only the border of a padded buffer whose interior is copied over";
   let description = [{

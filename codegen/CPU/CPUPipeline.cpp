@@ -82,6 +82,8 @@ void mlir::tandem::buildCPULowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createTandemLowerMemRefCopies());
   // Empty arguments get a type the bare-pointer convention accepts.
   pm.addNestedPass<func::FuncOp>(createTandemFlattenEmptyArguments());
+  // Elementwise ops on whole planes, not rows, so their loops vectorise.
+  pm.addPass(createTandemCollapseInnerLoops());
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   // Reduction loops keep their accumulator in a register, so that LLVM
   // vectorises them.

@@ -1,0 +1,75 @@
+// RUN: tandem-opt -tandem-collapse-inner-loops -split-input-file %s | FileCheck %s
+
+// A squeeze-excitation scale on 14x14 planes: the per-channel operand does
+// not depend on (h, w), the others hold them contiguously, so the loops
+// become (n, c, h*w) over collapsed views.
+// CHECK-LABEL: func.func @scale_planes
+// CHECK-DAG: %[[X:.+]] = memref.collapse_shape %{{.+}} {{\[}}[0], [1], [2, 3]] : memref<1x96x14x14xf32> into memref<1x96x196xf32>
+// CHECK-DAG: %[[Y:.+]] = memref.collapse_shape %{{.+}} {{\[}}[0], [1], [2, 3]] : memref<1x96x14x14xf32> into memref<1x96x196xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #{{.+}}, #{{.+}}], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[X]], %{{.+}} : memref<1x96x196xf32>, memref<1x96xf32>) outs(%[[Y]] : memref<1x96x196xf32>)
+func.func @scale_planes(%x: memref<1x96x14x14xf32>, %s: memref<1x96xf32>, %y: memref<1x96x14x14xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%x, %s : memref<1x96x14x14xf32>, memref<1x96xf32>) outs(%y : memref<1x96x14x14xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// Contiguous channels and planes (an activation on 7x7): everything after
+// the first loop dim becomes one loop of 960 * 49.
+// CHECK-LABEL: func.func @activation
+// CHECK: memref.collapse_shape %{{.+}} {{\[}}[0], [1, 2, 3]] : memref<1x960x7x7xf32> into memref<1x47040xf32>
+// CHECK: iterator_types = ["parallel", "parallel"]
+func.func @activation(%x: memref<1x960x7x7xf32>, %y: memref<1x960x7x7xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%x : memref<1x960x7x7xf32>) outs(%y : memref<1x960x7x7xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %c = arith.constant 0.0 : f32
+    %m = arith.maximumf %a, %c : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// Left alone: a strided view whose rows are not contiguous (only the dims
+// above it may merge, here none), a long innermost loop (64 and more), a
+// transposed operand (the trailing dims are not in order in it), and a
+// reduction.
+// CHECK-LABEL: func.func @not_collapsed
+// CHECK-NOT: memref.collapse_shape
+// CHECK-COUNT-4: iterator_types = ["parallel", "parallel", "parallel"
+// CHECK-NOT: memref.collapse_shape
+// CHECK: return
+func.func @not_collapsed(%x: memref<2x8x16x16xf32>, %y: memref<2x8x14x14xf32>, %l: memref<2x8x4x64xf32>, %t: memref<2x8x14x14xf32>, %r: memref<2x8x14xf32>) {
+  %v = memref.subview %x[0, 0, 1, 1] [2, 8, 14, 14] [1, 1, 1, 1] : memref<2x8x16x16xf32> to memref<2x8x14x14xf32, strided<[2048, 256, 16, 1], offset: 17>>
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%v : memref<2x8x14x14xf32, strided<[2048, 256, 16, 1], offset: 17>>) outs(%y : memref<2x8x14x14xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    outs(%l : memref<2x8x4x64xf32>) {
+  ^bb0(%o: f32):
+    %c = arith.constant 1.0 : f32
+    linalg.yield %c : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, w, h)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%t : memref<2x8x14x14xf32>) outs(%y : memref<2x8x14x14xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+    ins(%y : memref<2x8x14x14xf32>) outs(%r : memref<2x8x14xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -45,20 +45,23 @@ bool contiguousDims(MemRefType type, int64_t first, int64_t last) {
   return true;
 }
 
+/// Whether `op` has static loops, at least three, the innermost short
+/// enough (under 64 iterations) that LLVM may leave it scalar or barely
+/// vectorised.
+bool hasShortInnerLoop(linalg::GenericOp op) {
+  constexpr int64_t kShortLoop = 64;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  return ranges.size() >= 3 && !llvm::any_of(ranges, ShapedType::isDynamic) &&
+         ranges.back() < kShortLoop;
+}
+
 /// The trailing loop dims [first, rank) of `op` that may become one loop:
 /// all parallel, first >= 1, in every operand either absent or contiguous
 /// results in order, in contiguous memory. Empty if fewer than two.
 ReassociationIndices collapsibleTail(linalg::GenericOp op) {
   int64_t rank = op.getNumLoops();
-  if (rank < 3 || op.getNumParallelLoops() != rank ||
+  if (!hasShortInnerLoop(op) || op.getNumParallelLoops() != rank ||
       !op.hasPureBufferSemantics())
-    return {};
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return {};
-  // Only short innermost loops need it.
-  constexpr int64_t kShortLoop = 64;
-  if (ranges.back() >= kShortLoop)
     return {};
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   for (int64_t first = 1; first + 1 < rank; ++first) {
@@ -102,16 +105,90 @@ ReassociationIndices collapsibleTail(linalg::GenericOp op) {
   return {};
 }
 
+/// Rewrites in place the operands of `op` that read a size-1 dim at a
+/// constant 0 (a per-channel scale as [N, C, 1, 1], indexed (n, c, 0, 0))
+/// as views without those dims (memref.collapse_shape merging each into a
+/// neighbour), so that every indexing map is a projected permutation, which
+/// collapsing the loop dims requires. Returns false, changing nothing, if
+/// some operand cannot be.
+bool dropConstantUnitDims(linalg::GenericOp op, OpBuilder &b) {
+  struct Change {
+    OpOperand *operand;
+    SmallVector<ReassociationIndices> groups;
+    AffineMap map;
+  };
+  SmallVector<Change> changes;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (map.isProjectedPermutation())
+      continue;
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !type.getLayout().isIdentity())
+      return false;
+    // Each kept (dim expr) result starts a group; constant-0 results of
+    // size 1 join the group before them (the first group if none).
+    SmallVector<ReassociationIndices> groups;
+    SmallVector<AffineExpr> kept;
+    ReassociationIndices leading;
+    for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+      if (isa<AffineDimExpr>(expr)) {
+        groups.push_back({int64_t(i)});
+        kept.push_back(expr);
+        continue;
+      }
+      auto c = dyn_cast<AffineConstantExpr>(expr);
+      if (!c || c.getValue() != 0 || type.getDimSize(i) != 1)
+        return false;
+      if (groups.empty())
+        leading.push_back(i);
+      else
+        groups.back().push_back(i);
+    }
+    if (groups.empty())
+      return false;
+    groups.front().insert(groups.front().begin(), leading.begin(),
+                          leading.end());
+    llvm::sort(groups.front());
+    changes.push_back(
+        {&operand, groups,
+         AffineMap::get(map.getNumDims(), 0, kept, op.getContext())});
+  }
+  if (changes.empty())
+    return true;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (Change &change : changes) {
+    Value view = memref::CollapseShapeOp::create(
+        b, op.getLoc(), change.operand->get(), change.groups);
+    change.operand->set(view);
+    maps[change.operand->getOperandNumber()] = change.map;
+  }
+  op.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
+  return true;
+}
+
 struct CollapseInnerLoopsPass
     : mlir::tandem::impl::TandemCollapseInnerLoopsBase<CollapseInnerLoopsPass> {
   void runOnOperation() override {
-    SmallVector<std::pair<linalg::GenericOp, ReassociationIndices>> work;
+    SmallVector<linalg::GenericOp> candidates;
     getOperation()->walk([&](linalg::GenericOp op) {
+      if (op.getNumParallelLoops() == op.getNumLoops() &&
+          op.hasPureBufferSemantics())
+        candidates.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    SmallVector<std::pair<linalg::GenericOp, ReassociationIndices>> work;
+    for (linalg::GenericOp op : candidates) {
+      if (!hasShortInnerLoop(op))
+        continue;
+      // Unit dims read at a constant index become views without them (the
+      // op computes the same either way).
+      rewriter.setInsertionPoint(op);
+      if (!dropConstantUnitDims(op, rewriter))
+        continue;
       ReassociationIndices tail = collapsibleTail(op);
       if (!tail.empty())
         work.push_back({op, tail});
-    });
-    IRRewriter rewriter(&getContext());
+    }
     for (auto &[op, tail] : work) {
       SmallVector<ReassociationIndices> folded = {tail};
       rewriter.setInsertionPoint(op);

@@ -73,3 +73,23 @@ func.func @not_collapsed(%x: memref<2x8x16x16xf32>, %y: memref<2x8x14x14xf32>, %
   }
   return
 }
+
+// -----
+
+// A squeeze-excitation scale kept as [N, C, 1, 1] and read at (n, c, 0, 0)
+// (as ONNX Mul broadcasting lowers): its unit dims go first (a view of
+// 1x96), then the planes merge.
+// CHECK-LABEL: func.func @scale_with_unit_dims
+// CHECK-DAG: memref.collapse_shape %{{.+}} {{\[}}[0], [1, 2, 3]] : memref<1x96x1x1xf32> into memref<1x96xf32>
+// CHECK-DAG: memref.collapse_shape %{{.+}} {{\[}}[0], [1], [2, 3]] : memref<1x96x7x7xf32> into memref<1x96x49xf32>
+// CHECK: iterator_types = ["parallel", "parallel", "parallel"]
+// CHECK-SAME: memref<1x96xf32>, memref<1x96x49xf32>
+func.func @scale_with_unit_dims(%s: memref<1x96x1x1xf32>, %x: memref<1x96x7x7xf32>, %y: memref<1x96x7x7xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, 0, 0)>, affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%s, %x : memref<1x96x1x1xf32>, memref<1x96x7x7xf32>) outs(%y : memref<1x96x7x7xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  }
+  return
+}

@@ -26,6 +26,13 @@ BENCH_MODELS = {
     # The compile-memory benchmark's largest convnet: 531 MB of weights,
     # 411 MB of them in one fully connected layer.
     "vgg11": (gen.vision("vgg11"), gen.IMAGE, None, 17),
+    # The depthwise-separable convnets a new user brings besides
+    # MobileNetV2: 5x5 depthwise convs (both), hardswish and
+    # squeeze-excitation (MobileNetV3); trained-like BatchNorm statistics.
+    "mnasnet1_0": (gen.trained_bn(gen.vision("mnasnet1_0")), gen.IMAGE, None,
+                   17),
+    "mobilenet_v3_large": (gen.trained_bn(gen.vision("mobilenet_v3_large")),
+                           gen.IMAGE, None, 17),
 }
 
 

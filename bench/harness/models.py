@@ -248,6 +248,8 @@ MODELS = {m.name: m for m in [
     TorchModel("transformer_encoder"),  # d 256, 4 heads, FFN 512
     TorchModel("mlp"),                  # 784-512-512-10, batch 64
     TorchModel("conv_bn_relu"),         # 2x (3x3 conv, BN, ReLU), 64x64
+    TorchModel("mnasnet1_0"),           # 5x5 depthwise convs
+    TorchModel("mobilenet_v3_large"),   # 5x5, hardswish, squeeze-excitation
 ]}
 
 # What a plain run measures, what --models all measures (every model but

@@ -193,6 +193,55 @@ prior16(__m512 held, bool accumulate, bool hasCol, __m512 col,
   return p;
 }
 
+/// Stores column j of an edge tile held as one vector over its rows (lane
+/// i is row i; `rows` masks the tile's rows) into C (row stride ldc), each
+/// element with its prior and epilogue as MicroKernel gives them: a gather
+/// of C when accumulating, the scatter of the results. Rows too far apart
+/// for 32-bit gather offsets take the scalar path.
+__attribute__((target("avx512f"))) void
+storeColumn16(__m512 v, float *c, int64_t ldc, __mmask16 rows, bool accumulate,
+              Epilogue epi, TileBias bias, int64_t j) {
+  const __m512 zero = _mm512_setzero_ps();
+  float *base = c + j;
+  if (ldc > INT32_MAX / 16) {
+    alignas(64) float lanes[16];
+    _mm512_store_ps(lanes, v);
+    for (int i = 0; i < 16; ++i)
+      if (rows >> i & 1) {
+        float &out = base[i * ldc];
+        out = applyEpilogue(withPrior(lanes[i], &out, accumulate, bias, i, j),
+                            epi);
+      }
+    return;
+  }
+  const __m512i offsets = _mm512_mullo_epi32(
+      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+      _mm512_set1_epi32(int32_t(ldc)));
+  if (accumulate || bias) {
+    __m512 held = accumulate
+                      ? _mm512_mask_i32gather_ps(zero, rows, offsets, base, 4)
+                      : zero;
+    // The row bias is per lane: prior16's broadcast does not apply.
+    __m512 p = held;
+    bool have = accumulate;
+    if (bias.col) {
+      __m512 col = _mm512_set1_ps(bias.col[j]);
+      p = have ? _mm512_add_ps(p, col) : col;
+      have = true;
+    }
+    if (bias.row) {
+      __m512 row = _mm512_maskz_loadu_ps(rows, bias.row);
+      p = have ? _mm512_add_ps(p, row) : row;
+    }
+    v = _mm512_add_ps(p, v);
+  }
+  if (epi != kNoEpilogue) // max(0, x): NaN stays NaN
+    v = _mm512_max_ps(zero, v);
+  if (epi == kRelu6) // min(6, x): NaN stays NaN
+    v = _mm512_min_ps(_mm512_set1_ps(6.0f), v);
+  _mm512_mask_i32scatter_ps(base, rows, offsets, v, 4);
+}
+
 template <NextPanel Next>
 __attribute__((target("avx2,fma"))) void
 kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
@@ -498,15 +547,8 @@ kernelAvx512EdgeExtra(int64_t k, const float *pa, const float *pb, int64_t ldb,
       v = _mm512_min_ps(six, v);
     _mm512_storeu_ps(row, v);
   }
-  for (int e = 0; e < Extra; ++e) {
-    alignas(64) float lanes[16];
-    _mm512_store_ps(lanes, extra[e]);
-    for (int i = 0; i < Rows; ++i) {
-      float &out = c[i * ldc + 16 + e];
-      out = applyEpilogue(
-          withPrior(lanes[i], &out, accumulate, bias, i, 16 + e), epi);
-    }
-  }
+  for (int e = 0; e < Extra; ++e)
+    storeColumn16(extra[e], c, ldc, rowMask, accumulate, epi, bias, 16 + e);
 }
 
 /// An AVX-512 edge tile of `Rows` rows and `Cols` (at most 4) columns (a
@@ -530,15 +572,8 @@ kernelAvx512EdgeColumns(int64_t k, const float *pa, const float *pb,
     for (int e = 0; e < Cols; ++e)
       acc[e] = _mm512_fmadd_ps(column, _mm512_set1_ps(pb[e]), acc[e]);
   }
-  for (int e = 0; e < Cols; ++e) {
-    alignas(64) float lanes[16];
-    _mm512_store_ps(lanes, acc[e]);
-    for (int i = 0; i < Rows; ++i) {
-      float &out = c[i * ldc + e];
-      out =
-          applyEpilogue(withPrior(lanes[i], &out, accumulate, bias, i, e), epi);
-    }
-  }
+  for (int e = 0; e < Cols; ++e)
+    storeColumn16(acc[e], c, ldc, rowMask, accumulate, epi, bias, e);
 }
 
 /// kernelAvx512EdgeColumns for up to 4 columns when that is fewer FMAs

@@ -184,11 +184,14 @@ TANDEM_AVX512VL void planeKxK(const Dw3x3Plane &p, const float *f, float *out) {
 template <int K>
 TANDEM_AVX512VL void planeAvx512(const Dw3x3Plane &p, const float *f,
                                  float *out) {
+  // 5x5 on 8-lane vectors: four rows (25 weights + 4 accumulators + 5
+  // inputs fill the 32 registers; eight rows would spill).
+  constexpr int kYmmRows = K == 5 ? 4 : 8;
   if (p.ow <= 8) {
     if (p.step == 1)
-      planeKxK<Ymm, K, 1, 8>(p, f, out);
+      planeKxK<Ymm, K, 1, kYmmRows>(p, f, out);
     else
-      planeKxK<Ymm, K, 2, 8>(p, f, out);
+      planeKxK<Ymm, K, 2, kYmmRows>(p, f, out);
   } else if (p.step == 1) {
     planeKxK<Zmm, K, 1, 4>(p, f, out);
   } else {

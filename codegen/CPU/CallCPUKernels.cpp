@@ -608,6 +608,17 @@ std::optional<PaddedInput> paddedInputOf(linalg::LinalgOp conv) {
   return p;
 }
 
+/// Whether `conv` is a 1x1 convolution of stride and dilation 1: a GEMM of
+/// its filter and its input's pixels, as the packed layout and the fused
+/// 1x1 + depthwise call need.
+bool isPointwiseConv(linalg::Conv2DNchwFchwOp conv) {
+  auto filter = cast<MemRefType>(conv.getDpsInputOperand(1)->get().getType());
+  auto one = [](int64_t v) { return v == 1; };
+  return filter.getDimSize(2) == 1 && filter.getDimSize(3) == 1 &&
+         llvm::all_of(conv.getStrides().getValues<int64_t>(), one) &&
+         llvm::all_of(conv.getDilations().getValues<int64_t>(), one);
+}
+
 /// Marks a 1x1 conv whose input a depthwise conv writes in the packed
 /// panel layout, from the implicit-pads-only run to the full one.
 constexpr llvm::StringLiteral kPackedInputAttr =
@@ -640,12 +651,7 @@ linalg::Conv2DNchwFchwOp packedConsumerOf(linalg::DepthwiseConv2DNchwChwOp dw) {
         conv->getBlock() != dw->getBlock() || !dw->isBeforeInBlock(conv) ||
         !isKernelConv(conv))
       return {};
-    auto filter = cast<MemRefType>(conv.getDpsInputOperand(1)->get().getType());
-    if (filter.getDimSize(2) != 1 || filter.getDimSize(3) != 1 ||
-        llvm::any_of(conv.getStrides().getValues<int64_t>(),
-                     [](int64_t s) { return s != 1; }) ||
-        llvm::any_of(conv.getDilations().getValues<int64_t>(),
-                     [](int64_t d) { return d != 1; }))
+    if (!isPointwiseConv(conv))
       return {};
     consumer = conv;
   }
@@ -728,14 +734,9 @@ pointwiseProducerOf(linalg::DepthwiseConv2DNchwChwOp dw, PaddedInput &p) {
       return std::nullopt;
   Value input = conv.getDpsInputOperand(0)->get();
   Value filter = conv.getDpsInputOperand(1)->get();
-  auto filterType = cast<MemRefType>(filter.getType());
   if (input == mid || filter == mid || !isConstantBuffer(filter) ||
-      filterType.getDimSize(2) != 1 || filterType.getDimSize(3) != 1 ||
+      !isPointwiseConv(conv) ||
       !hasDenseInnerDims(cast<MemRefType>(input.getType()), 2) ||
-      llvm::any_of(conv.getStrides().getValues<int64_t>(),
-                   [](int64_t s) { return s != 1; }) ||
-      llvm::any_of(conv.getDilations().getValues<int64_t>(),
-                   [](int64_t d) { return d != 1; }) ||
       !intactBetween(conv, dw, input))
     return std::nullopt;
   return producer;

@@ -1,5 +1,6 @@
 /*===- arena.c - 64-byte aligned arena allocation ------------------------===*/
 
+#include "large_alloc.h"
 #include "tandem/runtime.h"
 
 #include <stdlib.h>
@@ -17,7 +18,8 @@ tandem_status_t tandem_arena_alloc(uint64_t bytes, void **out) {
                               "arena of %llu bytes is too large",
                               (unsigned long long)bytes);
   uint64_t rounded = (bytes + align - 1) / align * align;
-  void *arena = aligned_alloc((size_t)align, (size_t)rounded);
+  // Large arenas lie on huge pages (large_alloc.h).
+  void *arena = tandem_internal_alloc_large((size_t)rounded);
   if (!arena)
     return tandem_status_make(TANDEM_OUT_OF_MEMORY,
                               "cannot allocate an arena of %llu bytes",

@@ -159,6 +159,25 @@ TEST(Conv2DTest, EveryEdgeTileShape) {
     }
 }
 
+TEST(Conv2DTest, OnePixelOnCachedFilter) {
+  // One output pixel with the filter cached is a matrix-vector product
+  // (gemvCached): a squeeze-excitation 1x1 conv on a 1x1 image (K = 960 in
+  // one pass), a 3x3 window with stride and dilation gathered from a
+  // strided image, a batch of three, ReLU6 onto a bias, accumulation.
+  const ConvCase cases[] = {{1, 960, 1, 1, 240, 1, 1, 1, 1, 1, 1},
+                            {3, 7, 5, 5, 20, 3, 3, 2, 2, 2, 2},
+                            {2, 30, 3, 4, 17, 3, 4, 1, 1, 1, 1}};
+  tandem_thread_pool_t *pool = nullptr;
+  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  for (const ConvCase &t : cases)
+    for (tandem_thread_pool_t *p :
+         {static_cast<tandem_thread_pool_t *>(nullptr), pool}) {
+      check(t, false, true, p, false, true, true);
+      check(t, true, true, p);
+    }
+  tandem_thread_pool_destroy(pool);
+}
+
 TEST(Conv2DTest, CachedFilterOnThreadPool) {
   tandem_thread_pool_t *pool = nullptr;
   ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);

@@ -282,56 +282,68 @@ TEST(DwConv2DTest, PackedOutputFeedsA1x1Conv) {
   // (tandem_conv2d_packed_f32) give exactly what the two give through a
   // plain NCHW tensor: pixel counts below, at and across a panel (7x7,
   // 8x4, 14x14, 56x56 from stride 2), more than one K block of the GEMM
-  // (300 channels), and more than one N block (72x72 pixels: 5184); two
-  // images, with and without a pool. The packed buffer starts as NaN, so
-  // every element the conv reads must have been written.
+  // (300 channels), and more than one N block (72x72 pixels: 5184), one
+  // pixel (with the filter cached, a matrix-vector product); two images,
+  // with and without a pool and the weight cache. The packed buffer starts as
+  // NaN, so every element the conv reads must have been written.
   struct PackedCase {
     int64_t c, h, w, stride, f;
   };
   const PackedCase cases[] = {{5, 7, 7, 1, 3},    {3, 8, 4, 1, 17},
                               {16, 14, 14, 1, 8}, {6, 112, 112, 2, 5},
-                              {300, 9, 9, 1, 4},  {2, 72, 72, 1, 3}};
+                              {300, 9, 9, 1, 4},  {2, 72, 72, 1, 3},
+                              {300, 2, 2, 2, 30}};
   tandem_thread_pool_t *pool = nullptr;
   ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (tandem_thread_pool_t *p :
        {static_cast<tandem_thread_pool_t *>(nullptr), pool})
-    for (const PackedCase &t : cases) {
-      int64_t n = 2, oh = (t.h - 1) / t.stride + 1,
-              ow = (t.w - 1) / t.stride + 1;
-      int64_t plane = oh * ow, image = TANDEM_PACKED_PANEL_FLOATS(t.c, plane);
-      std::vector<float> in(n * t.c * t.h * t.w), dwFilter(t.c * 9),
-          dwBias(t.c), filter(t.f * t.c), bias(t.f);
-      for (std::vector<float> *v : {&in, &dwFilter, &dwBias, &filter, &bias})
-        for (float &x : *v)
-          x = dist(rng);
-      tandem_exec_ctx_t ctx = {};
-      ctx.pool = p;
-      auto dw = [&](float *out, bool packed) {
-        (packed ? tandem_dwconv2d_pad_packed_f32 : tandem_dwconv2d_pad_f32)(
-            &ctx, n, t.c, t.h, t.w, in.data(), t.c * t.h * t.w, t.h * t.w, t.w,
-            1, 3, 3, dwFilter.data(), dwBias.data(), out, t.c * plane, plane,
-            ow, oh, ow, t.stride, t.stride, 1, 1, 1, 1, TANDEM_DWCONV2D_RELU6);
-      };
-      auto conv = [&](const float *input, float *out, bool packed) {
-        (packed ? tandem_conv2d_packed_f32 : tandem_conv2d_bias_f32)(
-            &ctx, n, t.c, oh, ow, input, t.c * plane, plane, ow, 1, t.f, 1, 1,
-            filter.data(), bias.data(), out, t.f * plane, plane, oh, ow, 1, 1,
-            1, 1, TANDEM_CONV2D_RELU);
-      };
-      std::vector<float> mid(n * t.c * plane), expected(n * t.f * plane);
-      dw(mid.data(), false);
-      conv(mid.data(), expected.data(), false);
-      std::vector<float> packed(n * image, NAN), got(n * t.f * plane);
-      dw(packed.data(), true);
-      conv(packed.data(), got.data(), true);
-      ASSERT_EQ(tandem_internal_take_kernel_error(), nullptr);
-      for (size_t i = 0; i < got.size(); ++i)
-        ASSERT_EQ(got[i], expected[i])
-            << "c" << t.c << " " << t.h << "x" << t.w << " s" << t.stride
-            << " f" << t.f << (p ? " pool" : "") << " at " << i;
-    }
+    for (bool cached : {false, true})
+      for (const PackedCase &t : cases) {
+        int64_t n = 2, oh = (t.h - 1) / t.stride + 1,
+                ow = (t.w - 1) / t.stride + 1;
+        int64_t plane = oh * ow, image = TANDEM_PACKED_PANEL_FLOATS(t.c, plane);
+        std::vector<float> in(n * t.c * t.h * t.w), dwFilter(t.c * 9),
+            dwBias(t.c), filter(t.f * t.c), bias(t.f);
+        for (std::vector<float> *v : {&in, &dwFilter, &dwBias, &filter, &bias})
+          for (float &x : *v)
+            x = dist(rng);
+        tandem_exec_ctx_t ctx = {};
+        ctx.pool = p;
+        // A cached filter on a 1x1 output is a matrix-vector product.
+        tandem_internal_kernel_cache *cache =
+            cached ? tandem_internal_kernel_cache_create() : nullptr;
+        ctx.reserved[0] = cache;
+        int32_t convFlags =
+            TANDEM_CONV2D_RELU | (cached ? TANDEM_CONV2D_CONSTANT_FILTER : 0);
+        auto dw = [&](float *out, bool packed) {
+          (packed ? tandem_dwconv2d_pad_packed_f32 : tandem_dwconv2d_pad_f32)(
+              &ctx, n, t.c, t.h, t.w, in.data(), t.c * t.h * t.w, t.h * t.w,
+              t.w, 1, 3, 3, dwFilter.data(), dwBias.data(), out, t.c * plane,
+              plane, ow, oh, ow, t.stride, t.stride, 1, 1, 1, 1,
+              TANDEM_DWCONV2D_RELU6);
+        };
+        auto conv = [&](const float *input, float *out, bool packed) {
+          (packed ? tandem_conv2d_packed_f32 : tandem_conv2d_bias_f32)(
+              &ctx, n, t.c, oh, ow, input, t.c * plane, plane, ow, 1, t.f, 1, 1,
+              filter.data(), bias.data(), out, t.f * plane, plane, oh, ow, 1, 1,
+              1, 1, convFlags);
+        };
+        std::vector<float> mid(n * t.c * plane), expected(n * t.f * plane);
+        dw(mid.data(), false);
+        conv(mid.data(), expected.data(), false);
+        std::vector<float> packed(n * image, NAN), got(n * t.f * plane);
+        dw(packed.data(), true);
+        conv(packed.data(), got.data(), true);
+        ASSERT_EQ(tandem_internal_take_kernel_error(), nullptr);
+        for (size_t i = 0; i < got.size(); ++i)
+          ASSERT_EQ(got[i], expected[i])
+              << "c" << t.c << " " << t.h << "x" << t.w << " s" << t.stride
+              << " f" << t.f << (p ? " pool" : "") << (cached ? " cached" : "")
+              << " at " << i;
+        tandem_internal_kernel_cache_destroy(cache);
+      }
   tandem_thread_pool_destroy(pool);
 }
 
@@ -368,16 +380,16 @@ TEST(DwConv2DTest, Conv1x1ThenDepthwiseInOneCall) {
   // K blocks of the GEMM (300 input channels), two N blocks (72x72 pixels);
   // one image and two, with and without a pool (one image of 96 or 144
   // channels on two threads: groups of fewer channels than a register
-  // tile, starting off a tile's boundary), with the filter from the weight
-  // cache and without. Outputs start as NaN, so every element must be
-  // written.
+  // tile, starting off a tile's boundary), a 1x1 image (with the cache,
+  // matrix-vector products), with the filter from the weight cache and
+  // without. Outputs start as NaN, so every element must be written.
   struct FusedCase {
     int64_t k, c, h, w, stride;
   };
   const FusedCase cases[] = {{16, 96, 112, 112, 2}, {24, 144, 56, 56, 1},
                              {160, 960, 7, 7, 1},   {3, 5, 9, 9, 1},
                              {300, 20, 6, 6, 2},    {2, 17, 72, 72, 1},
-                             {8, 29, 15, 11, 2}};
+                             {8, 29, 15, 11, 2},    {300, 43, 1, 1, 1}};
   tandem_thread_pool_t *pool = nullptr;
   ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
   std::mt19937 rng(12);

@@ -165,6 +165,100 @@ TEST_P(SgemmTest, CachedWeightsOnThreadPoolMatchSerial) {
   tandem_thread_pool_destroy(pool);
 }
 
+TEST_P(SgemmTest, VectorTimesCachedWeights) {
+  // A row times cached B (a classifier on one image: B^T as ONNX Gemm
+  // stores it, a column bias, ReLU6), over two N blocks with accumulation;
+  // cached A times a column (strided, and A shared by a batch of two);
+  // tiny and one-by-one products. These stream the weights once
+  // (gemvCached): they match a double-precision reference, the weight
+  // cache holds one packed copy, and a pool of two threads gives the
+  // serial call's result bit for bit.
+  struct Shape {
+    int64_t batch, m, n, k;
+    int32_t flags;
+    bool transB, withBias;
+    int64_t vectorStride;
+  };
+  const int32_t relu6 = TANDEM_SGEMM_RELU6, acc = TANDEM_SGEMM_ACCUMULATE;
+  const Shape shapes[] = {
+      {1, 1, 1000, 1280, TANDEM_SGEMM_CONSTANT_B | relu6, true, true, 1},
+      {1, 1, 4100, 300, TANDEM_SGEMM_CONSTANT_B | acc, false, false, 3},
+      {1, 240, 1, 960, TANDEM_SGEMM_CONSTANT_A | acc, false, true, 5},
+      {2, 37, 1, 7, TANDEM_SGEMM_CONSTANT_A | TANDEM_SGEMM_RELU, false, false,
+       1},
+      {1, 1, 1, 77, TANDEM_SGEMM_CONSTANT_A | TANDEM_SGEMM_CONSTANT_B, false,
+       true, 1}};
+  tandem_thread_pool_t *pool = nullptr;
+  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  for (const Shape &t : shapes) {
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    bool constA = t.flags & TANDEM_SGEMM_CONSTANT_A;
+    // The vector operand's elements lie vectorStride apart: A's row when B
+    // holds the weights, else B's column.
+    int64_t sAm = constA ? t.k : t.k * t.vectorStride;
+    int64_t sAk = constA ? 1 : t.vectorStride;
+    int64_t sBk = t.transB ? 1 : (constA ? t.vectorStride : t.n);
+    int64_t sBn = t.transB ? t.k : 1;
+    int64_t aSize = (t.m - 1) * sAm + (t.k - 1) * sAk + 1;
+    int64_t bSize = (t.k - 1) * sBk + (t.n - 1) * sBn + 1;
+    int64_t sAb = constA ? 0 : aSize, sBb = bSize;
+    std::vector<float> a(constA ? aSize : t.batch * aSize), b(t.batch * bSize),
+        bias(t.n), c0(t.batch * t.m * t.n);
+    for (std::vector<float> *v : {&a, &b, &bias, &c0})
+      for (float &x : *v)
+        x = 3.0f * dist(rng);
+    auto run = [&](tandem_thread_pool_t *p, std::vector<float> &c,
+                   size_t *cacheBytes) {
+      tandem_internal_kernel_cache *cache =
+          tandem_internal_kernel_cache_create();
+      tandem_exec_ctx_t ctx = {};
+      ctx.pool = p;
+      ctx.reserved[0] = cache;
+      bool ran = true;
+      for (int call = 0; call < 2 && ran; ++call) {
+        c = c0;
+        ran = tandem_internal_sgemm_bias_f32_on(
+            GetParam(), &ctx, t.batch, t.m, t.n, t.k, a.data(), sAb, sAm, sAk,
+            b.data(), sBb, sBk, sBn, t.withBias ? bias.data() : nullptr,
+            c.data(), t.m * t.n, t.n, 1, t.flags);
+        if (call == 0)
+          *cacheBytes = tandem_internal_kernel_cache_bytes(cache);
+      }
+      EXPECT_EQ(tandem_internal_kernel_cache_bytes(cache), *cacheBytes)
+          << "the second call packed again";
+      tandem_internal_kernel_cache_destroy(cache);
+      return ran;
+    };
+    std::vector<float> serial, threaded;
+    size_t bytes = 0, threadedBytes = 0;
+    if (!run(nullptr, serial, &bytes))
+      GTEST_SKIP() << "this CPU has no " << GetParam() << " micro-kernel";
+    ASSERT_TRUE(run(pool, threaded, &threadedBytes));
+    EXPECT_EQ(threaded, serial) << t.m << "x" << t.n << "x" << t.k;
+    EXPECT_GT(bytes, 0u);
+    for (int64_t bi = 0; bi < t.batch; ++bi)
+      for (int64_t i = 0; i < t.m; ++i)
+        for (int64_t j = 0; j < t.n; ++j) {
+          size_t at = (bi * t.m + i) * t.n + j;
+          double ref = (t.flags & acc) ? c0[at] : 0.0;
+          if (t.withBias)
+            ref += bias[j];
+          for (int64_t q = 0; q < t.k; ++q)
+            ref += double(a[bi * sAb + i * sAm + q * sAk]) *
+                   double(b[bi * sBb + q * sBk + j * sBn]);
+          if ((t.flags & (TANDEM_SGEMM_RELU | relu6)) && ref < 0)
+            ref = 0;
+          if ((t.flags & relu6) && ref > 6)
+            ref = 6;
+          ASSERT_NEAR(serial[at], ref, 1e-4 * (1.0 + std::sqrt(double(t.k))))
+              << GetParam() << " " << t.m << "x" << t.n << "x" << t.k << " at ["
+              << bi << "," << i << "," << j << "]";
+        }
+  }
+  tandem_thread_pool_destroy(pool);
+}
+
 TEST_P(SgemmTest, ColumnBiasEqualsBroadcastThenAccumulate) {
   // tandem_sgemm_bias_f32 adds bias[j] in registers; the result must equal,
   // bit for bit, the bias broadcast into C followed by an accumulating

@@ -859,7 +859,7 @@ void conv1x1Dwconv(const tandem_exec_ctx_t *ctx, int64_t n, int64_t k,
   p.dw.failure = &failure;
   p.pwFilter = pwFilter;
   p.pwPacked = (pwFlags & TANDEM_CONV2D_CONSTANT_FILTER)
-                   ? tandem_internal_packed_filter(ctx, pwFilter, c, k)
+                   ? tandem_internal_packed_filter(ctx, pwFilter, c, k, pixels)
                    : nullptr;
   p.pwBias = pwBias;
   p.pwFlags = pwFlags & (TANDEM_CONV2D_RELU | TANDEM_CONV2D_RELU6);

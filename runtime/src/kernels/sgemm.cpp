@@ -14,6 +14,9 @@
 // The micro-kernel is picked once per process from the CPU's features:
 // AVX-512 (14 x 32: 28 zmm accumulators), AVX2+FMA (6 x 16) or portable C.
 //
+// A product of cached weights and a single row or column skips all of that
+// (gemvCached, gemv.h): the weights stream once, in one K block.
+//
 // Packing zero-pads ragged edges, so micro-kernels always run full tiles;
 // edge tiles go through a small buffer and only their valid part is stored.
 // Scratch buffers are thread-local, of fixed size, allocated on a thread's
@@ -21,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kernels/gemv.h"
 #include "kernels/kernel_cache.h"
 #include "kernels/kernel_status.h"
 #include "kernels/scratch.h"
@@ -106,6 +110,9 @@ struct KernelIsa {
   /// the ISA has none: the kernel then fills a whole tile buffer that
   /// storeEdge copies.
   const EdgeKernel *edge = nullptr;
+  /// A matrix-vector product on one packed panel of MR or NR floats a row
+  /// (gemv.h).
+  tandem_internal::GemvKernel gemv = nullptr;
 };
 
 /// Which packed panel a micro-kernel prefetches while it computes.
@@ -626,7 +633,14 @@ const EdgeKernel kAvx512Edges[14] = {
 /// if this CPU can run it.
 bool isaByName(const char *name, KernelIsa &out) {
   if (std::strcmp(name, "portable") == 0) {
-    out = {4, 8, kernelPortable, kernelPortable, kernelPortable, "portable"};
+    out = {4,
+           8,
+           kernelPortable,
+           kernelPortable,
+           kernelPortable,
+           "portable",
+           nullptr,
+           tandem_internal::gemvPanelPortable};
     return true;
   }
 #if TANDEM_X86
@@ -638,7 +652,8 @@ bool isaByName(const char *name, KernelIsa &out) {
            kernelAvx512<NextPanel::A>,
            kernelAvx512<NextPanel::B>,
            "avx512",
-           kAvx512Edges};
+           kAvx512Edges,
+           tandem_internal::gemvPanelAvx512};
     return true;
   }
   if (std::strcmp(name, "avx2") == 0 && __builtin_cpu_supports("avx2") &&
@@ -649,7 +664,8 @@ bool isaByName(const char *name, KernelIsa &out) {
            kernelAvx2<NextPanel::A>,
            kernelAvx2<NextPanel::B>,
            "avx2",
-           kAvx2Edges};
+           kAvx2Edges,
+           tandem_internal::gemvPanelAvx2};
     return true;
   }
 #endif
@@ -681,6 +697,8 @@ using tandem_internal::Scratch;
 
 thread_local Scratch packedA;
 thread_local Scratch packedB;
+/// The vector operand of a matrix-vector product, made contiguous.
+thread_local Scratch gemvVector;
 /// What this thread's packedA holds: M block packedAMBlock of the block
 /// step numbered packedAStep (steps are numbered from stepCounter), so that
 /// the chunks of one step that a thread runs pack each M block once.
@@ -1213,11 +1231,12 @@ size_t wholeASize(const KernelIsa &isa, int64_t m, int64_t k) {
   return size_t((m + isa.mr - 1) / isa.mr * isa.mr) * k;
 }
 
-/// Packs all of A in the layout gemm2D reads through `aCache`: K block pc
-/// at mPadded * pc, its MR panels one after another.
+/// Packs all of A in the layout gemm2D reads through `aCache` (kc =
+/// kBlockSize(k)) or gemvCached reads (kc = k): K block pc at mPadded * pc,
+/// its MR panels one after another.
 void packWholeA(const KernelIsa &isa, const float *a, int64_t rs, int64_t cs,
-                int64_t m, int64_t k, float *out) {
-  int64_t kc = kBlockSize(k), mPadded = (m + isa.mr - 1) / isa.mr * isa.mr;
+                int64_t m, int64_t k, int64_t kc, float *out) {
+  int64_t mPadded = (m + isa.mr - 1) / isa.mr * isa.mr;
   for (int64_t pc = 0; pc < k; pc += kc)
     packA(a + pc * cs, rs, cs, m, std::min(kc, k - pc), isa.mr,
           out + mPadded * pc);
@@ -1237,11 +1256,11 @@ inline int64_t packedBStep(int64_t jc, int64_t pc, int64_t k, int64_t nPanels,
   return jc * k + nPanels * nr * pc;
 }
 
-/// Packs all of B in the layout gemm2D reads through `bCache`
-/// (packedBStep).
+/// Packs all of B in the layout gemm2D reads through `bCache` (kc =
+/// kBlockSize(k): packedBStep) or gemvCached reads (kc = k).
 void packWholeB(const KernelIsa &isa, const float *b, int64_t rs, int64_t cs,
-                int64_t n, int64_t k, float *out) {
-  int64_t kc = kBlockSize(k), nr = isa.nr;
+                int64_t n, int64_t k, int64_t kc, float *out) {
+  int64_t nr = isa.nr;
   for (int64_t jc = 0; jc < n; jc += kNC) {
     int64_t nc = std::min(kNC, n - jc);
     int64_t nPanels = (nc + nr - 1) / nr;
@@ -1332,6 +1351,108 @@ packBRows32Avx512(const float *src, int64_t srcStride, int64_t row0,
   packBRowsFixed<32, true>(src, srcStride, row0, rows, k, n, out);
 }
 #endif
+
+//===----------------------------------------------------------------------===//
+// Matrix-vector products on cached weights (gemv.h)
+//===----------------------------------------------------------------------===//
+
+/// What the tasks of one matrix-vector product share: the cached operand's
+/// panels (panel index set per task) and where their sums go.
+struct GemvStep {
+  const KernelIsa *isa;
+  tandem_internal::PackedPanel weights;
+  int64_t extent;      // C's elements along the panels
+  const float *vector; // the other operand, contiguous
+  float *c;            // C's first element
+  int64_t stride;      // between C's elements along the panels
+  bool accumulate;     // add to C
+  Epilogue epi;        // applied before the store
+  TileBias bias;       // at C's first element
+  bool alongRows;      // the panels are A's (C is a column)
+};
+
+void gemvTasks(void *env, int64_t begin, int64_t end) {
+  auto &s = *static_cast<GemvStep *>(env);
+  alignas(64) float sums[32];
+  int64_t width = s.weights.width;
+  for (int64_t panel = begin; panel < end; ++panel) {
+    tandem_internal::PackedPanel part = s.weights;
+    part.index = panel;
+    s.isa->gemv(part, s.vector, sums);
+    int64_t first = panel * width, count = std::min(width, s.extent - first);
+    for (int64_t e = 0; e < count; ++e) {
+      float &out = s.c[(first + e) * s.stride];
+      int64_t i = s.alongRows ? first + e : 0, j = s.alongRows ? 0 : first + e;
+      out = applyEpilogue(withPrior(sums[e], &out, s.accumulate, s.bias, i, j),
+                          s.epi);
+    }
+  }
+}
+
+/// Cache keys' roles: sgemm's and conv2d's A (0) and B (1) in gemm2D's
+/// layout, and the same operands in one K block for gemvCached.
+enum PackedRole : int32_t {
+  kRoleA = 0,
+  kRoleB = 1,
+  kRoleGemvA = 2,
+  kRoleGemvB = 3
+};
+
+/// A product with one side a vector and the other side weights (`weights`:
+/// A packed by packWholeA, or B by packWholeB, in one K block): there is
+/// nothing to reuse, so no K blocks with a barrier each and no B panel
+/// padded to NR columns for one useful column: a task per packed panel
+/// streams its weights once, in the order they lie (gemv.h). alongRows: C
+/// (m x 1, element stride `stride`) = A x the column `vector` (K floats
+/// `step` apart, or gathered from `conv`'s image: output pixel 0);
+/// otherwise C (1 x n) = the row `vector` x B.
+void gemvCached(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
+                int64_t n, int64_t k, const float *weights, bool alongRows,
+                const float *vector, int64_t step, const ConvImage *conv,
+                float *c, int64_t stride, bool accumulate, Epilogue epi,
+                TileBias bias, tandem_internal_kernel_failure *failure) {
+  if (step != 1 || conv) {
+    float *gathered = gemvVector.get(size_t(k));
+    if (!gathered) {
+      tandem_internal_kernel_fail(failure, "sgemm: out of memory for packing");
+      return;
+    }
+    if (conv) {
+      // Column 0 of im2col(image).
+      const ConvImage &g = *conv;
+      for (int64_t kk = 0, window = g.kh * g.kw; kk < k; ++kk) {
+        int64_t ch = kk / window, i = kk % window / g.kw, jw = kk % g.kw;
+        gathered[kk] = g.image[ch * g.sC + i * g.dh * g.sH + jw * g.dw * g.sW];
+      }
+    } else {
+      for (int64_t kk = 0; kk < k; ++kk)
+        gathered[kk] = vector[kk * step];
+    }
+    vector = gathered;
+  }
+  int64_t width = alongRows ? isa.mr : isa.nr;
+  int64_t extent = alongRows ? m : n;
+  // B's N blocks (A has one).
+  int64_t block = alongRows ? m : kNC;
+  for (int64_t jc = 0; jc < extent; jc += block) {
+    int64_t count = std::min(block, extent - jc);
+    int64_t panels = (count + width - 1) / width;
+    TileBias at = bias;
+    if (!alongRows && bias.col)
+      at.col += jc;
+    GemvStep s{&isa,
+               {weights + jc * k, panels * width, 0, width, k, k},
+               count,
+               vector,
+               c + jc * stride,
+               stride,
+               accumulate,
+               epi,
+               at,
+               alongRows};
+    tandem_parallel_for(pool, panels, 1, gemvTasks, &s);
+  }
+}
 
 void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
             int64_t n, int64_t k, const float *a, int64_t rsA, int64_t csA,
@@ -1465,17 +1586,40 @@ void sgemmInto(const KernelIsa &isa, const tandem_exec_ctx_t *ctx,
     const float *ai = a + i * sAb, *bi = b + i * sBb;
     // Constant operands (weights) are packed once per instance. If the
     // cache cannot hold them, they are packed per call as usual.
+    // Weights times a vector (a classifier on one image): the weights in
+    // one K block, streamed once (gemvCached).
+    bool gemvA = cache && constA && n == 1 && k > 0 && isa.gemv;
+    bool gemvB = !gemvA && cache && constB && m == 1 && k > 0 && isa.gemv;
+    const float *weights = nullptr;
+    if (gemvA)
+      weights = tandem_internal_kernel_cache_get(
+          cache, {ai, m, k, sAm, sAk, kRoleGemvA, int32_t(isa.mr)},
+          wholeASize(isa, m, k),
+          [&](float *out) { packWholeA(isa, ai, sAm, sAk, m, k, k, out); });
+    if (gemvB)
+      weights = tandem_internal_kernel_cache_get(
+          cache, {bi, k, n, sBk, sBn, kRoleGemvB, int32_t(isa.nr)},
+          wholeBSize(isa, n, k),
+          [&](float *out) { packWholeB(isa, bi, sBk, sBn, n, k, k, out); });
+    if (weights) {
+      gemvCached(pool, isa, m, n, k, weights, gemvA, gemvA ? bi : ai,
+                 gemvA ? sBk : sAk, nullptr, c + i * sCb, gemvA ? sCm : sCn,
+                 accumulate, epi, bias, &failure);
+      continue;
+    }
     const float *aCache = nullptr, *bCache = nullptr;
     if (cache && constA && k > 0)
       aCache = tandem_internal_kernel_cache_get(
-          cache, {ai, m, k, sAm, sAk, 0, int32_t(isa.mr)},
-          wholeASize(isa, m, k),
-          [&](float *out) { packWholeA(isa, ai, sAm, sAk, m, k, out); });
+          cache, {ai, m, k, sAm, sAk, kRoleA, int32_t(isa.mr)},
+          wholeASize(isa, m, k), [&](float *out) {
+            packWholeA(isa, ai, sAm, sAk, m, k, kBlockSize(k), out);
+          });
     if (cache && constB && k > 0)
       bCache = tandem_internal_kernel_cache_get(
-          cache, {bi, k, n, sBk, sBn, 1, int32_t(isa.nr)},
-          wholeBSize(isa, n, k),
-          [&](float *out) { packWholeB(isa, bi, sBk, sBn, n, k, out); });
+          cache, {bi, k, n, sBk, sBn, kRoleB, int32_t(isa.nr)},
+          wholeBSize(isa, n, k), [&](float *out) {
+            packWholeB(isa, bi, sBk, sBn, n, k, kBlockSize(k), out);
+          });
     gemm2D(pool, isa, m, n, k, ai, sAm, sAk, bi, sBk, sBn, c + i * sCb, sCm,
            sCn, accumulate, epi, aCache, bCache, &failure, nullptr, bias);
   }
@@ -1534,6 +1678,22 @@ tandem_conv2d_f32(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
 namespace {
 
 /// tandem_conv2d_bias_f32, or with `packedInput` tandem_conv2d_packed_f32.
+/// A constant conv filter (f x k) packed in the weight cache: in gemm2D's
+/// layout, or for `gemv` in gemvCached's; nullptr if k is 0 or the cache
+/// cannot hold it.
+const float *cachedFilter(tandem_internal_kernel_cache *cache,
+                          const KernelIsa &chosen, const float *filter,
+                          int64_t f, int64_t k, bool gemv) {
+  if (k <= 0 || f <= 0)
+    return nullptr;
+  int64_t kc = gemv ? k : kBlockSize(k);
+  return tandem_internal_kernel_cache_get(
+      cache,
+      {filter, f, k, k, 1, gemv ? kRoleGemvA : kRoleA, int32_t(chosen.mr)},
+      wholeASize(chosen, f, k),
+      [&](float *out) { packWholeA(chosen, filter, k, 1, f, k, kc, out); });
+}
+
 void conv2d(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
             int64_t w, const float *input, int64_t sIn, int64_t sIc,
             int64_t sIh, int64_t sIw, int64_t f, int64_t kh, int64_t kw,
@@ -1592,13 +1752,25 @@ void conv2d(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
   // The GEMM: filter [F, C*KH*KW] x im2col(input) [C*KH*KW, OH*OW].
   int64_t k = c * kh * kw, p = oh * ow;
   const float *aCache = nullptr;
-  if (cache && (flags & TANDEM_CONV2D_CONSTANT_FILTER) && k > 0)
-    aCache = tandem_internal_kernel_cache_get(
-        cache, {filter, f, k, k, 1, 0, int32_t(chosen.mr)},
-        wholeASize(chosen, f, k),
-        [&](float *out) { packWholeA(chosen, filter, k, 1, f, k, out); });
+  // One output pixel (a squeeze-excitation conv on a 1x1 image): the
+  // filter times a vector (gemvCached).
+  bool gemv = p == 1 && chosen.gemv;
+  if (cache && (flags & TANDEM_CONV2D_CONSTANT_FILTER))
+    aCache = cachedFilter(cache, chosen, filter, f, k, gemv);
+  gemv = gemv && aCache;
   tandem_internal_kernel_failure failure;
   for (int64_t b = 0; b < n && !failure.failed; ++b) {
+    if (gemv) {
+      // A packed input is one panel: K index kk at kk * NR.
+      ConvImage image{input + b * sIn, sIc,     sIh,       sIw,      kh, kw, ow,
+                      strideH,         strideW, dilationH, dilationW};
+      gemvCached(pool, chosen, f, 1, k, aCache, true,
+                 input + b * TANDEM_PACKED_PANEL_FLOATS(c, p), chosen.nr,
+                 packedInput ? nullptr : &image, output + b * sOn, sOf,
+                 flags & TANDEM_CONV2D_ACCUMULATE, epilogueOf(flags),
+                 TileBias{bias, nullptr}, &failure);
+      continue;
+    }
     if (packedInput) {
       // B is already packed (tandem_internal_pack_b_rows' layout).
       gemm2D(pool, chosen, f, p, k, filter, k, 1, nullptr, 0, 1,
@@ -1677,19 +1849,16 @@ void tandem_internal_pack_b_rows(const float *src, int64_t srcStride,
 
 const float *tandem_internal_packed_filter(const tandem_exec_ctx_t *ctx,
                                            const float *filter, int64_t f,
-                                           int64_t k) {
+                                           int64_t k, int64_t pixels) {
   auto *cache =
       ctx ? static_cast<tandem_internal_kernel_cache *>(ctx->reserved[0])
           : nullptr;
-  if (!cache || k <= 0 || f <= 0)
+  if (!cache)
     return nullptr;
-  // The key tandem_conv2d_bias_f32 uses for a constant filter: both calls
+  // The entry tandem_conv2d_bias_f32 uses for a constant filter: both calls
   // share one packed copy.
   const KernelIsa &chosen = isa();
-  return tandem_internal_kernel_cache_get(
-      cache, {filter, f, k, k, 1, 0, int32_t(chosen.mr)},
-      wholeASize(chosen, f, k),
-      [&](float *out) { packWholeA(chosen, filter, k, 1, f, k, out); });
+  return cachedFilter(cache, chosen, filter, f, k, pixels == 1 && chosen.gemv);
 }
 
 int64_t tandem_internal_conv1x1_row_group(int64_t rows) {
@@ -1704,8 +1873,18 @@ void tandem_internal_conv1x1_rows(const float *filter,
                                   const float *bias, int32_t flags, float *out,
                                   tandem_internal_kernel_failure *failure) {
   const KernelIsa &chosen = isa();
-  // The cached copy holds K block pc at mPadded * pc: with one K block, the
-  // rows from row0 (a whole MR panel) start at row0 * k.
+  // The cached copy holds K block pc at mPadded * pc (for one pixel, one K
+  // block for gemvCached): with one K block, the rows from row0 (a whole MR
+  // panel) start at row0 * k.
+  if (pixels == 1 && packedFilter && chosen.gemv && row0 % chosen.mr == 0) {
+    // As tandem_conv2d_bias_f32 computes one pixel; the packed input is
+    // one panel: K index kk at kk * NR.
+    gemvCached(nullptr, chosen, rows, 1, k, packedFilter + row0 * k, true,
+               packedInput, chosen.nr, nullptr, out, 1, false,
+               epilogueOf(flags),
+               TileBias{bias ? bias + row0 : nullptr, nullptr}, failure);
+    return;
+  }
   const float *aCache =
       packedFilter && kBlockSize(k) == k && row0 % chosen.mr == 0
           ? packedFilter + row0 * k

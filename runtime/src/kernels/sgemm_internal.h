@@ -50,12 +50,13 @@ void tandem_internal_pack_b_rows(const float *src, int64_t srcStride,
                                  int64_t row0, int64_t rows, int64_t k,
                                  int64_t n, float *packed);
 
-/// The f x k filter of a 1x1 conv packed as the GEMM's left-hand side, from
+/// The f x k filter of a 1x1 conv on `pixels` pixels packed as the GEMM's
+/// left-hand side (for one pixel, as a matrix-vector product reads it), from
 /// ctx's weight cache (packed on first use; the entry tandem_conv2d_bias_f32
 /// uses for the same constant filter), or nullptr without a cache.
 const float *tandem_internal_packed_filter(const tandem_exec_ctx_t *ctx,
                                            const float *filter, int64_t f,
-                                           int64_t k);
+                                           int64_t k, int64_t pixels);
 
 /// The channel group of tandem_internal_conv1x1_rows: `rows` rounded up to
 /// whole register tiles of the process-wide micro-kernel family.
@@ -66,8 +67,9 @@ int64_t tandem_internal_conv1x1_row_group(int64_t rows);
 /// filter[row0 + r][i] * input[i][p]) for r < rows, p < pixels (out's rows
 /// `pixels` apart), the input already packed (tandem_internal_pack_b_rows,
 /// k rows of `pixels`). `packedFilter` (tandem_internal_packed_filter, or
-/// nullptr) is used when row0 starts a register tile and k is one K block;
-/// otherwise the rows are packed here. flags: TANDEM_CONV2D_RELU / RELU6.
+/// nullptr) is used when row0 starts a register tile and k is one K block
+/// or pixels is 1; otherwise the rows are packed here. flags:
+/// TANDEM_CONV2D_RELU / RELU6.
 void tandem_internal_conv1x1_rows(const float *filter,
                                   const float *packedFilter, int64_t k,
                                   int64_t row0, int64_t rows,

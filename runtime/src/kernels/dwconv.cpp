@@ -749,7 +749,7 @@ struct PwDw {
   const float *pwFilter; // e x k, dense
   const float *pwPacked; // its packed copy from the weight cache, or null
   const float *pwBias;   // e floats, or null
-  int32_t pwFlags;       // TANDEM_CONV2D_RELU / RELU6
+  int32_t pwFlags;       // TANDEM_CONV2D_RELU / RELU6 / CONSTANT_FILTER
   int64_t k, pixels;     // the 1x1 conv's input channels; h * w
   /// The input packed as the GEMM's right-hand side, image b at
   /// packedInput + b * TANDEM_PACKED_PANEL_FLOATS(k, pixels).
@@ -862,7 +862,8 @@ void conv1x1Dwconv(const tandem_exec_ctx_t *ctx, int64_t n, int64_t k,
                    ? tandem_internal_packed_filter(ctx, pwFilter, c, k, pixels)
                    : nullptr;
   p.pwBias = pwBias;
-  p.pwFlags = pwFlags & (TANDEM_CONV2D_RELU | TANDEM_CONV2D_RELU6);
+  p.pwFlags = pwFlags & (TANDEM_CONV2D_RELU | TANDEM_CONV2D_RELU6 |
+                         TANDEM_CONV2D_CONSTANT_FILTER);
   p.k = k, p.pixels = pixels;
   p.packedInput = packed;
   // Whole register tiles of output channels, about 8 planes a task; with

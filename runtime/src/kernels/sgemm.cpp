@@ -699,6 +699,8 @@ thread_local Scratch packedA;
 thread_local Scratch packedB;
 /// The vector operand of a matrix-vector product, made contiguous.
 thread_local Scratch gemvVector;
+/// A matrix-vector product's weights packed for one call (no cache).
+thread_local Scratch gemvPacked;
 /// What this thread's packedA holds: M block packedAMBlock of the block
 /// step numbered packedAStep (steps are numbered from stepCounter), so that
 /// the chunks of one step that a thread runs pack each M block once.
@@ -1454,6 +1456,44 @@ void gemvCached(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
   }
 }
 
+/// The weights of a matrix-vector product packed for gemvCached: A (`extent`
+/// = m rows) or B (`extent` = n columns), K = k, element strides rs (along
+/// K for B, along M for A) and cs, from the weight cache (packed on first
+/// use) or, without one (or when it is full), packed into this thread's
+/// scratch for this call: a product takes this path because its weights
+/// are constant, never because a cache is at hand, so every caller (a
+/// compiled model, the emulated device's library calls) sums alike.
+/// nullptr (failure recorded) when out of memory.
+const float *gemvWeights(tandem_internal_kernel_cache *cache,
+                         const KernelIsa &isa, bool isA, const float *w,
+                         int64_t extent, int64_t k, int64_t rs, int64_t cs,
+                         tandem_internal_kernel_failure *failure) {
+  size_t floats = isA ? wholeASize(isa, extent, k) : wholeBSize(isa, extent, k);
+  auto pack = [&](float *out) {
+    if (isA)
+      packWholeA(isa, w, rs, cs, extent, k, k, out);
+    else
+      packWholeB(isa, w, rs, cs, extent, k, k, out);
+  };
+  if (cache) {
+    tandem_internal_packed_key key =
+        isA ? tandem_internal_packed_key{w,          extent,         k, rs, cs,
+                                         kRoleGemvA, int32_t(isa.mr)}
+            : tandem_internal_packed_key{w,  k,          extent,         rs,
+                                         cs, kRoleGemvB, int32_t(isa.nr)};
+    if (const float *cached =
+            tandem_internal_kernel_cache_get(cache, key, floats, pack))
+      return cached;
+  }
+  float *scratch = gemvPacked.get(floats);
+  if (!scratch) {
+    tandem_internal_kernel_fail(failure, "sgemm: out of memory for packing");
+    return nullptr;
+  }
+  pack(scratch);
+  return scratch;
+}
+
 void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
             int64_t n, int64_t k, const float *a, int64_t rsA, int64_t csA,
             const float *b, int64_t rsB, int64_t csB, float *c, int64_t rsC,
@@ -1588,23 +1628,16 @@ void sgemmInto(const KernelIsa &isa, const tandem_exec_ctx_t *ctx,
     // cache cannot hold them, they are packed per call as usual.
     // Weights times a vector (a classifier on one image): the weights in
     // one K block, streamed once (gemvCached).
-    bool gemvA = cache && constA && n == 1 && k > 0 && isa.gemv;
-    bool gemvB = !gemvA && cache && constB && m == 1 && k > 0 && isa.gemv;
-    const float *weights = nullptr;
-    if (gemvA)
-      weights = tandem_internal_kernel_cache_get(
-          cache, {ai, m, k, sAm, sAk, kRoleGemvA, int32_t(isa.mr)},
-          wholeASize(isa, m, k),
-          [&](float *out) { packWholeA(isa, ai, sAm, sAk, m, k, k, out); });
-    if (gemvB)
-      weights = tandem_internal_kernel_cache_get(
-          cache, {bi, k, n, sBk, sBn, kRoleGemvB, int32_t(isa.nr)},
-          wholeBSize(isa, n, k),
-          [&](float *out) { packWholeB(isa, bi, sBk, sBn, n, k, k, out); });
-    if (weights) {
-      gemvCached(pool, isa, m, n, k, weights, gemvA, gemvA ? bi : ai,
-                 gemvA ? sBk : sAk, nullptr, c + i * sCb, gemvA ? sCm : sCn,
-                 accumulate, epi, bias, &failure);
+    bool gemvA = constA && n == 1 && k > 0 && isa.gemv;
+    bool gemvB = !gemvA && constB && m == 1 && k > 0 && isa.gemv;
+    if (gemvA || gemvB) {
+      const float *weights =
+          gemvA ? gemvWeights(cache, isa, true, ai, m, k, sAm, sAk, &failure)
+                : gemvWeights(cache, isa, false, bi, n, k, sBk, sBn, &failure);
+      if (weights)
+        gemvCached(pool, isa, m, n, k, weights, gemvA, gemvA ? bi : ai,
+                   gemvA ? sBk : sAk, nullptr, c + i * sCb, gemvA ? sCm : sCn,
+                   accumulate, epi, bias, &failure);
       continue;
     }
     const float *aCache = nullptr, *bCache = nullptr;
@@ -1677,7 +1710,6 @@ tandem_conv2d_f32(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
 
 namespace {
 
-/// tandem_conv2d_bias_f32, or with `packedInput` tandem_conv2d_packed_f32.
 /// A constant conv filter (f x k) packed in the weight cache: in gemm2D's
 /// layout, or for `gemv` in gemvCached's; nullptr if k is 0 or the cache
 /// cannot hold it.
@@ -1694,6 +1726,7 @@ const float *cachedFilter(tandem_internal_kernel_cache *cache,
       [&](float *out) { packWholeA(chosen, filter, k, 1, f, k, kc, out); });
 }
 
+/// tandem_conv2d_bias_f32, or with `packedInput` tandem_conv2d_packed_f32.
 void conv2d(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
             int64_t w, const float *input, int64_t sIn, int64_t sIc,
             int64_t sIh, int64_t sIw, int64_t f, int64_t kh, int64_t kw,
@@ -1751,14 +1784,16 @@ void conv2d(const tandem_exec_ctx_t *ctx, int64_t n, int64_t c, int64_t h,
           : nullptr;
   // The GEMM: filter [F, C*KH*KW] x im2col(input) [C*KH*KW, OH*OW].
   int64_t k = c * kh * kw, p = oh * ow;
-  const float *aCache = nullptr;
-  // One output pixel (a squeeze-excitation conv on a 1x1 image): the
-  // filter times a vector (gemvCached).
-  bool gemv = p == 1 && chosen.gemv;
-  if (cache && (flags & TANDEM_CONV2D_CONSTANT_FILTER))
-    aCache = cachedFilter(cache, chosen, filter, f, k, gemv);
-  gemv = gemv && aCache;
   tandem_internal_kernel_failure failure;
+  const float *aCache = nullptr;
+  // One output pixel (a squeeze-excitation conv on a 1x1 image) of a
+  // constant filter: the filter times a vector (gemvCached).
+  bool gemv =
+      p == 1 && (flags & TANDEM_CONV2D_CONSTANT_FILTER) && k > 0 && chosen.gemv;
+  if (gemv)
+    aCache = gemvWeights(cache, chosen, true, filter, f, k, k, 1, &failure);
+  else if (cache && (flags & TANDEM_CONV2D_CONSTANT_FILTER))
+    aCache = cachedFilter(cache, chosen, filter, f, k, false);
   for (int64_t b = 0; b < n && !failure.failed; ++b) {
     if (gemv) {
       // A packed input is one panel: K index kk at kk * NR.
@@ -1876,13 +1911,20 @@ void tandem_internal_conv1x1_rows(const float *filter,
   // The cached copy holds K block pc at mPadded * pc (for one pixel, one K
   // block for gemvCached): with one K block, the rows from row0 (a whole MR
   // panel) start at row0 * k.
-  if (pixels == 1 && packedFilter && chosen.gemv && row0 % chosen.mr == 0) {
-    // As tandem_conv2d_bias_f32 computes one pixel; the packed input is
-    // one panel: K index kk at kk * NR.
-    gemvCached(nullptr, chosen, rows, 1, k, packedFilter + row0 * k, true,
-               packedInput, chosen.nr, nullptr, out, 1, false,
-               epilogueOf(flags),
-               TileBias{bias ? bias + row0 : nullptr, nullptr}, failure);
+  if (pixels == 1 && (flags & TANDEM_CONV2D_CONSTANT_FILTER) && k > 0 &&
+      chosen.gemv) {
+    // As tandem_conv2d_bias_f32 computes one pixel of a constant filter
+    // (each row sums in its own lanes, wherever its panel starts); the
+    // packed input is one panel: K index kk at kk * NR.
+    const float *weights =
+        packedFilter && row0 % chosen.mr == 0
+            ? packedFilter + row0 * k
+            : gemvWeights(nullptr, chosen, true, filter + row0 * k, rows, k, k,
+                          1, failure);
+    if (weights)
+      gemvCached(nullptr, chosen, rows, 1, k, weights, true, packedInput,
+                 chosen.nr, nullptr, out, 1, false, epilogueOf(flags),
+                 TileBias{bias ? bias + row0 : nullptr, nullptr}, failure);
     return;
   }
   const float *aCache =

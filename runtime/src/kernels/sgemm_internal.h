@@ -69,7 +69,9 @@ int64_t tandem_internal_conv1x1_row_group(int64_t rows);
 /// k rows of `pixels`). `packedFilter` (tandem_internal_packed_filter, or
 /// nullptr) is used when row0 starts a register tile and k is one K block
 /// or pixels is 1; otherwise the rows are packed here. flags:
-/// TANDEM_CONV2D_RELU / RELU6.
+/// TANDEM_CONV2D_RELU / RELU6, and TANDEM_CONV2D_CONSTANT_FILTER as
+/// tandem_conv2d_bias_f32 got it (one pixel of a constant filter is a
+/// matrix-vector product there and here).
 void tandem_internal_conv1x1_rows(const float *filter,
                                   const float *packedFilter, int64_t k,
                                   int64_t row0, int64_t rows,

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -174,6 +175,48 @@ TEST(Conv2DTest, OnePixelOnCachedFilter) {
          {static_cast<tandem_thread_pool_t *>(nullptr), pool}) {
       check(t, false, true, p, false, true, true);
       check(t, true, true, p);
+    }
+  tandem_thread_pool_destroy(pool);
+}
+
+TEST(Conv2DTest, ThreadsGiveTheSerialResultBitForBit) {
+  // Narrow outputs over several K blocks (a 7x7 projection conv of 960
+  // channels, a 3x3 conv on 14x14 with K = 1152): on two threads every task
+  // runs all K blocks of its tiles without a barrier between them, B packed
+  // at once (or read from a packed input); each element must still sum in
+  // the serial call's order. With the filter cached and without.
+  struct Case {
+    int64_t c, h, f, kh;
+  };
+  tandem_thread_pool_t *pool = nullptr;
+  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  for (Case t : {Case{960, 7, 160, 1}, Case{128, 16, 70, 3}})
+    for (bool cached : {false, true}) {
+      int64_t o = t.h - t.kh + 1;
+      std::mt19937 rng(3);
+      std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+      std::vector<float> in(t.c * t.h * t.h), filter(t.f * t.c * t.kh * t.kh),
+          bias(t.f);
+      for (std::vector<float> *v : {&in, &filter, &bias})
+        for (float &x : *v)
+          x = dist(rng);
+      std::vector<float> out[2];
+      for (int threaded = 0; threaded < 2; ++threaded) {
+        tandem_exec_ctx_t ctx = {};
+        ctx.pool = threaded ? pool : nullptr;
+        tandem_internal_kernel_cache *cache =
+            cached ? tandem_internal_kernel_cache_create() : nullptr;
+        ctx.reserved[0] = cache;
+        out[threaded].assign(t.f * o * o, NAN);
+        tandem_conv2d_bias_f32(
+            &ctx, 1, t.c, t.h, t.h, in.data(), t.c * t.h * t.h, t.h * t.h, t.h,
+            1, t.f, t.kh, t.kh, filter.data(), bias.data(),
+            out[threaded].data(), t.f * o * o, o * o, o, o, 1, 1, 1, 1,
+            TANDEM_CONV2D_RELU | (cached ? TANDEM_CONV2D_CONSTANT_FILTER : 0));
+        tandem_internal_kernel_cache_destroy(cache);
+      }
+      EXPECT_EQ(out[1], out[0]) << "c" << t.c << " " << t.h << "x" << t.h
+                                << " k" << t.kh << (cached ? " cached" : "");
     }
   tandem_thread_pool_destroy(pool);
 }

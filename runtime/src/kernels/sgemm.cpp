@@ -122,6 +122,12 @@ constexpr int64_t kKC = 256;      // K block: one A micro-panel (MR x KC) in L1
 constexpr int64_t kMCPanels = 12; // M block, in MR panels (L2 with B's part)
 constexpr int64_t kNCPanelsPerTask = 8; // N columns per task, in NR panels
 constexpr int64_t kNC = 4096;           // N block packed at once (L3)
+/// The most K blocks, and the most packed B floats (1 MiB), for which the
+/// tasks of a multithreaded GEMM run every K block without a barrier
+/// between them (gemm2D's allK); the floats fit in the K-block buffer.
+constexpr int64_t kMaxAllKBlocks = 32;
+constexpr size_t kAllKBFloats = 256 * 1024;
+static_assert(kAllKBFloats <= size_t(kKC * kNC), "whole B fits the buffer");
 
 //===----------------------------------------------------------------------===//
 // Micro-kernels
@@ -1222,6 +1228,34 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
   }
 }
 
+/// The K blocks of one N block, when every task runs all of them
+/// (gemm2D's allK).
+struct AllKSteps {
+  BlockStep *steps;
+  int64_t count;   // K blocks
+  int64_t nPanels; // B panels per K block
+};
+
+/// Packs B panels [begin, end) of all K blocks (K block major).
+void packAllKRange(void *env, int64_t begin, int64_t end) {
+  auto &all = *static_cast<AllKSteps *>(env);
+  for (int64_t item = begin; item < end; ++item) {
+    int64_t panel = item % all.nPanels;
+    packBRange(&all.steps[item / all.nPanels], panel, panel + 1);
+  }
+}
+
+/// Runs tasks [begin, end) through every K block, one after another.
+void computeAllKTasks(void *env, int64_t begin, int64_t end) {
+  auto &all = *static_cast<AllKSteps *>(env);
+  for (int64_t task = begin; task < end; ++task)
+    for (int64_t step = 0; step < all.count; ++step) {
+      computeTasks(&all.steps[step], task, task + 1);
+      if (all.steps[step].failure->failed.load(std::memory_order_relaxed))
+        return;
+    }
+}
+
 /// Equal K blocks of at most kKC: no short, overhead-bound last block.
 int64_t kBlockSize(int64_t k) {
   int64_t kBlocks = (k + kKC - 1) / kKC;
@@ -1546,9 +1580,20 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
     }
     int64_t mPadded = (m + mr - 1) / mr * mr;
     int64_t kc = kBlockSize(k);
-    for (int64_t pc = 0; pc < k; pc += kc) {
+    int64_t kBlocks = (k + kc - 1) / kc;
+    // A narrow B (a conv on a 7x7 or 14x14 image) over several K blocks, on
+    // several threads: all of it packed at once (in the buffer one K block
+    // takes otherwise), then each task runs every K block of its tiles, so
+    // there is no barrier between K blocks (a 7x7 projection conv's four
+    // cost it a quarter of its time on two threads). Each element still
+    // sums block by block, in the same order.
+    bool allK = threads > 1 && kBlocks > 1 && kBlocks <= kMaxAllKBlocks &&
+                (bCache || wholeBSize(isa, nc, k) <= kAllKBFloats);
+    BlockStep steps[kMaxAllKBlocks];
+    for (int64_t pc = 0, step = 0; pc < k; pc += kc, ++step) {
       float *bStep = bCache ? const_cast<float *>(bCache) +
                                   packedBStep(jc, pc, k, nPanels, nr)
+                     : allK ? bPacked + packedBStep(0, pc, k, nPanels, nr)
                             : bPacked;
       BlockStep s{
           &isa,
@@ -1578,6 +1623,10 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
           stepCounter.fetch_add(1, std::memory_order_relaxed) + 1,
           pc == 0 ? TileBias{bias.row, bias.col ? bias.col + jc : nullptr}
                   : TileBias{}};
+      if (allK) {
+        steps[step] = s;
+        continue;
+      }
       // Packing a panel costs about as much as 1/MR of its FMAs: give each
       // chunk a few panels.
       // Packing B costs a copy for 2*m FLOPs per element; reading B in
@@ -1585,6 +1634,14 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
       if (!bCache)
         tandem_parallel_for(pool, nPanels, 4, packBRange, &s);
       tandem_parallel_for(pool, s.mBlocks * s.nTasks, 1, computeTasks, &s);
+      if (failure->failed.load(std::memory_order_relaxed))
+        return;
+    }
+    if (allK) {
+      AllKSteps all{steps, kBlocks, nPanels};
+      if (!bCache)
+        tandem_parallel_for(pool, kBlocks * nPanels, 4, packAllKRange, &all);
+      tandem_parallel_for(pool, mBlocks * nTasks, 1, computeAllKTasks, &all);
       if (failure->failed.load(std::memory_order_relaxed))
         return;
     }

@@ -1586,8 +1586,12 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
     // takes otherwise), then each task runs every K block of its tiles, so
     // there is no barrier between K blocks (a 7x7 projection conv's four
     // cost it a quarter of its time on two threads). Each element still
-    // sums block by block, in the same order.
+    // sums block by block, in the same order. Only where A is cached or
+    // each task has an M block of its own: a thread that interleaves K
+    // blocks over several tasks of one M block would pack that block of A
+    // once per task instead of once.
     bool allK = threads > 1 && kBlocks > 1 && kBlocks <= kMaxAllKBlocks &&
+                (aCache || nTasks == 1) &&
                 (bCache || wholeBSize(isa, nc, k) <= kAllKBFloats);
     BlockStep steps[kMaxAllKBlocks];
     for (int64_t pc = 0, step = 0; pc < k; pc += kc, ++step) {

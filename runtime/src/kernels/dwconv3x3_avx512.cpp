@@ -223,19 +223,28 @@ TANDEM_AVX512VL void polyphaseRowsAvx512(const float *src, int64_t sSrc,
   // Padded column q holds source column q - padLeft where that is in
   // [0, w), zero elsewhere; q even goes to even[q / 2], q odd to
   // odd[q / 2]. Blocks of 32 padded columns: two masked loads (lanes
-  // outside the source are not read and come out 0), two permutes.
+  // outside the source are not read and come out 0), two permutes. The
+  // masks depend on the block only: found once, for every row.
+  auto maskFor = [&](int64_t c0) {
+    // Lanes l with 0 <= c0 + l < w.
+    int64_t lo = std::clamp<int64_t>(-c0, 0, 16);
+    int64_t hi = std::clamp<int64_t>(w - c0, 0, 16);
+    uint32_t upTo = hi >= 16 ? 0xFFFFu : (1u << hi) - 1;
+    uint32_t from = lo >= 16 ? 0u : ~((1u << lo) - 1);
+    return __mmask16(upTo & from);
+  };
+  constexpr int64_t kMaxBlocks = 16; // rows of up to 512 padded columns
+  __mmask16 masks[2 * kMaxBlocks];
+  int64_t blocks = (padW + 31) / 32;
+  for (int64_t b = 0; b < std::min(blocks, kMaxBlocks); ++b) {
+    masks[2 * b] = maskFor(32 * b - padLeft);
+    masks[2 * b + 1] = maskFor(32 * b - padLeft + 16);
+  }
   for (int64_t r = 0; r < rows; ++r, src += sSrc, even += sDst, odd += sDst) {
-    for (int64_t q = 0; q < padW; q += 32) {
-      int64_t c = q - padLeft; // the source column of lane 0
-      auto maskFor = [&](int64_t c0) {
-        // Lanes l with 0 <= c0 + l < w.
-        int64_t lo = std::clamp<int64_t>(-c0, 0, 16);
-        int64_t hi = std::clamp<int64_t>(w - c0, 0, 16);
-        uint32_t upTo = hi >= 16 ? 0xFFFFu : (1u << hi) - 1;
-        uint32_t from = lo >= 16 ? 0u : ~((1u << lo) - 1);
-        return __mmask16(upTo & from);
-      };
-      __mmask16 mLo = maskFor(c), mHi = maskFor(c + 16);
+    for (int64_t b = 0; b < blocks; ++b) {
+      int64_t q = 32 * b, c = q - padLeft; // the source column of lane 0
+      __mmask16 mLo = b < kMaxBlocks ? masks[2 * b] : maskFor(c);
+      __mmask16 mHi = b < kMaxBlocks ? masks[2 * b + 1] : maskFor(c + 16);
       // Masked-off lanes are not accessed, so the base may lie outside the
       // row; form it as an integer, not as an out-of-range pointer.
       auto at = [&](int64_t col) {

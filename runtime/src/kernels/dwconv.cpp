@@ -29,6 +29,7 @@
 #include "tandem/runtime.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -751,11 +752,38 @@ struct PwDw {
   const float *pwBias;   // e floats, or null
   int32_t pwFlags;       // TANDEM_CONV2D_RELU / RELU6 / CONSTANT_FILTER
   int64_t k, pixels;     // the 1x1 conv's input channels; h * w
-  /// The input packed as the GEMM's right-hand side, image b at
-  /// packedInput + b * TANDEM_PACKED_PANEL_FLOATS(k, pixels).
-  const float *packedInput;
+  const float *input;    // the 1x1 conv's input: image b at input + b * sIn
+  int64_t sIn, sIc;      // its image and channel strides (planes dense)
+  uint64_t call;         // this call's number (packedImage)
   int64_t group, groups; // channels per task; tasks per image
 };
+
+/// Numbers the calls of tandem_conv1x1_dwconv2d_f32, never 0.
+std::atomic<uint64_t> pwdwCalls{0};
+
+/// Image b of the 1x1 conv's input packed as the GEMM's right-hand side
+/// (tandem_internal_pack_b_rows), in this thread's buffer: packed by the
+/// first task of the call and image a thread runs. Every task reads the
+/// whole packed image; in a buffer shared by the threads, both cores would
+/// hold every line and the next call's packing would have to take each one
+/// back from the other core (two threads: 0.13 ms to pack 300 KB that one
+/// thread packs in 0.008), so each thread packs its own copy instead.
+/// nullptr when memory is exhausted.
+const float *packedImage(const PwDw &p, int64_t b) {
+  thread_local tandem_internal::Scratch buffer;
+  thread_local uint64_t packedCall = 0;
+  thread_local int64_t packedImageIndex = -1;
+  float *packed = buffer.get(size_t(TANDEM_PACKED_PANEL_FLOATS(p.k, p.pixels)));
+  if (!packed)
+    return nullptr;
+  if (packedCall != p.call || packedImageIndex != b) {
+    tandem_internal_pack_b_rows(p.input + b * p.sIn, p.sIc, 0, p.k, p.k,
+                                p.pixels, packed);
+    packedCall = p.call;
+    packedImageIndex = b;
+  }
+  return packed;
+}
 
 void pwdwGroups(void *env, int64_t begin, int64_t end) {
   const PwDw &p = *static_cast<const PwDw *>(env);
@@ -775,10 +803,15 @@ void pwdwGroups(void *env, int64_t begin, int64_t end) {
   for (int64_t task = begin; task < end; ++task) {
     int64_t b = task / p.groups, c0 = task % p.groups * p.group;
     int64_t rows = std::min(p.group, g.c - c0);
-    tandem_internal_conv1x1_rows(
-        p.pwFilter, p.pwPacked, p.k, c0, rows,
-        p.packedInput + b * TANDEM_PACKED_PANEL_FLOATS(p.k, p.pixels), p.pixels,
-        p.pwBias, p.pwFlags, expanded, g.failure);
+    const float *packedInput = packedImage(p, b);
+    if (!packedInput) {
+      tandem_internal_kernel_fail(
+          g.failure, "conv1x1_dwconv: out of memory for the packed input");
+      return;
+    }
+    tandem_internal_conv1x1_rows(p.pwFilter, p.pwPacked, p.k, c0, rows,
+                                 packedInput, p.pixels, p.pwBias, p.pwFlags,
+                                 expanded, g.failure);
     for (int64_t r = 0; r < rows; ++r) {
       int64_t ch = c0 + r;
       float *out = g.packed ? packedOut + r * outFloats
@@ -790,27 +823,6 @@ void pwdwGroups(void *env, int64_t begin, int64_t end) {
     if (g.packed)
       tandem_internal_pack_b_rows(packedOut, outFloats, c0, rows, g.c,
                                   outFloats, g.output + b * g.sOn);
-  }
-}
-
-/// Packs rows of the 1x1 conv's input (tasks of `rowsPerTask` channels of
-/// one image) for pwdwGroups.
-struct PackInput {
-  const float *input;
-  int64_t sIn, sIc;
-  int64_t k, pixels, rowsPerTask, tasksPerImage;
-  float *packed;
-};
-
-void packInputRows(void *env, int64_t begin, int64_t end) {
-  const PackInput &p = *static_cast<const PackInput *>(env);
-  for (int64_t task = begin; task < end; ++task) {
-    int64_t b = task / p.tasksPerImage;
-    int64_t r0 = task % p.tasksPerImage * p.rowsPerTask;
-    int64_t rows = std::min(p.rowsPerTask, p.k - r0);
-    tandem_internal_pack_b_rows(
-        p.input + b * p.sIn + r0 * p.sIc, p.sIc, r0, rows, p.k, p.pixels,
-        p.packed + b * TANDEM_PACKED_PANEL_FLOATS(p.k, p.pixels));
   }
 }
 
@@ -840,15 +852,7 @@ void conv1x1Dwconv(const tandem_exec_ctx_t *ctx, int64_t n, int64_t k,
   if (sIw != 1 || sIh != w)
     return refuse("conv1x1_dwconv: the input's planes must be dense");
   int64_t pixels = h * w;
-  // The input packed once per call, shared by the tasks.
-  thread_local tandem_internal::Scratch packedInputs;
-  float *packed =
-      packedInputs.get(size_t(n * TANDEM_PACKED_PANEL_FLOATS(k, pixels)));
-  if (!packed)
-    return refuse("conv1x1_dwconv: out of memory for the packed input");
   tandem_thread_pool_t *pool = ctx ? ctx->pool : nullptr;
-  PackInput pack{input, sIn, sIc, k, pixels, 8, (k + 7) / 8, packed};
-  tandem_parallel_for(pool, n * pack.tasksPerImage, 1, packInputRows, &pack);
 
   PwDw p;
   int64_t pad[2] = {padTop, padLeft};
@@ -865,7 +869,8 @@ void conv1x1Dwconv(const tandem_exec_ctx_t *ctx, int64_t n, int64_t k,
   p.pwFlags = pwFlags & (TANDEM_CONV2D_RELU | TANDEM_CONV2D_RELU6 |
                          TANDEM_CONV2D_CONSTANT_FILTER);
   p.k = k, p.pixels = pixels;
-  p.packedInput = packed;
+  p.input = input, p.sIn = sIn, p.sIc = sIc;
+  p.call = pwdwCalls.fetch_add(1, std::memory_order_relaxed) + 1;
   // Whole register tiles of output channels, about 8 planes a task; with
   // a few tasks that do not divide among the threads (96 channels: 7 tasks
   // of 14, 4 on one thread and 3 on the other), as many tasks as the next

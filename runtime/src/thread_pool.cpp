@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tandem/runtime.h"
+#include "thread_pool_internal.h"
 
 #include <algorithm>
 #include <atomic>
@@ -300,6 +301,22 @@ void tandem_parallel_for(tandem_thread_pool_t *pool, int64_t n, int64_t grain,
   // grain.
   int64_t target = static_cast<int64_t>(pool->size) * 4;
   int64_t chunk = std::max(grain, n / target + (n % target != 0));
+  tandem_internal_parallel_chunks(pool, n, chunk, fn, env);
+}
+
+} // extern "C"
+
+void tandem_internal_parallel_chunks(tandem_thread_pool_t *pool, int64_t n,
+                                     int64_t chunk, tandem_parallel_fn fn,
+                                     void *env) {
+  if (n <= 0 || !fn)
+    return;
+  if (chunk <= 0)
+    chunk = 1;
+  if (!pool || pool->workers.empty() || n <= chunk || insideParallelFor) {
+    fn(env, 0, n);
+    return;
+  }
   Job job;
   job.fn = fn;
   job.env = env;
@@ -323,5 +340,3 @@ void tandem_parallel_for(tandem_thread_pool_t *pool, int64_t n, int64_t grain,
       cpuRelax();
   }
 }
-
-} // extern "C"

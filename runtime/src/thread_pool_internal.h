@@ -1,0 +1,24 @@
+//===- thread_pool_internal.h - the runtime's own parallel loops -*- C++
+//-*-===//
+//
+// tandem_parallel_for hands out about four chunks per thread, which keeps
+// the claims of cheap loop bodies (generated elementwise code) few. The
+// kernels' tasks are few, large and of equal cost: a GEMM's 28 tasks in
+// chunks of 4 are 7 chunks, 4 on one of two threads and 3 on the other
+// (1.14x the balanced time). They claim one task at a time instead.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TANDEM_RUNTIME_THREAD_POOL_INTERNAL_H
+#define TANDEM_RUNTIME_THREAD_POOL_INTERNAL_H
+
+#include "tandem/runtime.h"
+
+/// tandem_parallel_for over [0, n) in chunks of exactly `chunk` indices
+/// (the last may be shorter), claimed dynamically; the same serial and
+/// nesting rules.
+void tandem_internal_parallel_chunks(tandem_thread_pool_t *pool, int64_t n,
+                                     int64_t chunk, tandem_parallel_fn fn,
+                                     void *env);
+
+#endif // TANDEM_RUNTIME_THREAD_POOL_INTERNAL_H

@@ -83,10 +83,13 @@ TEST(LargeAlloc, LargeBuffersAreAdvisedAsHugePagesUnlessTurnedOff) {
     GTEST_SKIP() << "this kernel has no transparent huge pages";
   const char *prior = std::getenv("TANDEM_HUGE_PAGES");
   std::string saved = prior ? prior : "";
+  // 40 MiB: above glibc's largest mmap threshold (32 MiB), so each buffer
+  // is a mapping of its own, not heap memory an earlier advised buffer
+  // left behind.
   unsetenv("TANDEM_HUGE_PAGES");
-  void *advised = tandem_internal_alloc_large(2 * kHuge);
+  void *advised = tandem_internal_alloc_large(20 * kHuge);
   setenv("TANDEM_HUGE_PAGES", "0", 1);
-  void *plain = tandem_internal_alloc_large(2 * kHuge);
+  void *plain = tandem_internal_alloc_large(20 * kHuge);
   void *small = tandem_internal_alloc_large(kHuge / 2);
   if (prior)
     setenv("TANDEM_HUGE_PAGES", saved.c_str(), 1);

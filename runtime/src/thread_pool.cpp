@@ -289,18 +289,11 @@ int32_t tandem_thread_pool_size(const tandem_thread_pool_t *pool) {
 
 void tandem_parallel_for(tandem_thread_pool_t *pool, int64_t n, int64_t grain,
                          tandem_parallel_fn fn, void *env) {
-  if (n <= 0 || !fn)
-    return;
-  if (grain <= 0)
-    grain = 1;
-  if (!pool || pool->workers.empty() || n <= grain || insideParallelFor) {
-    fn(env, 0, n);
-    return;
-  }
   // About four chunks per thread balance uneven chunk costs; never below
-  // grain.
-  int64_t target = static_cast<int64_t>(pool->size) * 4;
-  int64_t chunk = std::max(grain, n / target + (n % target != 0));
+  // grain (so n <= grain runs serially).
+  int64_t target = pool ? static_cast<int64_t>(pool->size) * 4 : 1;
+  int64_t chunk = std::max<int64_t>(std::max<int64_t>(grain, 1),
+                                    n / target + (n % target > 0));
   tandem_internal_parallel_chunks(pool, n, chunk, fn, env);
 }
 

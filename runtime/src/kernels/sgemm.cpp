@@ -1513,41 +1513,53 @@ void gemvCached(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
   }
 }
 
-/// The weights of a matrix-vector product packed for gemvCached: A (`extent`
-/// = m rows) or B (`extent` = n columns), K = k, element strides rs (along
-/// K for B, along M for A) and cs, from the weight cache (packed on first
-/// use) or, without one (or when it is full), packed into this thread's
-/// scratch for this call: a product takes this path because its weights
-/// are constant, never because a cache is at hand, so every caller (a
-/// compiled model, the emulated device's library calls) sums alike.
-/// nullptr (failure recorded) when out of memory.
+/// The weights of a matrix-vector product packed for gemvCached, from the
+/// weight cache (packed on first use): A (`extent` = m rows) or B
+/// (`extent` = n columns), K = k, element strides rs (along K for B, along
+/// M for A) and cs. nullptr if the cache cannot hold them.
+const float *cachedGemvWeights(tandem_internal_kernel_cache *cache,
+                               const KernelIsa &isa, bool isA, const float *w,
+                               int64_t extent, int64_t k, int64_t rs,
+                               int64_t cs) {
+  tandem_internal_packed_key key =
+      isA ? tandem_internal_packed_key{w,          extent,         k, rs, cs,
+                                       kRoleGemvA, int32_t(isa.mr)}
+          : tandem_internal_packed_key{w,  k,          extent,         rs,
+                                       cs, kRoleGemvB, int32_t(isa.nr)};
+  return tandem_internal_kernel_cache_get(
+      cache, key, isA ? wholeASize(isa, extent, k) : wholeBSize(isa, extent, k),
+      [&](float *out) {
+        if (isA)
+          packWholeA(isa, w, rs, cs, extent, k, k, out);
+        else
+          packWholeB(isa, w, rs, cs, extent, k, k, out);
+      });
+}
+
+/// cachedGemvWeights, or without a cache (or when it is full) the weights
+/// packed into this thread's scratch for this call: a product takes the
+/// gemv path because its weights are constant, never because a cache is
+/// at hand, so every caller (a compiled model, the emulated device's
+/// library calls) sums alike. nullptr (failure recorded) when out of
+/// memory.
 const float *gemvWeights(tandem_internal_kernel_cache *cache,
                          const KernelIsa &isa, bool isA, const float *w,
                          int64_t extent, int64_t k, int64_t rs, int64_t cs,
                          tandem_internal_kernel_failure *failure) {
-  size_t floats = isA ? wholeASize(isa, extent, k) : wholeBSize(isa, extent, k);
-  auto pack = [&](float *out) {
-    if (isA)
-      packWholeA(isa, w, rs, cs, extent, k, k, out);
-    else
-      packWholeB(isa, w, rs, cs, extent, k, k, out);
-  };
-  if (cache) {
-    tandem_internal_packed_key key =
-        isA ? tandem_internal_packed_key{w,          extent,         k, rs, cs,
-                                         kRoleGemvA, int32_t(isa.mr)}
-            : tandem_internal_packed_key{w,  k,          extent,         rs,
-                                         cs, kRoleGemvB, int32_t(isa.nr)};
+  if (cache)
     if (const float *cached =
-            tandem_internal_kernel_cache_get(cache, key, floats, pack))
+            cachedGemvWeights(cache, isa, isA, w, extent, k, rs, cs))
       return cached;
-  }
-  float *scratch = gemvPacked.get(floats);
+  float *scratch = gemvPacked.get(isA ? wholeASize(isa, extent, k)
+                                      : wholeBSize(isa, extent, k));
   if (!scratch) {
     tandem_internal_kernel_fail(failure, "sgemm: out of memory for packing");
     return nullptr;
   }
-  pack(scratch);
+  if (isA)
+    packWholeA(isa, w, rs, cs, extent, k, k, scratch);
+  else
+    packWholeB(isa, w, rs, cs, extent, k, k, scratch);
   return scratch;
 }
 
@@ -1806,12 +1818,13 @@ const float *cachedFilter(tandem_internal_kernel_cache *cache,
                           int64_t f, int64_t k, bool gemv) {
   if (k <= 0 || f <= 0)
     return nullptr;
-  int64_t kc = gemv ? k : kBlockSize(k);
+  if (gemv)
+    return cachedGemvWeights(cache, chosen, true, filter, f, k, k, 1);
   return tandem_internal_kernel_cache_get(
-      cache,
-      {filter, f, k, k, 1, gemv ? kRoleGemvA : kRoleA, int32_t(chosen.mr)},
-      wholeASize(chosen, f, k),
-      [&](float *out) { packWholeA(chosen, filter, k, 1, f, k, kc, out); });
+      cache, {filter, f, k, k, 1, kRoleA, int32_t(chosen.mr)},
+      wholeASize(chosen, f, k), [&](float *out) {
+        packWholeA(chosen, filter, k, 1, f, k, kBlockSize(k), out);
+      });
 }
 
 /// tandem_conv2d_bias_f32, or with `packedInput` tandem_conv2d_packed_f32.

@@ -1513,10 +1513,26 @@ void gemvCached(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
   }
 }
 
-/// The weights of a matrix-vector product packed for gemvCached, from the
-/// weight cache (packed on first use): A (`extent` = m rows) or B
-/// (`extent` = n columns), K = k, element strides rs (along K for B, along
-/// M for A) and cs. nullptr if the cache cannot hold them.
+/// Floats of a matrix-vector product's weights packed for gemvCached: A
+/// (`extent` = m rows) or B (`extent` = n columns), K = k.
+size_t gemvWeightsSize(const KernelIsa &isa, bool isA, int64_t extent,
+                       int64_t k) {
+  return isA ? wholeASize(isa, extent, k) : wholeBSize(isa, extent, k);
+}
+
+/// Packs those weights (element strides rs, along K for B and along M for
+/// A, and cs) in one K block into `out`.
+void packGemvWeights(const KernelIsa &isa, bool isA, const float *w,
+                     int64_t extent, int64_t k, int64_t rs, int64_t cs,
+                     float *out) {
+  if (isA)
+    packWholeA(isa, w, rs, cs, extent, k, k, out);
+  else
+    packWholeB(isa, w, rs, cs, extent, k, k, out);
+}
+
+/// Those weights from the weight cache (packed on first use); nullptr if
+/// the cache cannot hold them.
 const float *cachedGemvWeights(tandem_internal_kernel_cache *cache,
                                const KernelIsa &isa, bool isA, const float *w,
                                int64_t extent, int64_t k, int64_t rs,
@@ -1527,12 +1543,8 @@ const float *cachedGemvWeights(tandem_internal_kernel_cache *cache,
           : tandem_internal_packed_key{w,  k,          extent,         rs,
                                        cs, kRoleGemvB, int32_t(isa.nr)};
   return tandem_internal_kernel_cache_get(
-      cache, key, isA ? wholeASize(isa, extent, k) : wholeBSize(isa, extent, k),
-      [&](float *out) {
-        if (isA)
-          packWholeA(isa, w, rs, cs, extent, k, k, out);
-        else
-          packWholeB(isa, w, rs, cs, extent, k, k, out);
+      cache, key, gemvWeightsSize(isa, isA, extent, k), [&](float *out) {
+        packGemvWeights(isa, isA, w, extent, k, rs, cs, out);
       });
 }
 
@@ -1550,16 +1562,12 @@ const float *gemvWeights(tandem_internal_kernel_cache *cache,
     if (const float *cached =
             cachedGemvWeights(cache, isa, isA, w, extent, k, rs, cs))
       return cached;
-  float *scratch = gemvPacked.get(isA ? wholeASize(isa, extent, k)
-                                      : wholeBSize(isa, extent, k));
+  float *scratch = gemvPacked.get(gemvWeightsSize(isa, isA, extent, k));
   if (!scratch) {
     tandem_internal_kernel_fail(failure, "sgemm: out of memory for packing");
     return nullptr;
   }
-  if (isA)
-    packWholeA(isa, w, rs, cs, extent, k, k, scratch);
-  else
-    packWholeB(isa, w, rs, cs, extent, k, k, scratch);
+  packGemvWeights(isa, isA, w, extent, k, rs, cs, scratch);
   return scratch;
 }
 
@@ -1628,13 +1636,14 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
     bool allK = threads > 1 && kBlocks > 1 && kBlocks <= kMaxAllKBlocks &&
                 (aCache || nTasks == 1) &&
                 (bCache || wholeBSize(isa, nc, k) <= kAllKBFloats);
-    BlockStep steps[kMaxAllKBlocks];
-    for (int64_t pc = 0, step = 0; pc < k; pc += kc, ++step) {
+    // The step of K block pc; with allK, B's blocks lie one after another
+    // in the K-block buffer (packedBStep's layout).
+    auto stepAt = [&](int64_t pc) {
       float *bStep = bCache ? const_cast<float *>(bCache) +
                                   packedBStep(jc, pc, k, nPanels, nr)
                      : allK ? bPacked + packedBStep(0, pc, k, nPanels, nr)
                             : bPacked;
-      BlockStep s{
+      return BlockStep{
           &isa,
           a + pc * csA,
           rsA,
@@ -1662,29 +1671,30 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
           stepCounter.fetch_add(1, std::memory_order_relaxed) + 1,
           pc == 0 ? TileBias{bias.row, bias.col ? bias.col + jc : nullptr}
                   : TileBias{}};
-      if (allK) {
-        steps[step] = s;
-        continue;
-      }
+    };
+    int64_t tasks = mBlocks * nTasks, chunk = balancedChunk(tasks, threads);
+    if (allK) {
+      BlockStep steps[kMaxAllKBlocks];
+      for (int64_t step = 0; step < kBlocks; ++step)
+        steps[step] = stepAt(step * kc);
+      AllKSteps all{steps, kBlocks, nPanels};
+      if (!bCache)
+        tandem_parallel_for(pool, kBlocks * nPanels, 4, packAllKRange, &all);
+      tandem_internal_parallel_chunks(pool, tasks, chunk, computeAllKTasks,
+                                      &all);
+      if (failure->failed.load(std::memory_order_relaxed))
+        return;
+      continue;
+    }
+    for (int64_t pc = 0; pc < k; pc += kc) {
+      BlockStep s = stepAt(pc);
       // Packing a panel costs about as much as 1/MR of its FMAs: give each
       // chunk a few panels.
       // Packing B costs a copy for 2*m FLOPs per element; reading B in
       // place (ldb = its row stride) measured slower even for m = 64.
       if (!bCache)
         tandem_parallel_for(pool, nPanels, 4, packBRange, &s);
-      tandem_internal_parallel_chunks(
-          pool, s.mBlocks * s.nTasks,
-          balancedChunk(s.mBlocks * s.nTasks, threads), computeTasks, &s);
-      if (failure->failed.load(std::memory_order_relaxed))
-        return;
-    }
-    if (allK) {
-      AllKSteps all{steps, kBlocks, nPanels};
-      if (!bCache)
-        tandem_parallel_for(pool, kBlocks * nPanels, 4, packAllKRange, &all);
-      tandem_internal_parallel_chunks(pool, mBlocks * nTasks,
-                                      balancedChunk(mBlocks * nTasks, threads),
-                                      computeAllKTasks, &all);
+      tandem_internal_parallel_chunks(pool, tasks, chunk, computeTasks, &s);
       if (failure->failed.load(std::memory_order_relaxed))
         return;
     }

@@ -134,7 +134,7 @@ def TandemFlattenEmptyArguments
 }
 
 def TandemCollapseInnerLoops : Pass<"tandem-collapse-inner-loops"> {
-  let summary = "merges the trailing loop dims of elementwise ops on contiguous buffers";
+  let summary = "merges the trailing loop dims of elementwise ops and of reductions on contiguous buffers";
   let description = [{
     An elementwise `linalg.generic` (all loops parallel, buffer semantics,
     static shapes, at least three loops) whose innermost loop is short (under
@@ -146,6 +146,13 @@ def TandemCollapseInnerLoops : Pass<"tandem-collapse-inner-loops"> {
     splits the outer loops. Once lowered, the innermost loop runs over whole
     planes and LLVM vectorises it; it leaves loops of fewer than 16 known
     iterations scalar.
+
+    A reduction whose reduction dims come last and are two or more (a global
+    average pool's sum over (h, w)) gets exactly those merged, under the same
+    operand rules: its loop over a 28x28 plane becomes one of 784 contiguous
+    elements. Left as (h, w), LLVM unrolled the row and vectorised across
+    channels with gathers (MobileNetV3's squeeze-excitation pools spent 3.5%
+    of the model's time there).
 
     Before:
 

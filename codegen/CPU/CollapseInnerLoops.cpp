@@ -55,16 +55,36 @@ bool hasShortInnerLoop(linalg::GenericOp op) {
          ranges.back() < kShortLoop;
 }
 
+/// The number of trailing loop dims of `op` that are reductions when they
+/// are all its reductions (a global average pool's (h, w)), else 0.
+int64_t trailingReductions(linalg::GenericOp op) {
+  SmallVector<utils::IteratorType> kinds = op.getIteratorTypesArray();
+  int64_t count = 0;
+  while (count < int64_t(kinds.size()) &&
+         kinds[kinds.size() - 1 - count] == utils::IteratorType::reduction)
+    ++count;
+  return count == int64_t(op.getNumReductionLoops()) ? count : 0;
+}
+
 /// The trailing loop dims [first, rank) of `op` that may become one loop:
-/// all parallel, first >= 1, in every operand either absent or contiguous
-/// results in order, in contiguous memory. Empty if fewer than two.
+/// all parallel in an elementwise op, or exactly its reduction dims when
+/// those come last (then `first` is the first of them); first >= 1, in
+/// every operand either absent or contiguous results in order, in
+/// contiguous memory. Empty if fewer than two.
 ReassociationIndices collapsibleTail(linalg::GenericOp op) {
   int64_t rank = op.getNumLoops();
-  if (!hasShortInnerLoop(op) || op.getNumParallelLoops() != rank ||
-      !op.hasPureBufferSemantics())
+  if (!hasShortInnerLoop(op) || !op.hasPureBufferSemantics())
+    return {};
+  int64_t reductions = trailingReductions(op);
+  if (op.getNumParallelLoops() != rank && reductions < 2)
     return {};
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  for (int64_t first = 1; first + 1 < rank; ++first) {
+  // A reduction tail merges all the reduction dims or none: a tail that
+  // mixed parallel and reduction dims is not one loop.
+  int64_t firstTail = reductions ? rank - reductions : 1;
+  int64_t lastTail = reductions ? rank - reductions : rank - 2;
+  for (int64_t first = std::max<int64_t>(firstTail, 1); first <= lastTail;
+       ++first) {
     ReassociationIndices tail =
         llvm::to_vector(llvm::seq<int64_t>(first, rank));
     if (!linalg::areDimSequencesPreserved(maps, {tail}))
@@ -171,7 +191,8 @@ struct CollapseInnerLoopsPass
   void runOnOperation() override {
     SmallVector<linalg::GenericOp> candidates;
     getOperation()->walk([&](linalg::GenericOp op) {
-      if (op.getNumParallelLoops() == op.getNumLoops() &&
+      if ((op.getNumParallelLoops() == op.getNumLoops() ||
+           trailingReductions(op) > 1) &&
           op.hasPureBufferSemantics())
         candidates.push_back(op);
     });

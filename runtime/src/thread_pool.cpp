@@ -1,10 +1,11 @@
 //===- thread_pool.cpp - The CPU thread pool behind tandem_parallel_for ---===//
 //
 // A fixed set of workers waits for jobs. tandem_parallel_for publishes one
-// job (the loop body and an atomic chunk counter), wakes the workers that
-// sleep, and claims chunks itself until none are left; then it retracts the
-// job and waits until every worker that joined it has left it. Callers on
-// one pool are serialized by a mutex. See docs/Runtime.md.
+// job (the loop body and its chunks, one range per thread with an atomic
+// counter each), wakes the workers that sleep, and claims chunks itself
+// (its own range first) until none are left; then it retracts the job and
+// waits until every worker that joined it has left it. Callers on one pool
+// are serialized by a mutex. See docs/Runtime.md.
 //
 // A compiled model makes hundreds of short parallel loops per run, so a
 // worker that finished a job spins on the job generation for a while
@@ -40,28 +41,51 @@
 
 namespace {
 
-/// One tandem_parallel_for call, on the caller's stack.
+/// Most threads whose chunks a job keeps apart (see Job); a job on a
+/// bigger pool gives its threads one range each up to this many.
+constexpr int kMaxRanges = 16;
+
+/// One tandem_parallel_for call, on the caller's stack. Its chunks are cut
+/// into one contiguous range per thread; a thread claims the chunks of its
+/// own range first (the caller range 0, worker i range i), then those left
+/// in the others. The same loop thus gives each thread the same chunks run
+/// after run, so a thread rewrites the lines it wrote the run before,
+/// which its cache still holds, instead of lines another core holds
+/// (slow: bench/native/coherence.c); a late thread's chunks are still
+/// taken by the others.
 struct Job {
   tandem_parallel_fn fn;
   void *env;
   int64_t n;
   int64_t chunk;
   int64_t numChunks;
-  std::atomic<int64_t> next{0};
+  int ranges;
+  /// Range r is chunks [first[r], first[r + 1]), claimed through next[r].
+  int64_t first[kMaxRanges + 1];
+  struct alignas(64) Counter {
+    std::atomic<int64_t> next{0};
+  };
+  Counter next[kMaxRanges];
 };
 
 /// True on pool workers and on a caller while it runs a job: a
 /// tandem_parallel_for made there runs serially.
 thread_local bool insideParallelFor = false;
 
-void runChunks(Job &job) {
-  for (;;) {
-    int64_t index = job.next.fetch_add(1, std::memory_order_relaxed);
-    if (index >= job.numChunks)
-      return;
-    int64_t begin = index * job.chunk;
-    int64_t end = std::min(job.n, begin + job.chunk);
-    job.fn(job.env, begin, end);
+/// Runs chunks of `job` until none is left: first those of range `self`
+/// (modulo the ranges), then those of the next ranges in turn.
+void runChunks(Job &job, int self) {
+  for (int i = 0; i < job.ranges; ++i) {
+    int r = (self + i) % job.ranges;
+    for (;;) {
+      int64_t index =
+          job.first[r] + job.next[r].next.fetch_add(1, std::memory_order_relaxed);
+      if (index >= job.first[r + 1])
+        break;
+      int64_t begin = index * job.chunk;
+      int64_t end = std::min(job.n, begin + job.chunk);
+      job.fn(job.env, begin, end);
+    }
   }
 }
 
@@ -129,7 +153,7 @@ struct tandem_thread_pool_s {
     return !stop.load();
   }
 
-  void workerLoop() {
+  void workerLoop(int self) {
     insideParallelFor = true;
     uint64_t seen = 0;
     while (waitForWork(seen)) {
@@ -139,7 +163,7 @@ struct tandem_thread_pool_s {
       // (both sides are sequentially consistent).
       busyWorkers.fetch_add(1);
       if (Job *current = job.load())
-        runChunks(*current);
+        runChunks(*current, self);
       busyWorkers.fetch_sub(1);
     }
   }
@@ -257,7 +281,7 @@ tandem_status_t tandem_thread_pool_create(int32_t threads,
   try {
     pool->workers.reserve(static_cast<size_t>(threads - 1));
     for (int32_t i = 1; i < threads; ++i)
-      pool->workers.emplace_back([pool] { pool->workerLoop(); });
+      pool->workers.emplace_back([pool, i] { pool->workerLoop(i); });
   } catch (const std::bad_alloc &) {
     pool->shutdown();
     delete pool;
@@ -316,11 +340,15 @@ void tandem_internal_parallel_chunks(tandem_thread_pool_t *pool, int64_t n,
   job.n = n;
   job.chunk = chunk;
   job.numChunks = n / chunk + (n % chunk != 0);
+  job.ranges = static_cast<int>(std::min<int64_t>(
+      std::min<int64_t>(pool->size, kMaxRanges), job.numChunks));
+  for (int r = 0; r <= job.ranges; ++r)
+    job.first[r] = job.numChunks * r / job.ranges;
 
   std::lock_guard<std::mutex> submit(pool->submitMutex);
   pool->publish(&job);
   insideParallelFor = true;
-  runChunks(job);
+  runChunks(job, 0);
   insideParallelFor = false;
   // Every chunk is claimed: retract the job so that no late worker joins
   // it, then wait for the workers still running one of its chunks (at

@@ -171,6 +171,52 @@ TEST(ThreadPool, WorkersSpinningOrAsleepTakeEveryJob) {
   }
 }
 
+/// Chunks that each wait (up to a timeout) until a chunk of the other half
+/// of the loop has started, recording the thread that ran them.
+struct HalvesEnv {
+  static constexpr int64_t kChunks = 4;
+  std::atomic<bool> started[2] = {false, false};
+  std::atomic<bool> timedOut{false};
+  std::thread::id ranBy[kChunks];
+
+  static void run(void *env, int64_t begin, int64_t end) {
+    auto *self = static_cast<HalvesEnv *>(env);
+    for (int64_t i = begin; i < end; ++i) {
+      int half = i < kChunks / 2 ? 0 : 1;
+      self->ranBy[i] = std::this_thread::get_id();
+      self->started[half].store(true);
+      auto deadline =
+          std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!self->started[1 - half].load()) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          self->timedOut.store(true);
+          return;
+        }
+        std::this_thread::yield();
+      }
+    }
+  }
+};
+
+TEST(ThreadPool, EachThreadStartsOnItsOwnRange) {
+  // A loop's chunks are one range per thread: the caller starts on the
+  // first half, the worker on the second, run after run (so that each
+  // rewrites the lines it wrote before). Chunks of either half wait for
+  // one of the other half to start: had the worker claimed the next chunk
+  // of the first half (one shared counter), both threads would wait on the
+  // first half and time out.
+  PoolPtr pool = makePool(2);
+  for (int run = 0; run < 20; ++run) {
+    HalvesEnv env;
+    tandem_parallel_for(pool.get(), HalvesEnv::kChunks, 1, HalvesEnv::run,
+                        &env);
+    ASSERT_FALSE(env.timedOut.load()) << "run " << run;
+    EXPECT_EQ(env.ranBy[0], std::this_thread::get_id()) << "run " << run;
+    EXPECT_NE(env.ranBy[HalvesEnv::kChunks / 2], std::this_thread::get_id())
+        << "run " << run;
+  }
+}
+
 struct NestedEnv {
   tandem_thread_pool_t *pool;
   std::vector<std::atomic<int>> counts;

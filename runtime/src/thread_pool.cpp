@@ -78,8 +78,8 @@ void runChunks(Job &job, int self) {
   for (int i = 0; i < job.ranges; ++i) {
     int r = (self + i) % job.ranges;
     for (;;) {
-      int64_t index =
-          job.first[r] + job.next[r].next.fetch_add(1, std::memory_order_relaxed);
+      int64_t index = job.first[r] +
+                      job.next[r].next.fetch_add(1, std::memory_order_relaxed);
       if (index >= job.first[r + 1])
         break;
       int64_t begin = index * job.chunk;

@@ -382,28 +382,37 @@ TEST(DwConv2DTest, Conv1x1ThenDepthwiseInOneCall) {
   // channels on two threads: groups of fewer channels than a register
   // tile, starting off a tile's boundary), a 1x1 image (with the cache,
   // matrix-vector products), with the filter from the weight cache and
-  // without. Outputs start as NaN, so every element must be written.
+  // without. On 2 and 3 threads, images of 7 and more output rows a thread
+  // are cut into bands of rows (one per thread, each also computing the
+  // 1x1 conv of the rows its windows read beyond it): even and uneven
+  // bands, stride 1 and 2, 3x3 and 5x5 windows (two rows of halo), bands
+  // whose packed output meets inside a panel. Outputs start as NaN, so
+  // every element must be written.
   struct FusedCase {
-    int64_t k, c, h, w, stride;
+    int64_t k, c, h, w, stride, window = 3;
   };
-  const FusedCase cases[] = {{16, 96, 112, 112, 2}, {24, 144, 56, 56, 1},
-                             {160, 960, 7, 7, 1},   {3, 5, 9, 9, 1},
-                             {300, 20, 6, 6, 2},    {2, 17, 72, 72, 1},
-                             {8, 29, 15, 11, 2},    {300, 43, 1, 1, 1}};
-  tandem_thread_pool_t *pool = nullptr;
+  const FusedCase cases[] = {
+      {16, 96, 112, 112, 2}, {24, 144, 56, 56, 1},   {160, 960, 7, 7, 1},
+      {3, 5, 9, 9, 1},       {300, 20, 6, 6, 2},     {2, 17, 72, 72, 1},
+      {8, 29, 15, 11, 2},    {300, 43, 1, 1, 1},     {64, 40, 14, 14, 1},
+      {24, 36, 29, 29, 2},   {40, 24, 28, 28, 1, 5}, {16, 20, 43, 17, 2, 5}};
+  tandem_thread_pool_t *pool = nullptr, *pool3 = nullptr;
   ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  ASSERT_EQ(tandem_thread_pool_create(3, &pool3), nullptr);
   std::mt19937 rng(12);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (tandem_thread_pool_t *p :
-       {static_cast<tandem_thread_pool_t *>(nullptr), pool})
+       {static_cast<tandem_thread_pool_t *>(nullptr), pool, pool3})
     for (bool cached : {false, true})
       for (int64_t n : {1, 2})
         for (const FusedCase &t : cases) {
-          int64_t oh = (t.h - 1) / t.stride + 1, ow = (t.w - 1) / t.stride + 1,
+          int64_t window = t.window, pad = window / 2;
+          int64_t oh = (t.h + 2 * pad - window) / t.stride + 1,
+                  ow = (t.w + 2 * pad - window) / t.stride + 1,
                   pixels = t.h * t.w;
           int64_t plane = oh * ow;
           std::vector<float> in(n * t.k * pixels), pwFilter(t.c * t.k),
-              pwBias(t.c), dwFilter(t.c * 9), dwBias(t.c);
+              pwBias(t.c), dwFilter(t.c * window * window), dwBias(t.c);
           for (std::vector<float> *v :
                {&in, &pwFilter, &pwBias, &dwFilter, &dwBias})
             for (float &x : *v)
@@ -426,15 +435,15 @@ TEST(DwConv2DTest, Conv1x1ThenDepthwiseInOneCall) {
             std::vector<float> expected(size, NAN), got(size, NAN);
             (packed ? tandem_dwconv2d_pad_packed_f32 : tandem_dwconv2d_pad_f32)(
                 &ctx, n, t.c, t.h, t.w, mid.data(), t.c * pixels, pixels, t.w,
-                1, 3, 3, dwFilter.data(), dwBias.data(), expected.data(),
-                t.c * plane, plane, ow, oh, ow, t.stride, t.stride, 1, 1, 1, 1,
-                TANDEM_DWCONV2D_RELU6);
+                1, window, window, dwFilter.data(), dwBias.data(),
+                expected.data(), t.c * plane, plane, ow, oh, ow, t.stride,
+                t.stride, 1, 1, pad, pad, TANDEM_DWCONV2D_RELU6);
             (packed ? tandem_conv1x1_dwconv2d_packed_f32
                     : tandem_conv1x1_dwconv2d_f32)(
                 &ctx, n, t.k, t.h, t.w, in.data(), t.k * pixels, pixels, t.w, 1,
-                t.c, pwFilter.data(), pwBias.data(), pwFlags, 3, 3,
+                t.c, pwFilter.data(), pwBias.data(), pwFlags, window, window,
                 dwFilter.data(), dwBias.data(), got.data(), t.c * plane, plane,
-                ow, oh, ow, t.stride, t.stride, 1, 1, 1, 1,
+                ow, oh, ow, t.stride, t.stride, 1, 1, pad, pad,
                 TANDEM_DWCONV2D_RELU6);
             ASSERT_EQ(tandem_internal_take_kernel_error(), nullptr);
             // Bit for bit: the packed layout's tail past the last panel
@@ -444,12 +453,14 @@ TEST(DwConv2DTest, Conv1x1ThenDepthwiseInOneCall) {
               ASSERT_EQ(std::memcmp(&got[i], &expected[i], sizeof(float)), 0)
                   << got[i] << " != " << expected[i] << ": k" << t.k << " c"
                   << t.c << " " << t.h << "x" << t.w << " s" << t.stride
-                  << (p ? " pool" : "") << (cached ? " cached" : "")
+                  << " window " << window << " threads "
+                  << tandem_thread_pool_size(p) << (cached ? " cached" : "")
                   << (packed ? " packed" : "") << " at " << i;
           }
           tandem_internal_kernel_cache_destroy(cache);
         }
   tandem_thread_pool_destroy(pool);
+  tandem_thread_pool_destroy(pool3);
 }
 
 TEST(DwConv2DTest, Conv1x1ThenDepthwiseMisuseFails) {

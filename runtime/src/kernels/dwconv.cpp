@@ -27,6 +27,7 @@
 #include "kernels/scratch.h"
 #include "kernels/sgemm_internal.h"
 #include "tandem/runtime.h"
+#include "thread_pool_internal.h"
 
 #include <algorithm>
 #include <atomic>
@@ -741,88 +742,118 @@ void dwconv(PlaneKernel plane, const tandem_exec_ctx_t *ctx, int64_t n,
   tandem_internal_kernel_report(&failure);
 }
 
+/// Most bands of rows one image of tandem_conv1x1_dwconv2d_f32 is cut into.
+constexpr int64_t kMaxBands = 16;
+
+/// One band of output rows [r0, r1) of the fused call's depthwise conv and
+/// the input rows [ir0, ir1) its windows read: `dw` is the call's depthwise
+/// conv on those input rows alone (their padding: the image's own at its
+/// top and bottom edges, none inside), writing output rows from r0 on.
+struct PwDwBand {
+  int64_t r0, r1, ir0, ir1;
+  DwConv dw;
+};
+
 /// One call of tandem_conv1x1_dwconv2d_f32: a task computes the 1x1 conv's
-/// output channels [c0, c0 + group) of one image into a thread-local buffer
-/// (bias and epilogue applied by the GEMM), then the depthwise conv `dw` on
-/// those planes while they are in cache.
+/// output channels [c0, c0 + group) of one band of rows of one image into a
+/// thread-local buffer (bias and epilogue applied by the GEMM), then the
+/// depthwise conv on those planes while they are in cache. On one thread
+/// (or a small image) an image is one band; on several, one band per
+/// thread, each computing every channel of its rows (and the 1x1 conv of
+/// the one or two rows above and below it that its windows also read): a
+/// thread then reads the input rows the previous kernel wrote on that
+/// thread and writes the output pixels the next kernel reads there (see
+/// conv1x1Dwconv).
 struct PwDw {
-  DwConv dw; // its input is the task's buffer: dense planes of h x w
+  PwDwBand band[kMaxBands];
+  int64_t bands;
   const float *pwFilter; // e x k, dense
   const float *pwPacked; // its packed copy from the weight cache, or null
   const float *pwBias;   // e floats, or null
   int32_t pwFlags;       // TANDEM_CONV2D_RELU / RELU6 / CONSTANT_FILTER
-  int64_t k, pixels;     // the 1x1 conv's input channels; h * w
+  int64_t k, w;          // the 1x1 conv's input channels; the image width
+  int64_t maxPixels;     // input pixels of the largest band
+  int64_t maxOutFloats;  // output pixels of the largest band
   const float *input;    // the 1x1 conv's input: image b at input + b * sIn
   int64_t sIn, sIc;      // its image and channel strides (planes dense)
   uint64_t call;         // this call's number (packedImage)
-  int64_t group, groups; // channels per task; tasks per image
+  int64_t group, groups; // channels per task; tasks per band
 };
 
 /// Numbers the calls of tandem_conv1x1_dwconv2d_f32, never 0.
 std::atomic<uint64_t> pwdwCalls{0};
 
-/// Image b of the 1x1 conv's input packed as the GEMM's right-hand side
-/// (tandem_internal_pack_b_rows), in this thread's buffer: packed by the
-/// first task of the call and image a thread runs. Every task reads the
-/// whole packed image; in a buffer shared by the threads, both cores would
-/// hold every line and the next call's packing would have to take each one
-/// back from the other core (two threads: 0.13 ms to pack 300 KB that one
-/// thread packs in 0.008), so each thread packs its own copy instead.
-/// nullptr when memory is exhausted.
-const float *packedImage(const PwDw &p, int64_t b) {
+/// The input rows of band `band` of image b of the 1x1 conv's input, packed
+/// as the GEMM's right-hand side (tandem_internal_pack_b_rows), in this
+/// thread's buffer: packed by the first task of the call, image and band a
+/// thread runs. Every task of a band reads all of it; in a buffer shared
+/// by the threads, both cores would hold every line and the next call's
+/// packing would have to take each one back from the other core (two
+/// threads: 0.13 ms to pack 300 KB that one thread packs in 0.008), so each
+/// thread packs its own copy instead. nullptr when memory is exhausted.
+const float *packedImage(const PwDw &p, int64_t b, int64_t band) {
   thread_local tandem_internal::Scratch buffer;
   thread_local uint64_t packedCall = 0;
-  thread_local int64_t packedImageIndex = -1;
-  float *packed = buffer.get(size_t(TANDEM_PACKED_PANEL_FLOATS(p.k, p.pixels)));
+  thread_local int64_t packedImageIndex = -1, packedBand = -1;
+  float *packed =
+      buffer.get(size_t(TANDEM_PACKED_PANEL_FLOATS(p.k, p.maxPixels)));
   if (!packed)
     return nullptr;
-  if (packedCall != p.call || packedImageIndex != b) {
-    tandem_internal_pack_b_rows(p.input + b * p.sIn, p.sIc, 0, p.k, p.k,
-                                p.pixels, packed);
+  if (packedCall != p.call || packedImageIndex != b || packedBand != band) {
+    const PwDwBand &rows = p.band[band];
+    tandem_internal_pack_b_rows(p.input + b * p.sIn + rows.ir0 * p.w, p.sIc, 0,
+                                p.k, p.k, (rows.ir1 - rows.ir0) * p.w, packed);
     packedCall = p.call;
     packedImageIndex = b;
+    packedBand = band;
   }
   return packed;
 }
 
 void pwdwGroups(void *env, int64_t begin, int64_t end) {
   const PwDw &p = *static_cast<const PwDw *>(env);
-  const DwConv &g = p.dw;
-  DwConv view = paddedView(g);
   thread_local tandem_internal::Scratch expandedPlanes, outPlanes;
-  int64_t outFloats = g.oh * g.ow;
-  float *padded = paddedPlane(g);
-  float *expanded = expandedPlanes.get(size_t(p.group * p.pixels));
+  const DwConv &whole = p.band[0].dw;
+  float *expanded = expandedPlanes.get(size_t(p.group * p.maxPixels));
   float *packedOut =
-      g.packed ? outPlanes.get(size_t(p.group * outFloats)) : nullptr;
-  if (!padded || !expanded || (g.packed && !packedOut)) {
-    tandem_internal_kernel_fail(g.failure,
+      whole.packed ? outPlanes.get(size_t(p.group * p.maxOutFloats)) : nullptr;
+  if (!expanded || (whole.packed && !packedOut)) {
+    tandem_internal_kernel_fail(whole.failure,
                                 "conv1x1_dwconv: out of memory for a plane");
     return;
   }
   for (int64_t task = begin; task < end; ++task) {
-    int64_t b = task / p.groups, c0 = task % p.groups * p.group;
-    int64_t rows = std::min(p.group, g.c - c0);
-    const float *packedInput = packedImage(p, b);
-    if (!packedInput) {
+    int64_t c0 = task % p.groups * p.group, bandIndex = task / p.groups;
+    int64_t b = bandIndex / p.bands, band = bandIndex % p.bands;
+    const PwDwBand &rows = p.band[band];
+    const DwConv &g = rows.dw;
+    DwConv view = paddedView(g);
+    float *padded = paddedPlane(g);
+    const float *packedInput = packedImage(p, b, band);
+    if (!padded || !packedInput) {
       tandem_internal_kernel_fail(
           g.failure, "conv1x1_dwconv: out of memory for the packed input");
       return;
     }
-    tandem_internal_conv1x1_rows(p.pwFilter, p.pwPacked, p.k, c0, rows,
-                                 packedInput, p.pixels, p.pwBias, p.pwFlags,
+    int64_t channels = std::min(p.group, g.c - c0);
+    int64_t pixels = (rows.ir1 - rows.ir0) * p.w;
+    int64_t outFloats = g.oh * g.ow, firstOut = rows.r0 * g.ow;
+    tandem_internal_conv1x1_rows(p.pwFilter, p.pwPacked, p.k, c0, channels,
+                                 packedInput, pixels, p.pwBias, p.pwFlags,
                                  expanded, g.failure);
-    for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t r = 0; r < channels; ++r) {
       int64_t ch = c0 + r;
-      float *out = g.packed ? packedOut + r * outFloats
-                            : g.output + b * g.sOn + ch * g.sOc;
-      computePlane(g, view, padded, expanded + r * p.pixels,
+      float *out = g.packed
+                       ? packedOut + r * outFloats
+                       : g.output + b * g.sOn + ch * g.sOc + rows.r0 * g.sOh;
+      computePlane(g, view, padded, expanded + r * pixels,
                    g.filter + ch * g.kh * g.kw, g.bias ? g.bias[ch] : 0.0f,
                    out);
     }
     if (g.packed)
-      tandem_internal_pack_b_rows(packedOut, outFloats, c0, rows, g.c,
-                                  outFloats, g.output + b * g.sOn);
+      tandem_internal_pack_b_columns(packedOut, outFloats, c0, channels, g.c,
+                                     p.band[p.bands - 1].r1 * g.ow, firstOut,
+                                     outFloats, g.output + b * g.sOn);
   }
 }
 
@@ -855,20 +886,62 @@ void conv1x1Dwconv(const tandem_exec_ctx_t *ctx, int64_t n, int64_t k,
   tandem_thread_pool_t *pool = ctx ? ctx->pool : nullptr;
 
   PwDw p;
-  int64_t pad[2] = {padTop, padLeft};
-  // The depthwise conv reads dense planes of h x w from the task's buffer.
-  setUp(p.dw, planeKernel(), c, nullptr, 0, pixels, w, 1, kh, kw, filter,
-        output, sOn, sOc, sOh, oh, ow, strideH, strideW, dilationH, dilationW,
-        flags, bias, pad, h, w, packedOutput);
-  p.dw.failure = &failure;
+  int64_t threads = tandem_thread_pool_size(pool);
+  // Bands of rows, one per thread, where each has at least kMinBandRows
+  // output rows: the 1x1 conv of the rows a band's windows read beyond its
+  // own (one above and one below for a 3x3 window) is computed by both
+  // bands, 1/7 more of it at 14 rows a thread, which the split repays:
+  // split by channels instead, both threads read the whole input and write
+  // part of every output pixel, so each line the previous and the next
+  // kernel share is held by both cores, and rewriting such lines is slow
+  // (bench/native/coherence.c). Each band's task range is its thread's
+  // (tandem_internal_parallel_chunks gives thread t range t).
+  constexpr int64_t kMinBandRows = 7;
+  p.bands = 1;
+  if (threads > 1 && oh / std::min(threads, kMaxBands) >= kMinBandRows)
+    p.bands = std::min(threads, kMaxBands);
+  auto rowsOf = [&](int64_t bands, int64_t band) {
+    PwDwBand rows;
+    rows.r0 = oh * band / bands, rows.r1 = oh * (band + 1) / bands;
+    rows.ir0 = std::clamp<int64_t>(rows.r0 * strideH - padTop, 0, h);
+    rows.ir1 = std::clamp<int64_t>(
+        (rows.r1 - 1) * strideH - padTop + (kh - 1) * dilationH + 1, 0, h);
+    return rows;
+  };
+  for (int64_t band = 0; band < p.bands; ++band)
+    if (PwDwBand rows = rowsOf(p.bands, band); rows.ir1 <= rows.ir0)
+      p.bands = 1; // a band of padding only
+  p.maxPixels = 0, p.maxOutFloats = 0;
+  for (int64_t band = 0; band < p.bands; ++band) {
+    PwDwBand &rows = p.band[band];
+    rows = rowsOf(p.bands, band);
+    int64_t bandH = rows.ir1 - rows.ir0, bandOh = rows.r1 - rows.r0;
+    // In the band's coordinates, output row r reads input rows from
+    // r * strideH - (padTop + ir0 - r0 * strideH) on.
+    int64_t pad[2] = {padTop + rows.ir0 - rows.r0 * strideH, padLeft};
+    // The depthwise conv reads dense planes of the band's rows from the
+    // task's buffer.
+    setUp(rows.dw, planeKernel(), c, nullptr, 0, bandH * w, w, 1, kh, kw,
+          filter, output, sOn, sOc, sOh, bandOh, ow, strideH, strideW,
+          dilationH, dilationW, flags, bias, pad, bandH, w, packedOutput);
+    if (packedOutput) {
+      // Images of the whole output's packed size; the task's planes hold
+      // the band's rows.
+      rows.dw.sOn = TANDEM_PACKED_PANEL_FLOATS(c, oh * ow);
+      rows.dw.sOc = bandOh * ow;
+    }
+    rows.dw.failure = &failure;
+    p.maxPixels = std::max(p.maxPixels, bandH * w);
+    p.maxOutFloats = std::max(p.maxOutFloats, bandOh * ow);
+  }
   p.pwFilter = pwFilter;
   p.pwPacked = (pwFlags & TANDEM_CONV2D_CONSTANT_FILTER)
-                   ? tandem_internal_packed_filter(ctx, pwFilter, c, k, pixels)
+                   ? tandem_internal_packed_filter(ctx, pwFilter, c, k, h * w)
                    : nullptr;
   p.pwBias = pwBias;
   p.pwFlags = pwFlags & (TANDEM_CONV2D_RELU | TANDEM_CONV2D_RELU6 |
                          TANDEM_CONV2D_CONSTANT_FILTER);
-  p.k = k, p.pixels = pixels;
+  p.k = k, p.w = w;
   p.input = input, p.sIn = sIn, p.sIc = sIc;
   p.call = pwdwCalls.fetch_add(1, std::memory_order_relaxed) + 1;
   // Whole register tiles of output channels, about 8 planes a task; with
@@ -877,8 +950,13 @@ void conv1x1Dwconv(const tandem_exec_ctx_t *ctx, int64_t n, int64_t k,
   // multiple of the threads, of fewer channels each (8 tasks of 12).
   p.group = tandem_internal_conv1x1_row_group(8);
   p.groups = (c + p.group - 1) / p.group;
-  int64_t threads = tandem_thread_pool_size(pool);
-  if (threads > 1 && (n * p.groups) % threads != 0) {
+  int64_t tasks = n * p.bands * p.groups;
+  if (p.bands > 1) {
+    tandem_internal_parallel_chunks(pool, tasks, 1, pwdwGroups, &p);
+    tandem_internal_kernel_report(&failure);
+    return;
+  }
+  if (threads > 1 && tasks % threads != 0) {
     int64_t groups = p.groups;
     while ((n * groups) % threads != 0)
       ++groups;

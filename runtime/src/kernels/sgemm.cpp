@@ -1995,6 +1995,33 @@ void tandem_internal_pack_b_rows(const float *src, int64_t srcStride,
   }
 }
 
+void tandem_internal_pack_b_columns(const float *src, int64_t srcStride,
+                                    int64_t row0, int64_t rows, int64_t k,
+                                    int64_t n, int64_t col0, int64_t cols,
+                                    float *packed) {
+  if (col0 == 0 && cols == n)
+    return tandem_internal_pack_b_rows(src, srcStride, row0, rows, k, n,
+                                       packed);
+  // packBRowsFixed's layout, one panel row piece at a time.
+  int64_t nr = isa().nr, kc = kBlockSize(k), colEnd = col0 + cols;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t row = row0 + r, pc = row / kc * kc, kcur = std::min(kc, k - pc);
+    const float *from = src + r * srcStride - col0;
+    for (int64_t col = col0; col < colEnd;) {
+      int64_t jc = col / kNC * kNC, nc = std::min(kNC, n - jc);
+      int64_t nPanels = (nc + nr - 1) / nr;
+      int64_t panel = (col - jc) / nr, inPanel = (col - jc) % nr;
+      int64_t count = std::min(nr - inPanel, colEnd - col);
+      float *to = packed + packedBStep(jc, pc, k, nPanels, nr) +
+                  panel * nr * kcur + (row - pc) * nr + inPanel;
+      std::memcpy(to, from + col, size_t(count) * sizeof(float));
+      if (col + count == n) // the last panel's padding columns
+        std::fill(to + count, to + (nr - inPanel), 0.0f);
+      col += count;
+    }
+  }
+}
+
 const float *tandem_internal_packed_filter(const tandem_exec_ctx_t *ctx,
                                            const float *filter, int64_t f,
                                            int64_t k, int64_t pixels) {

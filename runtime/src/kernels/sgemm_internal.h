@@ -50,6 +50,16 @@ void tandem_internal_pack_b_rows(const float *src, int64_t srcStride,
                                  int64_t row0, int64_t rows, int64_t k,
                                  int64_t n, float *packed);
 
+/// Like tandem_internal_pack_b_rows, for columns [col0, col0 + cols) of
+/// those rows only: `src` holds them, rows `srcStride` apart. The padding
+/// columns of the last panel get zeros when the columns reach n. Threads
+/// may write disjoint row or column ranges at once (two ranges may share
+/// a panel's lines where they meet).
+void tandem_internal_pack_b_columns(const float *src, int64_t srcStride,
+                                    int64_t row0, int64_t rows, int64_t k,
+                                    int64_t n, int64_t col0, int64_t cols,
+                                    float *packed);
+
 /// The f x k filter of a 1x1 conv on `pixels` pixels packed as the GEMM's
 /// left-hand side (for one pixel, as a matrix-vector product reads it), from
 /// ctx's weight cache (packed on first use; the entry tandem_conv2d_bias_f32

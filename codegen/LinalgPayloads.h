@@ -64,20 +64,27 @@ inline bool isF32MultiplyAccumulate(Block &block) {
   return mulOk && addOk;
 }
 
-/// The ReLU or ReLU6 tandem-fuse-elementwise folded into a contraction or
-/// convolution (`tandem.epilogue = "relu"` or `"relu6"`; the tandem dialect
-/// rejects any other value).
-enum class FusedEpilogue { None, Relu, Relu6 };
+/// The ReLU, ReLU6 or HardSwish tandem-fuse-elementwise folded into a
+/// contraction or convolution (`tandem.epilogue = "relu"`, `"relu6"` or
+/// `"hardswish"`; the tandem dialect rejects any other value).
+enum class FusedEpilogue { None, Relu, Relu6, HardSwish };
 
 inline FusedEpilogue fusedEpilogueOf(Operation *op) {
   auto epilogue = op->getAttrOfType<StringAttr>("tandem.epilogue");
   if (!epilogue)
     return FusedEpilogue::None;
+  if (epilogue.getValue() == "hardswish")
+    return FusedEpilogue::HardSwish;
   return epilogue.getValue() == "relu6" ? FusedEpilogue::Relu6
                                         : FusedEpilogue::Relu;
 }
 
-/// `value` (a float) under `epilogue`: max(v, 0), or min(max(v, 0), 6).
+/// HardSigmoid's alpha in ONNX HardSwish (1/6) as the importer writes it.
+inline constexpr double kHardSwishAlpha = 1.0 / 6.0;
+
+/// `value` (a float) under `epilogue`: max(v, 0), min(max(v, 0), 6), or
+/// v * min(max(v * (1/6) + 0.5, 0), 1), the ops ONNX HardSwish imports as
+/// (the runtime kernels' epilogue rounds the same way).
 inline Value applyFusedEpilogue(OpBuilder &b, Location loc, Value value,
                                 FusedEpilogue epilogue) {
   if (epilogue == FusedEpilogue::None)
@@ -86,6 +93,13 @@ inline Value applyFusedEpilogue(OpBuilder &b, Location loc, Value value,
     return arith::ConstantOp::create(b, loc, value.getType(),
                                      b.getFloatAttr(value.getType(), v));
   };
+  if (epilogue == FusedEpilogue::HardSwish) {
+    Value t = arith::MulFOp::create(b, loc, value, constant(kHardSwishAlpha));
+    t = arith::AddFOp::create(b, loc, t, constant(0.5));
+    t = arith::MaximumFOp::create(b, loc, t, constant(0.0));
+    t = arith::MinimumFOp::create(b, loc, t, constant(1.0));
+    return arith::MulFOp::create(b, loc, value, t);
+  }
   value = arith::MaximumFOp::create(b, loc, value, constant(0.0));
   if (epilogue == FusedEpilogue::Relu6)
     value = arith::MinimumFOp::create(b, loc, value, constant(6.0));

@@ -322,7 +322,21 @@ def TandemFuseElementwise : Pass<"tandem-fuse-elementwise"> {
     ```
     After: unchanged: the im2col stays a separate kernel and the matmul
     stays a named op. Two elementwise generics in a row become one.
+
+    First, an f32 ReLU (`max(x, 0)`) or ReLU6 (`min(max(x, 0), 6)`) that
+    is the only user of a contraction or convolution becomes its
+    `tandem.epilogue` ("relu", "relu6"), applied by the kernel before its
+    store. With `hardswish`, so does ONNX HardSwish as the importer writes
+    it (`x * min(max(x * (1/6) + 0.5, 0), 1)`, "hardswish"): the CPU
+    kernels apply it rounding each operation as the loop would; the GPU
+    library calls have no such activation, so the GPU pipeline leaves it
+    a loop.
   }];
+  let options = [
+    Option<"hardswish", "hardswish", "bool", /*default=*/"false",
+           "also fold HardSwish into the contraction or convolution it "
+           "follows (tandem.epilogue = \"hardswish\"; CPU partitions)">
+  ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::tensor::TensorDialect"

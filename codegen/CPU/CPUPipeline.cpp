@@ -28,7 +28,8 @@ using namespace mlir::tandem;
 
 void mlir::tandem::buildInlineAndBufferizePipeline(OpPassManager &pm,
                                                    bool allowUnknownOps,
-                                                   bool foldIntoContractions) {
+                                                   bool foldIntoContractions,
+                                                   bool hardswishEpilogues) {
   // One function per model: the host partitions are inlined into the
   // schedule first, so that bufferisation sees the whole model (outputs
   // written in place, no result copies).
@@ -36,7 +37,9 @@ void mlir::tandem::buildInlineAndBufferizePipeline(OpPassManager &pm,
   pm.addPass(createSymbolDCEPass());
   if (foldIntoContractions)
     pm.addPass(createTandemFoldIntoContractions());
-  pm.addPass(createTandemFuseElementwise());
+  TandemFuseElementwiseOptions fuse;
+  fuse.hardswish = hardswishEpilogues;
+  pm.addPass(createTandemFuseElementwise(fuse));
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -52,7 +55,8 @@ void mlir::tandem::buildInlineAndBufferizePipeline(OpPassManager &pm,
 
 void mlir::tandem::buildCPUBufferizePipeline(OpPassManager &pm) {
   buildInlineAndBufferizePipeline(pm, /*allowUnknownOps=*/false,
-                                  /*foldIntoContractions=*/true);
+                                  /*foldIntoContractions=*/true,
+                                  /*hardswishEpilogues=*/true);
   // A depthwise conv reading a zero-padded copy reads the copy's source
   // instead (tandem_dwconv2d_pad_f32): rewritten before the plan, so that
   // the padded buffer needs no arena slot and the source stays live up to

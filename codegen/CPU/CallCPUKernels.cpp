@@ -72,6 +72,7 @@ constexpr int32_t kRelu6 = 16;       // TANDEM_{SGEMM,CONV2D,DWCONV2D}_RELU6
 constexpr int32_t kWinograd = 32;    // TANDEM_CONV2D_WINOGRAD
 constexpr int32_t kWinogradF2 = 64;  // TANDEM_CONV2D_WINOGRAD_F2
 constexpr int32_t kWinogradF4 = 128; // TANDEM_CONV2D_WINOGRAD_F4
+constexpr int32_t kHardSwish = 256;  // TANDEM_{SGEMM,CONV2D,DWCONV2D}_HARDSWISH
 constexpr llvm::StringLiteral kEpilogueAttr = "tandem.epilogue";
 
 /// Whether `op` carries a fused epilogue (from tandem-fuse-elementwise).
@@ -86,13 +87,14 @@ int32_t epilogueFlag(Operation *op) {
     return kRelu;
   case FusedEpilogue::Relu6:
     return kRelu6;
+  case FusedEpilogue::HardSwish:
+    return kHardSwish;
   }
   llvm_unreachable("unknown fused epilogue");
 }
 
 /// Applies an epilogue the op keeps (it did not become a kernel call) as a
-/// loop right after it: out = max(out, 0) in place, then min(out, 6) for
-/// ReLU6.
+/// loop right after it, in place (applyFusedEpilogue).
 void materializeRelu(Operation *op, Value out) {
   FusedEpilogue epilogue = fusedEpilogueOf(op);
   OpBuilder b(op->getContext());

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/LinalgPayloads.h"
 #include "codegen/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -50,10 +51,55 @@ bool isMaxWithZero(Value v, Value in) {
                  (max.getRhs() == in && isFloatConstant(max.getLhs(), 0.0)));
 }
 
+/// The operands of `v`'s defining op of type OpTy, in either order, as
+/// (the one equal to `known`, the other), or nothing when `v` is not such
+/// an op with `known` as an operand.
+template <typename OpTy>
+std::optional<Value> otherOperand(Value v,
+                                  llvm::function_ref<bool(Value)> known) {
+  auto op = v.getDefiningOp<OpTy>();
+  if (!op)
+    return std::nullopt;
+  if (known(op.getLhs()))
+    return op.getRhs();
+  if (known(op.getRhs()))
+    return op.getLhs();
+  return std::nullopt;
+}
+
+/// True if `out` is ONNX HardSwish of `in` as the importer writes it:
+/// in * min(max(in * (1/6) + 0.5, 0), 1), each op's operands in either
+/// order, the constants exactly those (1/6 rounded to f32).
+bool isHardSwish(Value out, Value in) {
+  auto isConst = [](double expected) {
+    return [expected](Value v) { return isFloatConstant(v, expected); };
+  };
+  std::optional<Value> gate =
+      otherOperand<arith::MulFOp>(out, [&](Value v) { return v == in; });
+  if (!gate)
+    return false;
+  std::optional<Value> clamped =
+      otherOperand<arith::MinimumFOp>(*gate, isConst(1.0));
+  if (!clamped)
+    return false;
+  std::optional<Value> shifted =
+      otherOperand<arith::MaximumFOp>(*clamped, isConst(0.0));
+  if (!shifted)
+    return false;
+  std::optional<Value> scaled =
+      otherOperand<arith::AddFOp>(*shifted, isConst(0.5));
+  if (!scaled)
+    return false;
+  std::optional<Value> x = otherOperand<arith::MulFOp>(
+      *scaled, isConst(double(float(tandem::kHardSwishAlpha))));
+  return x && *x == in;
+}
+
 /// The epilogue a contraction kernel can apply in registers that `op` is,
-/// if any: over one f32 input with identity maps, "relu" for max(x, 0) and
-/// "relu6" for min(max(x, 0), 6) (MobileNet's ReLU6, a clip to [0, 6]).
-StringRef epilogueKind(linalg::GenericOp op) {
+/// if any: over one f32 input with identity maps, "relu" for max(x, 0),
+/// "relu6" for min(max(x, 0), 6) (MobileNet's ReLU6, a clip to [0, 6]),
+/// and with `hardswish` "hardswish" for isHardSwish.
+StringRef epilogueKind(linalg::GenericOp op, bool hardswish) {
   if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
       op.getNumReductionLoops() != 0 ||
       !llvm::all_of(op.getIndexingMapsArray(),
@@ -72,6 +118,8 @@ StringRef epilogueKind(linalg::GenericOp op) {
         isFloatConstant(min.getRhs(), 6.0)) ||
        (isMaxWithZero(min.getRhs(), in) && isFloatConstant(min.getLhs(), 6.0))))
     return "relu6";
+  if (hardswish && isHardSwish(out, in))
+    return "hardswish";
   return {};
 }
 
@@ -80,10 +128,10 @@ StringRef epilogueKind(linalg::GenericOp op) {
 /// which tandem-call-cpu-kernels turns into the kernels' fused epilogue
 /// (or, if the op does not become a kernel call, into a loop right after
 /// it), and the ReLU's users read the producer directly.
-void foldReluEpilogues(Operation *root) {
+void foldReluEpilogues(Operation *root, bool hardswish) {
   SmallVector<linalg::GenericOp> relus;
   root->walk([&](linalg::GenericOp op) {
-    if (!epilogueKind(op).empty())
+    if (!epilogueKind(op, hardswish).empty())
       relus.push_back(op);
   });
   for (linalg::GenericOp relu : relus) {
@@ -98,9 +146,9 @@ void foldReluEpilogues(Operation *root) {
               collapse.getSrc().getDefiningOp<linalg::Conv2DNgchwGfchwOp>()) {
         if (grouped->hasAttr("tandem.epilogue"))
           continue;
-        grouped->setAttr(
-            "tandem.epilogue",
-            StringAttr::get(grouped->getContext(), epilogueKind(relu)));
+        grouped->setAttr("tandem.epilogue",
+                         StringAttr::get(grouped->getContext(),
+                                         epilogueKind(relu, hardswish)));
         relu.getResult(0).replaceAllUsesWith(in);
         relu.erase();
         continue;
@@ -117,8 +165,9 @@ void foldReluEpilogues(Operation *root) {
               linalg::DepthwiseConv2DNchwChwOp>(producer) ||
           (isa<linalg::GenericOp>(producer) && isContractionLike(producer))))
       continue;
-    producer->setAttr("tandem.epilogue", StringAttr::get(producer->getContext(),
-                                                         epilogueKind(relu)));
+    producer->setAttr(
+        "tandem.epilogue",
+        StringAttr::get(producer->getContext(), epilogueKind(relu, hardswish)));
     relu.getResult(0).replaceAllUsesWith(in);
     relu.erase();
   }
@@ -142,9 +191,11 @@ size_t bodySize(Operation *op) {
 
 struct FuseElementwisePass
     : tandem::impl::TandemFuseElementwiseBase<FuseElementwisePass> {
+  using Base::Base;
+
   void runOnOperation() override {
     MLIRContext *context = &getContext();
-    foldReluEpilogues(getOperation());
+    foldReluEpilogues(getOperation(), hardswish);
     linalg::ControlFusionFn control = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
       return producer && producer->hasOneUse() &&
@@ -168,7 +219,11 @@ struct FuseElementwisePass
     config.setUseTopDownTraversal(true);
     if (failed(
             applyPatternsGreedily(getOperation(), std::move(patterns), config)))
-      signalPassFailure();
+      return signalPassFailure();
+    // HardSwish is four ops (x * (1/6), + 0.5, the clip, x * that), one
+    // generic each until the fusion above made them one.
+    if (hardswish)
+      foldReluEpilogues(getOperation(), hardswish);
   }
 };
 

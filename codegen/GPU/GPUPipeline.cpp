@@ -30,7 +30,8 @@ void mlir::tandem::buildGPUBufferizePipeline(OpPassManager &pm) {
   // schedule places host and device buffers.
   pm.addPass(createTandemKeepGPUPartitions());
   buildInlineAndBufferizePipeline(pm, /*allowUnknownOps=*/true,
-                                  /*foldIntoContractions=*/false);
+                                  /*foldIntoContractions=*/false,
+                                  /*hardswishEpilogues=*/false);
   pm.addPass(createTandemOutlineKernels());
 }
 

@@ -143,6 +143,10 @@ std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
   if (!attrOf("strides", k.strides) || !attrOf("dilations", k.dilations))
     return std::nullopt;
   k.fused = fusedEpilogueOf(conv);
+  // cuDNN has no HardSwish activation: the generated kernel applies it
+  // (tandem-fuse-elementwise folds it on CPU partitions only).
+  if (k.fused == FusedEpilogue::HardSwish)
+    return std::nullopt;
 
   // The output: a kernel argument, n x k x p x q.
   BlockArgument out = rootArgument(conv.getDpsInits()[0]);
@@ -396,6 +400,8 @@ StringRef activationName(FusedEpilogue act) {
     return "relu";
   case FusedEpilogue::Relu6:
     return "relu6";
+  case FusedEpilogue::HardSwish: // matchConvKernel declines it
+    break;
   }
   return "none";
 }

@@ -71,9 +71,11 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getEpilogueAttrName()) {
     auto name = dyn_cast<StringAttr>(attr.getValue());
-    if (!name || (name.getValue() != "relu" && name.getValue() != "relu6"))
-      return op->emitError() << "'" << getEpilogueAttrName()
-                             << "' must be the string \"relu\" or \"relu6\"";
+    if (!name || (name.getValue() != "relu" && name.getValue() != "relu6" &&
+                  name.getValue() != "hardswish"))
+      return op->emitError()
+             << "'" << getEpilogueAttrName()
+             << "' must be the string \"relu\", \"relu6\" or \"hardswish\"";
     return success();
   }
   if (attr.getName() == getPackedInputAttrName()) {

@@ -106,8 +106,9 @@ def Tandem_Dialect : Dialect {
     static bool isKernelFunction(::mlir::Operation *op);
 
     /// Name of the discardable string attribute naming the epilogue a
-    /// contraction or convolution applies before its store ("relu" or
-    /// "relu6", i.e. min(6, max(0, x))), set by
+    /// contraction or convolution applies before its store ("relu",
+    /// "relu6", i.e. min(6, max(0, x)), or "hardswish", i.e. x * min(max(x
+    /// * (1/6) + 0.5, 0), 1), on CPU partitions only), set by
     /// tandem-fuse-elementwise and consumed by tandem-call-cpu-kernels.
     static constexpr ::llvm::StringLiteral getEpilogueAttrName() {
       return ::llvm::StringLiteral("tandem.epilogue");

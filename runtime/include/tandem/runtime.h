@@ -179,6 +179,11 @@ TANDEM_API void tandem_report_index_error(const tandem_exec_ctx_t *ctx,
 /** tandem_sgemm_f32 flag: the fused ReLU6 epilogue: C = min(6, max(0,
  *  result)) (NaN stays NaN); takes precedence over TANDEM_SGEMM_RELU. */
 #define TANDEM_SGEMM_RELU6 16
+/** tandem_sgemm_f32 flag: the fused HardSwish epilogue: C = x * min(max(x *
+ *  (1/6) + 0.5, 0), 1) for x = result, rounded after each operation (no
+ *  fused multiply-add) as ONNX HardSwish computes it; NaN stays NaN. Takes
+ *  precedence over TANDEM_SGEMM_RELU and TANDEM_SGEMM_RELU6. */
+#define TANDEM_SGEMM_HARDSWISH 256
 
 /** For each of `batch` problems b: C_b = A_b * B_b (or C_b += A_b * B_b with
  *  TANDEM_SGEMM_ACCUMULATE), where A_b is m x k, B_b is k x n and C_b is
@@ -223,6 +228,8 @@ TANDEM_API void tandem_sgemm_bias_f32(const tandem_exec_ctx_t *ctx,
 #define TANDEM_CONV2D_CONSTANT_FILTER 2
 #define TANDEM_CONV2D_RELU 8   /* fused ReLU epilogue, as TANDEM_SGEMM_RELU */
 #define TANDEM_CONV2D_RELU6 16 /* fused ReLU6, as TANDEM_SGEMM_RELU6 */
+/** Fused HardSwish epilogue, as TANDEM_SGEMM_HARDSWISH. */
+#define TANDEM_CONV2D_HARDSWISH 256
 /** A 3x3, stride-1, undilated convolution may run as Winograd F(4x4, 3x3)
  *  or F(2x2, 3x3) (the compiler's per-layer choice; the kernel still takes
  *  the im2col GEMM when there are too few output tiles to fill its
@@ -283,11 +290,12 @@ TANDEM_API void tandem_conv2d_packed_f32(
     int32_t flags);
 
 /** tandem_dwconv2d_f32 flags: add to the output instead of overwriting it
- *  (e.g. onto a bias already there); the fused ReLU and ReLU6 epilogues
- *  (as for tandem_sgemm_f32). */
+ *  (e.g. onto a bias already there); the fused ReLU, ReLU6 and HardSwish
+ *  epilogues (as for tandem_sgemm_f32). */
 #define TANDEM_DWCONV2D_ACCUMULATE 1
 #define TANDEM_DWCONV2D_RELU 8
 #define TANDEM_DWCONV2D_RELU6 16 /* min(6, max(0, x)); NaN stays NaN */
+#define TANDEM_DWCONV2D_HARDSWISH 256 /* as TANDEM_SGEMM_HARDSWISH */
 
 /** A depthwise 2-D convolution in NCHW (one filter per channel, multiplier
  *  1): output[b][ch][y][x] = sum over (i, j) of

@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kernels/activation.h"
 #include "kernels/dwconv3x3.h"
 #include "kernels/dwconv_internal.h"
 #include "kernels/kernel_status.h"
@@ -60,6 +61,7 @@ struct DwConv {
   int64_t strideH, strideW, dilationH, dilationW;
   bool accumulate;
   bool relu, relu6; // the fused epilogue: max(0, x), then min(6, x)
+  bool hardSwish;   // or x * min(max(x / 6 + 0.5, 0), 1) (activation.h)
   const float *bias; // per channel, or nullptr
   PlaneKernel plane;
   /// The bias of the plane being computed (0 without one): every output
@@ -102,6 +104,8 @@ void rowScalar(const DwConv &g, const float *in, const float *f, float *out,
       acc = 0.0f;
     if (g.relu6 && acc > 6.0f)
       acc = 6.0f;
+    if (g.hardSwish)
+      acc = tandem_internal::hardSwish(acc);
     out[x] = acc;
   }
 }
@@ -167,6 +171,8 @@ __attribute__((target("avx2,fma"))) inline __m256 epilogue(const DwConv &g,
   // max(0, r): NaN stays NaN (maxps returns its second operand on NaN).
   if (g.relu)
     r = _mm256_max_ps(_mm256_setzero_ps(), r);
+  if (g.hardSwish)
+    return tandem_internal::hardSwish8(r);
   // min(6, r): NaN stays NaN (minps returns its second operand on NaN).
   return g.relu6 ? _mm256_min_ps(_mm256_set1_ps(6.0f), r) : r;
 }
@@ -376,6 +382,8 @@ __attribute__((target("avx512f"))) inline __m512 epilogue16(const DwConv &g,
   // max(0, r), min(6, r): NaN stays NaN (the second operand on NaN).
   if (g.relu)
     r = _mm512_max_ps(_mm512_setzero_ps(), r);
+  if (g.hardSwish)
+    return tandem_internal::hardSwish16(r);
   return g.relu6 ? _mm512_min_ps(_mm512_set1_ps(6.0f), r) : r;
 }
 
@@ -580,10 +588,19 @@ void computePlane(const DwConv &g, DwConv &view, float *padded, const float *in,
   }
 #if TANDEM_X86
   if (g.fast3x3) {
-    tandem_internal::Dw3x3Plane plane{
-        int(g.strideW), int(g.kh), in,    g.padStride, g.padH * g.padStride,
-        g.oh,           g.ow,      g.sOh, bias,        g.accumulate,
-        g.relu,         g.relu6};
+    tandem_internal::Dw3x3Plane plane{int(g.strideW),
+                                      int(g.kh),
+                                      in,
+                                      g.padStride,
+                                      g.padH * g.padStride,
+                                      g.oh,
+                                      g.ow,
+                                      g.sOh,
+                                      bias,
+                                      g.accumulate,
+                                      g.relu,
+                                      g.relu6,
+                                      g.hardSwish};
     tandem_internal::dw3x3PlaneAvx512(plane, f, out);
     return;
   }
@@ -701,8 +718,10 @@ void setUp(DwConv &g, PlaneKernel plane, int64_t c, const float *input,
   g.strideH = strideH, g.strideW = strideW;
   g.dilationH = dilationH, g.dilationW = dilationW;
   g.accumulate = (flags & TANDEM_DWCONV2D_ACCUMULATE) != 0;
-  g.relu6 = (flags & TANDEM_DWCONV2D_RELU6) != 0;
-  g.relu = g.relu6 || (flags & TANDEM_DWCONV2D_RELU) != 0;
+  // HardSwish takes precedence over ReLU6 and ReLU, as in the GEMM.
+  g.hardSwish = (flags & TANDEM_DWCONV2D_HARDSWISH) != 0;
+  g.relu6 = !g.hardSwish && (flags & TANDEM_DWCONV2D_RELU6) != 0;
+  g.relu = !g.hardSwish && (g.relu6 || (flags & TANDEM_DWCONV2D_RELU) != 0);
   g.plane = plane;
   if (packedOutput) {
     g.packed = true;
@@ -770,7 +789,7 @@ struct PwDw {
   const float *pwFilter; // e x k, dense
   const float *pwPacked; // its packed copy from the weight cache, or null
   const float *pwBias;   // e floats, or null
-  int32_t pwFlags;       // TANDEM_CONV2D_RELU / RELU6 / CONSTANT_FILTER
+  int32_t pwFlags; // TANDEM_CONV2D_RELU / RELU6 / HARDSWISH / CONSTANT_FILTER
   int64_t k, w;          // the 1x1 conv's input channels; the image width
   int64_t maxPixels;     // input pixels of the largest band
   int64_t maxOutFloats;  // output pixels of the largest band
@@ -882,7 +901,6 @@ void conv1x1Dwconv(const tandem_exec_ctx_t *ctx, int64_t n, int64_t k,
     return refuse("conv1x1_dwconv: the 1x1 conv has an empty input");
   if (sIw != 1 || sIh != w)
     return refuse("conv1x1_dwconv: the input's planes must be dense");
-  int64_t pixels = h * w;
   tandem_thread_pool_t *pool = ctx ? ctx->pool : nullptr;
 
   PwDw p;
@@ -939,8 +957,9 @@ void conv1x1Dwconv(const tandem_exec_ctx_t *ctx, int64_t n, int64_t k,
                    ? tandem_internal_packed_filter(ctx, pwFilter, c, k, h * w)
                    : nullptr;
   p.pwBias = pwBias;
-  p.pwFlags = pwFlags & (TANDEM_CONV2D_RELU | TANDEM_CONV2D_RELU6 |
-                         TANDEM_CONV2D_CONSTANT_FILTER);
+  p.pwFlags =
+      pwFlags & (TANDEM_CONV2D_RELU | TANDEM_CONV2D_RELU6 |
+                 TANDEM_CONV2D_HARDSWISH | TANDEM_CONV2D_CONSTANT_FILTER);
   p.k = k, p.w = w;
   p.input = input, p.sIn = sIn, p.sIc = sIc;
   p.call = pwdwCalls.fetch_add(1, std::memory_order_relaxed) + 1;

@@ -32,6 +32,7 @@ struct Dw3x3Plane {
   float bias;        // every output starts from it
   bool accumulate;   // add the output's value
   bool relu, relu6;  // max(0, x), then min(6, x)
+  bool hardSwish;    // x * min(max(x / 6 + 0.5, 0), 1) (activation.h)
 };
 
 /// Computes one plane (`f`: its 9 filter taps, row-major) on AVX-512F with

@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kernels/activation.h"
 #include "kernels/dwconv3x3.h"
 
 #include <algorithm>
@@ -58,6 +59,9 @@ struct Zmm {
   TANDEM_AVX512VL static V add(V a, V b) { return _mm512_add_ps(a, b); }
   TANDEM_AVX512VL static V max(V a, V b) { return _mm512_max_ps(a, b); }
   TANDEM_AVX512VL static V min(V a, V b) { return _mm512_min_ps(a, b); }
+  TANDEM_AVX512VL static V hardSwish(V v) {
+    return tandem_internal::hardSwish16(v);
+  }
 };
 
 /// 8-float vectors with AVX-512VL masks.
@@ -81,6 +85,9 @@ struct Ymm {
   TANDEM_AVX512VL static V add(V a, V b) { return _mm256_add_ps(a, b); }
   TANDEM_AVX512VL static V max(V a, V b) { return _mm256_max_ps(a, b); }
   TANDEM_AVX512VL static V min(V a, V b) { return _mm256_min_ps(a, b); }
+  TANDEM_AVX512VL static V hardSwish(V v) {
+    return tandem_internal::hardSwish8(v);
+  }
 };
 
 /// Output rows [y, y + R) of a KxK plane: every column block computes its
@@ -131,6 +138,8 @@ TANDEM_AVX512VL void rowsKxK(const Dw3x3Plane &p, const typename T::V w[K * K],
         r = T::max(zero, r);
       if (p.relu6)
         r = T::min(six, r);
+      if (p.hardSwish)
+        r = T::hardSwish(r);
       T::store(out + (y + o) * p.outStride + x, m, r);
     }
   }

@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kernels/activation.h"
 #include "kernels/gemv.h"
 #include "kernels/kernel_cache.h"
 #include "kernels/kernel_status.h"
@@ -53,18 +54,24 @@ namespace {
 /// step, ldb floats apart (NR when packed, B's row stride when B is read in
 /// place).
 /// The fused epilogue, applied in registers before the store: ReLU is
-/// max(0, x), ReLU6 is min(6, max(0, x)); NaN stays NaN in both.
-enum Epilogue : int { kNoEpilogue = 0, kRelu = 1, kRelu6 = 2 };
+/// max(0, x), ReLU6 is min(6, max(0, x)), HardSwish is x * min(max(x *
+/// (1/6) + 0.5, 0), 1) rounded after each operation
+/// (tandem_internal::hardSwish); NaN stays NaN in all three.
+enum Epilogue : int { kNoEpilogue = 0, kRelu = 1, kRelu6 = 2, kHardSwish = 3 };
 
-/// The epilogue a kernel call's flags ask for (the RELU and RELU6 bits are
-/// the same for tandem_sgemm_f32 and tandem_conv2d_f32).
+/// The epilogue a kernel call's flags ask for (the RELU, RELU6 and
+/// HARDSWISH bits are the same for tandem_sgemm_f32 and tandem_conv2d_f32).
 inline Epilogue epilogueOf(int32_t flags) {
+  if (flags & TANDEM_SGEMM_HARDSWISH)
+    return kHardSwish;
   if (flags & TANDEM_SGEMM_RELU6)
     return kRelu6;
   return flags & TANDEM_SGEMM_RELU ? kRelu : kNoEpilogue;
 }
 
 inline float applyEpilogue(float v, Epilogue epi) {
+  if (epi == kHardSwish)
+    return tandem_internal::hardSwish(v);
   if (epi == kNoEpilogue || v != v)
     return v;
   v = v < 0.0f ? 0.0f : v;
@@ -207,6 +214,40 @@ prior16(__m512 held, bool accumulate, bool hasCol, __m512 col,
   return p;
 }
 
+/// `v` under the fused epilogue (applyEpilogue), 8 lanes.
+__attribute__((target("avx2,fma"))) inline __m256 epilogue8(__m256 v,
+                                                            Epilogue epi) {
+  switch (epi) {
+  case kNoEpilogue:
+    return v;
+  case kRelu: // max(0, x): NaN stays NaN
+    return _mm256_max_ps(_mm256_setzero_ps(), v);
+  case kRelu6: // min(6, max(0, x)): NaN stays NaN
+    return _mm256_min_ps(_mm256_set1_ps(6.0f),
+                         _mm256_max_ps(_mm256_setzero_ps(), v));
+  case kHardSwish:
+    return tandem_internal::hardSwish8(v);
+  }
+  return v;
+}
+
+/// epilogue8 for 16 lanes.
+__attribute__((target("avx512f"))) inline __m512 epilogue16(__m512 v,
+                                                            Epilogue epi) {
+  switch (epi) {
+  case kNoEpilogue:
+    return v;
+  case kRelu:
+    return _mm512_max_ps(_mm512_setzero_ps(), v);
+  case kRelu6:
+    return _mm512_min_ps(_mm512_set1_ps(6.0f),
+                         _mm512_max_ps(_mm512_setzero_ps(), v));
+  case kHardSwish:
+    return tandem_internal::hardSwish16(v);
+  }
+  return v;
+}
+
 /// Stores column j of an edge tile held as one vector over its rows (lane
 /// i is row i; `rows` masks the tile's rows) into C (row stride ldc), each
 /// element with its prior and epilogue as MicroKernel gives them: a gather
@@ -249,10 +290,7 @@ storeColumn16(__m512 v, float *c, int64_t ldc, __mmask16 rows, bool accumulate,
     }
     v = _mm512_add_ps(p, v);
   }
-  if (epi != kNoEpilogue) // max(0, x): NaN stays NaN
-    v = _mm512_max_ps(zero, v);
-  if (epi == kRelu6) // min(6, x): NaN stays NaN
-    v = _mm512_min_ps(_mm512_set1_ps(6.0f), v);
+  v = epilogue16(v, epi);
   _mm512_mask_i32scatter_ps(base, rows, offsets, v, 4);
 }
 
@@ -260,7 +298,7 @@ template <NextPanel Next>
 __attribute__((target("avx2,fma"))) void
 kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
            int64_t ldc, bool accumulate, Epilogue epi, TileBias bias) {
-  const __m256 zero = _mm256_setzero_ps(), six = _mm256_set1_ps(6.0f);
+  const __m256 zero = _mm256_setzero_ps();
 #define TANDEM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
 #define TANDEM_DECL(i)                                                         \
   __m256 c##i##0 = _mm256_setzero_ps(), c##i##1 = _mm256_setzero_ps();
@@ -296,14 +334,8 @@ kernelAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
       c##i##1 =                                                                \
           _mm256_add_ps(prior8(h1, accumulate, bias.col, col1, rb), c##i##1);  \
     }                                                                          \
-    if (epi != kNoEpilogue) { /* max(0, x): NaN stays NaN */                   \
-      c##i##0 = _mm256_max_ps(zero, c##i##0);                                  \
-      c##i##1 = _mm256_max_ps(zero, c##i##1);                                  \
-    }                                                                          \
-    if (epi == kRelu6) { /* min(6, x): NaN stays NaN */                        \
-      c##i##0 = _mm256_min_ps(six, c##i##0);                                   \
-      c##i##1 = _mm256_min_ps(six, c##i##1);                                   \
-    }                                                                          \
+    c##i##0 = epilogue8(c##i##0, epi);                                         \
+    c##i##1 = epilogue8(c##i##1, epi);                                         \
     _mm256_storeu_ps(row, c##i##0);                                            \
     _mm256_storeu_ps(row + 8, c##i##1);                                        \
   }
@@ -322,7 +354,7 @@ __attribute__((target("avx2,fma"))) void
 kernelAvx2EdgeHalves(int64_t k, const float *pa, const float *pb, int64_t ldb,
                      float *c, int64_t ldc, bool accumulate, Epilogue epi,
                      TileBias bias, int64_t cols) {
-  const __m256 zero = _mm256_setzero_ps(), six = _mm256_set1_ps(6.0f);
+  const __m256 zero = _mm256_setzero_ps();
   __m256 acc[Rows][Halves];
 #pragma GCC unroll 8
   for (int i = 0; i < Rows; ++i)
@@ -362,10 +394,7 @@ kernelAvx2EdgeHalves(int64_t k, const float *pa, const float *pb, int64_t ldb,
                                  bias.row ? bias.row + i : nullptr),
                           v);
       }
-      if (epi != kNoEpilogue) // max(0, x): NaN stays NaN
-        v = _mm256_max_ps(zero, v);
-      if (epi == kRelu6) // min(6, x): NaN stays NaN
-        v = _mm256_min_ps(six, v);
+      v = epilogue8(v, epi);
       _mm256_maskstore_ps(row + 8 * h, mask[h], v);
     }
   }
@@ -394,7 +423,7 @@ template <NextPanel Next>
 __attribute__((target("avx512f"))) void
 kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
              int64_t ldc, bool accumulate, Epilogue epi, TileBias bias) {
-  const __m512 zero = _mm512_setzero_ps(), six = _mm512_set1_ps(6.0f);
+  const __m512 zero = _mm512_setzero_ps();
 #define TANDEM_ROWS(X)                                                         \
   X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
 #define TANDEM_DECL(i)                                                         \
@@ -434,14 +463,8 @@ kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
       c##i##_1 = _mm512_add_ps(prior16(h1, accumulate, bias.col, col1, rb),    \
                                c##i##_1);                                      \
     }                                                                          \
-    if (epi != kNoEpilogue) { /* max(0, x): NaN stays NaN */                   \
-      c##i##_0 = _mm512_max_ps(zero, c##i##_0);                                \
-      c##i##_1 = _mm512_max_ps(zero, c##i##_1);                                \
-    }                                                                          \
-    if (epi == kRelu6) { /* min(6, x): NaN stays NaN */                        \
-      c##i##_0 = _mm512_min_ps(six, c##i##_0);                                 \
-      c##i##_1 = _mm512_min_ps(six, c##i##_1);                                 \
-    }                                                                          \
+    c##i##_0 = epilogue16(c##i##_0, epi);                                      \
+    c##i##_1 = epilogue16(c##i##_1, epi);                                      \
     _mm512_storeu_ps(row, c##i##_0);                                           \
     _mm512_storeu_ps(row + 16, c##i##_1);                                      \
   }
@@ -463,7 +486,7 @@ __attribute__((target("avx512f"))) void
 kernelAvx512EdgeHalves(int64_t k, const float *pa, const float *pb, int64_t ldb,
                        float *c, int64_t ldc, bool accumulate, Epilogue epi,
                        TileBias bias, int64_t cols) {
-  const __m512 zero = _mm512_setzero_ps(), six = _mm512_set1_ps(6.0f);
+  const __m512 zero = _mm512_setzero_ps();
   __m512 acc[Rows][Halves];
 #pragma GCC unroll 16
   for (int i = 0; i < Rows; ++i)
@@ -503,10 +526,7 @@ kernelAvx512EdgeHalves(int64_t k, const float *pa, const float *pb, int64_t ldb,
                                   bias.row ? bias.row + i : nullptr),
                           v);
       }
-      if (epi != kNoEpilogue) // max(0, x): NaN stays NaN
-        v = _mm512_max_ps(zero, v);
-      if (epi == kRelu6) // min(6, x): NaN stays NaN
-        v = _mm512_min_ps(six, v);
+      v = epilogue16(v, epi);
       _mm512_mask_storeu_ps(row + 16 * h, mask[h], v);
     }
   }
@@ -525,7 +545,7 @@ __attribute__((target("avx512f"))) void
 kernelAvx512EdgeExtra(int64_t k, const float *pa, const float *pb, int64_t ldb,
                       float *c, int64_t ldc, bool accumulate, Epilogue epi,
                       TileBias bias) {
-  const __m512 zero = _mm512_setzero_ps(), six = _mm512_set1_ps(6.0f);
+  const __m512 zero = _mm512_setzero_ps();
   const __mmask16 rowMask = __mmask16((1u << Rows) - 1);
   __m512 acc[Rows], extra[Extra];
 #pragma GCC unroll 16
@@ -555,10 +575,7 @@ kernelAvx512EdgeExtra(int64_t k, const float *pa, const float *pb, int64_t ldb,
                                 bias.row ? bias.row + i : nullptr),
                         v);
     }
-    if (epi != kNoEpilogue) // max(0, x): NaN stays NaN
-      v = _mm512_max_ps(zero, v);
-    if (epi == kRelu6) // min(6, x): NaN stays NaN
-      v = _mm512_min_ps(six, v);
+    v = epilogue16(v, epi);
     _mm512_storeu_ps(row, v);
   }
   for (int e = 0; e < Extra; ++e)

@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tandem/winograd.h"
+#include "kernels/activation.h"
 #include "kernels/kernel_cache.h"
 #include "kernels/kernel_status.h"
 #include "kernels/scratch.h"
@@ -61,7 +62,7 @@ struct Wino {
   int64_t sOn, sOf, oh, ow;
   int64_t tilesX, tilesPerImage, tiles, blockTiles, blocks;
   bool accumulate;
-  int epilogue; // 0 none, 1 ReLU, 2 ReLU6
+  int epilogue; // 0 none, 1 ReLU, 2 ReLU6, 3 HardSwish
   tandem_internal_kernel_failure *failure;
   float *phaseV = nullptr, *phaseM = nullptr; // the phased form's V and M
 };
@@ -191,7 +192,15 @@ scatterTile8(float (*y)[M][8], float *out, int64_t sc, int64_t ow,
         v = _mm_add_ps(v, M == 4 ? _mm_loadu_ps(o)
                                  : _mm_castsi128_ps(_mm_loadl_epi64(
                                        reinterpret_cast<const __m128i *>(o))));
-      if (epilogue != 0) {
+      if (epilogue == 3) {
+        // HardSwish (activation.h): max / min return their second operand,
+        // t, when it is NaN.
+        __m128 t = _mm_add_ps(
+            _mm_mul_ps(v, _mm_set1_ps(tandem_internal::kHardSwishAlpha)),
+            _mm_set1_ps(0.5f));
+        t = _mm_min_ps(_mm_set1_ps(1.0f), _mm_max_ps(zero, t));
+        v = _mm_mul_ps(v, t);
+      } else if (epilogue != 0) {
         // max(v, 0) keeps NaN: the operand order returns v when unordered.
         v = _mm_max_ps(v, zero);
         if (epilogue == 2)
@@ -363,7 +372,9 @@ TANDEM_INLINE void transformOutput(const Wino &g, int64_t t0, int64_t count,
             float *o = plane + r * g.ow + s;
             if (g.accumulate)
               v += *o;
-            if (g.epilogue != 0 && v == v) {
+            if (g.epilogue == 3) {
+              v = tandem_internal::hardSwish(v);
+            } else if (g.epilogue != 0 && v == v) {
               v = v < 0.0f ? 0.0f : v;
               if (g.epilogue == 2 && v > 6.0f)
                 v = 6.0f;
@@ -542,9 +553,10 @@ bool tandem_internal_winograd_conv2d_f32(
   g.tilesPerImage = g.tilesX * ((oh + tile - 1) / tile);
   g.tiles = n * g.tilesPerImage;
   g.accumulate = flags & TANDEM_CONV2D_ACCUMULATE;
-  g.epilogue = flags & TANDEM_CONV2D_RELU6  ? 2
-               : flags & TANDEM_CONV2D_RELU ? 1
-                                            : 0;
+  g.epilogue = flags & TANDEM_CONV2D_HARDSWISH ? 3
+               : flags & TANDEM_CONV2D_RELU6   ? 2
+               : flags & TANDEM_CONV2D_RELU    ? 1
+                                               : 0;
   tandem_internal_kernel_failure failure;
   g.failure = &failure;
 

@@ -217,6 +217,39 @@ func.func @matmul_relu6(%a: memref<4x8xf32>, %b: memref<8x4xf32>, %c: memref<4x4
 
 // -----
 
+// The HardSwish epilogue is flag 256 on every kernel; on an op that stays a
+// loop it becomes x * min(max(x * (1/6) + 0.5, 0), 1) in place.
+// CHECK-LABEL: func.func @matmul_hardswish
+// CHECK: %[[FLAGS:.+]] = arith.constant 256 : i32
+// CHECK: call @tandem_sgemm_f32({{.+}}, %[[FLAGS]])
+func.func @matmul_hardswish(%a: memref<4x8xf32>, %b: memref<8x4xf32>, %c: memref<4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x4xf32>)
+  linalg.matmul {tandem.epilogue = "hardswish"} ins(%a, %b : memref<4x8xf32>, memref<8x4xf32>) outs(%c : memref<4x4xf32>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @conv_strided_output_hardswish
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: tandem.epilogue
+// CHECK-NEXT: linalg.generic
+// CHECK: ^bb0(%[[X:.+]]: f32):
+// CHECK: %[[T:.+]] = arith.mulf %[[X]], %{{.+}} : f32
+// CHECK: %[[S:.+]] = arith.addf %[[T]], %{{.+}} : f32
+// CHECK: %[[LO:.+]] = arith.maximumf %[[S]], %{{.+}} : f32
+// CHECK: %[[HI:.+]] = arith.minimumf %[[LO]], %{{.+}} : f32
+// CHECK: %[[Y:.+]] = arith.mulf %[[X]], %[[HI]] : f32
+// CHECK: linalg.yield %[[Y]]
+func.func @conv_strided_output_hardswish(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %y: memref<1x4x6x6xf32, strided<[288, 72, 12, 2]>>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tandem.epilogue = "hardswish"}
+    ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x3x3xf32>) outs(%y : memref<1x4x6x6xf32, strided<[288, 72, 12, 2]>>)
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @conv_strided_output_relu6
 // CHECK: linalg.conv_2d_nchw_fchw
 // CHECK-NOT: tandem.epilogue

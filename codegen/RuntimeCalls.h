@@ -21,6 +21,13 @@ namespace mlir::tandem {
 /// tandem-call-cpu-kernels passes the function's exec context.
 constexpr llvm::StringLiteral kReportIndexError = "tandem_report_index_error";
 
+/// void tandem_require_hardswish_epilogue(void): does nothing; called
+/// before each kernel call that sets a HARDSWISH flag, so that a runtime
+/// older than that epilogue (which would ignore the bit) refuses to load
+/// the object (an undefined symbol) instead of computing without it.
+constexpr llvm::StringLiteral kRequireHardSwish =
+    "tandem_require_hardswish_epilogue";
+
 } // namespace mlir::tandem
 
 #endif // TANDEM_CODEGEN_RUNTIMECALLS_H

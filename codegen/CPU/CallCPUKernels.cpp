@@ -39,6 +39,7 @@ using mlir::tandem::createWinogradFilter;
 using mlir::tandem::FusedEpilogue;
 using mlir::tandem::fusedEpilogueOf;
 using mlir::tandem::isF32MultiplyAccumulate;
+using mlir::tandem::kRequireHardSwish;
 using mlir::tandem::throughReshapes;
 using mlir::tandem::winogradTileFor;
 using mlir::tandem::yieldsFirstArgument;
@@ -946,7 +947,8 @@ struct CallCPUKernelsPass
     if (work.empty() && convs.empty() && dwConvs.empty() &&
         groupedConvs.empty()) {
       if (failed(checkPackedInputsRewritten(module)))
-        signalPassFailure();
+        return signalPassFailure();
+      requireHardSwishWhereFlagged(module);
       return;
     }
 
@@ -1004,8 +1006,49 @@ struct CallCPUKernelsPass
       rewriteGroupedConv(conv);
     if (failed(checkPackedInputsRewritten(module)))
       return signalPassFailure();
+    requireHardSwishWhereFlagged(module);
     // Kernel declarations no call ended up using.
     eraseUnusedDeclarations(module);
+  }
+
+  /// Puts a call of tandem_require_hardswish_epilogue before every kernel
+  /// call with a HARDSWISH flag (an i32 constant operand with that bit: the
+  /// kernels' only i32 operands are their flags), declaring it once. Only
+  /// in the full run, after every rewrite: the rewrites take an unknown
+  /// call between two ops for one that may write any buffer.
+  static void requireHardSwishWhereFlagged(ModuleOp module) {
+    SmallVector<func::CallOp> flagged;
+    module.walk([&](func::CallOp call) {
+      if (!call.getCallee().starts_with("tandem_") ||
+          call.getCallee() == kRequireHardSwish)
+        return;
+      if (auto before = dyn_cast_or_null<func::CallOp>(call->getPrevNode());
+          before && before.getCallee() == kRequireHardSwish)
+        return;
+      for (Value operand : call.getOperands()) {
+        IntegerAttr flags;
+        if (operand.getType().isInteger(32) &&
+            matchPattern(operand, m_Constant(&flags)) &&
+            (flags.getInt() & kHardSwish)) {
+          flagged.push_back(call);
+          return;
+        }
+      }
+    });
+    if (flagged.empty())
+      return;
+    MLIRContext *ctx = module.getContext();
+    if (!module.lookupSymbol<func::FuncOp>(kRequireHardSwish)) {
+      OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
+      func::FuncOp::create(top, module.getLoc(), kRequireHardSwish,
+                           FunctionType::get(ctx, {}, {}))
+          .setPrivate();
+    }
+    for (func::CallOp call : flagged) {
+      OpBuilder b(call);
+      func::CallOp::create(b, call.getLoc(), kRequireHardSwish, TypeRange{},
+                           ValueRange{});
+    }
   }
 
   /// Fails on a conv marked `tandem.packed_input` that is still a linalg

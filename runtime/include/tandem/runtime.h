@@ -185,6 +185,12 @@ TANDEM_API void tandem_report_index_error(const tandem_exec_ctx_t *ctx,
  *  precedence over TANDEM_SGEMM_RELU and TANDEM_SGEMM_RELU6. */
 #define TANDEM_SGEMM_HARDSWISH 256
 
+/** Does nothing. Generated code calls it before each kernel call that sets
+ *  a HARDSWISH flag: a runtime older than that epilogue, which would ignore
+ *  the bit, then refuses to load the object (an undefined symbol) instead
+ *  of computing without it. */
+TANDEM_API void tandem_require_hardswish_epilogue(void);
+
 /** For each of `batch` problems b: C_b = A_b * B_b (or C_b += A_b * B_b with
  *  TANDEM_SGEMM_ACCUMULATE), where A_b is m x k, B_b is k x n and C_b is
  *  m x n, all f32, addressed by element strides: A_b[i][p] is

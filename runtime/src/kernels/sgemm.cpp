@@ -2012,6 +2012,8 @@ void tandem_internal_pack_b_rows(const float *src, int64_t srcStride,
   }
 }
 
+extern "C" TANDEM_API void tandem_require_hardswish_epilogue(void) {}
+
 void tandem_internal_pack_b_columns(const float *src, int64_t srcStride,
                                     int64_t row0, int64_t rows, int64_t k,
                                     int64_t n, int64_t col0, int64_t cols,

@@ -217,11 +217,17 @@ func.func @matmul_relu6(%a: memref<4x8xf32>, %b: memref<8x4xf32>, %c: memref<4x4
 
 // -----
 
-// The HardSwish epilogue is flag 256 on every kernel; on an op that stays a
-// loop it becomes x * min(max(x * (1/6) + 0.5, 0), 1) in place.
+// The HardSwish epilogue is flag 256 on every kernel, each such call
+// preceded by one of tandem_require_hardswish_epilogue (so that an older
+// runtime, which would ignore the flag, fails to load the object); on an
+// op that stays a loop it becomes x * min(max(x * (1/6) + 0.5, 0), 1) in
+// place.
+// CHECK-DAG: func.func private @tandem_require_hardswish_epilogue()
 // CHECK-LABEL: func.func @matmul_hardswish
 // CHECK: %[[FLAGS:.+]] = arith.constant 256 : i32
-// CHECK: call @tandem_sgemm_f32({{.+}}, %[[FLAGS]])
+// CHECK: call @tandem_require_hardswish_epilogue() : () -> ()
+// CHECK-NEXT: call @tandem_sgemm_f32({{.+}}, %[[FLAGS]])
+// CHECK-NOT: tandem_require_hardswish_epilogue
 func.func @matmul_hardswish(%a: memref<4x8xf32>, %b: memref<8x4xf32>, %c: memref<4x4xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<4x4xf32>)

@@ -463,6 +463,44 @@ TEST(DwConv2DTest, Conv1x1ThenDepthwiseInOneCall) {
   tandem_thread_pool_destroy(pool3);
 }
 
+TEST(DwConv2DTest, Conv1x1ThenDepthwiseReadingFewPixels) {
+  // A 1x1 depthwise window of stride 3 on a 3x1 image reads one pixel of
+  // three: the fused call still runs the 1x1 conv on every pixel, as the
+  // separate calls do (on the filter cached for a GEMM of 3 pixels; one
+  // pixel would be a matrix-vector product on another layout), and gives
+  // their bytes.
+  const int64_t k = 20, c = 30, h = 3, w = 1, stride = 3;
+  const int64_t oh = 1, ow = 1, pixels = h * w;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  std::vector<float> in(k * pixels), pwFilter(c * k), pwBias(c), dwFilter(c),
+      dwBias(c);
+  for (std::vector<float> *v : {&in, &pwFilter, &pwBias, &dwFilter, &dwBias})
+    for (float &x : *v)
+      x = dist(rng);
+  tandem_exec_ctx_t ctx = {};
+  tandem_internal_kernel_cache *cache = tandem_internal_kernel_cache_create();
+  ctx.reserved[0] = cache;
+  int32_t pwFlags = TANDEM_CONV2D_CONSTANT_FILTER | TANDEM_CONV2D_RELU;
+  std::vector<float> mid(c * pixels), expected(c, NAN), got(c, NAN);
+  tandem_conv2d_bias_f32(&ctx, 1, k, h, w, in.data(), k * pixels, pixels, w, 1,
+                         c, 1, 1, pwFilter.data(), pwBias.data(), mid.data(),
+                         c * pixels, pixels, h, w, 1, 1, 1, 1, pwFlags);
+  tandem_dwconv2d_pad_f32(&ctx, 1, c, h, w, mid.data(), c * pixels, pixels, w,
+                          1, 1, 1, dwFilter.data(), dwBias.data(),
+                          expected.data(), c, 1, ow, oh, ow, stride, stride, 1,
+                          1, 0, 0, 0);
+  tandem_conv1x1_dwconv2d_f32(&ctx, 1, k, h, w, in.data(), k * pixels, pixels,
+                              w, 1, c, pwFilter.data(), pwBias.data(), pwFlags,
+                              1, 1, dwFilter.data(), dwBias.data(), got.data(),
+                              c, 1, ow, oh, ow, stride, stride, 1, 1, 0, 0, 0);
+  ASSERT_EQ(tandem_internal_take_kernel_error(), nullptr);
+  for (int64_t i = 0; i < c; ++i)
+    ASSERT_EQ(std::memcmp(&got[i], &expected[i], sizeof(float)), 0)
+        << got[i] << " != " << expected[i] << " at " << i;
+  tandem_internal_kernel_cache_destroy(cache);
+}
+
 TEST(DwConv2DTest, Conv1x1ThenDepthwiseMisuseFails) {
   // Accumulating, or an input whose planes are not dense, fails the call
   // with a message, and nothing is written.

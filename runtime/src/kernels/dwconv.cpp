@@ -918,12 +918,20 @@ void conv1x1Dwconv(const tandem_exec_ctx_t *ctx, int64_t n, int64_t k,
   p.bands = 1;
   if (threads > 1 && oh / std::min(threads, kMaxBands) >= kMinBandRows)
     p.bands = std::min(threads, kMaxBands);
+  // One band is the whole image: all its rows go through the 1x1 conv, as
+  // they would through the separate calls (a band of one pixel would make
+  // the 1x1 conv a matrix-vector product, on a filter packed for a GEMM).
+  // Bands of at least kMinBandRows output rows read at least as many input
+  // rows, so theirs stay GEMMs too.
   auto rowsOf = [&](int64_t bands, int64_t band) {
     PwDwBand rows;
     rows.r0 = oh * band / bands, rows.r1 = oh * (band + 1) / bands;
-    rows.ir0 = std::clamp<int64_t>(rows.r0 * strideH - padTop, 0, h);
-    rows.ir1 = std::clamp<int64_t>(
-        (rows.r1 - 1) * strideH - padTop + (kh - 1) * dilationH + 1, 0, h);
+    rows.ir0 = 0, rows.ir1 = h;
+    if (bands > 1) {
+      rows.ir0 = std::clamp<int64_t>(rows.r0 * strideH - padTop, 0, h);
+      rows.ir1 = std::clamp<int64_t>(
+          (rows.r1 - 1) * strideH - padTop + (kh - 1) * dilationH + 1, 0, h);
+    }
     return rows;
   };
   for (int64_t band = 0; band < p.bands; ++band)

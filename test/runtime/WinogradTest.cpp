@@ -8,7 +8,8 @@
 // transformed-filter cache and a thread pool (blocks in parallel, and the
 // GEMMs in parallel when there are fewer blocks than threads). Also: the
 // flag on tandem_conv2d_f32 takes the Winograd path when it pays and the
-// im2col GEMM otherwise, with the same results up to rounding.
+// im2col GEMM otherwise, with the same results up to rounding; and one and
+// two threads give the same bits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -182,6 +184,54 @@ TEST_P(WinogradFamily, BothParallelFormsOnAThreadPool) {
       }
       expectClose(r, t, tile, GetParam());
     }
+  tandem_thread_pool_destroy(pool);
+}
+
+TEST_P(WinogradFamily, SameBitsOnOneAndTwoThreads) {
+  // The tiles go through the GEMMs in blocks on one thread and all in one
+  // GEMM per transform position on two (few blocks); every tile must get
+  // the same sums either way. Image sizes from 20x20 to 56x56 leave a last
+  // block of one tile for some block size of every family (F(4x4) on AVX2:
+  // 49 tiles in blocks of 24), which must not take the matrix-vector path.
+  tandem_thread_pool_t *pool = nullptr;
+  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  tandem_internal_kernel_cache *cache = tandem_internal_kernel_cache_create();
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  int64_t c = 128, f = 128;
+  std::vector<float> filter(f * c * 9);
+  for (float &x : filter)
+    x = dist(rng);
+  for (int tile : {2, 4})
+    for (int64_t size = 20; size <= 56; size += 4) {
+      int64_t h = size + 2;
+      std::vector<float> in(c * h * h);
+      for (float &x : in)
+        x = dist(rng);
+      std::vector<float> out[2];
+      for (int threads : {1, 2}) {
+        tandem_exec_ctx_t ctx = {};
+        ctx.pool = threads == 2 ? pool : nullptr;
+        ctx.reserved[0] = cache;
+        std::vector<float> &o = out[threads - 1];
+        o.assign(f * size * size, 0.0f);
+        if (!tandem_internal_winograd_conv2d_f32(
+                GetParam(), tile, &ctx, 1, c, h, h, in.data(), c * h * h, h * h,
+                h, 1, f, filter.data(), o.data(), f * size * size, size * size,
+                size, size, TANDEM_CONV2D_CONSTANT_FILTER)) {
+          EXPECT_NE(std::string(GetParam()), "portable");
+          tandem_internal_kernel_cache_destroy(cache);
+          tandem_thread_pool_destroy(pool);
+          GTEST_SKIP() << GetParam() << " does not run on this CPU";
+        }
+      }
+      ASSERT_EQ(std::memcmp(out[0].data(), out[1].data(),
+                            out[0].size() * sizeof(float)),
+                0)
+          << GetParam() << " F(" << tile << "x" << tile << ") " << size << "x"
+          << size;
+    }
+  tandem_internal_kernel_cache_destroy(cache);
   tandem_thread_pool_destroy(pool);
 }
 

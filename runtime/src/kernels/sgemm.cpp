@@ -1757,8 +1757,9 @@ void sgemmInto(const KernelIsa &isa, const tandem_exec_ctx_t *ctx,
     // cache cannot hold them, they are packed per call as usual.
     // Weights times a vector (a classifier on one image): the weights in
     // one K block, streamed once (gemvCached).
-    bool gemvA = constA && n == 1 && k > 0 && isa.gemv;
-    bool gemvB = !gemvA && constB && m == 1 && k > 0 && isa.gemv;
+    bool gemv = k > 0 && isa.gemv && !(flags & kSgemmNoGemv);
+    bool gemvA = gemv && constA && n == 1;
+    bool gemvB = gemv && !gemvA && constB && m == 1;
     if (gemvA || gemvB) {
       const float *weights =
           gemvA ? gemvWeights(cache, isa, true, ai, m, k, sAm, sAk, &failure)

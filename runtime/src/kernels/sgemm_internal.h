@@ -27,11 +27,19 @@ bool tandem_internal_sgemm_bias_f32_on(
 
 struct tandem_internal_kernel_failure;
 
+/// A flag of tandem_internal_sgemm_f32_into only: no matrix-vector path
+/// for a product with one row or column. That path sums in another order
+/// (one K block, two sets of accumulators), so a caller whose products'
+/// shapes depend on the thread count (the Winograd blocks: a last block
+/// of one tile on one thread, all tiles in one GEMM on two) passes it to
+/// get the same bits on every thread count.
+constexpr int32_t kSgemmNoGemv = int32_t(1) << 30;
+
 /// tandem_sgemm_f32 on micro-kernel family `isa` (nullptr: the process-wide
 /// choice; a family this CPU cannot run also falls back to it), recording a
 /// failure in `failure` instead of reporting it: for kernels built on the
 /// sgemm, which call it from worker threads and report once, on the thread
-/// that called them.
+/// that called them. `flags` may include kSgemmNoGemv.
 void tandem_internal_sgemm_f32_into(
     const char *isa, const tandem_exec_ctx_t *ctx, int64_t batch, int64_t m,
     int64_t n, int64_t k, const float *a, int64_t sAb, int64_t sAm, int64_t sAk,

@@ -400,10 +400,10 @@ TANDEM_INLINE void runBlock(const Wino &g, int64_t block) {
   float *mm = v + size_t(A * A) * count * g.c;
   transformInput<M, Simd>(g, t0, count, v, count);
   // M[xi] (count x F) = V[xi] (count x C) * U[xi] (C x F), U constant.
-  tandem_internal_sgemm_f32_into(g.isa, g.ctx, A * A, count, g.f, g.c, v,
-                                 count * g.c, g.c, 1, g.u, g.c * g.f, g.f, 1,
-                                 mm, count * g.f, g.f, 1,
-                                 TANDEM_SGEMM_CONSTANT_B, g.failure);
+  tandem_internal_sgemm_f32_into(
+      g.isa, g.ctx, A * A, count, g.f, g.c, v, count * g.c, g.c, 1, g.u,
+      g.c * g.f, g.f, 1, mm, count * g.f, g.f, 1,
+      TANDEM_SGEMM_CONSTANT_B | kSgemmNoGemv, g.failure);
   if (g.failure->failed.load(std::memory_order_relaxed))
     return;
   transformOutput<M, Simd>(g, t0, count, mm, count);
@@ -430,11 +430,11 @@ TANDEM_INLINE void runPhase(const Wino &g, Phase phase, int64_t begin,
     return;
   case Phase::Gemms:
     for (int64_t xi = begin; xi < end; ++xi)
-      tandem_internal_sgemm_f32_into(g.isa, g.ctx, 1, g.tiles, g.f, g.c,
-                                     g.phaseV + xi * g.tiles * g.c, 0, g.c, 1,
-                                     g.u + xi * g.c * g.f, 0, g.f, 1,
-                                     g.phaseM + xi * g.tiles * g.f, 0, g.f, 1,
-                                     TANDEM_SGEMM_CONSTANT_B, g.failure);
+      tandem_internal_sgemm_f32_into(
+          g.isa, g.ctx, 1, g.tiles, g.f, g.c, g.phaseV + xi * g.tiles * g.c, 0,
+          g.c, 1, g.u + xi * g.c * g.f, 0, g.f, 1,
+          g.phaseM + xi * g.tiles * g.f, 0, g.f, 1,
+          TANDEM_SGEMM_CONSTANT_B | kSgemmNoGemv, g.failure);
     return;
   }
 }

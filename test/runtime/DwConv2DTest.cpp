@@ -42,10 +42,12 @@ const DwCase kCases[] = {
     {1, 3, 16, 16, 3, 3, 2, 2, 1, 1},
     {2, 2, 9, 9, 3, 3, 2, 2, 1, 1},
     {1, 2, 35, 37, 3, 3, 2, 2, 1, 1},
-    // The padded AVX-512 3x3 kernels (dwconv3x3_avx512.cpp): 8-lane rows
-    // (at most 8 wide) in steps of 8 with every shorter last step, 16-lane
-    // rows in steps of 4 with 1 to 3 left, both sides of the 8/9 switch,
-    // and stride-2 polyphase copies of 1, 2 and 5 blocks of 32 columns.
+    // The padded KxK kernels (dwconv_kxk.h; AVX-512: 8-lane rows, at most
+    // 8 wide, in steps of 8 with every shorter last step, 16-lane rows in
+    // steps of 4 with 1 to 3 left, both sides of the 8/9 switch; AVX2:
+    // whole-vector loads from the padded rows' slack, row ends of 1 to 7
+    // stored in pieces) and stride-2 polyphase copies of 1, 2 and 5 blocks
+    // of 32 columns (AVX-512) or 1 to 10 blocks of 16 (AVX2).
     {1, 2, 30, 8, 3, 3, 1, 1, 1, 1},
     {1, 3, 13, 6, 3, 3, 1, 1, 1, 1},
     {1, 2, 11, 9, 3, 3, 1, 1, 1, 1},
@@ -63,6 +65,9 @@ const DwCase kCases[] = {
     {1, 2, 12, 64, 5, 5, 2, 2, 1, 1},
     {1, 2, 9, 150, 5, 5, 2, 2, 1, 1},
     {1, 3, 14, 14, 5, 5, 2, 2, 1, 1},
+    // A stride-2 row wider than the polyphase copies' table of block masks
+    // (512 padded columns): the blocks past it find their masks per row.
+    {1, 1, 5, 600, 3, 3, 2, 2, 1, 1},
 };
 
 /// Implicit zero padding (tandem_dwconv2d_pad_f32): top, left, bottom,

@@ -75,11 +75,13 @@ struct DwConv {
   bool padded = false;
   int64_t h = 0, w = 0, padTop = 0, padLeft = 0;
   int64_t padH = 0, padW = 0, padStride = 0;
-  /// A 3x3 or 5x5 window of stride 1 or 2 on AVX-512 (tandem_internal::
-  /// dw3x3PlaneAvx512): stride 2 copies the plane as two polyphase
-  /// halves, its even padded columns, then padH rows further on its odd
-  /// ones, each padStride wide.
-  bool fast3x3 = false;
+  /// A 3x3 or 5x5 window of stride 1 or 2 on AVX-512 or AVX2: the kernel
+  /// of dwconv3x3.h that computes its planes (tandem_internal::
+  /// dw3x3PlaneAvx512 or dw3x3PlaneAvx2). Stride 2 copies the plane as two
+  /// polyphase halves, its even padded columns, then padH rows further on
+  /// its odd ones, each padStride wide.
+  void (*fastKxK)(const tandem_internal::Dw3x3Plane &, const float *,
+                  float *) = nullptr;
   bool polyphase = false;
   /// tandem_dwconv2d_pad_packed_f32: each plane is computed into a
   /// thread-local plane (row stride ow), then written as row `channel` of
@@ -513,14 +515,36 @@ copyRowsAvx512(const float *src, int64_t sSrc, float *dst, int64_t sDst,
                             _mm512_maskz_loadu_ps(tail, src + c));
   }
 }
+
+/// copyRowsAvx512 on AVX2: 8-float vectors, the tail a masked load stored
+/// as a whole vector whose lanes past the row are zeros, which land in the
+/// padded plane's zero border, in the next row's (written after it) or in
+/// the buffer's slack (paddedPlane). AMD runs masked stores slowly, masked
+/// loads at full speed.
+__attribute__((target("avx2,fma"))) void copyRowsAvx2(const float *src,
+                                                      int64_t sSrc, float *dst,
+                                                      int64_t sDst,
+                                                      int64_t rows, int64_t n) {
+  int64_t tail = n % 8;
+  __m256i first = firstLanes(tail);
+  for (int64_t r = 0; r < rows; ++r, src += sSrc, dst += sDst) {
+    int64_t c = 0;
+    for (; c + 8 <= n; c += 8)
+      _mm256_storeu_ps(dst + c, _mm256_loadu_ps(src + c));
+    if (tail)
+      _mm256_storeu_ps(dst + c, _mm256_maskload_ps(src + c, first));
+  }
+}
 #endif
 
 /// This thread's zero-bordered plane for g's geometry (its border zeroed
 /// when the geometry differs from the last call's), or nullptr when memory
-/// is exhausted.
+/// is exhausted. The buffer has kPlaneSlack floats more than the plane:
+/// copyRowsAvx2 may write a whole vector past the last row's end.
+constexpr int64_t kPlaneSlack = 8;
 float *paddedPlane(const DwConv &g) {
   thread_local PaddedPlane local;
-  int64_t floats = (g.polyphase ? 2 : 1) * g.padH * g.padStride;
+  int64_t floats = (g.polyphase ? 2 : 1) * g.padH * g.padStride + kPlaneSlack;
   float *plane = local.buffer.get(size_t(floats));
   if (!plane)
     return nullptr;
@@ -551,15 +575,17 @@ void padPlane(const DwConv &g, const float *in, float *plane) {
   if (g.polyphase) {
     // Whole padded rows, their zero columns included (sIw is 1).
     float *even = plane + (r0 + g.padTop) * g.padStride;
-    tandem_internal::polyphaseRowsAvx512(
+    (g.plane == planeAvx512 ? tandem_internal::polyphaseRowsAvx512
+                            : tandem_internal::polyphaseRowsAvx2)(
         in + r0 * g.sIh, g.sIh, r1 - r0, g.w, g.padLeft, g.padW, even,
         even + g.padH * g.padStride, g.padStride);
     return;
   }
-  if (g.sIw == 1 && g.plane == planeAvx512) {
-    copyRowsAvx512(in + r0 * g.sIh + c0, g.sIh,
-                   plane + (r0 + g.padTop) * g.padStride + g.padLeft + c0,
-                   g.padStride, r1 - r0, c1 - c0);
+  if (g.sIw == 1 && (g.plane == planeAvx512 || g.plane == planeAvx2)) {
+    (g.plane == planeAvx512 ? copyRowsAvx512 : copyRowsAvx2)(
+        in + r0 * g.sIh + c0, g.sIh,
+        plane + (r0 + g.padTop) * g.padStride + g.padLeft + c0, g.padStride,
+        r1 - r0, c1 - c0);
     return;
   }
 #endif
@@ -587,7 +613,7 @@ void computePlane(const DwConv &g, DwConv &view, float *padded, const float *in,
     in = padded;
   }
 #if TANDEM_X86
-  if (g.fast3x3) {
+  if (g.fastKxK) {
     tandem_internal::Dw3x3Plane plane{int(g.strideW),
                                       int(g.kh),
                                       in,
@@ -601,7 +627,7 @@ void computePlane(const DwConv &g, DwConv &view, float *padded, const float *in,
                                       g.relu,
                                       g.relu6,
                                       g.hardSwish};
-    tandem_internal::dw3x3PlaneAvx512(plane, f, out);
+    g.fastKxK(plane, f, out);
     return;
   }
 #endif
@@ -695,14 +721,27 @@ void setUp(DwConv &g, PlaneKernel plane, int64_t c, const float *input,
     g.padW = (ow - 1) * strideW + (kw - 1) * dilationW + 1;
     g.padStride = (g.padW + 15) / 16 * 16;
 #if TANDEM_X86
-    g.fast3x3 = plane == planeAvx512 && kh == kw && (kh == 3 || kh == 5) &&
-                dilationH == 1 && dilationW == 1 && strideH == strideW &&
-                (strideW == 1 || (strideW == 2 && sIw == 1));
-    if (g.fast3x3 && strideW == 2) {
-      // Two halves of ceil(padW / 2) columns, in whole 16-float blocks of
-      // the 32 padded columns polyphaseRowsAvx512 copies at a time.
-      g.polyphase = true;
-      g.padStride = (g.padW + 31) / 32 * 16;
+    bool kxk = kh == kw && (kh == 3 || kh == 5) && dilationH == 1 &&
+               dilationW == 1 && strideH == strideW &&
+               (strideW == 1 || (strideW == 2 && sIw == 1));
+    if (kxk && plane == planeAvx512) {
+      g.fastKxK = tandem_internal::dw3x3PlaneAvx512;
+      if (strideW == 2) {
+        // Two halves of ceil(padW / 2) columns, in whole 16-float blocks
+        // of the 32 padded columns polyphaseRowsAvx512 copies at a time.
+        g.polyphase = true;
+        g.padStride = (g.padW + 31) / 32 * 16;
+      }
+    } else if (kxk && plane == planeAvx2) {
+      // Rows readable with whole vectors up to the last column a window's
+      // last vector reaches (dwconv3x3.h), in 8-float blocks; a polyphase
+      // half also takes the ceil(padW / 16) * 8 columns
+      // polyphaseRowsAvx2 writes, which that covers.
+      g.fastKxK = tandem_internal::dw3x3PlaneAvx2;
+      int64_t wide = (ow + 7) / 8 * 8;
+      g.polyphase = strideW == 2;
+      g.padStride = g.polyphase ? (wide + (kw - 1) / 2 + 7) / 8 * 8
+                                : (wide + kw - 1 + 7) / 8 * 8;
     }
 #endif
   }

@@ -1,8 +1,9 @@
 //===- dwconv3x3.h - 3x3/5x5 depthwise planes from a padded copy -*- C++ -*-//
 //
-// The AVX-512 kernels behind tandem_dwconv2d_pad_f32's 3x3 and 5x5
-// convolutions of stride 1 and 2 (dwconv3x3_avx512.cpp): one channel plane
-// at a time, read from the zero-bordered copy dwconv.cpp makes of it.
+// The AVX-512 and AVX2 kernels behind tandem_dwconv2d_pad_f32's 3x3 and 5x5
+// convolutions of stride 1 and 2 (dwconv3x3_avx512.cpp, dwconv_kxk_avx2.cpp,
+// both instances of dwconv_kxk.h): one channel plane at a time, read from the
+// zero-bordered copy dwconv.cpp makes of it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,6 +48,19 @@ void dw3x3PlaneAvx512(const Dw3x3Plane &p, const float *f, float *out);
 void polyphaseRowsAvx512(const float *src, int64_t sSrc, int64_t rows,
                          int64_t w, int64_t padLeft, int64_t padW, float *even,
                          float *odd, int64_t sDst);
+
+/// dw3x3PlaneAvx512 on AVX2 + FMA. Its input loads are whole 8-float
+/// vectors from the first column a window reads, so every row of the
+/// padded plane must be readable up to column roundUp(ow, 8) + taps - 2
+/// (stride 1), or of each half up to roundUp(ow, 8) + (taps - 1) / 2 - 1
+/// (stride 2); the columns past the window's reach may hold anything.
+void dw3x3PlaneAvx2(const Dw3x3Plane &p, const float *f, float *out);
+
+/// polyphaseRowsAvx512 on AVX2, writing each half up to column
+/// ceil(padW / 16) * 8.
+void polyphaseRowsAvx2(const float *src, int64_t sSrc, int64_t rows, int64_t w,
+                       int64_t padLeft, int64_t padW, float *even, float *odd,
+                       int64_t sDst);
 
 } // namespace tandem_internal
 

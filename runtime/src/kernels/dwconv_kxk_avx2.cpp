@@ -16,13 +16,15 @@
 //    wide enough (dwconv.cpp sizes them) that a vector starting at any
 //    column a window reads stays in its row, and the extra lanes only feed
 //    outputs past the row's end, which are never stored;
-//  * a row's last 1-7 outputs are stored 4, 2 and 1 floats at a time;
+//  * a row's last 1-7 outputs are stored 4, 2 and 1 floats at a time
+//    (partial_store.h);
 //  * only an accumulating call's output loads use vmaskmovps.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kernels/activation.h"
 #include "kernels/dwconv3x3.h"
+#include "kernels/partial_store.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -54,23 +56,7 @@ struct Avx2 {
     return _mm256_maskload_ps(p, first);
   }
   TANDEM_AVX2 static void store(float *p, M m, V v) {
-    if (m == 8) {
-      _mm256_storeu_ps(p, v);
-      return;
-    }
-    __m128 part = _mm256_castps256_ps128(v);
-    if (m >= 4) {
-      _mm_storeu_ps(p, part);
-      part = _mm256_extractf128_ps(v, 1);
-      p += 4, m -= 4;
-    }
-    if (m >= 2) {
-      _mm_storel_pi(reinterpret_cast<__m64 *>(p), part);
-      part = _mm_movehl_ps(part, part);
-      p += 2, m -= 2;
-    }
-    if (m)
-      _mm_store_ss(p, part);
+    tandem_internal::storeFirstAvx2(p, v, m);
   }
   TANDEM_AVX2 static V set1(float x) { return _mm256_set1_ps(x); }
   TANDEM_AVX2 static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }

@@ -28,6 +28,7 @@
 #include "kernels/gemv.h"
 #include "kernels/kernel_cache.h"
 #include "kernels/kernel_status.h"
+#include "kernels/partial_store.h"
 #include "kernels/scratch.h"
 #include "kernels/sgemm_internal.h"
 #include "kernels/winograd_internal.h"
@@ -373,7 +374,8 @@ kernelAvx2EdgeHalves(int64_t k, const float *pa, const float *pb, int64_t ldb,
         acc[i][h] = _mm256_fmadd_ps(a, b[h], acc[i][h]);
     }
   }
-  // Lane j of half h is stored when 8 h + j < cols.
+  // Lane j of half h is loaded (accumulating, the column bias) and stored
+  // when 8 h + j < cols; the stores are plain ones (partial_store.h).
   const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   __m256i mask[Halves];
   for (int h = 0; h < Halves; ++h)
@@ -395,7 +397,7 @@ kernelAvx2EdgeHalves(int64_t k, const float *pa, const float *pb, int64_t ldb,
                           v);
       }
       v = epilogue8(v, epi);
-      _mm256_maskstore_ps(row + 8 * h, mask[h], v);
+      tandem_internal::storeFirstAvx2(row + 8 * h, v, cols - 8 * h);
     }
   }
 }

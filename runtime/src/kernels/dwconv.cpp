@@ -13,11 +13,12 @@
 // (filter value broadcast, input row loaded with the conv's column stride:
 // contiguous for stride 1, deinterleaved for stride 2, gathered otherwise)
 // before the fused epilogue and a single store. Ragged row ends use masked
-// loads and stores, so no load goes past the last input column the conv
-// reads and small planes (7x7, 14x14) stay vectorised. The implicitly padded
-// entries' 3x3 planes of stride 1 and 2 have AVX-512 kernels of their own
-// (dwconv3x3_avx512.cpp), and tandem_dwconv2d_pad_packed_f32 writes its
-// planes in the packed layout of the 1x1 conv's GEMM that reads them.
+// loads and (AVX-512) masked stores or (AVX2) stores in pieces, so no load
+// goes past the last input column the conv reads and small planes (7x7,
+// 14x14) stay vectorised. The implicitly padded entries' 3x3 and 5x5 planes
+// of stride 1 and 2 have kernels of their own on AVX-512 and AVX2
+// (dwconv_kxk.h), and tandem_dwconv2d_pad_packed_f32 writes its planes in
+// the packed layout of the 1x1 conv's GEMM that reads them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +26,7 @@
 #include "kernels/dwconv3x3.h"
 #include "kernels/dwconv_internal.h"
 #include "kernels/kernel_status.h"
+#include "kernels/partial_store.h"
 #include "kernels/scratch.h"
 #include "kernels/sgemm_internal.h"
 #include "tandem/runtime.h"
@@ -211,8 +213,8 @@ blockAvx2(const DwConv &g, const float *in, const float *f, float *out,
     _mm256_storeu_ps(out + x + 8 * v, epilogue(g, acc[v]));
 }
 
-/// The last n (1..8) columns [x, x + n) of row y, with masked loads and
-/// stores.
+/// The last n (1..8) columns [x, x + n) of row y, with masked loads (the
+/// stores in pieces: partial_store.h).
 __attribute__((target("avx2,fma"))) void
 tailAvx2(const DwConv &g, const float *in, const float *f, float *out,
          int64_t y, int64_t x, int64_t n) {
@@ -228,7 +230,7 @@ tailAvx2(const DwConv &g, const float *in, const float *f, float *out,
       acc = _mm256_fmadd_ps(w, loadStridedFirst(p, step, n), acc);
     }
   }
-  _mm256_maskstore_ps(out + x, mask, epilogue(g, acc));
+  tandem_internal::storeFirstAvx2(out + x, epilogue(g, acc), n);
 }
 
 __attribute__((target("avx2,fma"))) void rowAvx2(const DwConv &g,
@@ -334,7 +336,7 @@ plane3x3Avx2(const DwConv &g, const float *in, const float *f, float *out) {
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
           a0 = _mm256_fmadd_ps(w[3 * i + j], tail.load<STEP>(rows[i] + j), a0);
-      _mm256_maskstore_ps(o + x, tail.out, epilogue(g, a0));
+      tandem_internal::storeFirstAvx2(o + x, epilogue(g, a0), n);
       // A row wider than full + 8 cannot occur: full >= ow - 1.
       if (x + 8 < g.ow)
         tailAvx2(g, in, f, o, y, x + 8, g.ow - x - 8);

@@ -736,11 +736,11 @@ void setUp(DwConv &g, PlaneKernel plane, int64_t c, const float *input,
       }
     } else if (kxk && plane == planeAvx2) {
       // Rows readable with whole vectors up to the last column a window's
-      // last vector reaches (dwconv3x3.h), in 8-float blocks; a polyphase
-      // half also takes the ceil(padW / 16) * 8 columns
-      // polyphaseRowsAvx2 writes, which that covers.
+      // last vector reaches in blocks of 16 columns (dwconv3x3.h), rounded
+      // to 8 floats; a polyphase half also takes the ceil(padW / 16) * 8
+      // columns polyphaseRowsAvx2 writes, which that covers.
       g.fastKxK = tandem_internal::dw3x3PlaneAvx2;
-      int64_t wide = (ow + 7) / 8 * 8;
+      int64_t wide = (ow + 15) / 16 * 16;
       g.polyphase = strideW == 2;
       g.padStride = g.polyphase ? (wide + (kw - 1) / 2 + 7) / 8 * 8
                                 : (wide + kw - 1 + 7) / 8 * 8;

@@ -50,10 +50,11 @@ void polyphaseRowsAvx512(const float *src, int64_t sSrc, int64_t rows,
                          float *odd, int64_t sDst);
 
 /// dw3x3PlaneAvx512 on AVX2 + FMA. Its input loads are whole 8-float
-/// vectors from the first column a window reads, so every row of the
-/// padded plane must be readable up to column roundUp(ow, 8) + taps - 2
-/// (stride 1), or of each half up to roundUp(ow, 8) + (taps - 1) / 2 - 1
-/// (stride 2); the columns past the window's reach may hold anything.
+/// vectors from the first column a window reads, in blocks of up to 16
+/// columns, so every row of the padded plane must be readable up to column
+/// roundUp(ow, 16) + taps - 2 (stride 1), or of each half up to
+/// roundUp(ow, 16) + (taps - 1) / 2 - 1 (stride 2); the columns past the
+/// window's reach may hold anything.
 void dw3x3PlaneAvx2(const Dw3x3Plane &p, const float *f, float *out);
 
 /// polyphaseRowsAvx512 on AVX2, writing each half up to column

@@ -33,8 +33,10 @@ namespace tandem_internal::dw_kxk {
 
 /// Output rows [y, y + R) of a KxK plane: every column block computes its
 /// R rows' windows from the STEP * (R - 1) + K input rows they cover, each
-/// input vector loaded once and fed to every row that reads it.
-template <class T, int K, int STEP, int R>
+/// input vector loaded once and fed to every row that reads it. A block is
+/// COLS vectors wide: with two, each weight (a memory operand where the
+/// weights do not fit the registers: 5x5 on AVX2) feeds two FMAs.
+template <class T, int K, int STEP, int R, int COLS = 1>
 TANDEM_DW_KXK_TARGET void rowsKxK(const Dw3x3Plane &p,
                                   const typename T::V w[K * K], float *out,
                                   int64_t y) {
@@ -46,51 +48,82 @@ TANDEM_DW_KXK_TARGET void rowsKxK(const Dw3x3Plane &p,
   // 2, 4, ...) and of the odd plane (1, 3, ...); tap j of output column x
   // is even[x + j / 2] for even j, odd[x + j / 2] for odd j.
   const float *first = p.in + STEP * y * p.inStride;
-  for (int64_t x = 0; x < p.ow; x += T::kLanes) {
-    typename T::M m = T::lanes(p.ow - x);
-    V acc[R];
+  auto tap = [&](const float *row, int j) {
+    return STEP == 1 ? row + j : row + j / 2 + (j % 2 ? p.oddOffset : 0);
+  };
+  for (int64_t x = 0; x < p.ow; x += COLS * T::kLanes) {
+    typename T::M m[COLS];
+#pragma GCC unroll 2
+    for (int c = 0; c < COLS; ++c)
+      m[c] = T::lanes(p.ow - x - c * T::kLanes);
+    V acc[R][COLS];
 #pragma GCC unroll 8
     for (int o = 0; o < R; ++o)
-      acc[o] =
-          p.accumulate
-              ? T::add(T::loadOut(m, out + (y + o) * p.outStride + x), bias)
-              : bias;
+#pragma GCC unroll 2
+      for (int c = 0; c < COLS; ++c)
+        acc[o][c] = p.accumulate
+                        ? T::add(T::loadOut(m[c], out + (y + o) * p.outStride +
+                                                      x + c * T::kLanes),
+                                 bias)
+                        : bias;
 #pragma GCC unroll 16
     for (int r = 0; r < kIn; ++r) {
       const float *row = first + r * p.inStride + x;
-      V v[K];
-#pragma GCC unroll 8
-      for (int j = 0; j < K; ++j)
-        v[j] = STEP == 1
-                   ? T::loadIn(m, row + j)
-                   : T::loadIn(m, row + j / 2 + (j % 2 ? p.oddOffset : 0));
-#pragma GCC unroll 8
-      for (int o = 0; o < R; ++o) {
-        int i = r - STEP * o; // the tap row this input row is for output o
-        if (i < 0 || i >= K)
-          continue;
+      if constexpr (COLS == 1) {
+        V v[K];
 #pragma GCC unroll 8
         for (int j = 0; j < K; ++j)
-          acc[o] = T::fma(w[K * i + j], v[j], acc[o]);
+          v[j] = T::loadIn(m[0], tap(row, j));
+#pragma GCC unroll 8
+        for (int o = 0; o < R; ++o) {
+          int i = r - STEP * o; // the tap row this input row is for output o
+          if (i < 0 || i >= K)
+            continue;
+#pragma GCC unroll 8
+          for (int j = 0; j < K; ++j)
+            acc[o][0] = T::fma(w[K * i + j], v[j], acc[o][0]);
+        }
+      } else {
+        // Tap by tap: its COLS input vectors, then every output row that
+        // reads this input row (each accumulator takes its taps in the
+        // order above).
+#pragma GCC unroll 8
+        for (int j = 0; j < K; ++j) {
+          V v[COLS];
+#pragma GCC unroll 2
+          for (int c = 0; c < COLS; ++c)
+            v[c] = T::loadIn(m[c], tap(row, j) + c * T::kLanes);
+#pragma GCC unroll 8
+          for (int o = 0; o < R; ++o) {
+            int i = r - STEP * o;
+            if (i < 0 || i >= K)
+              continue;
+#pragma GCC unroll 2
+            for (int c = 0; c < COLS; ++c)
+              acc[o][c] = T::fma(w[K * i + j], v[c], acc[o][c]);
+          }
+        }
       }
     }
 #pragma GCC unroll 8
-    for (int o = 0; o < R; ++o) {
-      V r = acc[o];
-      // max(0, r), min(6, r): NaN stays NaN (the second operand on NaN).
-      if (p.relu)
-        r = T::max(zero, r);
-      if (p.relu6)
-        r = T::min(six, r);
-      if (p.hardSwish)
-        r = T::hardSwish(r);
-      T::store(out + (y + o) * p.outStride + x, m, r);
-    }
+    for (int o = 0; o < R; ++o)
+#pragma GCC unroll 2
+      for (int c = 0; c < COLS; ++c) {
+        V r = acc[o][c];
+        // max(0, r), min(6, r): NaN stays NaN (the second operand on NaN).
+        if (p.relu)
+          r = T::max(zero, r);
+        if (p.relu6)
+          r = T::min(six, r);
+        if (p.hardSwish)
+          r = T::hardSwish(r);
+        T::store(out + (y + o) * p.outStride + x + c * T::kLanes, m[c], r);
+      }
   }
 }
 
 /// The whole plane in steps of kRows output rows, the last step shorter.
-template <class T, int K, int STEP, int kRows>
+template <class T, int K, int STEP, int kRows, int COLS = 1>
 TANDEM_DW_KXK_TARGET void planeKxK(const Dw3x3Plane &p, const float *f,
                                    float *out) {
   using V = typename T::V;
@@ -99,35 +132,35 @@ TANDEM_DW_KXK_TARGET void planeKxK(const Dw3x3Plane &p, const float *f,
     w[t] = T::set1(f[t]);
   int64_t y = 0;
   for (; y + kRows <= p.oh; y += kRows)
-    rowsKxK<T, K, STEP, kRows>(p, w, out, y);
+    rowsKxK<T, K, STEP, kRows, COLS>(p, w, out, y);
   switch (p.oh - y) {
   case 7:
     if constexpr (kRows > 7)
-      rowsKxK<T, K, STEP, 7>(p, w, out, y);
+      rowsKxK<T, K, STEP, 7, COLS>(p, w, out, y);
     break;
   case 6:
     if constexpr (kRows > 6)
-      rowsKxK<T, K, STEP, 6>(p, w, out, y);
+      rowsKxK<T, K, STEP, 6, COLS>(p, w, out, y);
     break;
   case 5:
     if constexpr (kRows > 5)
-      rowsKxK<T, K, STEP, 5>(p, w, out, y);
+      rowsKxK<T, K, STEP, 5, COLS>(p, w, out, y);
     break;
   case 4:
     if constexpr (kRows > 4)
-      rowsKxK<T, K, STEP, 4>(p, w, out, y);
+      rowsKxK<T, K, STEP, 4, COLS>(p, w, out, y);
     break;
   case 3:
     if constexpr (kRows > 3)
-      rowsKxK<T, K, STEP, 3>(p, w, out, y);
+      rowsKxK<T, K, STEP, 3, COLS>(p, w, out, y);
     break;
   case 2:
     if constexpr (kRows > 2)
-      rowsKxK<T, K, STEP, 2>(p, w, out, y);
+      rowsKxK<T, K, STEP, 2, COLS>(p, w, out, y);
     break;
   case 1:
     if constexpr (kRows > 1)
-      rowsKxK<T, K, STEP, 1>(p, w, out, y);
+      rowsKxK<T, K, STEP, 1, COLS>(p, w, out, y);
     break;
   default:
     break;

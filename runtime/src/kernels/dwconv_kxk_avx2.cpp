@@ -70,10 +70,18 @@ struct Avx2 {
 /// weights are FMA memory operands (all 25 of a 5x5 window); two or three
 /// rows, which keep a 3x3 window's 9 in registers, measured the same on
 /// Zen 3 (MobileNetV2's 3x3 layers within 1-3%), eight rows for 7x7
-/// planes slower at 3x3.
+/// planes slower at 3x3. 5x5 rows wider than one vector take two vectors a
+/// block, so that each weight loaded feeds two FMAs.
 template <int K>
 TANDEM_AVX2 void planeAvx2(const Dw3x3Plane &p, const float *f, float *out) {
   constexpr int kRows = 4;
+  if (K == 5 && p.ow > 8) {
+    if (p.step == 1)
+      planeKxK<Avx2, K, 1, kRows, 2>(p, f, out);
+    else
+      planeKxK<Avx2, K, 2, kRows, 2>(p, f, out);
+    return;
+  }
   if (p.step == 1)
     planeKxK<Avx2, K, 1, kRows>(p, f, out);
   else

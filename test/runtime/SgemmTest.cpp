@@ -322,7 +322,9 @@ TEST_P(SgemmTest, NarrowEdgeTilesMatchWideTiles) {
   // A C of 49 or 50 columns (a 7x7 image) ends in an edge tile of 17 or 18
   // columns, which AVX-512 computes as 16 columns plus one vector per extra
   // column over the rows; one of 33 to 36 (196 pixels of a 14x14 image:
-  // 4 columns past the last full tile) as vectors over the rows only.
+  // 4 columns past the last full tile) as vectors over the rows only. On
+  // AVX2 (16-column panels) 49 and 33 columns end in a panel of one column,
+  // which joins the full tile before it (kernelAvx2PlusOne).
   // Their elements must equal, bit for bit, those of the same product
   // widened to 64 columns (zero B columns), where the same columns are
   // inside a full tile: same sums, same order, same prior (accumulated C,

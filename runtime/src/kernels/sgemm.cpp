@@ -102,6 +102,13 @@ using EdgeKernel = void (*)(int64_t k, const float *pa, const float *pb,
                             int64_t ldb, float *c, int64_t ldc, bool accumulate,
                             Epilogue epi, TileBias bias, int64_t cols);
 
+/// A full MR x NR tile and one more column, the first of the next packed B
+/// panel (at pbNext, ldb NR) when that is the matrix's last column: see
+/// KernelIsa::plusOne.
+using PlusOneKernel = void (*)(int64_t k, const float *pa, const float *pb,
+                               const float *pbNext, float *c, int64_t ldc,
+                               bool accumulate, Epilogue epi, TileBias bias);
+
 struct KernelIsa {
   int64_t mr;
   int64_t nr;
@@ -122,6 +129,11 @@ struct KernelIsa {
   /// A matrix-vector product on one packed panel of MR or NR floats a row
   /// (gemv.h).
   tandem_internal::GemvKernel gemv = nullptr;
+  /// AVX2: a tile of NR + 1 columns, for a matrix whose last panel has one
+  /// column (a 7x7 image's 49 pixels: 3 x 16 + 1), which an edge tile would
+  /// compute with a whole vector per row (6 FMAs a step for 6 results);
+  /// null elsewhere (AVX-512's 32-wide panels hold 17 columns in one).
+  PlusOneKernel plusOne = nullptr;
 };
 
 /// Which packed panel a micro-kernel prefetches while it computes.
@@ -421,6 +433,84 @@ const EdgeKernel kAvx2Edges[6] = {kernelAvx2Edge<1>, kernelAvx2Edge<2>,
                                   kernelAvx2Edge<3>, kernelAvx2Edge<4>,
                                   kernelAvx2Edge<5>, kernelAvx2Edge<6>};
 
+/// One step of kernelAvx2PlusOne: `column` is A's 6 rows (lanes 0-5).
+__attribute__((target("avx2,fma"), always_inline)) inline void
+plusOneStep(__m256 (&acc)[6][2], __m256 &extra, const float *a, const float *b,
+            const float *b17, __m256 column) {
+  __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+#pragma GCC unroll 6
+  for (int i = 0; i < 6; ++i) {
+    __m256 ai = _mm256_broadcast_ss(a + i);
+    acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
+    acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
+  }
+  extra = _mm256_fmadd_ps(column, _mm256_broadcast_ss(b17), extra);
+}
+
+/// kernelAvx2 (prefetching the next A panel) and a 17th column: its 6
+/// rows as one vector (the A panel's row of 6, read as 8 floats whose last
+/// two are ignored; the last step's load masked, so nothing past the panel
+/// is read) times the column's broadcast B value, one FMA a step. 16
+/// registers: 12 accumulators, two B vectors, one broadcast and the extra
+/// column (its A row a memory operand). Every element is the same FMA
+/// chain as in kernelAvx2 or an edge tile, so the results are theirs bit
+/// for bit. 7x7 layers (N = 49): 36 + 1 FMAs a step for 49 columns
+/// instead of 36 + 6.
+__attribute__((target("avx2,fma"))) void
+kernelAvx2PlusOne(int64_t k, const float *pa, const float *pb,
+                  const float *pbNext, float *c, int64_t ldc, bool accumulate,
+                  Epilogue epi, TileBias bias) {
+  if (k <= 0) {
+    // No products: the prior alone, as kernelAvx2 and the edge store it.
+    kernelAvx2<NextPanel::A>(k, pa, pb, 16, c, ldc, accumulate, epi, bias);
+    kernelAvx2Edge<6>(k, pa, pbNext, 16, c + 16, ldc, accumulate, epi,
+                      TileBias{bias.row, bias.col ? bias.col + 16 : nullptr},
+                      1);
+    return;
+  }
+  const __m256 zero = _mm256_setzero_ps();
+  __m256 acc[6][2], extra = zero;
+#pragma GCC unroll 6
+  for (int i = 0; i < 6; ++i)
+    acc[i][0] = acc[i][1] = zero;
+  const float *nextA = pa + 6 * k;
+  int64_t p = 0;
+  for (; p + 1 < k; ++p, pa += 6, pb += 16, pbNext += 16, nextA += 6) {
+    _mm_prefetch(reinterpret_cast<const char *>(nextA), _MM_HINT_T1);
+    plusOneStep(acc, extra, pa, pb, pbNext, _mm256_loadu_ps(pa));
+  }
+  plusOneStep(
+      acc, extra, pa, pb, pbNext,
+      _mm256_maskload_ps(pa, _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0)));
+  const __m256 col0 = bias.col ? _mm256_loadu_ps(bias.col) : zero;
+  const __m256 col1 = bias.col ? _mm256_loadu_ps(bias.col + 8) : zero;
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, extra);
+#pragma GCC unroll 6
+  for (int i = 0; i < 6; ++i) {
+    float *row = c + i * ldc;
+    __m256 v0 = acc[i][0], v1 = acc[i][1];
+    if (accumulate || bias) {
+      const float *rb = bias.row ? bias.row + i : nullptr;
+      __m256 h0 = accumulate ? _mm256_loadu_ps(row) : zero;
+      __m256 h1 = accumulate ? _mm256_loadu_ps(row + 8) : zero;
+      v0 = _mm256_add_ps(prior8(h0, accumulate, bias.col, col0, rb), v0);
+      v1 = _mm256_add_ps(prior8(h1, accumulate, bias.col, col1, rb), v1);
+    }
+    _mm256_storeu_ps(row, epilogue8(v0, epi));
+    _mm256_storeu_ps(row + 8, epilogue8(v1, epi));
+    // Column 16 through the edge tiles' vector epilogue, lane 0.
+    __m256 e = _mm256_set1_ps(lanes[i]);
+    if (accumulate || bias) {
+      const float *rb = bias.row ? bias.row + i : nullptr;
+      __m256 h = accumulate ? _mm256_set1_ps(row[16]) : zero;
+      __m256 col = bias.col ? _mm256_set1_ps(bias.col[16]) : zero;
+      e = _mm256_add_ps(prior8(h, accumulate, bias.col, col, rb), e);
+    }
+    row[16] = _mm256_cvtss_f32(epilogue8(e, epi));
+  }
+}
+
 template <NextPanel Next>
 __attribute__((target("avx512f"))) void
 kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
@@ -691,7 +781,8 @@ bool isaByName(const char *name, KernelIsa &out) {
            kernelAvx2<NextPanel::B>,
            "avx2",
            kAvx2Edges,
-           tandem_internal::gemvPanelAvx2};
+           tandem_internal::gemvPanelAvx2,
+           kernelAvx2PlusOne};
     return true;
   }
 #endif
@@ -1233,6 +1324,14 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
           kernel = s.isa->kernelNextB;
         TileBias bias{s.bias.row ? s.bias.row + i0 + ir : nullptr,
                       s.bias.col ? s.bias.col + j0 : nullptr};
+        if (s.isa->plusOne && rows == mr && cols == nr && s.csC == 1 &&
+            panel + 2 == p1 && j0 + nr + 1 == s.nc) {
+          // The last panel, in this task's range, has one column: one
+          // tile of NR + 1 (KernelIsa::plusOne).
+          s.isa->plusOne(s.kc, pa, pb, pb + nr * s.kc, c, s.rsC, s.accumulate,
+                         s.epi, bias);
+          break;
+        }
         if (rows == mr && cols == nr && s.csC == 1) {
           kernel(s.kc, pa, pb, ldb, c, s.rsC, s.accumulate, s.epi, bias);
         } else if (s.isa->edge && s.csC == 1) {

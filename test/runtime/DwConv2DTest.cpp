@@ -65,6 +65,13 @@ const DwCase kCases[] = {
     {1, 2, 12, 64, 5, 5, 2, 2, 1, 1},
     {1, 2, 9, 150, 5, 5, 2, 2, 1, 1},
     {1, 3, 14, 14, 5, 5, 2, 2, 1, 1},
+    // 7x7 windows (ConvNeXt): one vector and two a block, every last row
+    // step, stride 2.
+    {1, 2, 13, 13, 7, 7, 1, 1, 1, 1},
+    {1, 2, 17, 16, 7, 7, 1, 1, 1, 1},
+    {1, 3, 20, 39, 7, 7, 1, 1, 1, 1},
+    {1, 2, 31, 29, 7, 7, 2, 2, 1, 1},
+    {1, 2, 9, 70, 7, 7, 2, 2, 1, 1},
     // A stride-2 row wider than the polyphase copies' table of block masks
     // (512 padded columns): the blocks past it find their masks per row.
     {1, 1, 5, 600, 3, 3, 2, 2, 1, 1},

@@ -15,8 +15,8 @@
 // before the fused epilogue and a single store. Ragged row ends use masked
 // loads and (AVX-512) masked stores or (AVX2) stores in pieces, so no load
 // goes past the last input column the conv reads and small planes (7x7,
-// 14x14) stay vectorised. The implicitly padded entries' 3x3 and 5x5 planes
-// of stride 1 and 2 have kernels of their own on AVX-512 and AVX2
+// 14x14) stay vectorised. The implicitly padded entries' 3x3, 5x5 and 7x7
+// planes of stride 1 and 2 have kernels of their own on AVX-512 and AVX2
 // (dwconv_kxk.h), and tandem_dwconv2d_pad_packed_f32 writes its planes in
 // the packed layout of the 1x1 conv's GEMM that reads them.
 //
@@ -77,7 +77,7 @@ struct DwConv {
   bool padded = false;
   int64_t h = 0, w = 0, padTop = 0, padLeft = 0;
   int64_t padH = 0, padW = 0, padStride = 0;
-  /// A 3x3 or 5x5 window of stride 1 or 2 on AVX-512 or AVX2: the kernel
+  /// A 3x3, 5x5 or 7x7 window of stride 1 or 2 on AVX-512 or AVX2: the kernel
   /// of dwconv3x3.h that computes its planes (tandem_internal::
   /// dw3x3PlaneAvx512 or dw3x3PlaneAvx2). Stride 2 copies the plane as two
   /// polyphase halves, its even padded columns, then padH rows further on
@@ -723,7 +723,7 @@ void setUp(DwConv &g, PlaneKernel plane, int64_t c, const float *input,
     g.padW = (ow - 1) * strideW + (kw - 1) * dilationW + 1;
     g.padStride = (g.padW + 15) / 16 * 16;
 #if TANDEM_X86
-    bool kxk = kh == kw && (kh == 3 || kh == 5) && dilationH == 1 &&
+    bool kxk = kh == kw && (kh == 3 || kh == 5 || kh == 7) && dilationH == 1 &&
                dilationW == 1 && strideH == strideW &&
                (strideW == 1 || (strideW == 2 && sIw == 1));
     if (kxk && plane == planeAvx512) {

@@ -1,9 +1,9 @@
-//===- dwconv3x3.h - 3x3/5x5 depthwise planes from a padded copy -*- C++ -*-//
+//===- dwconv3x3.h - KxK depthwise planes from a padded copy ----*- C++ -*-===//
 //
-// The AVX-512 and AVX2 kernels behind tandem_dwconv2d_pad_f32's 3x3 and 5x5
-// convolutions of stride 1 and 2 (dwconv3x3_avx512.cpp, dwconv_kxk_avx2.cpp,
-// both instances of dwconv_kxk.h): one channel plane at a time, read from the
-// zero-bordered copy dwconv.cpp makes of it.
+// The AVX-512 and AVX2 kernels behind tandem_dwconv2d_pad_f32's 3x3, 5x5 and
+// 7x7 convolutions of stride 1 and 2 (dwconv3x3_avx512.cpp,
+// dwconv_kxk_avx2.cpp, both instances of dwconv_kxk.h): one channel plane at a
+// time, read from the zero-bordered copy dwconv.cpp makes of it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,12 +14,12 @@
 
 namespace tandem_internal {
 
-/// One plane of a 3x3 or 5x5 depthwise convolution of stride `step` (1 or
-/// 2) and dilation 1 whose input is a padded copy: every window lies
+/// One plane of a 3x3, 5x5 or 7x7 depthwise convolution of stride `step`
+/// (1 or 2) and dilation 1 whose input is a padded copy: every window lies
 /// inside it.
 struct Dw3x3Plane {
   int step;
-  /// The window: 3 (3x3) or 5 (5x5).
+  /// The window: 3 (3x3), 5 (5x5) or 7 (7x7: ConvNeXt).
   int taps;
   /// Stride 1: the padded plane (row stride inStride), output (y, x) reads
   /// rows y .. y + taps - 1, columns x .. x + taps - 1. Stride 2: its even

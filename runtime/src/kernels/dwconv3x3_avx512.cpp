@@ -1,6 +1,6 @@
-//===- dwconv3x3_avx512.cpp - AVX-512 3x3/5x5 depthwise planes, padded ---===//
+//===- dwconv3x3_avx512.cpp - AVX-512 KxK depthwise planes, padded --------===//
 //
-// The 3x3 and 5x5 depthwise kernels of tandem_dwconv2d_pad_f32 on AVX-512
+// The 3x3, 5x5 and 7x7 depthwise kernels of tandem_dwconv2d_pad_f32 on AVX-512
 // (one template on the window size; the text below counts for 3x3): each
 // channel plane is first copied into a zero-bordered thread-local plane
 // (dwconv.cpp), so every tap is an in-bounds load and a window never needs a
@@ -103,8 +103,9 @@ template <int K>
 TANDEM_AVX512VL void planeAvx512(const Dw3x3Plane &p, const float *f,
                                  float *out) {
   // 5x5 on 8-lane vectors: four rows (25 weights + 4 accumulators + 5
-  // inputs fill the 32 registers; eight rows would spill).
-  constexpr int kYmmRows = K == 5 ? 4 : 8;
+  // inputs fill the 32 registers; eight rows would spill); 7x7 likewise
+  // (its 49 weights partly FMA memory operands).
+  constexpr int kYmmRows = K == 3 ? 8 : 4;
   if (p.ow <= 8) {
     if (p.step == 1)
       planeKxK<Ymm, K, 1, kYmmRows>(p, f, out);
@@ -123,7 +124,9 @@ namespace tandem_internal {
 
 TANDEM_AVX512VL void dw3x3PlaneAvx512(const Dw3x3Plane &p, const float *f,
                                       float *out) {
-  if (p.taps == 5)
+  if (p.taps == 7)
+    planeAvx512<7>(p, f, out);
+  else if (p.taps == 5)
     planeAvx512<5>(p, f, out);
   else
     planeAvx512<3>(p, f, out);

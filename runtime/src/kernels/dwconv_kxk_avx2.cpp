@@ -1,6 +1,6 @@
-//===- dwconv_kxk_avx2.cpp - AVX2 3x3/5x5 depthwise planes, padded --------===//
+//===- dwconv_kxk_avx2.cpp - AVX2 KxK depthwise planes, padded ------------===//
 //
-// The AVX2 + FMA twins of dwconv3x3_avx512.cpp's kernels: 3x3 and 5x5
+// The AVX2 + FMA twins of dwconv3x3_avx512.cpp's kernels: 3x3, 5x5 and 7x7
 // depthwise planes of stride 1 and 2 read from the zero-bordered copy
 // dwconv.cpp makes of each plane (stride 2: its polyphase copy, the even and
 // the odd padded columns as two planes), several output rows per step so
@@ -70,12 +70,12 @@ struct Avx2 {
 /// weights are FMA memory operands (all 25 of a 5x5 window); two or three
 /// rows, which keep a 3x3 window's 9 in registers, measured the same on
 /// Zen 3 (MobileNetV2's 3x3 layers within 1-3%), eight rows for 7x7
-/// planes slower at 3x3. 5x5 rows wider than one vector take two vectors a
-/// block, so that each weight loaded feeds two FMAs.
+/// planes slower at 3x3. 5x5 and 7x7 rows wider than one vector take two
+/// vectors a block, so that each weight loaded feeds two FMAs.
 template <int K>
 TANDEM_AVX2 void planeAvx2(const Dw3x3Plane &p, const float *f, float *out) {
   constexpr int kRows = 4;
-  if (K == 5 && p.ow > 8) {
+  if (K >= 5 && p.ow > 8) {
     if (p.step == 1)
       planeKxK<Avx2, K, 1, kRows, 2>(p, f, out);
     else
@@ -103,7 +103,9 @@ namespace tandem_internal {
 
 TANDEM_AVX2 void dw3x3PlaneAvx2(const Dw3x3Plane &p, const float *f,
                                 float *out) {
-  if (p.taps == 5)
+  if (p.taps == 7)
+    planeAvx2<7>(p, f, out);
+  else if (p.taps == 5)
     planeAvx2<5>(p, f, out);
   else
     planeAvx2<3>(p, f, out);

@@ -122,6 +122,20 @@ TANDEM_DW_KXK_TARGET void rowsKxK(const Dw3x3Plane &p,
   }
 }
 
+/// The plane's last `left` rows (0 <= left <= R) from row y: one step of
+/// `left` rows, its row count found from R down.
+template <class T, int K, int STEP, int R, int COLS>
+TANDEM_DW_KXK_TARGET void lastRowsKxK(const Dw3x3Plane &p,
+                                      const typename T::V w[K * K], float *out,
+                                      int64_t y, int64_t left) {
+  if constexpr (R > 0) {
+    if (left == R)
+      rowsKxK<T, K, STEP, R, COLS>(p, w, out, y);
+    else
+      lastRowsKxK<T, K, STEP, R - 1, COLS>(p, w, out, y, left);
+  }
+}
+
 /// The whole plane in steps of kRows output rows, the last step shorter.
 template <class T, int K, int STEP, int kRows, int COLS = 1>
 TANDEM_DW_KXK_TARGET void planeKxK(const Dw3x3Plane &p, const float *f,
@@ -133,38 +147,7 @@ TANDEM_DW_KXK_TARGET void planeKxK(const Dw3x3Plane &p, const float *f,
   int64_t y = 0;
   for (; y + kRows <= p.oh; y += kRows)
     rowsKxK<T, K, STEP, kRows, COLS>(p, w, out, y);
-  switch (p.oh - y) {
-  case 7:
-    if constexpr (kRows > 7)
-      rowsKxK<T, K, STEP, 7, COLS>(p, w, out, y);
-    break;
-  case 6:
-    if constexpr (kRows > 6)
-      rowsKxK<T, K, STEP, 6, COLS>(p, w, out, y);
-    break;
-  case 5:
-    if constexpr (kRows > 5)
-      rowsKxK<T, K, STEP, 5, COLS>(p, w, out, y);
-    break;
-  case 4:
-    if constexpr (kRows > 4)
-      rowsKxK<T, K, STEP, 4, COLS>(p, w, out, y);
-    break;
-  case 3:
-    if constexpr (kRows > 3)
-      rowsKxK<T, K, STEP, 3, COLS>(p, w, out, y);
-    break;
-  case 2:
-    if constexpr (kRows > 2)
-      rowsKxK<T, K, STEP, 2, COLS>(p, w, out, y);
-    break;
-  case 1:
-    if constexpr (kRows > 1)
-      rowsKxK<T, K, STEP, 1, COLS>(p, w, out, y);
-    break;
-  default:
-    break;
-  }
+  lastRowsKxK<T, K, STEP, kRows - 1, COLS>(p, w, out, y, p.oh - y);
 }
 
 } // namespace tandem_internal::dw_kxk

@@ -24,11 +24,13 @@ struct ConvCase {
 
 void check(const ConvCase &t, bool accumulate, bool cached,
            tandem_thread_pool_t *pool, bool relu = false, bool relu6 = false,
-           bool withBias = false, int32_t extraFlags = 0) {
+           bool withBias = false, int32_t extraFlags = 0,
+           int64_t pitchExtra = 3) {
   int64_t oh = (t.h - t.dh * (t.kh - 1) - 1) / t.sh + 1;
   int64_t ow = (t.w - t.dw * (t.kw - 1) - 1) / t.sw + 1;
-  // The input lives in a wider buffer (row pitch w + 3) to test strides.
-  int64_t pitch = t.w + 3;
+  // The input lives in a wider buffer (row pitch w + 3) to test strides;
+  // pitchExtra = 0 makes it dense.
+  int64_t pitch = t.w + pitchExtra;
   std::mt19937 rng(1234);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<float> in(t.n * t.c * t.h * pitch),
@@ -112,6 +114,26 @@ TEST(Conv2DTest, MatchesDirectConvolution) {
     check(t, false, false, nullptr);
     check(t, true, false, nullptr);
   }
+}
+
+TEST(Conv2DTest, DenseOneByOneIsAPlainMatrix) {
+  // A 1x1 stride-1 conv on a dense image packs B as a plain matrix, eight
+  // rows at a time across the panels: K not a multiple of 8, two K blocks
+  // (K = 300: 150 each), N not a multiple of the panel width, batches, with
+  // and without the filter cache and a pool, bias and epilogue.
+  tandem_thread_pool_t *pool = nullptr;
+  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  for (const ConvCase &t : {ConvCase{2, 300, 9, 11, 13, 1, 1, 1, 1, 1, 1},
+                            ConvCase{1, 13, 7, 7, 20, 1, 1, 1, 1, 1, 1},
+                            ConvCase{3, 20, 16, 16, 7, 1, 1, 1, 1, 1, 1},
+                            ConvCase{1, 7, 3, 5, 6, 1, 1, 1, 1, 1, 1}})
+    for (tandem_thread_pool_t *p : {(tandem_thread_pool_t *)nullptr, pool})
+      for (bool cached : {false, true}) {
+        check(t, false, cached, p, false, false, false, 0, /*pitchExtra=*/0);
+        check(t, true, cached, p, /*relu=*/true, false, /*withBias=*/true, 0,
+              /*pitchExtra=*/0);
+      }
+  tandem_thread_pool_destroy(pool);
 }
 
 TEST(Conv2DTest, FusedReLU) {

@@ -75,6 +75,13 @@ const DwCase kCases[] = {
     // A stride-2 row wider than the polyphase copies' table of block masks
     // (512 padded columns): the blocks past it find their masks per row.
     {1, 1, 5, 600, 3, 3, 2, 2, 1, 1},
+    // Dilation 2 on the KxK kernels (LR-ASPP's last stage: 5x5 at 14x14),
+    // rows of one vector or less and of several, ragged.
+    {1, 2, 14, 14, 5, 5, 1, 1, 2, 2},
+    {1, 3, 13, 30, 3, 3, 1, 1, 2, 2},
+    {1, 2, 9, 9, 5, 5, 1, 1, 2, 2},
+    {1, 2, 19, 41, 5, 5, 1, 1, 2, 2},
+    {1, 2, 10, 7, 3, 3, 1, 1, 2, 2},
 };
 
 /// Implicit zero padding (tandem_dwconv2d_pad_f32): top, left, bottom,
@@ -226,6 +233,7 @@ TEST(DwConv2DTest, ImplicitZeroPadding) {
                       {0, 0, 1, 1, true},
                       {2, 2, 2, 2, true},
                       {3, 0, 0, 2, true},
+                      {4, 4, 4, 4, true}, // 5x5 of dilation 2, "same"
                       {0, 0, 0, 0, true}};
   for (const char *isa : families())
     for (const DwCase &t : kCases)

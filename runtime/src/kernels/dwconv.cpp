@@ -628,7 +628,8 @@ void computePlane(const DwConv &g, DwConv &view, float *padded, const float *in,
                                       g.accumulate,
                                       g.relu,
                                       g.relu6,
-                                      g.hardSwish};
+                                      g.hardSwish,
+                                      int(g.dilationW)};
     g.fastKxK(plane, f, out);
     return;
   }
@@ -723,8 +724,12 @@ void setUp(DwConv &g, PlaneKernel plane, int64_t c, const float *input,
     g.padW = (ow - 1) * strideW + (kw - 1) * dilationW + 1;
     g.padStride = (g.padW + 15) / 16 * 16;
 #if TANDEM_X86
-    bool kxk = kh == kw && (kh == 3 || kh == 5 || kh == 7) && dilationH == 1 &&
-               dilationW == 1 && strideH == strideW &&
+    // Dilation 2 (3x3 and 5x5, stride 1) as well as 1.
+    bool dilated = dilationH == 2 && dilationW == 2 && strideW == 1 &&
+                   (kh == 3 || kh == 5);
+    bool kxk = kh == kw && (kh == 3 || kh == 5 || kh == 7) &&
+               ((dilationH == 1 && dilationW == 1) || dilated) &&
+               strideH == strideW &&
                (strideW == 1 || (strideW == 2 && sIw == 1));
     if (kxk && plane == planeAvx512) {
       g.fastKxK = tandem_internal::dw3x3PlaneAvx512;
@@ -743,7 +748,7 @@ void setUp(DwConv &g, PlaneKernel plane, int64_t c, const float *input,
       int64_t wide = (ow + 15) / 16 * 16;
       g.polyphase = strideW == 2;
       g.padStride = g.polyphase ? (wide + (kw - 1) / 2 + 7) / 8 * 8
-                                : (wide + kw - 1 + 7) / 8 * 8;
+                                : (wide + (kw - 1) * dilationW + 7) / 8 * 8;
     }
 #endif
   }

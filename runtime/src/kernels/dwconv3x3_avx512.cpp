@@ -106,6 +106,15 @@ TANDEM_AVX512VL void planeAvx512(const Dw3x3Plane &p, const float *f,
   // inputs fill the 32 registers; eight rows would spill); 7x7 likewise
   // (its 49 weights partly FMA memory operands).
   constexpr int kYmmRows = K == 3 ? 8 : 4;
+  if constexpr (K <= 5) {
+    if (p.dilation == 2) {
+      if (p.ow <= 8)
+        planeKxK<Ymm, K, 1, kYmmRows, 1, 2>(p, f, out);
+      else
+        planeKxK<Zmm, K, 1, 4, 1, 2>(p, f, out);
+      return;
+    }
+  }
   if (p.ow <= 8) {
     if (p.step == 1)
       planeKxK<Ymm, K, 1, kYmmRows>(p, f, out);

@@ -35,13 +35,16 @@ namespace tandem_internal::dw_kxk {
 /// R rows' windows from the STEP * (R - 1) + K input rows they cover, each
 /// input vector loaded once and fed to every row that reads it. A block is
 /// COLS vectors wide: with two, each weight (a memory operand where the
-/// weights do not fit the registers: 5x5 on AVX2) feeds two FMAs.
-template <class T, int K, int STEP, int R, int COLS = 1>
+/// weights do not fit the registers: 5x5 on AVX2) feeds two FMAs. DIL is
+/// the dilation (stride 1 only): tap (i, j) reads input row y + DIL * i,
+/// column x + DIL * j.
+template <class T, int K, int STEP, int R, int COLS = 1, int DIL = 1>
 TANDEM_DW_KXK_TARGET void rowsKxK(const Dw3x3Plane &p,
                                   const typename T::V w[K * K], float *out,
                                   int64_t y) {
+  static_assert(DIL == 1 || STEP == 1, "dilation with stride 1 only");
   using V = typename T::V;
-  constexpr int kIn = STEP * (R - 1) + K;
+  constexpr int kIn = STEP * (R - 1) + DIL * (K - 1) + 1;
   const V bias = T::set1(p.bias), zero = T::set1(0.0f), six = T::set1(6.0f);
   // Stride 1: the padded plane, tap (i, j) of output (y, x) at row y + i,
   // column x + j. Stride 2: input row 2y + i of the even plane (columns 0,
@@ -49,7 +52,8 @@ TANDEM_DW_KXK_TARGET void rowsKxK(const Dw3x3Plane &p,
   // is even[x + j / 2] for even j, odd[x + j / 2] for odd j.
   const float *first = p.in + STEP * y * p.inStride;
   auto tap = [&](const float *row, int j) {
-    return STEP == 1 ? row + j : row + j / 2 + (j % 2 ? p.oddOffset : 0);
+    return STEP == 1 ? row + DIL * j
+                     : row + j / 2 + (j % 2 ? p.oddOffset : 0);
   };
   for (int64_t x = 0; x < p.ow; x += COLS * T::kLanes) {
     typename T::M m[COLS];
@@ -76,8 +80,9 @@ TANDEM_DW_KXK_TARGET void rowsKxK(const Dw3x3Plane &p,
           v[j] = T::loadIn(m[0], tap(row, j));
 #pragma GCC unroll 8
         for (int o = 0; o < R; ++o) {
-          int i = r - STEP * o; // the tap row this input row is for output o
-          if (i < 0 || i >= K)
+          // The tap row this input row is for output o, if any.
+          int d = r - STEP * o, i = d / DIL;
+          if (d < 0 || d % DIL != 0 || i >= K)
             continue;
 #pragma GCC unroll 8
           for (int j = 0; j < K; ++j)
@@ -95,8 +100,8 @@ TANDEM_DW_KXK_TARGET void rowsKxK(const Dw3x3Plane &p,
             v[c] = T::loadIn(m[c], tap(row, j) + c * T::kLanes);
 #pragma GCC unroll 8
           for (int o = 0; o < R; ++o) {
-            int i = r - STEP * o;
-            if (i < 0 || i >= K)
+            int d = r - STEP * o, i = d / DIL;
+            if (d < 0 || d % DIL != 0 || i >= K)
               continue;
 #pragma GCC unroll 2
             for (int c = 0; c < COLS; ++c)
@@ -124,20 +129,20 @@ TANDEM_DW_KXK_TARGET void rowsKxK(const Dw3x3Plane &p,
 
 /// The plane's last `left` rows (0 <= left <= R) from row y: one step of
 /// `left` rows, its row count found from R down.
-template <class T, int K, int STEP, int R, int COLS>
+template <class T, int K, int STEP, int R, int COLS, int DIL>
 TANDEM_DW_KXK_TARGET void lastRowsKxK(const Dw3x3Plane &p,
                                       const typename T::V w[K * K], float *out,
                                       int64_t y, int64_t left) {
   if constexpr (R > 0) {
     if (left == R)
-      rowsKxK<T, K, STEP, R, COLS>(p, w, out, y);
+      rowsKxK<T, K, STEP, R, COLS, DIL>(p, w, out, y);
     else
-      lastRowsKxK<T, K, STEP, R - 1, COLS>(p, w, out, y, left);
+      lastRowsKxK<T, K, STEP, R - 1, COLS, DIL>(p, w, out, y, left);
   }
 }
 
 /// The whole plane in steps of kRows output rows, the last step shorter.
-template <class T, int K, int STEP, int kRows, int COLS = 1>
+template <class T, int K, int STEP, int kRows, int COLS = 1, int DIL = 1>
 TANDEM_DW_KXK_TARGET void planeKxK(const Dw3x3Plane &p, const float *f,
                                    float *out) {
   using V = typename T::V;
@@ -146,8 +151,8 @@ TANDEM_DW_KXK_TARGET void planeKxK(const Dw3x3Plane &p, const float *f,
     w[t] = T::set1(f[t]);
   int64_t y = 0;
   for (; y + kRows <= p.oh; y += kRows)
-    rowsKxK<T, K, STEP, kRows, COLS>(p, w, out, y);
-  lastRowsKxK<T, K, STEP, kRows - 1, COLS>(p, w, out, y, p.oh - y);
+    rowsKxK<T, K, STEP, kRows, COLS, DIL>(p, w, out, y);
+  lastRowsKxK<T, K, STEP, kRows - 1, COLS, DIL>(p, w, out, y, p.oh - y);
 }
 
 } // namespace tandem_internal::dw_kxk

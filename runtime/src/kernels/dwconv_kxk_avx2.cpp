@@ -75,6 +75,15 @@ struct Avx2 {
 template <int K>
 TANDEM_AVX2 void planeAvx2(const Dw3x3Plane &p, const float *f, float *out) {
   constexpr int kRows = 4;
+  if constexpr (K <= 5) {
+    if (p.dilation == 2) {
+      if (K == 5 && p.ow > 8)
+        planeKxK<Avx2, K, 1, kRows, 2, 2>(p, f, out);
+      else
+        planeKxK<Avx2, K, 1, kRows, 1, 2>(p, f, out);
+      return;
+    }
+  }
   if (K >= 5 && p.ow > 8) {
     if (p.step == 1)
       planeKxK<Avx2, K, 1, kRows, 2>(p, f, out);

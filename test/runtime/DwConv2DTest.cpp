@@ -229,10 +229,8 @@ TEST(DwConv2DTest, ImplicitZeroPadding) {
   // of another geometry).
   tandem_thread_pool_t *pool = nullptr;
   ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
-  const Pad pads[] = {{1, 1, 1, 1, true},
-                      {0, 0, 1, 1, true},
-                      {2, 2, 2, 2, true},
-                      {3, 0, 0, 2, true},
+  const Pad pads[] = {{1, 1, 1, 1, true}, {0, 0, 1, 1, true},
+                      {2, 2, 2, 2, true}, {3, 0, 0, 2, true},
                       {4, 4, 4, 4, true}, // 5x5 of dilation 2, "same"
                       {0, 0, 0, 0, true}};
   for (const char *isa : families())

@@ -52,8 +52,7 @@ TANDEM_DW_KXK_TARGET void rowsKxK(const Dw3x3Plane &p,
   // is even[x + j / 2] for even j, odd[x + j / 2] for odd j.
   const float *first = p.in + STEP * y * p.inStride;
   auto tap = [&](const float *row, int j) {
-    return STEP == 1 ? row + DIL * j
-                     : row + j / 2 + (j % 2 ? p.oddOffset : 0);
+    return STEP == 1 ? row + DIL * j : row + j / 2 + (j % 2 ? p.oddOffset : 0);
   };
   for (int64_t x = 0; x < p.ow; x += COLS * T::kLanes) {
     typename T::M m[COLS];

@@ -479,6 +479,20 @@ std::string Planner::combineKinds(Group *a, Group *b, Relation relation,
             getFusionRole(user) == FusionRole::Window)
           return "'" + nameOf(user) + "' reads overlapping windows of '" +
                  nameOf(op) + "' (fusing would recompute it)";
+  // A gather whose result is bigger than what it gathers from (an
+  // upsampling Resize's axis) reads elements more than once: a fused
+  // producer would be recomputed for each read, 8 times per element on an
+  // 8x upsampled axis, where materialising it costs one write and one read.
+  if (relation == Relation::ProducerConsumer)
+    for (Operation *op : a->ops)
+      for (Operation *user : op->getUsers())
+        if (auto gather = dyn_cast<GatherOp>(user);
+            gather && groupOf(topLevel(user)) == b &&
+            llvm::is_contained(op->getResults(), gather->getOperand(0)) &&
+            tensorBytes(gather->getResult(0).getType()) >
+                tensorBytes(gather->getOperand(0).getType()))
+          return "'" + nameOf(user) + "' reads elements of '" + nameOf(op) +
+                 "' more than once (fusing would recompute it)";
   if (a->kind == K::Loop && b->kind == K::Loop)
     return "";
   if (a->kind == K::Output && b->kind == K::Output)

@@ -138,3 +138,33 @@ func.func @tanh_cumsum(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %2 = tandem.neg %1 : tensor<4x8xf32> loc("neg")
   return %2 : tensor<4x8xf32>
 }
+
+// -----
+
+// A gather that upsamples (its result bigger than its input: a Resize
+// axis) reads elements more than once, so it takes no producer (it would be
+// recomputed per read); a gather that picks fewer elements does.
+// CHECK-LABEL: func.func @upsampling_gather
+// CHECK: %[[T:.+]] = tandem.fusion loop "fusion.tanh"(%arg0)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tandem.tanh
+// CHECK-NEXT: tandem.yield
+// CHECK: tandem.fusion loop "fusion.up"(%[[T]]
+// CHECK: tandem.gather
+// CHECK-NEXT: tandem.yield
+// CHECK-LABEL: func.func @picking_gather
+// CHECK: tandem.fusion loop "fusion.pick"(%arg0
+// CHECK: tandem.tanh
+// CHECK-NEXT: tandem.gather
+func.func @upsampling_gather(%x: tensor<2x4xf32>) -> tensor<2x8xf32> {
+  %i = tandem.constant dense<[0, 0, 1, 1, 2, 2, 3, 3]> : tensor<8xi64>
+  %0 = tandem.tanh %x : tensor<2x4xf32> loc("tanh")
+  %1 = tandem.gather %0, %i {axis = 1 : i64} : (tensor<2x4xf32>, tensor<8xi64>) -> tensor<2x8xf32> loc("up")
+  return %1 : tensor<2x8xf32>
+}
+func.func @picking_gather(%x: tensor<2x4xf32>) -> tensor<2x2xf32> {
+  %i = tandem.constant dense<[3, 0]> : tensor<2xi64>
+  %0 = tandem.tanh %x : tensor<2x4xf32> loc("tanh")
+  %1 = tandem.gather %0, %i {axis = 1 : i64} : (tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x2xf32> loc("pick")
+  return %1 : tensor<2x2xf32>
+}

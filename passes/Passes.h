@@ -37,7 +37,8 @@ void populateNormalizeBiasPatterns(RewritePatternSet &patterns,
 
 /// The graph optimisation phase: canonicalisation (constant folding with a
 /// size cap, identity and no-op removal, reshape/transpose chains), BatchNorm
-/// folding, bias normalisation, CSE. Registered as tandem-optimize-graph.
+/// folding, conv taps that only read padding, bias normalisation, CSE.
+/// Registered as tandem-optimize-graph.
 void buildOptimizeGraphPipeline(OpPassManager &pm);
 
 /// The fusion kinds' names in FusionKind order, "loop, input, output or

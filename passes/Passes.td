@@ -65,6 +65,43 @@ def TandemFoldBatchNorm : Pass<"tandem-fold-batch-norm"> {
   let dependentDialects = ["::mlir::tandem::TandemDialect"];
 }
 
+def TandemTrimConvTaps : Pass<"tandem-trim-conv-taps"> {
+  let summary = "drops the window rows and columns of a conv2d that only ever read its zero padding";
+  let description = [{
+    Output `o` of a conv2d reads input `o * stride - pad + tap * dilation`
+    along each spatial axis. A tap at the window's edge that no output
+    reads inside the input multiplies zeros only: a dilated conv on a
+    small feature map (DeepLabV3's ASPP, dilations 12, 24 and 36 on a 14x14
+    map at a 224x224 input) reads its outer taps entirely in the padding.
+    With static shapes and a constant f32 filter, such edge rows and
+    columns are dropped from the filter and the padding shrinks so that
+    the output keeps its shape; a window left one tap wide gets dilation 1.
+    A dropped weight that is inf or NaN (0 * inf is NaN) keeps the conv as
+    it is.
+
+    Before (a 3x3 conv of dilation 36 on a 14x14 map):
+
+    ```mlir
+    %y = tandem.conv2d %x, %w {strides = array<i64: 1, 1>,
+            pads = array<i64: 36, 36, 36, 36>,
+            dilations = array<i64: 36, 36>, groups = 1 : i64}
+        : (tensor<1x960x14x14xf32>, tensor<256x960x3x3xf32>)
+        -> tensor<1x256x14x14xf32>
+    ```
+
+    After (the window's centre, a 1x1 conv):
+
+    ```mlir
+    %y = tandem.conv2d %x, %w_centre {strides = array<i64: 1, 1>,
+            pads = array<i64: 0, 0, 0, 0>,
+            dilations = array<i64: 1, 1>, groups = 1 : i64}
+        : (tensor<1x960x14x14xf32>, tensor<256x960x1x1xf32>)
+        -> tensor<1x256x14x14xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tandem::TandemDialect"];
+}
+
 def TandemFoldConstantMovement : Pass<"tandem-fold-constant-movement"> {
   let summary = "computes transposes, constant-index gathers and reshapes of f32 constants at compile time";
   let description = [{

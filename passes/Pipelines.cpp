@@ -15,6 +15,8 @@ void mlir::tandem::buildOptimizeGraphPipeline(OpPassManager &pm) {
   // BatchNorm folding looks for constant weights.
   pm.addPass(createTandemFoldConstantMovement());
   pm.addPass(createTandemFoldBatchNorm());
+  // After folding, which may have made the filters constant.
+  pm.addPass(createTandemTrimConvTaps());
   pm.addPass(createTandemNormalizeBias());
   // Empty tensors last: the rewrites above turn gemms into matmuls, which
   // fold over K = 0.
@@ -26,7 +28,9 @@ void mlir::tandem::buildOptimizeGraphPipeline(OpPassManager &pm) {
 void mlir::tandem::registerTandemPipelines() {
   PassPipelineRegistration<>(
       "tandem-optimize-graph",
-      "graph optimisation: folding, constant data movement, BatchNorm folding, bias normalisation, "
+      "graph optimisation: folding, constant data movement, BatchNorm folding, "
+      "conv taps that read only padding, "
+      "bias normalisation, "
       "empty tensors, CSE and DCE",
       buildOptimizeGraphPipeline);
 }

@@ -644,10 +644,37 @@ def opset(version):
                          [tensor("x", [2])], [tensor("y", [2])], opset=version)
 
 
+def aspp():
+    """DeepLab's ASPP on a small map: 3x3 convs of dilation 6 (every outer
+    tap in the padding), 2 (all taps read the map) and a depthwise one of
+    dilation 6, concatenated; and a 5x5 of stride 2 and dilation 3 whose
+    edge taps only read padding."""
+    def conv(name, x, w, **attrs):
+        return helper.make_node("Conv", [x, w, "b_" + name], [name], name=name,
+                                **attrs)
+    return model(
+        [conv("d6", "x", "w_d6", dilations=[6, 6], pads=[6, 6, 6, 6]),
+         conv("d2", "x", "w_d2", dilations=[2, 2], pads=[2, 2, 2, 2]),
+         conv("dw6", "x", "w_dw6", dilations=[6, 6], pads=[6, 6, 6, 6],
+              group=8),
+         conv("s2", "x", "w_s2", dilations=[3, 3], pads=[6, 6, 6, 6],
+              strides=[2, 2]),
+         helper.make_node("Relu", ["s2"], ["r2"], name="relu"),
+         helper.make_node("Concat", ["d6", "d2", "dw6"], ["y"], name="cat",
+                          axis=1)],
+        [tensor("x", [1, 8, 5, 6])],
+        [tensor("y", [1, 24, 5, 6]), tensor("r2", [1, 4, 3, 3])],
+        [weight("w_d6", 8, 8, 3, 3), weight("b_d6", 8),
+         weight("w_d2", 8, 8, 3, 3), weight("b_d2", 8),
+         weight("w_dw6", 8, 1, 3, 3), weight("b_dw6", 8),
+         weight("w_s2", 4, 8, 5, 5), weight("b_s2", 4)])
+
+
 MODELS = {
     "mlp": mlp,
     "mlp_gelu": mlp_gelu,
     "conv_block": conv_block,
+    "aspp": aspp,
     "shape_subgraph": shape_subgraph,
     "attention": attention,
     "opset13_squeeze": opset13_squeeze,

@@ -397,12 +397,32 @@ static LogicalResult convertGelu(GraphImporter &im) {
   return success();
 }
 
+/// Whether Dropout's input #1 (ratio) is a constant 0: no element is dropped
+/// and the scale 1 / (1 - ratio) is 1, so even training mode is the identity
+/// (torchvision's Swin exports its attention dropout with training_mode
+/// true and ratio 0).
+static bool isZeroRatio(GraphImporter &im) {
+  if (!im.hasInput(1))
+    return false; // the default ratio is 0.5
+  FailureOr<Value> ratio = im.input(1);
+  if (failed(ratio))
+    return false;
+  auto c = ratio->getDefiningOp<ConstantOp>();
+  auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : nullptr;
+  if (!dense || !isa<FloatType>(dense.getElementType()) ||
+      dense.getNumElements() != 1)
+    return false;
+  return (*dense.getValues<APFloat>().begin()).isZero();
+}
+
 static LogicalResult convertPassThrough(GraphImporter &im) {
   if (im.node().op_type() == "Dropout" && im.hasInput(2)) {
     const KnownInts *training = im.knownInput(2);
-    if (!training || training->values.empty() || training->values[0] != 0)
+    bool inference =
+        training && !training->values.empty() && training->values[0] == 0;
+    if (!inference && !(training && isZeroRatio(im)))
       return im.error() << "training_mode must be a constant false for "
-                           "inference",
+                           "inference (or the ratio a constant 0)",
              failure();
   }
   if (const KnownInts *k = im.knownInput(0)) {

@@ -628,6 +628,22 @@ static LogicalResult convertExpand(GraphImporter &im) {
                                     ", ")
                       << "]",
            failure();
+  // A known input stays known (shape computations broadcast index vectors:
+  // Swin's shifted-window mask builds its ScatterND indices so).
+  int64_t outElements = shape::numElements(*out);
+  if (const KnownInts *k = im.knownInput(0);
+      k && outElements >= 0 && outElements <= kMaxKnownElements) {
+    KnownInts target{SmallVector<int64_t>(out->begin(), out->end()),
+                     std::vector<int64_t>(outElements, 0), k->elementType};
+    if (std::optional<KnownInts> r =
+            foldKnown({k, &target}, k->elementType,
+                      [](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+                        return v[0];
+                      })) {
+      im.setKnownOutput(0, std::move(*r));
+      return success();
+    }
+  }
   FailureOr<Value> x = im.input(0);
   if (failed(x))
     return failure();

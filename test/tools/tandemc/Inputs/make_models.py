@@ -408,6 +408,23 @@ COMPOSED = {
         {"mode": "linear", "coordinate_transformation_mode": "align_corners"},
         [numpy_helper.from_array(np.zeros(0, np.float32), "roi"),
          numpy_helper.from_array(np.array([1, 1, 1, 2], np.float32), "s")]),
+    # Dropout in training mode with ratio 0 drops nothing (torchvision's
+    # Swin exports its attention dropout so); with ratio 0.5 it would.
+    "c_dropout_train_zero": one_node(
+        "Dropout", [("x", [2, 3], F32)], ([2, 3], F32), None,
+        [numpy_helper.from_array(np.array(0.0, np.float32), "ratio"),
+         numpy_helper.from_array(np.array(True), "training")]),
+    "c_dropout_train_half": one_node(
+        "Dropout", [("x", [2, 3], F32)], ([2, 3], F32), None,
+        [numpy_helper.from_array(np.array(0.5, np.float32), "ratio"),
+         numpy_helper.from_array(np.array(True), "training")]),
+    # A Reshape whose shape is an Expand of a constant: known at compile
+    # time only if Expand keeps it known.
+    "c_expand_known": lambda: model(
+        [helper.make_node("Expand", ["two", "n"], ["shape"], name="expand"),
+         helper.make_node("Reshape", ["x", "shape"], ["y"], name="n")],
+        [tensor("x", [4])], [tensor("y", [2, 2])],
+        [ints("two", [2]), ints("n", [2])]),
     "c_resize_both": one_node(
         "Resize", [("x", [1, 1, 2, 2], F32)], ([1, 1, 4, 4], F32),
         {"mode": "linear"},

@@ -1182,6 +1182,70 @@ packTwoRuns16(const ConvImage &g, int64_t r0, int64_t k, int64_t a, int64_t b,
 }
 #endif
 
+/// Image rows of at least this many output columns go through packRuns16.
+constexpr int64_t kMinRunColumns = 3;
+/// Runs one 8-lane half of a 16-column panel can meet: 8 lanes over rows of
+/// at least kMinRunColumns columns.
+constexpr int kMaxRunsPerHalf = 4;
+
+/// A stride-1 conv's 16-column panel at column j0 (its first `cols`
+/// columns, the rest zero) whose columns lie in several image rows, as on
+/// a 7x7 map where 16 columns span three or four rows: each row's columns
+/// are one contiguous run of the image, and every run lands in its lanes
+/// with one masked load per 8-lane half it meets (its base moved back by
+/// its first lane), OR-ed together. One indexed load and store per element
+/// otherwise (RegNet's and ResNet's 7x7 stages, grouped or not).
+__attribute__((target("avx2"))) void packRuns16(const ConvImage &g, int64_t r0,
+                                                int64_t k, int64_t j0,
+                                                int64_t cols, float *out) {
+  struct Run {
+    int64_t offset; // image offset of lane 0's element (may lie outside)
+    __m256i mask;
+  };
+  Run runs[2][kMaxRunsPerHalf];
+  int count[2] = {0, 0};
+  for (int64_t lane = 0; lane < cols;) {
+    int64_t y = (j0 + lane) / g.ow, x = (j0 + lane) % g.ow;
+    int64_t len = std::min(g.ow - x, cols - lane);
+    int64_t at = y * g.sh * g.sH + x; // stride 1: image column x + j
+    for (int h = 0; h < 2; ++h) {
+      int64_t lo = std::max<int64_t>(lane, 8 * h),
+              hi = std::min<int64_t>(lane + len, 8 * h + 8);
+      if (lo >= hi)
+        continue;
+      unsigned bits = ((1u << (hi - lo)) - 1) << (lo - 8 * h);
+      runs[h][count[h]++] = Run{at - (lane - 8 * h), laneMask8(bits)};
+    }
+    lane += len;
+  }
+  int64_t window = g.kh * g.kw;
+  int64_t c = r0 / window, i = r0 % window / g.kw, jw = r0 % g.kw;
+  for (int64_t p = 0; p < k; ++p) {
+    // Integer addresses: a run's base may lie before the image (its
+    // masked-off lanes are never read).
+    uintptr_t src = reinterpret_cast<uintptr_t>(g.image) +
+                    uintptr_t(c * g.sC + i * g.dh * g.sH + jw * g.dw) *
+                        sizeof(float);
+    for (int h = 0; h < 2; ++h) {
+      __m256 v = _mm256_setzero_ps();
+      for (int r = 0; r < count[h]; ++r)
+        v = _mm256_or_ps(
+            v, _mm256_maskload_ps(
+                   reinterpret_cast<const float *>(
+                       src + uintptr_t(runs[h][r].offset) * sizeof(float)),
+                   runs[h][r].mask));
+      _mm256_storeu_ps(out + p * 16 + 8 * h, v);
+    }
+    if (++jw == g.kw) {
+      jw = 0;
+      if (++i == g.kh) {
+        i = 0;
+        ++c;
+      }
+    }
+  }
+}
+
 /// Packs the NR-column panel at column j0 of the conv step's B block: rows
 /// [r0, r0 + k) and columns [j0, min(j0 + NR, n)) of im2col(image).
 template <int64_t NR>
@@ -1213,6 +1277,13 @@ void packConvPanel(const ConvImage &g, int64_t r0, int64_t k, int64_t j0,
       }
       return;
     }
+  }
+  if constexpr (NR == 16) {
+    // Columns in more than two image rows, or the last, partial panel.
+    int64_t x0 = j0 % g.ow;
+    bool oneRow = x0 + std::min(NR, n - j0) <= g.ow;
+    if (g.sw == 1 && g.sW == 1 && g.ow >= kMinRunColumns && !oneRow)
+      return packRuns16(g, r0, k, j0, std::min(NR, n - j0), out);
   }
 #endif
   int64_t cols = std::min(NR, n - j0);

@@ -1223,9 +1223,9 @@ __attribute__((target("avx2"))) void packRuns16(const ConvImage &g, int64_t r0,
   for (int64_t p = 0; p < k; ++p) {
     // Integer addresses: a run's base may lie before the image (its
     // masked-off lanes are never read).
-    uintptr_t src = reinterpret_cast<uintptr_t>(g.image) +
-                    uintptr_t(c * g.sC + i * g.dh * g.sH + jw * g.dw) *
-                        sizeof(float);
+    uintptr_t src =
+        reinterpret_cast<uintptr_t>(g.image) +
+        uintptr_t(c * g.sC + i * g.dh * g.sH + jw * g.dw) * sizeof(float);
     for (int h = 0; h < 2; ++h) {
       __m256 v = _mm256_setzero_ps();
       for (int r = 0; r < count[h]; ++r)

@@ -31,6 +31,14 @@
 
 namespace tandem_internal::dw_kxk {
 
+/// The window row through which input row r of a step (counted from the
+/// step's first input row) feeds output row o of the step, or -1 if it
+/// feeds none.
+template <int K, int STEP, int DIL> constexpr int tapRow(int r, int o) {
+  int d = r - STEP * o;
+  return d < 0 || d % DIL != 0 || d / DIL >= K ? -1 : d / DIL;
+}
+
 /// Output rows [y, y + R) of a KxK plane: every column block computes its
 /// R rows' windows from the STEP * (R - 1) + K input rows they cover, each
 /// input vector loaded once and fed to every row that reads it. A block is
@@ -79,9 +87,8 @@ TANDEM_DW_KXK_TARGET void rowsKxK(const Dw3x3Plane &p,
           v[j] = T::loadIn(m[0], tap(row, j));
 #pragma GCC unroll 8
         for (int o = 0; o < R; ++o) {
-          // The tap row this input row is for output o, if any.
-          int d = r - STEP * o, i = d / DIL;
-          if (d < 0 || d % DIL != 0 || i >= K)
+          int i = tapRow<K, STEP, DIL>(r, o);
+          if (i < 0)
             continue;
 #pragma GCC unroll 8
           for (int j = 0; j < K; ++j)
@@ -99,8 +106,8 @@ TANDEM_DW_KXK_TARGET void rowsKxK(const Dw3x3Plane &p,
             v[c] = T::loadIn(m[c], tap(row, j) + c * T::kLanes);
 #pragma GCC unroll 8
           for (int o = 0; o < R; ++o) {
-            int d = r - STEP * o, i = d / DIL;
-            if (d < 0 || d % DIL != 0 || i >= K)
+            int i = tapRow<K, STEP, DIL>(r, o);
+            if (i < 0)
               continue;
 #pragma GCC unroll 2
             for (int c = 0; c < COLS; ++c)

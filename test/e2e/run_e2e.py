@@ -69,7 +69,9 @@ FULL_TORCH = CI_TORCH + ["bert_block", "bert_block_opset17",
                          "transformer_encoder_mask", "mnasnet0_5",
                          "shufflenet_v2_x0_5", "efficientnet_b0",
                          "mobilenet_v3_small", "resnet50",
-                         "resnext50_32x4d"]
+                         "resnext50_32x4d", "swin_t",
+                         "deeplabv3_mobilenet_v3_large",
+                         "lraspp_mobilenet_v3_large"]
 # timm and transformers exports (generate_hub_models.py): --set hub-ci and
 # hub-full, where a model that was not exported is a failure.
 HUB_CI = ["timm_efficientnet_b0", "timm_vit_small_patch16_224", "hf_bert",

@@ -234,6 +234,20 @@ def vision(name):
     return lambda: getattr(torchvision.models, name)(weights=None)
 
 
+def segmentation(name):
+    """A torchvision segmentation model with random weights, its backbone's
+    too (no download), returning the dict's "out" tensor."""
+    class Out(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = getattr(torchvision.models.segmentation, name)(
+                weights=None, weights_backbone=None)
+
+        def forward(self, x):
+            return self.model(x)["out"]
+    return Out
+
+
 def trained_bn(ctor):
     """`ctor` with BatchNorm statistics and affine parameters drawn at random,
     as a trained network has them: folded into the convolutions they give
@@ -279,6 +293,15 @@ MODELS = {
     "regnet_x_400mf": (vision("regnet_x_400mf"), IMAGE, None, 16),
     "alexnet": (vision("alexnet"), IMAGE, None, 13),
     "convnext_tiny": (vision("convnext_tiny"), IMAGE, None, 17),
+    # Shifted-window attention: Dropout in training mode with ratio 0, and
+    # ScatterND indices built through Expand (import fixes of 2026-12-06).
+    "swin_t": (vision("swin_t"), IMAGE, None, 17),
+    # Segmentation heads: dilated depthwise convs, bilinear Resize, and
+    # DeepLab's ASPP convs whose outer taps only read padding at 224x224.
+    "deeplabv3_mobilenet_v3_large": (segmentation(
+        "deeplabv3_mobilenet_v3_large"), IMAGE, None, 17),
+    "lraspp_mobilenet_v3_large": (segmentation("lraspp_mobilenet_v3_large"),
+                                  IMAGE, None, 17),
     "transformer_encoder": (encoder_layer, [(1, 128, 256)], None, 14),
     "transformer_encoder_mask": (EncoderWithMask, [(1, 128, 256), (1, 128)],
                                  [torch.float32, torch.bool], 17),

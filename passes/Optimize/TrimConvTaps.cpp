@@ -12,6 +12,7 @@
 
 #include "passes/Passes.h"
 
+#include "passes/Analysis/NodeName.h"
 #include "passes/Optimize/ConstantData.h"
 
 #include "dialects/Tandem/IR/TandemOps.h"
@@ -128,7 +129,7 @@ struct TrimTaps : WeightRewritePattern<Conv2DOp> {
     Value filter = createF32Constant(
         rewriter, conv.getFilter().getLoc(),
         RankedTensorType::get({o, c, kh2, kw2}, wType.getElementType()),
-        std::move(trimmed), "trimmed_filter");
+        std::move(trimmed), getDisplayName(conv) + "_weight_trimmed");
     Operation *newConv = rewriter.clone(*conv);
     newConv->setOperand(1, filter);
     newConv->setAttr(

@@ -470,29 +470,43 @@ std::string Planner::combineKinds(Group *a, Group *b, Relation relation,
                                   FusionKind &kind) const {
   using K = FusionKind;
   kind = K::Loop;
-  // Pooling windows overlap: a fused producer would be recomputed for
-  // every window that reads its element.
-  if (relation == Relation::ProducerConsumer)
+  // The first edge from an op of producer `a` into an op of consumer `b`
+  // where `reads(op, user)`, as a rejection naming both, or "".
+  auto rejectEdge = [&](auto reads, StringRef why) -> std::string {
+    if (relation != Relation::ProducerConsumer)
+      return "";
     for (Operation *op : a->ops)
       for (Operation *user : op->getUsers())
-        if (groupOf(topLevel(user)) == b &&
-            getFusionRole(user) == FusionRole::Window)
-          return "'" + nameOf(user) + "' reads overlapping windows of '" +
-                 nameOf(op) + "' (fusing would recompute it)";
+        if (groupOf(topLevel(user)) == b && reads(op, user))
+          return "'" + nameOf(user) + "' " + why.str() + " '" + nameOf(op) +
+                 "' (fusing would recompute it)";
+    return "";
+  };
+  // Pooling windows overlap: a fused producer would be recomputed for
+  // every window that reads its element.
+  if (std::string why = rejectEdge(
+          [](Operation *, Operation *user) {
+            return getFusionRole(user) == FusionRole::Window;
+          },
+          "reads overlapping windows of");
+      !why.empty())
+    return why;
   // A gather whose result is bigger than what it gathers from (an
   // upsampling Resize's axis) reads elements more than once: a fused
   // producer would be recomputed for each read, 8 times per element on an
   // 8x upsampled axis, where materialising it costs one write and one read.
-  if (relation == Relation::ProducerConsumer)
-    for (Operation *op : a->ops)
-      for (Operation *user : op->getUsers())
-        if (auto gather = dyn_cast<GatherOp>(user);
-            gather && groupOf(topLevel(user)) == b &&
-            llvm::is_contained(op->getResults(), gather->getOperand(0)) &&
-            tensorBytes(gather->getResult(0).getType()) >
-                tensorBytes(gather->getOperand(0).getType()))
-          return "'" + nameOf(user) + "' reads elements of '" + nameOf(op) +
-                 "' more than once (fusing would recompute it)";
+  if (std::string why = rejectEdge(
+          [](Operation *op, Operation *user) {
+            auto gather = dyn_cast<GatherOp>(user);
+            return gather &&
+                   llvm::is_contained(op->getResults(),
+                                      gather->getOperand(0)) &&
+                   tensorBytes(gather->getResult(0).getType()) >
+                       tensorBytes(gather->getOperand(0).getType());
+          },
+          "reads elements of");
+      !why.empty())
+    return why;
   if (a->kind == K::Loop && b->kind == K::Loop)
     return "";
   if (a->kind == K::Output && b->kind == K::Output)

@@ -1251,6 +1251,7 @@ __attribute__((target("avx2"))) void packRuns16(const ConvImage &g, int64_t r0,
 template <int64_t NR>
 void packConvPanel(const ConvImage &g, int64_t r0, int64_t k, int64_t j0,
                    int64_t n, float *out) {
+  int64_t cols = std::min(NR, n - j0);
 #if TANDEM_X86
   // AVX-512's 32 columns (NR = 32 only runs where the CPU has it) in at
   // most two image rows with contiguous columns at stride 1 or 2: masked
@@ -1277,16 +1278,13 @@ void packConvPanel(const ConvImage &g, int64_t r0, int64_t k, int64_t j0,
       }
       return;
     }
-  }
-  if constexpr (NR == 16) {
-    // Columns in more than two image rows, or the last, partial panel.
-    int64_t x0 = j0 % g.ow;
-    bool oneRow = x0 + std::min(NR, n - j0) <= g.ow;
-    if (g.sw == 1 && g.sW == 1 && g.ow >= kMinRunColumns && !oneRow)
-      return packRuns16(g, r0, k, j0, std::min(NR, n - j0), out);
+    // AVX2: columns in more than two image rows, or the last, partial
+    // panel over more than one row.
+    if constexpr (NR == 16)
+      if (g.sw == 1 && g.sW == 1 && g.ow >= kMinRunColumns && x0 + cols > g.ow)
+        return packRuns16(g, r0, k, j0, cols, out);
   }
 #endif
-  int64_t cols = std::min(NR, n - j0);
   int64_t offset[NR];
   for (int64_t j = 0; j < cols; ++j) {
     int64_t y = (j0 + j) / g.ow, x = (j0 + j) % g.ow;

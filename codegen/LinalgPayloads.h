@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 namespace mlir::tandem {
@@ -64,10 +65,10 @@ inline bool isF32MultiplyAccumulate(Block &block) {
   return mulOk && addOk;
 }
 
-/// The ReLU, ReLU6 or HardSwish tandem-fuse-elementwise folded into a
-/// contraction or convolution (`tandem.epilogue = "relu"`, `"relu6"` or
-/// `"hardswish"`; the tandem dialect rejects any other value).
-enum class FusedEpilogue { None, Relu, Relu6, HardSwish };
+/// The ReLU, ReLU6, HardSwish or SiLU tandem-fuse-elementwise folded into a
+/// contraction or convolution (`tandem.epilogue = "relu"`, `"relu6"`,
+/// `"hardswish"` or `"silu"`; the tandem dialect rejects any other value).
+enum class FusedEpilogue { None, Relu, Relu6, HardSwish, Silu };
 
 inline FusedEpilogue fusedEpilogueOf(Operation *op) {
   auto epilogue = op->getAttrOfType<StringAttr>("tandem.epilogue");
@@ -75,6 +76,8 @@ inline FusedEpilogue fusedEpilogueOf(Operation *op) {
     return FusedEpilogue::None;
   if (epilogue.getValue() == "hardswish")
     return FusedEpilogue::HardSwish;
+  if (epilogue.getValue() == "silu")
+    return FusedEpilogue::Silu;
   return epilogue.getValue() == "relu6" ? FusedEpilogue::Relu6
                                         : FusedEpilogue::Relu;
 }
@@ -82,9 +85,10 @@ inline FusedEpilogue fusedEpilogueOf(Operation *op) {
 /// HardSigmoid's alpha in ONNX HardSwish (1/6) as the importer writes it.
 inline constexpr double kHardSwishAlpha = 1.0 / 6.0;
 
-/// `value` (a float) under `epilogue`: max(v, 0), min(max(v, 0), 6), or
-/// v * min(max(v * (1/6) + 0.5, 0), 1), the ops ONNX HardSwish imports as
-/// (the runtime kernels' epilogue rounds the same way).
+/// `value` (a float) under `epilogue`: max(v, 0), min(max(v, 0), 6),
+/// v * min(max(v * (1/6) + 0.5, 0), 1), the ops ONNX HardSwish imports as,
+/// or v * (1 / (1 + exp(-v))), Mul(v, Sigmoid(v)) as imported (the runtime
+/// kernels' epilogues round the same way).
 inline Value applyFusedEpilogue(OpBuilder &b, Location loc, Value value,
                                 FusedEpilogue epilogue) {
   if (epilogue == FusedEpilogue::None)
@@ -99,6 +103,12 @@ inline Value applyFusedEpilogue(OpBuilder &b, Location loc, Value value,
     t = arith::MaximumFOp::create(b, loc, t, constant(0.0));
     t = arith::MinimumFOp::create(b, loc, t, constant(1.0));
     return arith::MulFOp::create(b, loc, value, t);
+  }
+  if (epilogue == FusedEpilogue::Silu) {
+    Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, value));
+    Value sigmoid = arith::DivFOp::create(
+        b, loc, constant(1.0), arith::AddFOp::create(b, loc, constant(1.0), e));
+    return arith::MulFOp::create(b, loc, value, sigmoid);
   }
   value = arith::MaximumFOp::create(b, loc, value, constant(0.0));
   if (epilogue == FusedEpilogue::Relu6)

@@ -296,8 +296,8 @@ def TandemCallCPUKernels : Pass<"tandem-call-cpu-kernels", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
-    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect"
+    "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
   ];
 }
 
@@ -327,15 +327,22 @@ def TandemFuseElementwise : Pass<"tandem-fuse-elementwise"> {
     is the only user of a contraction or convolution becomes its
     `tandem.epilogue` ("relu", "relu6"), applied by the kernel before its
     store. With `hardswish`, so does ONNX HardSwish as the importer writes
-    it (`x * min(max(x * (1/6) + 0.5, 0), 1)`, "hardswish"): the CPU
-    kernels apply it rounding each operation as the loop would; the GPU
-    library calls have no such activation, so the GPU pipeline leaves it
-    a loop.
+    it (`x * min(max(x * (1/6) + 0.5, 0), 1)`, "hardswish"), and with
+    `silu` SiLU as torch exports it, Mul(x, Sigmoid(x)) once fused into
+    one loop (`x * (1 / (1 + exp(-x)))`, "silu"; EfficientNet, YOLO): the
+    CPU kernels apply them rounding each operation as the loop would (the
+    SiLU's exp as tandem-approximate-math expands it, op for op); the GPU
+    library calls have no such activations, so the GPU pipeline leaves
+    them loops.
   }];
   let options = [
     Option<"hardswish", "hardswish", "bool", /*default=*/"false",
            "also fold HardSwish into the contraction or convolution it "
-           "follows (tandem.epilogue = \"hardswish\"; CPU partitions)">
+           "follows (tandem.epilogue = \"hardswish\"; CPU partitions)">,
+    Option<"silu", "silu", "bool", /*default=*/"false",
+           "also fold SiLU, x * sigmoid(x), into the contraction or "
+           "convolution it follows (tandem.epilogue = \"silu\"; CPU "
+           "partitions)">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::linalg::LinalgDialect",

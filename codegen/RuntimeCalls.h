@@ -28,6 +28,9 @@ constexpr llvm::StringLiteral kReportIndexError = "tandem_report_index_error";
 constexpr llvm::StringLiteral kRequireHardSwish =
     "tandem_require_hardswish_epilogue";
 
+/// void tandem_require_silu_epilogue(void): the same for the SILU flags.
+constexpr llvm::StringLiteral kRequireSilu = "tandem_require_silu_epilogue";
+
 } // namespace mlir::tandem
 
 #endif // TANDEM_CODEGEN_RUNTIMECALLS_H

@@ -29,7 +29,7 @@ using namespace mlir::tandem;
 void mlir::tandem::buildInlineAndBufferizePipeline(OpPassManager &pm,
                                                    bool allowUnknownOps,
                                                    bool foldIntoContractions,
-                                                   bool hardswishEpilogues) {
+                                                   bool kernelActivations) {
   // One function per model: the host partitions are inlined into the
   // schedule first, so that bufferisation sees the whole model (outputs
   // written in place, no result copies).
@@ -38,7 +38,8 @@ void mlir::tandem::buildInlineAndBufferizePipeline(OpPassManager &pm,
   if (foldIntoContractions)
     pm.addPass(createTandemFoldIntoContractions());
   TandemFuseElementwiseOptions fuse;
-  fuse.hardswish = hardswishEpilogues;
+  fuse.hardswish = kernelActivations;
+  fuse.silu = kernelActivations;
   pm.addPass(createTandemFuseElementwise(fuse));
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -56,7 +57,7 @@ void mlir::tandem::buildInlineAndBufferizePipeline(OpPassManager &pm,
 void mlir::tandem::buildCPUBufferizePipeline(OpPassManager &pm) {
   buildInlineAndBufferizePipeline(pm, /*allowUnknownOps=*/false,
                                   /*foldIntoContractions=*/true,
-                                  /*hardswishEpilogues=*/true);
+                                  /*kernelActivations=*/true);
   // A depthwise conv reading a zero-padded copy reads the copy's source
   // instead (tandem_dwconv2d_pad_f32): rewritten before the plan, so that
   // the padded buffer needs no arena slot and the source stays live up to

@@ -25,11 +25,12 @@ namespace mlir::tandem {
 /// `foldIntoContractions` folds transposes and adds into the contractions
 /// they feed or read (tandem-fold-into-contractions): the CPU sgemm takes
 /// any strides and accumulates onto C, while the GPU's library calls expect
-/// the named ops. `hardswishEpilogues` lets HardSwish become a contraction's
-/// or convolution's fused epilogue, which only the CPU kernels apply.
+/// the named ops. `kernelActivations` lets HardSwish and SiLU become a
+/// contraction's or convolution's fused epilogue, which only the CPU
+/// kernels apply.
 void buildInlineAndBufferizePipeline(OpPassManager &pm, bool allowUnknownOps,
                                      bool foldIntoContractions,
-                                     bool hardswishEpilogues);
+                                     bool kernelActivations);
 
 /// linalg on tensors -> memrefs: buildInlineAndBufferizePipeline, then the
 /// intermediate buffers planned into one arena (tandem-plan-memory), and

@@ -40,6 +40,7 @@ using mlir::tandem::FusedEpilogue;
 using mlir::tandem::fusedEpilogueOf;
 using mlir::tandem::isF32MultiplyAccumulate;
 using mlir::tandem::kRequireHardSwish;
+using mlir::tandem::kRequireSilu;
 using mlir::tandem::throughReshapes;
 using mlir::tandem::winogradTileFor;
 using mlir::tandem::yieldsFirstArgument;
@@ -74,6 +75,7 @@ constexpr int32_t kWinograd = 32;    // TANDEM_CONV2D_WINOGRAD
 constexpr int32_t kWinogradF2 = 64;  // TANDEM_CONV2D_WINOGRAD_F2
 constexpr int32_t kWinogradF4 = 128; // TANDEM_CONV2D_WINOGRAD_F4
 constexpr int32_t kHardSwish = 256;  // TANDEM_{SGEMM,CONV2D,DWCONV2D}_HARDSWISH
+constexpr int32_t kSilu = 512;       // TANDEM_{SGEMM,CONV2D,DWCONV2D}_SILU
 constexpr llvm::StringLiteral kEpilogueAttr = "tandem.epilogue";
 
 /// Whether `op` carries a fused epilogue (from tandem-fuse-elementwise).
@@ -90,6 +92,8 @@ int32_t epilogueFlag(Operation *op) {
     return kRelu6;
   case FusedEpilogue::HardSwish:
     return kHardSwish;
+  case FusedEpilogue::Silu:
+    return kSilu;
   }
   llvm_unreachable("unknown fused epilogue");
 }
@@ -948,7 +952,8 @@ struct CallCPUKernelsPass
         groupedConvs.empty()) {
       if (failed(checkPackedInputsRewritten(module)))
         return signalPassFailure();
-      requireHardSwishWhereFlagged(module);
+      requireEpiloguesWhereFlagged(module, kHardSwish, kRequireHardSwish);
+      requireEpiloguesWhereFlagged(module, kSilu, kRequireSilu);
       return;
     }
 
@@ -1006,30 +1011,39 @@ struct CallCPUKernelsPass
       rewriteGroupedConv(conv);
     if (failed(checkPackedInputsRewritten(module)))
       return signalPassFailure();
-    requireHardSwishWhereFlagged(module);
+    requireEpiloguesWhereFlagged(module, kHardSwish, kRequireHardSwish);
+    requireEpiloguesWhereFlagged(module, kSilu, kRequireSilu);
     // Kernel declarations no call ended up using.
     eraseUnusedDeclarations(module);
   }
 
-  /// Puts a call of tandem_require_hardswish_epilogue before every kernel
-  /// call with a HARDSWISH flag (an i32 constant operand with that bit: the
-  /// kernels' only i32 operands are their flags), declaring it once. Only
-  /// in the full run, after every rewrite: the rewrites take an unknown
-  /// call between two ops for one that may write any buffer.
-  static void requireHardSwishWhereFlagged(ModuleOp module) {
+  /// Puts a call of `require` (tandem_require_hardswish_epilogue or
+  /// tandem_require_silu_epilogue) before every kernel call with the `bit`
+  /// flag (an i32 constant operand with that bit: the kernels' only i32
+  /// operands are their flags), declaring it once. Only in the full run,
+  /// after every rewrite: the rewrites take an unknown call between two
+  /// ops for one that may write any buffer.
+  static void requireEpiloguesWhereFlagged(ModuleOp module, int32_t bit,
+                                           StringRef require) {
     SmallVector<func::CallOp> flagged;
     module.walk([&](func::CallOp call) {
       if (!call.getCallee().starts_with("tandem_") ||
-          call.getCallee() == kRequireHardSwish)
+          call.getCallee().starts_with("tandem_require_"))
         return;
-      if (auto before = dyn_cast_or_null<func::CallOp>(call->getPrevNode());
-          before && before.getCallee() == kRequireHardSwish)
-        return;
+      // The calls before this one that are require calls: is ours there?
+      for (Operation *before = call->getPrevNode();
+           auto prior = dyn_cast_or_null<func::CallOp>(before);
+           before = before->getPrevNode()) {
+        if (!prior.getCallee().starts_with("tandem_require_"))
+          break;
+        if (prior.getCallee() == require)
+          return;
+      }
       for (Value operand : call.getOperands()) {
         IntegerAttr flags;
         if (operand.getType().isInteger(32) &&
             matchPattern(operand, m_Constant(&flags)) &&
-            (flags.getInt() & kHardSwish)) {
+            (flags.getInt() & bit)) {
           flagged.push_back(call);
           return;
         }
@@ -1038,15 +1052,15 @@ struct CallCPUKernelsPass
     if (flagged.empty())
       return;
     MLIRContext *ctx = module.getContext();
-    if (!module.lookupSymbol<func::FuncOp>(kRequireHardSwish)) {
+    if (!module.lookupSymbol<func::FuncOp>(require)) {
       OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
-      func::FuncOp::create(top, module.getLoc(), kRequireHardSwish,
+      func::FuncOp::create(top, module.getLoc(), require,
                            FunctionType::get(ctx, {}, {}))
           .setPrivate();
     }
     for (func::CallOp call : flagged) {
       OpBuilder b(call);
-      func::CallOp::create(b, call.getLoc(), kRequireHardSwish, TypeRange{},
+      func::CallOp::create(b, call.getLoc(), require, TypeRange{},
                            ValueRange{});
     }
   }

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/Matchers.h"
@@ -95,11 +96,39 @@ bool isHardSwish(Value out, Value in) {
   return x && *x == in;
 }
 
+/// True if `out` is SiLU of `in` as Mul(x, Sigmoid(x)) imports and fuses:
+/// in * (1 / (1 + exp(-in))), the multiply and the add in either order.
+bool isSilu(Value out, Value in) {
+  std::optional<Value> sigmoid =
+      otherOperand<arith::MulFOp>(out, [&](Value v) { return v == in; });
+  if (!sigmoid)
+    return false;
+  auto div = sigmoid->getDefiningOp<arith::DivFOp>();
+  if (!div || !isFloatConstant(div.getLhs(), 1.0))
+    return false;
+  std::optional<Value> e = otherOperand<arith::AddFOp>(
+      div.getRhs(), [](Value v) { return isFloatConstant(v, 1.0); });
+  if (!e)
+    return false;
+  auto exp = e->getDefiningOp<math::ExpOp>();
+  if (!exp)
+    return false;
+  auto neg = exp.getOperand().getDefiningOp<arith::NegFOp>();
+  return neg && neg.getOperand() == in;
+}
+
+/// Which activations beyond ReLU and ReLU6 the kernels may take.
+struct KernelActivations {
+  bool hardswish = false;
+  bool silu = false;
+};
+
 /// The epilogue a contraction kernel can apply in registers that `op` is,
 /// if any: over one f32 input with identity maps, "relu" for max(x, 0),
 /// "relu6" for min(max(x, 0), 6) (MobileNet's ReLU6, a clip to [0, 6]),
-/// and with `hardswish` "hardswish" for isHardSwish.
-StringRef epilogueKind(linalg::GenericOp op, bool hardswish) {
+/// with `hardswish` "hardswish" for isHardSwish, with `silu` "silu" for
+/// isSilu.
+StringRef epilogueKind(linalg::GenericOp op, KernelActivations allowed) {
   if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
       op.getNumReductionLoops() != 0 ||
       !llvm::all_of(op.getIndexingMapsArray(),
@@ -118,8 +147,10 @@ StringRef epilogueKind(linalg::GenericOp op, bool hardswish) {
         isFloatConstant(min.getRhs(), 6.0)) ||
        (isMaxWithZero(min.getRhs(), in) && isFloatConstant(min.getLhs(), 6.0))))
     return "relu6";
-  if (hardswish && isHardSwish(out, in))
+  if (allowed.hardswish && isHardSwish(out, in))
     return "hardswish";
+  if (allowed.silu && isSilu(out, in))
+    return "silu";
   return {};
 }
 
@@ -128,10 +159,10 @@ StringRef epilogueKind(linalg::GenericOp op, bool hardswish) {
 /// which tandem-call-cpu-kernels turns into the kernels' fused epilogue
 /// (or, if the op does not become a kernel call, into a loop right after
 /// it), and the ReLU's users read the producer directly.
-void foldReluEpilogues(Operation *root, bool hardswish) {
+void foldReluEpilogues(Operation *root, KernelActivations allowed) {
   SmallVector<linalg::GenericOp> relus;
   root->walk([&](linalg::GenericOp op) {
-    if (!epilogueKind(op, hardswish).empty())
+    if (!epilogueKind(op, allowed).empty())
       relus.push_back(op);
   });
   for (linalg::GenericOp relu : relus) {
@@ -148,7 +179,7 @@ void foldReluEpilogues(Operation *root, bool hardswish) {
           continue;
         grouped->setAttr("tandem.epilogue",
                          StringAttr::get(grouped->getContext(),
-                                         epilogueKind(relu, hardswish)));
+                                         epilogueKind(relu, allowed)));
         relu.getResult(0).replaceAllUsesWith(in);
         relu.erase();
         continue;
@@ -167,7 +198,7 @@ void foldReluEpilogues(Operation *root, bool hardswish) {
       continue;
     producer->setAttr(
         "tandem.epilogue",
-        StringAttr::get(producer->getContext(), epilogueKind(relu, hardswish)));
+        StringAttr::get(producer->getContext(), epilogueKind(relu, allowed)));
     relu.getResult(0).replaceAllUsesWith(in);
     relu.erase();
   }
@@ -195,7 +226,8 @@ struct FuseElementwisePass
 
   void runOnOperation() override {
     MLIRContext *context = &getContext();
-    foldReluEpilogues(getOperation(), hardswish);
+    KernelActivations allowed{hardswish, silu};
+    foldReluEpilogues(getOperation(), allowed);
     linalg::ControlFusionFn control = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
       return producer && producer->hasOneUse() &&
@@ -220,10 +252,11 @@ struct FuseElementwisePass
     if (failed(
             applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
-    // HardSwish is four ops (x * (1/6), + 0.5, the clip, x * that), one
-    // generic each until the fusion above made them one.
-    if (hardswish)
-      foldReluEpilogues(getOperation(), hardswish);
+    // HardSwish is four ops (x * (1/6), + 0.5, the clip, x * that), SiLU
+    // two (Sigmoid, Mul), one generic each until the fusion above made
+    // them one.
+    if (hardswish || silu)
+      foldReluEpilogues(getOperation(), allowed);
   }
 };
 

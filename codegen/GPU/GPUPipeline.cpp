@@ -31,7 +31,7 @@ void mlir::tandem::buildGPUBufferizePipeline(OpPassManager &pm) {
   pm.addPass(createTandemKeepGPUPartitions());
   buildInlineAndBufferizePipeline(pm, /*allowUnknownOps=*/true,
                                   /*foldIntoContractions=*/false,
-                                  /*hardswishEpilogues=*/false);
+                                  /*kernelActivations=*/false);
   pm.addPass(createTandemOutlineKernels());
 }
 

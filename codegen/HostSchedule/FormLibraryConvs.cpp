@@ -143,9 +143,10 @@ std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
   if (!attrOf("strides", k.strides) || !attrOf("dilations", k.dilations))
     return std::nullopt;
   k.fused = fusedEpilogueOf(conv);
-  // cuDNN has no HardSwish activation: the generated kernel applies it
-  // (tandem-fuse-elementwise folds it on CPU partitions only).
-  if (k.fused == FusedEpilogue::HardSwish)
+  // cuDNN has no HardSwish activation, and its swish is not the CPU
+  // kernels' SiLU bit for bit: the generated kernel applies them
+  // (tandem-fuse-elementwise folds them on CPU partitions only).
+  if (k.fused == FusedEpilogue::HardSwish || k.fused == FusedEpilogue::Silu)
     return std::nullopt;
 
   // The output: a kernel argument, n x k x p x q.
@@ -400,7 +401,8 @@ StringRef activationName(FusedEpilogue act) {
     return "relu";
   case FusedEpilogue::Relu6:
     return "relu6";
-  case FusedEpilogue::HardSwish: // matchConvKernel declines it
+  case FusedEpilogue::HardSwish: // matchConvKernel declines them
+  case FusedEpilogue::Silu:
     break;
   }
   return "none";

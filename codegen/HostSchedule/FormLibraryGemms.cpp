@@ -126,11 +126,12 @@ std::optional<Contraction> matchContraction(func::FuncOp kernel) {
         !op.getMatchingIndexingMap(&operand).isProjectedPermutation(false))
       return std::nullopt;
   }
-  // A fused ReLU becomes the gemm's epilogue; cuBLASLt has no clip or
-  // HardSwish, so a fused ReLU6 or HardSwish keeps the generated kernel
-  // (which applies it).
+  // A fused ReLU becomes the gemm's epilogue; cuBLASLt has no clip,
+  // HardSwish or SiLU, so a fused ReLU6, HardSwish or SiLU keeps the
+  // generated kernel (which applies it).
   FusedEpilogue fused = fusedEpilogueOf(op);
-  if (fused == FusedEpilogue::Relu6 || fused == FusedEpilogue::HardSwish)
+  if (fused == FusedEpilogue::Relu6 || fused == FusedEpilogue::HardSwish ||
+      fused == FusedEpilogue::Silu)
     return std::nullopt;
   bool fusedRelu = fused == FusedEpilogue::Relu;
   OpOperand &opA = op->getOpOperand(0), &opB = op->getOpOperand(1),

@@ -71,11 +71,11 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getEpilogueAttrName()) {
     auto name = dyn_cast<StringAttr>(attr.getValue());
-    if (!name || (name.getValue() != "relu" && name.getValue() != "relu6" &&
-                  name.getValue() != "hardswish"))
-      return op->emitError()
-             << "'" << getEpilogueAttrName()
-             << "' must be the string \"relu\", \"relu6\" or \"hardswish\"";
+    if (!name || !llvm::is_contained({"relu", "relu6", "hardswish", "silu"},
+                                     name.getValue()))
+      return op->emitError() << "'" << getEpilogueAttrName()
+                             << "' must be the string \"relu\", \"relu6\", "
+                                "\"hardswish\" or \"silu\"";
     return success();
   }
   if (attr.getName() == getPackedInputAttrName()) {

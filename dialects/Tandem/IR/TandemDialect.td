@@ -107,8 +107,9 @@ def Tandem_Dialect : Dialect {
 
     /// Name of the discardable string attribute naming the epilogue a
     /// contraction or convolution applies before its store ("relu",
-    /// "relu6", i.e. min(6, max(0, x)), or "hardswish", i.e. x * min(max(x
-    /// * (1/6) + 0.5, 0), 1), on CPU partitions only), set by
+    /// "relu6", i.e. min(6, max(0, x)), "hardswish", i.e. x * min(max(x
+    /// * (1/6) + 0.5, 0), 1), or "silu", i.e. x * (1 / (1 + exp(-x))), the
+    /// last two on CPU partitions only), set by
     /// tandem-fuse-elementwise and consumed by tandem-call-cpu-kernels.
     static constexpr ::llvm::StringLiteral getEpilogueAttrName() {
       return ::llvm::StringLiteral("tandem.epilogue");

@@ -184,12 +184,21 @@ TANDEM_API void tandem_report_index_error(const tandem_exec_ctx_t *ctx,
  *  fused multiply-add) as ONNX HardSwish computes it; NaN stays NaN. Takes
  *  precedence over TANDEM_SGEMM_RELU and TANDEM_SGEMM_RELU6. */
 #define TANDEM_SGEMM_HARDSWISH 256
+/** tandem_sgemm_f32 flag: the fused SiLU epilogue: C = x * (1 / (1 +
+ *  exp(-x))) for x = result, as ONNX Mul(x, Sigmoid(x)) computes it in
+ *  tandemc's generated loop, bit for bit (exp as MLIR's polynomial
+ *  expansion of math.exp, the same fused multiply-adds and roundings);
+ *  NaN stays NaN. Takes precedence over TANDEM_SGEMM_RELU and
+ *  TANDEM_SGEMM_RELU6; TANDEM_SGEMM_HARDSWISH takes precedence over it. */
+#define TANDEM_SGEMM_SILU 512
 
 /** Does nothing. Generated code calls it before each kernel call that sets
  *  a HARDSWISH flag: a runtime older than that epilogue, which would ignore
  *  the bit, then refuses to load the object (an undefined symbol) instead
  *  of computing without it. */
 TANDEM_API void tandem_require_hardswish_epilogue(void);
+/** Does nothing: as tandem_require_hardswish_epilogue, for the SILU flags. */
+TANDEM_API void tandem_require_silu_epilogue(void);
 
 /** For each of `batch` problems b: C_b = A_b * B_b (or C_b += A_b * B_b with
  *  TANDEM_SGEMM_ACCUMULATE), where A_b is m x k, B_b is k x n and C_b is
@@ -236,6 +245,8 @@ TANDEM_API void tandem_sgemm_bias_f32(const tandem_exec_ctx_t *ctx,
 #define TANDEM_CONV2D_RELU6 16 /* fused ReLU6, as TANDEM_SGEMM_RELU6 */
 /** Fused HardSwish epilogue, as TANDEM_SGEMM_HARDSWISH. */
 #define TANDEM_CONV2D_HARDSWISH 256
+/** Fused SiLU epilogue, as TANDEM_SGEMM_SILU. */
+#define TANDEM_CONV2D_SILU 512
 /** A 3x3, stride-1, undilated convolution may run as Winograd F(4x4, 3x3)
  *  or F(2x2, 3x3) (the compiler's per-layer choice; the kernel still takes
  *  the im2col GEMM when there are too few output tiles to fill its
@@ -296,12 +307,13 @@ TANDEM_API void tandem_conv2d_packed_f32(
     int32_t flags);
 
 /** tandem_dwconv2d_f32 flags: add to the output instead of overwriting it
- *  (e.g. onto a bias already there); the fused ReLU, ReLU6 and HardSwish
- *  epilogues (as for tandem_sgemm_f32). */
+ *  (e.g. onto a bias already there); the fused ReLU, ReLU6, HardSwish and
+ *  SiLU epilogues (as for tandem_sgemm_f32). */
 #define TANDEM_DWCONV2D_ACCUMULATE 1
 #define TANDEM_DWCONV2D_RELU 8
 #define TANDEM_DWCONV2D_RELU6 16 /* min(6, max(0, x)); NaN stays NaN */
 #define TANDEM_DWCONV2D_HARDSWISH 256 /* as TANDEM_SGEMM_HARDSWISH */
+#define TANDEM_DWCONV2D_SILU 512      /* as TANDEM_SGEMM_SILU */
 
 /** A depthwise 2-D convolution in NCHW (one filter per channel, multiplier
  *  1): output[b][ch][y][x] = sum over (i, j) of

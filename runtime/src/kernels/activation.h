@@ -1,17 +1,30 @@
 //===- activation.h - fused activations of the CPU kernels ------*- C++ -*-===//
 //
-// The HardSwish epilogue of the GEMM, convolution and depthwise kernels,
-// in scalar, AVX2 and AVX-512 form. It must give the bytes the generated
-// loop gives for ONNX HardSwish (x * HardSigmoid(x), alpha 1/6, beta 0.5,
-// lowered to mulf, addf, maximumf, minimumf, mulf): every operation is
-// rounded on its own, never contracted into a fused multiply-add (the
-// runtime is built with -ffp-contract=off), and NaN propagates as
-// arith.maximumf / minimumf propagate it.
+// The HardSwish and SiLU epilogues of the GEMM, convolution and depthwise
+// kernels, in scalar, AVX2 and AVX-512 form. Each must give the bytes the
+// generated loop gives for the ONNX ops it replaces:
+//
+// - HardSwish (x * HardSigmoid(x), alpha 1/6, beta 0.5, lowered to mulf,
+//   addf, maximumf, minimumf, mulf): every operation rounded on its own,
+//   never contracted into a fused multiply-add (the runtime is built with
+//   -ffp-contract=off), NaN propagated as arith.maximumf / minimumf do.
+// - SiLU (Mul(x, Sigmoid(x)), torch's export of nn.SiLU: x * (1 / (1 +
+//   exp(-x)))), whose exp tandem-approximate-math expands into MLIR's
+//   polynomial approximation (ExpApproximation: clamps, a Cody-Waite
+//   reduction by ln 2 and a degree-7 polynomial, all of it fused
+//   multiply-adds where the expansion has math.fma). exp8 and exp16 are
+//   that expansion op for op, the same fmas, the same roundings, so the
+//   kernels' SiLU equals the loop's bit for bit (test/runtime and
+//   test/tools/tandemc/silu-epilogue.test check it).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TANDEM_RUNTIME_KERNELS_ACTIVATION_H
 #define TANDEM_RUNTIME_KERNELS_ACTIVATION_H
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -52,6 +65,119 @@ __attribute__((target("avx512f"))) inline __m512 hardSwish16(__m512 x) {
   t = _mm512_min_ps(_mm512_set1_ps(1.0f),
                     _mm512_max_ps(_mm512_setzero_ps(), t));
   return _mm512_mul_ps(x, t);
+}
+#endif
+
+/// The constants of MLIR's ExpApproximation (math.exp expanded by
+/// populateMathPolynomialApproximationPatterns), as the expansion prints
+/// them: every one round-trips to the same float.
+namespace exp_poly {
+constexpr float kLow = -87.8f, kHigh = 88.8f;     // input clamp
+constexpr float kLog2E = 1.44269502f;             // k = floor(x log2 e + 0.5)
+constexpr float kKLow = -127.0f, kKHigh = 127.0f; // k clamp
+constexpr float kLn2Hi = -0.693359375f;           // r = x + k kLn2Hi
+constexpr float kLn2Lo = 2.12194442e-4f;          //     + k kLn2Lo
+constexpr float kP0 = 1.98756912e-4f, kP1 = 0.00139819994f,
+                kP2 = 0.00833345205f, kP3 = 0.0416657962f, kP4 = 0.166666657f;
+} // namespace exp_poly
+
+/// MLIR's ExpApproximation of exp(x), op for op: NaN stays NaN (the clamps
+/// keep an unordered x, as its `cmpf uge` / `ule` selects do).
+inline float expApprox(float x) {
+  using namespace exp_poly;
+  x = x >= kLow || x != x ? x : kLow;
+  x = x <= kHigh || x != x ? x : kHigh;
+  float k = std::floor(std::fma(x, kLog2E, 0.5f));
+  k = k >= kKLow || k != k ? k : kKLow;
+  k = k <= kKHigh || k != k ? k : kKHigh;
+  float r = std::fma(kLn2Hi, k, x);
+  r = std::fma(kLn2Lo, k, r);
+  float p = std::fma(r, kP0, kP1);
+  p = std::fma(p, r, kP2);
+  p = std::fma(p, r, kP3);
+  p = std::fma(p, r, kP4);
+  p = std::fma(p, r, 0.5f);
+  float e = std::fma(p, r * r, r) + 1.0f;
+  // 2^k from k's bits; a NaN k (x NaN) gives any scale: e is NaN anyway
+  // (the loop's fptosi of NaN is cvttss2si's 0x80000000).
+  int32_t ki = k == k ? static_cast<int32_t>(k) : INT32_MIN;
+  uint32_t bits = static_cast<uint32_t>(ki + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof(scale));
+  return e * scale;
+}
+
+/// x * (1 / (1 + exp(-x))): SiLU as Mul(x, Sigmoid(x)) lowers.
+inline float silu(float x) {
+  float sigmoid = 1.0f / (1.0f + expApprox(-x));
+  return x * sigmoid;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+/// expApprox on 8 lanes. max_ps(lo, x) / min_ps(hi, x) return x when it is
+/// NaN, as the expansion's unordered selects do; floor is roundps toward
+/// -inf, fptosi cvttps2dq.
+__attribute__((target("avx2,fma"))) inline __m256 exp8(__m256 x) {
+  using namespace exp_poly;
+  x = _mm256_max_ps(_mm256_set1_ps(kLow), x);
+  x = _mm256_min_ps(_mm256_set1_ps(kHigh), x);
+  __m256 k = _mm256_floor_ps(
+      _mm256_fmadd_ps(x, _mm256_set1_ps(kLog2E), _mm256_set1_ps(0.5f)));
+  k = _mm256_max_ps(_mm256_set1_ps(kKLow), k);
+  k = _mm256_min_ps(_mm256_set1_ps(kKHigh), k);
+  __m256 r = _mm256_fmadd_ps(_mm256_set1_ps(kLn2Hi), k, x);
+  r = _mm256_fmadd_ps(_mm256_set1_ps(kLn2Lo), k, r);
+  __m256 p = _mm256_fmadd_ps(r, _mm256_set1_ps(kP0), _mm256_set1_ps(kP1));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kP2));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kP3));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kP4));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+  __m256 e = _mm256_add_ps(_mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r),
+                           _mm256_set1_ps(1.0f));
+  __m256i bits = _mm256_slli_epi32(
+      _mm256_add_epi32(_mm256_cvttps_epi32(k), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(e, _mm256_castsi256_ps(bits));
+}
+
+/// silu on 8 lanes.
+__attribute__((target("avx2,fma"))) inline __m256 silu8(__m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  __m256 negated = _mm256_xor_ps(x, _mm256_set1_ps(-0.0f));
+  __m256 sigmoid = _mm256_div_ps(one, _mm256_add_ps(one, exp8(negated)));
+  return _mm256_mul_ps(x, sigmoid);
+}
+
+/// expApprox on 16 lanes.
+__attribute__((target("avx512f"))) inline __m512 exp16(__m512 x) {
+  using namespace exp_poly;
+  x = _mm512_max_ps(_mm512_set1_ps(kLow), x);
+  x = _mm512_min_ps(_mm512_set1_ps(kHigh), x);
+  __m512 k = _mm512_roundscale_ps(
+      _mm512_fmadd_ps(x, _mm512_set1_ps(kLog2E), _mm512_set1_ps(0.5f)),
+      _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  k = _mm512_max_ps(_mm512_set1_ps(kKLow), k);
+  k = _mm512_min_ps(_mm512_set1_ps(kKHigh), k);
+  __m512 r = _mm512_fmadd_ps(_mm512_set1_ps(kLn2Hi), k, x);
+  r = _mm512_fmadd_ps(_mm512_set1_ps(kLn2Lo), k, r);
+  __m512 p = _mm512_fmadd_ps(r, _mm512_set1_ps(kP0), _mm512_set1_ps(kP1));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kP2));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kP3));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kP4));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+  __m512 e = _mm512_add_ps(_mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r),
+                           _mm512_set1_ps(1.0f));
+  __m512i bits = _mm512_slli_epi32(
+      _mm512_add_epi32(_mm512_cvttps_epi32(k), _mm512_set1_epi32(127)), 23);
+  return _mm512_mul_ps(e, _mm512_castsi512_ps(bits));
+}
+
+/// silu on 16 lanes.
+__attribute__((target("avx512f"))) inline __m512 silu16(__m512 x) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  __m512 negated = _mm512_castsi512_ps(
+      _mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN)));
+  __m512 sigmoid = _mm512_div_ps(one, _mm512_add_ps(one, exp16(negated)));
+  return _mm512_mul_ps(x, sigmoid);
 }
 #endif
 

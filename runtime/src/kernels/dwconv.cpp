@@ -64,6 +64,7 @@ struct DwConv {
   bool accumulate;
   bool relu, relu6; // the fused epilogue: max(0, x), then min(6, x)
   bool hardSwish;   // or x * min(max(x / 6 + 0.5, 0), 1) (activation.h)
+  bool silu;        // or x * (1 / (1 + exp(-x))) (activation.h)
   const float *bias; // per channel, or nullptr
   PlaneKernel plane;
   /// The bias of the plane being computed (0 without one): every output
@@ -110,6 +111,8 @@ void rowScalar(const DwConv &g, const float *in, const float *f, float *out,
       acc = 6.0f;
     if (g.hardSwish)
       acc = tandem_internal::hardSwish(acc);
+    if (g.silu)
+      acc = tandem_internal::silu(acc);
     out[x] = acc;
   }
 }
@@ -177,6 +180,8 @@ __attribute__((target("avx2,fma"))) inline __m256 epilogue(const DwConv &g,
     r = _mm256_max_ps(_mm256_setzero_ps(), r);
   if (g.hardSwish)
     return tandem_internal::hardSwish8(r);
+  if (g.silu)
+    return tandem_internal::silu8(r);
   // min(6, r): NaN stays NaN (minps returns its second operand on NaN).
   return g.relu6 ? _mm256_min_ps(_mm256_set1_ps(6.0f), r) : r;
 }
@@ -388,6 +393,8 @@ __attribute__((target("avx512f"))) inline __m512 epilogue16(const DwConv &g,
     r = _mm512_max_ps(_mm512_setzero_ps(), r);
   if (g.hardSwish)
     return tandem_internal::hardSwish16(r);
+  if (g.silu)
+    return tandem_internal::silu16(r);
   return g.relu6 ? _mm512_min_ps(_mm512_set1_ps(6.0f), r) : r;
 }
 
@@ -629,6 +636,7 @@ void computePlane(const DwConv &g, DwConv &view, float *padded, const float *in,
                                       g.relu,
                                       g.relu6,
                                       g.hardSwish,
+                                      g.silu,
                                       int(g.dilationW)};
     g.fastKxK(plane, f, out);
     return;
@@ -764,10 +772,13 @@ void setUp(DwConv &g, PlaneKernel plane, int64_t c, const float *input,
   g.strideH = strideH, g.strideW = strideW;
   g.dilationH = dilationH, g.dilationW = dilationW;
   g.accumulate = (flags & TANDEM_DWCONV2D_ACCUMULATE) != 0;
-  // HardSwish takes precedence over ReLU6 and ReLU, as in the GEMM.
+  // HardSwish, then SiLU, takes precedence over ReLU6 and ReLU, as in the
+  // GEMM.
   g.hardSwish = (flags & TANDEM_DWCONV2D_HARDSWISH) != 0;
-  g.relu6 = !g.hardSwish && (flags & TANDEM_DWCONV2D_RELU6) != 0;
-  g.relu = !g.hardSwish && (g.relu6 || (flags & TANDEM_DWCONV2D_RELU) != 0);
+  g.silu = !g.hardSwish && (flags & TANDEM_DWCONV2D_SILU) != 0;
+  bool clamp = !g.hardSwish && !g.silu;
+  g.relu6 = clamp && (flags & TANDEM_DWCONV2D_RELU6) != 0;
+  g.relu = clamp && (g.relu6 || (flags & TANDEM_DWCONV2D_RELU) != 0);
   g.plane = plane;
   if (packedOutput) {
     g.packed = true;
@@ -835,7 +846,8 @@ struct PwDw {
   const float *pwFilter; // e x k, dense
   const float *pwPacked; // its packed copy from the weight cache, or null
   const float *pwBias;   // e floats, or null
-  int32_t pwFlags; // TANDEM_CONV2D_RELU / RELU6 / HARDSWISH / CONSTANT_FILTER
+  int32_t pwFlags;       // TANDEM_CONV2D_RELU / RELU6 / HARDSWISH / SILU /
+                         // CONSTANT_FILTER
   int64_t k, w;          // the 1x1 conv's input channels; the image width
   int64_t maxPixels;     // input pixels of the largest band
   int64_t maxOutFloats;  // output pixels of the largest band
@@ -1011,9 +1023,9 @@ void conv1x1Dwconv(const tandem_exec_ctx_t *ctx, int64_t n, int64_t k,
                    ? tandem_internal_packed_filter(ctx, pwFilter, c, k, h * w)
                    : nullptr;
   p.pwBias = pwBias;
-  p.pwFlags =
-      pwFlags & (TANDEM_CONV2D_RELU | TANDEM_CONV2D_RELU6 |
-                 TANDEM_CONV2D_HARDSWISH | TANDEM_CONV2D_CONSTANT_FILTER);
+  p.pwFlags = pwFlags & (TANDEM_CONV2D_RELU | TANDEM_CONV2D_RELU6 |
+                         TANDEM_CONV2D_HARDSWISH | TANDEM_CONV2D_SILU |
+                         TANDEM_CONV2D_CONSTANT_FILTER);
   p.k = k, p.w = w;
   p.input = input, p.sIn = sIn, p.sIc = sIc;
   p.call = pwdwCalls.fetch_add(1, std::memory_order_relaxed) + 1;

@@ -34,6 +34,7 @@ struct Dw3x3Plane {
   bool accumulate;   // add the output's value
   bool relu, relu6;  // max(0, x), then min(6, x)
   bool hardSwish;    // x * min(max(x / 6 + 0.5, 0), 1) (activation.h)
+  bool silu;         // x * (1 / (1 + exp(-x))) (activation.h)
   /// 1, or 2 with step 1 (3x3 and 5x5 windows): tap (i, j) of output (y, x)
   /// reads row y + 2i, column x + 2j (a dilated conv, DeepLab and LR-ASPP
   /// backbones).

@@ -66,6 +66,7 @@ struct Zmm {
   TANDEM_AVX512VL static V hardSwish(V v) {
     return tandem_internal::hardSwish16(v);
   }
+  TANDEM_AVX512VL static V silu(V v) { return tandem_internal::silu16(v); }
 };
 
 /// 8-float vectors with AVX-512VL masks.
@@ -93,6 +94,7 @@ struct Ymm {
   TANDEM_AVX512VL static V hardSwish(V v) {
     return tandem_internal::hardSwish8(v);
   }
+  TANDEM_AVX512VL static V silu(V v) { return tandem_internal::silu8(v); }
 };
 
 /// A KxK plane: 16-lane vectors four rows at a time (3x3: 9 weights + 4

@@ -14,7 +14,7 @@
 //                        padded plane's rows have slack for it)
 //   loadOut(m, p)        output columns, lanes outside m untouched in memory
 //   store(p, m, v)       writes the lanes in m only
-//   set1, fma, add, max, min, hardSwish
+//   set1, fma, add, max, min, hardSwish, silu
 //
 //===----------------------------------------------------------------------===//
 
@@ -128,6 +128,8 @@ TANDEM_DW_KXK_TARGET void rowsKxK(const Dw3x3Plane &p,
           r = T::min(six, r);
         if (p.hardSwish)
           r = T::hardSwish(r);
+        if (p.silu)
+          r = T::silu(r);
         T::store(out + (y + o) * p.outStride + x + c * T::kLanes, m[c], r);
       }
   }

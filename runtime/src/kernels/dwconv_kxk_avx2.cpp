@@ -64,6 +64,7 @@ struct Avx2 {
   TANDEM_AVX2 static V max(V a, V b) { return _mm256_max_ps(a, b); }
   TANDEM_AVX2 static V min(V a, V b) { return _mm256_min_ps(a, b); }
   TANDEM_AVX2 static V hardSwish(V v) { return tandem_internal::hardSwish8(v); }
+  TANDEM_AVX2 static V silu(V v) { return tandem_internal::silu8(v); }
 };
 
 /// Four output rows per step. With 16 vector registers some of the

@@ -57,14 +57,24 @@ namespace {
 /// The fused epilogue, applied in registers before the store: ReLU is
 /// max(0, x), ReLU6 is min(6, max(0, x)), HardSwish is x * min(max(x *
 /// (1/6) + 0.5, 0), 1) rounded after each operation
-/// (tandem_internal::hardSwish); NaN stays NaN in all three.
-enum Epilogue : int { kNoEpilogue = 0, kRelu = 1, kRelu6 = 2, kHardSwish = 3 };
+/// (tandem_internal::hardSwish), SiLU x * (1 / (1 + exp(-x))) with the
+/// generated loop's exp (tandem_internal::silu); NaN stays NaN in all four.
+enum Epilogue : int {
+  kNoEpilogue = 0,
+  kRelu = 1,
+  kRelu6 = 2,
+  kHardSwish = 3,
+  kSilu = 4
+};
 
-/// The epilogue a kernel call's flags ask for (the RELU, RELU6 and
-/// HARDSWISH bits are the same for tandem_sgemm_f32 and tandem_conv2d_f32).
+/// The epilogue a kernel call's flags ask for (the RELU, RELU6, HARDSWISH
+/// and SILU bits are the same for tandem_sgemm_f32 and tandem_conv2d_f32;
+/// HARDSWISH, then SILU, takes precedence).
 inline Epilogue epilogueOf(int32_t flags) {
   if (flags & TANDEM_SGEMM_HARDSWISH)
     return kHardSwish;
+  if (flags & TANDEM_SGEMM_SILU)
+    return kSilu;
   if (flags & TANDEM_SGEMM_RELU6)
     return kRelu6;
   return flags & TANDEM_SGEMM_RELU ? kRelu : kNoEpilogue;
@@ -73,6 +83,8 @@ inline Epilogue epilogueOf(int32_t flags) {
 inline float applyEpilogue(float v, Epilogue epi) {
   if (epi == kHardSwish)
     return tandem_internal::hardSwish(v);
+  if (epi == kSilu)
+    return tandem_internal::silu(v);
   if (epi == kNoEpilogue || v != v)
     return v;
   v = v < 0.0f ? 0.0f : v;
@@ -240,6 +252,8 @@ __attribute__((target("avx2,fma"))) inline __m256 epilogue8(__m256 v,
                          _mm256_max_ps(_mm256_setzero_ps(), v));
   case kHardSwish:
     return tandem_internal::hardSwish8(v);
+  case kSilu:
+    return tandem_internal::silu8(v);
   }
   return v;
 }
@@ -257,6 +271,8 @@ __attribute__((target("avx512f"))) inline __m512 epilogue16(__m512 v,
                          _mm512_max_ps(_mm512_setzero_ps(), v));
   case kHardSwish:
     return tandem_internal::hardSwish16(v);
+  case kSilu:
+    return tandem_internal::silu16(v);
   }
   return v;
 }
@@ -2221,6 +2237,7 @@ void tandem_internal_pack_b_rows(const float *src, int64_t srcStride,
 }
 
 extern "C" TANDEM_API void tandem_require_hardswish_epilogue(void) {}
+extern "C" TANDEM_API void tandem_require_silu_epilogue(void) {}
 
 void tandem_internal_pack_b_columns(const float *src, int64_t srcStride,
                                     int64_t row0, int64_t rows, int64_t k,

@@ -62,7 +62,7 @@ struct Wino {
   int64_t sOn, sOf, oh, ow;
   int64_t tilesX, tilesPerImage, tiles, blockTiles, blocks;
   bool accumulate;
-  int epilogue; // 0 none, 1 ReLU, 2 ReLU6, 3 HardSwish
+  int epilogue; // 0 none, 1 ReLU, 2 ReLU6, 3 HardSwish, 4 SiLU
   tandem_internal_kernel_failure *failure;
   float *phaseV = nullptr, *phaseM = nullptr; // the phased form's V and M
 };
@@ -200,6 +200,9 @@ scatterTile8(float (*y)[M][8], float *out, int64_t sc, int64_t ow,
             _mm_set1_ps(0.5f));
         t = _mm_min_ps(_mm_set1_ps(1.0f), _mm_max_ps(zero, t));
         v = _mm_mul_ps(v, t);
+      } else if (epilogue == 4) {
+        v = _mm256_castps256_ps128(
+            tandem_internal::silu8(_mm256_castps128_ps256(v)));
       } else if (epilogue != 0) {
         // max(v, 0) keeps NaN: the operand order returns v when unordered.
         v = _mm_max_ps(v, zero);
@@ -374,6 +377,8 @@ TANDEM_INLINE void transformOutput(const Wino &g, int64_t t0, int64_t count,
               v += *o;
             if (g.epilogue == 3) {
               v = tandem_internal::hardSwish(v);
+            } else if (g.epilogue == 4) {
+              v = tandem_internal::silu(v);
             } else if (g.epilogue != 0 && v == v) {
               v = v < 0.0f ? 0.0f : v;
               if (g.epilogue == 2 && v > 6.0f)
@@ -554,6 +559,7 @@ bool tandem_internal_winograd_conv2d_f32(
   g.tiles = n * g.tilesPerImage;
   g.accumulate = flags & TANDEM_CONV2D_ACCUMULATE;
   g.epilogue = flags & TANDEM_CONV2D_HARDSWISH ? 3
+               : flags & TANDEM_CONV2D_SILU    ? 4
                : flags & TANDEM_CONV2D_RELU6   ? 2
                : flags & TANDEM_CONV2D_RELU    ? 1
                                                : 0;

@@ -256,6 +256,45 @@ func.func @conv_strided_output_hardswish(%x: memref<1x3x8x8xf32>, %w: memref<4x3
 
 // -----
 
+// SiLU is flag 512, each such call preceded by one of
+// tandem_require_silu_epilogue; a call with both HardSwish and SiLU bits
+// cannot occur (one epilogue per op). On an op that stays a loop it
+// becomes x * (1 / (1 + exp(-x))) in place.
+// CHECK-DAG: func.func private @tandem_require_silu_epilogue()
+// CHECK-LABEL: func.func @matmul_silu
+// CHECK: %[[FLAGS:.+]] = arith.constant 512 : i32
+// CHECK: call @tandem_require_silu_epilogue() : () -> ()
+// CHECK-NEXT: call @tandem_sgemm_f32({{.+}}, %[[FLAGS]])
+// CHECK-NOT: tandem_require_silu_epilogue
+// CHECK-NOT: tandem_require_hardswish_epilogue
+func.func @matmul_silu(%a: memref<4x8xf32>, %b: memref<8x4xf32>, %c: memref<4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x4xf32>)
+  linalg.matmul {tandem.epilogue = "silu"} ins(%a, %b : memref<4x8xf32>, memref<8x4xf32>) outs(%c : memref<4x4xf32>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @conv_strided_output_silu
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: tandem.epilogue
+// CHECK-NEXT: linalg.generic
+// CHECK: ^bb0(%[[X:.+]]: f32):
+// CHECK: %[[N:.+]] = arith.negf %[[X]] : f32
+// CHECK: %[[E:.+]] = math.exp %[[N]] : f32
+// CHECK: %[[D:.+]] = arith.addf %{{.+}}, %[[E]] : f32
+// CHECK: %[[S:.+]] = arith.divf %{{.+}}, %[[D]] : f32
+// CHECK: %[[Y:.+]] = arith.mulf %[[X]], %[[S]] : f32
+// CHECK: linalg.yield %[[Y]]
+func.func @conv_strided_output_silu(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %y: memref<1x4x6x6xf32, strided<[288, 72, 12, 2]>>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tandem.epilogue = "silu"}
+    ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x3x3xf32>) outs(%y : memref<1x4x6x6xf32, strided<[288, 72, 12, 2]>>)
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @conv_strided_output_relu6
 // CHECK: linalg.conv_2d_nchw_fchw
 // CHECK-NOT: tandem.epilogue

@@ -23,7 +23,7 @@ func.func private @t_gpu0(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tandem
 // A fused epilogue the GPU mapping does not know would be silently dropped:
 // the tandem dialect rejects it first.
 func.func private @e_gpu0(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>) attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
-  // expected-error @+1 {{'tandem.epilogue' must be the string "relu", "relu6" or "hardswish"}}
+  // expected-error @+1 {{'tandem.epilogue' must be the string "relu", "relu6", "hardswish" or "silu"}}
   linalg.matmul {tandem.epilogue = "gelu"} ins(%a, %b : memref<2x3xf32>, memref<3x4xf32>) outs(%c : memref<2x4xf32>)
   return
 }

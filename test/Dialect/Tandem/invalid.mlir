@@ -679,7 +679,7 @@ func.func @kernel_attr_not_a_string(%x: tensor<4xf32>) {
 // -----
 
 func.func @epilogue_attr_unknown(%x: tensor<4xf32>) {
-  // expected-error @+1 {{'tandem.epilogue' must be the string "relu", "relu6" or "hardswish"}}
+  // expected-error @+1 {{'tandem.epilogue' must be the string "relu", "relu6", "hardswish" or "silu"}}
   %0 = tandem.relu %x {tandem.epilogue = "gelu"} : tensor<4xf32>
   return
 }

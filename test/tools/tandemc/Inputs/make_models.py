@@ -687,8 +687,40 @@ def aspp():
          weight("w_s2", 4, 8, 5, 5), weight("b_s2", 4)])
 
 
+def silu_convs():
+    """SiLU (Mul(x, Sigmoid(x)), torch's export of nn.SiLU) after an
+    identity 1x1 conv ("a") and an identity depthwise conv ("c"), whose
+    outputs equal x exactly, and on x itself ("b", a generated loop); and
+    after a 3x3 conv and a 1x1 conv on the same input ("d", "e")."""
+    def silu(x, y):
+        return [helper.make_node("Sigmoid", [x], [y + "_s"], name=y + "_sig"),
+                helper.make_node("Mul", [x, y + "_s"], [y], name=y + "_mul")]
+    eye = numpy_helper.from_array(
+        np.eye(16, dtype=np.float32).reshape(16, 16, 1, 1), "w_eye")
+    centre = np.zeros((16, 1, 3, 3), np.float32)
+    centre[:, 0, 1, 1] = 1.0
+    return model(
+        [helper.make_node("Conv", ["x", "w_eye"], ["pa"], name="conv_eye"),
+         *silu("pa", "a"),
+         *silu("x", "b"),
+         helper.make_node("Conv", ["x", "w_centre"], ["pc"], name="dw_eye",
+                          group=16, pads=[1, 1, 1, 1]),
+         *silu("pc", "c"),
+         helper.make_node("Conv", ["x", "w3", "b3"], ["pd"], name="conv3",
+                          pads=[1, 1, 1, 1]),
+         *silu("pd", "d"),
+         helper.make_node("Conv", ["x", "w1", "b1"], ["pe"], name="conv1"),
+         *silu("pe", "e")],
+        [tensor("x", [1, 16, 12, 12])],
+        [tensor(n, [1, 16, 12, 12]) for n in "abcde"],
+        [eye, numpy_helper.from_array(centre, "w_centre"),
+         weight("w3", 16, 16, 3, 3), weight("b3", 16),
+         weight("w1", 16, 16, 1, 1), weight("b1", 16)])
+
+
 MODELS = {
     "mlp": mlp,
+    "silu_convs": silu_convs,
     "mlp_gelu": mlp_gelu,
     "conv_block": conv_block,
     "aspp": aspp,

@@ -148,6 +148,38 @@ TEST_P(WinogradFamily, Epilogues) {
   }
 }
 
+TEST_P(WinogradFamily, FusedReluKeepsNaN) {
+  // A NaN input reaches the outputs of every tile that reads it; the fused
+  // ReLU and ReLU6 keep them NaN, as the GEMM's epilogue and the loop
+  // (max(0, x), min(6, x)) do, on the vector tile stores and the scalar
+  // edge alike (a 22x22 output: whole tiles and partial ones).
+  const int64_t c = 16, f = 16, h = 24, oh = h - 2;
+  std::vector<float> in(c * h * h, 0.5f), filter(f * c * 9, 0.1f);
+  in[5 * h + 5] = NAN;                   // whole tiles near the top left
+  in[(c - 1) * h * h + h * h - 1] = NAN; // the partial bottom right tile
+  for (int tile : {2, 4}) {
+    std::vector<float> plain(f * oh * oh), fused(f * oh * oh);
+    for (int32_t flags : {0, TANDEM_CONV2D_RELU, TANDEM_CONV2D_RELU6}) {
+      std::vector<float> &out = flags ? fused : plain;
+      bool ran = tandem_internal_winograd_conv2d_f32(
+          GetParam(), tile, nullptr, 1, c, h, h, in.data(), c * h * h, h * h, h,
+          1, f, filter.data(), out.data(), f * oh * oh, oh * oh, oh, oh, flags);
+      if (!ran)
+        GTEST_SKIP() << GetParam() << " does not run on this CPU";
+      if (!flags)
+        continue;
+      int64_t nans = 0;
+      for (size_t i = 0; i < out.size(); ++i) {
+        ASSERT_EQ(std::isnan(fused[i]), std::isnan(plain[i]))
+            << GetParam() << " tile " << tile << " flags " << flags << " at "
+            << i;
+        nans += std::isnan(fused[i]);
+      }
+      EXPECT_GT(nans, 0);
+    }
+  }
+}
+
 TEST_P(WinogradFamily, CachedFilterOnThreadPool) {
   tandem_thread_pool_t *pool = nullptr;
   ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);

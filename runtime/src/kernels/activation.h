@@ -22,6 +22,8 @@
 #ifndef TANDEM_RUNTIME_KERNELS_ACTIVATION_H
 #define TANDEM_RUNTIME_KERNELS_ACTIVATION_H
 
+#include "tandem/runtime.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -179,6 +181,89 @@ __attribute__((target("avx512f"))) inline __m512 silu16(__m512 x) {
   __m512 sigmoid = _mm512_div_ps(one, _mm512_add_ps(one, exp16(negated)));
   return _mm512_mul_ps(x, sigmoid);
 }
+#endif
+
+/// The fused epilogue of the GEMM and convolution kernels, applied in
+/// registers before the store: ReLU is max(0, x), ReLU6 min(6, max(0, x)),
+/// HardSwish hardSwish, SiLU silu; NaN stays NaN in all four.
+enum Epilogue : int {
+  kNoEpilogue = 0,
+  kRelu = 1,
+  kRelu6 = 2,
+  kHardSwish = 3,
+  kSilu = 4
+};
+
+static_assert(TANDEM_CONV2D_RELU == TANDEM_SGEMM_RELU &&
+                  TANDEM_CONV2D_RELU6 == TANDEM_SGEMM_RELU6 &&
+                  TANDEM_CONV2D_HARDSWISH == TANDEM_SGEMM_HARDSWISH &&
+                  TANDEM_CONV2D_SILU == TANDEM_SGEMM_SILU,
+              "epilogueOf reads conv flags as sgemm flags");
+
+/// The epilogue a kernel call's flags ask for (the RELU, RELU6, HARDSWISH
+/// and SILU bits are the same for tandem_sgemm_f32 and tandem_conv2d_f32;
+/// HARDSWISH, then SILU, takes precedence).
+inline Epilogue epilogueOf(int32_t flags) {
+  if (flags & TANDEM_SGEMM_HARDSWISH)
+    return kHardSwish;
+  if (flags & TANDEM_SGEMM_SILU)
+    return kSilu;
+  if (flags & TANDEM_SGEMM_RELU6)
+    return kRelu6;
+  return flags & TANDEM_SGEMM_RELU ? kRelu : kNoEpilogue;
+}
+
+/// `v` under the fused epilogue.
+inline float applyEpilogue(float v, Epilogue epi) {
+  if (epi == kHardSwish)
+    return hardSwish(v);
+  if (epi == kSilu)
+    return silu(v);
+  if (epi == kNoEpilogue || v != v)
+    return v;
+  v = v < 0.0f ? 0.0f : v;
+  return epi == kRelu6 && v > 6.0f ? 6.0f : v;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+/// `v` under the fused epilogue (applyEpilogue), 8 lanes.
+__attribute__((target("avx2,fma"))) inline __m256 epilogue8(__m256 v,
+                                                            Epilogue epi) {
+  switch (epi) {
+  case kNoEpilogue:
+    return v;
+  case kRelu: // max(0, x): NaN stays NaN
+    return _mm256_max_ps(_mm256_setzero_ps(), v);
+  case kRelu6: // min(6, max(0, x)): NaN stays NaN
+    return _mm256_min_ps(_mm256_set1_ps(6.0f),
+                         _mm256_max_ps(_mm256_setzero_ps(), v));
+  case kHardSwish:
+    return hardSwish8(v);
+  case kSilu:
+    return silu8(v);
+  }
+  return v;
+}
+
+/// epilogue8 for 16 lanes.
+__attribute__((target("avx512f"))) inline __m512 epilogue16(__m512 v,
+                                                            Epilogue epi) {
+  switch (epi) {
+  case kNoEpilogue:
+    return v;
+  case kRelu:
+    return _mm512_max_ps(_mm512_setzero_ps(), v);
+  case kRelu6:
+    return _mm512_min_ps(_mm512_set1_ps(6.0f),
+                         _mm512_max_ps(_mm512_setzero_ps(), v));
+  case kHardSwish:
+    return hardSwish16(v);
+  case kSilu:
+    return silu16(v);
+  }
+  return v;
+}
+
 #endif
 
 } // namespace tandem_internal

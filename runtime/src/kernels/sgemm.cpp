@@ -47,49 +47,17 @@
 
 namespace {
 
-/// Register-blocked micro-kernel: the MR x NR tile c (row stride ldc)
-/// becomes (accumulate ? c : 0) + pa * pb over k, then the epilogue
-/// (the fused epilogue, applied in registers before the store), where pa is
-/// an MR-row
-/// packed panel (k-major, MR floats per step) and pb holds NR floats per
-/// step, ldb floats apart (NR when packed, B's row stride when B is read in
-/// place).
-/// The fused epilogue, applied in registers before the store: ReLU is
-/// max(0, x), ReLU6 is min(6, max(0, x)), HardSwish is x * min(max(x *
-/// (1/6) + 0.5, 0), 1) rounded after each operation
-/// (tandem_internal::hardSwish), SiLU x * (1 / (1 + exp(-x))) with the
-/// generated loop's exp (tandem_internal::silu); NaN stays NaN in all four.
-enum Epilogue : int {
-  kNoEpilogue = 0,
-  kRelu = 1,
-  kRelu6 = 2,
-  kHardSwish = 3,
-  kSilu = 4
-};
-
-/// The epilogue a kernel call's flags ask for (the RELU, RELU6, HARDSWISH
-/// and SILU bits are the same for tandem_sgemm_f32 and tandem_conv2d_f32;
-/// HARDSWISH, then SILU, takes precedence).
-inline Epilogue epilogueOf(int32_t flags) {
-  if (flags & TANDEM_SGEMM_HARDSWISH)
-    return kHardSwish;
-  if (flags & TANDEM_SGEMM_SILU)
-    return kSilu;
-  if (flags & TANDEM_SGEMM_RELU6)
-    return kRelu6;
-  return flags & TANDEM_SGEMM_RELU ? kRelu : kNoEpilogue;
-}
-
-inline float applyEpilogue(float v, Epilogue epi) {
-  if (epi == kHardSwish)
-    return tandem_internal::hardSwish(v);
-  if (epi == kSilu)
-    return tandem_internal::silu(v);
-  if (epi == kNoEpilogue || v != v)
-    return v;
-  v = v < 0.0f ? 0.0f : v;
-  return epi == kRelu6 && v > 6.0f ? 6.0f : v;
-}
+// The fused epilogues (activation.h).
+using tandem_internal::applyEpilogue;
+using tandem_internal::Epilogue;
+using tandem_internal::epilogue16;
+using tandem_internal::epilogue8;
+using tandem_internal::epilogueOf;
+using tandem_internal::kHardSwish;
+using tandem_internal::kNoEpilogue;
+using tandem_internal::kRelu;
+using tandem_internal::kRelu6;
+using tandem_internal::kSilu;
 
 /// What a tile adds to its products: row[i] on its row i (a conv's
 /// per-channel bias) and col[j] on its column j (a dense layer's bias),
@@ -103,7 +71,9 @@ struct TileBias {
 /// C's MR x NR tile at `c` (row stride ldc) becomes epi(prior + A_panel *
 /// B_panel), prior being what the tile held (when accumulating), plus
 /// bias.col[j], plus bias.row[i], added in that order (a missing term is
-/// left out, not added as zero).
+/// left out, not added as zero). pa is an MR-row packed panel (k-major, MR
+/// floats per step); pb holds NR floats per step, ldb floats apart (NR when
+/// packed, B's row stride when B is read in place).
 using MicroKernel = void (*)(int64_t k, const float *pa, const float *pb,
                              int64_t ldb, float *c, int64_t ldc,
                              bool accumulate, Epilogue epi, TileBias bias);
@@ -250,44 +220,6 @@ prior16(__m512 held, bool accumulate, bool hasCol, __m512 col,
     p = have ? _mm512_add_ps(p, r) : r;
   }
   return p;
-}
-
-/// `v` under the fused epilogue (applyEpilogue), 8 lanes.
-__attribute__((target("avx2,fma"))) inline __m256 epilogue8(__m256 v,
-                                                            Epilogue epi) {
-  switch (epi) {
-  case kNoEpilogue:
-    return v;
-  case kRelu: // max(0, x): NaN stays NaN
-    return _mm256_max_ps(_mm256_setzero_ps(), v);
-  case kRelu6: // min(6, max(0, x)): NaN stays NaN
-    return _mm256_min_ps(_mm256_set1_ps(6.0f),
-                         _mm256_max_ps(_mm256_setzero_ps(), v));
-  case kHardSwish:
-    return tandem_internal::hardSwish8(v);
-  case kSilu:
-    return tandem_internal::silu8(v);
-  }
-  return v;
-}
-
-/// epilogue8 for 16 lanes.
-__attribute__((target("avx512f"))) inline __m512 epilogue16(__m512 v,
-                                                            Epilogue epi) {
-  switch (epi) {
-  case kNoEpilogue:
-    return v;
-  case kRelu:
-    return _mm512_max_ps(_mm512_setzero_ps(), v);
-  case kRelu6:
-    return _mm512_min_ps(_mm512_set1_ps(6.0f),
-                         _mm512_max_ps(_mm512_setzero_ps(), v));
-  case kHardSwish:
-    return tandem_internal::hardSwish16(v);
-  case kSilu:
-    return tandem_internal::silu16(v);
-  }
-  return v;
 }
 
 /// Stores column j of an edge tile held as one vector over its rows (lane

@@ -62,7 +62,7 @@ struct Wino {
   int64_t sOn, sOf, oh, ow;
   int64_t tilesX, tilesPerImage, tiles, blockTiles, blocks;
   bool accumulate;
-  int epilogue; // 0 none, 1 ReLU, 2 ReLU6, 3 HardSwish, 4 SiLU
+  tandem_internal::Epilogue epilogue;
   tandem_internal_kernel_failure *failure;
   float *phaseV = nullptr, *phaseM = nullptr; // the phased form's V and M
 };
@@ -173,11 +173,10 @@ gatherPatch8(const float *p, int64_t sc, int64_t sh, float (*d)[A][8]) {
 template <int M>
 __attribute__((target("avx2,fma"))) inline void
 scatterTile8(float (*y)[M][8], float *out, int64_t sc, int64_t ow,
-             bool accumulate, int epilogue) {
+             bool accumulate, tandem_internal::Epilogue epilogue) {
   // A tile row of one channel is M = 4 or 2 floats: the low 128 or 64 bits
   // of its lane vector, moved with plain 16- or 8-byte loads and stores
   // (vmaskmovps stores are slow on AMD cores).
-  const __m128 zero = _mm_setzero_ps(), six = _mm_set1_ps(6.0f);
   for (int r = 0; r < M; ++r) {
     __m256 rows[8];
     for (int s = 0; s < 8; ++s)
@@ -192,23 +191,9 @@ scatterTile8(float (*y)[M][8], float *out, int64_t sc, int64_t ow,
         v = _mm_add_ps(v, M == 4 ? _mm_loadu_ps(o)
                                  : _mm_castsi128_ps(_mm_loadl_epi64(
                                        reinterpret_cast<const __m128i *>(o))));
-      if (epilogue == 3) {
-        // HardSwish (activation.h): max / min return their second operand,
-        // t, when it is NaN.
-        __m128 t = _mm_add_ps(
-            _mm_mul_ps(v, _mm_set1_ps(tandem_internal::kHardSwishAlpha)),
-            _mm_set1_ps(0.5f));
-        t = _mm_min_ps(_mm_set1_ps(1.0f), _mm_max_ps(zero, t));
-        v = _mm_mul_ps(v, t);
-      } else if (epilogue == 4) {
-        v = _mm256_castps256_ps128(
-            tandem_internal::silu8(_mm256_castps128_ps256(v)));
-      } else if (epilogue != 0) {
-        // max(v, 0) keeps NaN: the operand order returns v when unordered.
-        v = _mm_max_ps(v, zero);
-        if (epilogue == 2)
-          v = _mm_min_ps(v, six);
-      }
+      // The GEMM's epilogue on the low lanes (NaN stays NaN).
+      v = _mm256_castps256_ps128(
+          tandem_internal::epilogue8(_mm256_zextps128_ps256(v), epilogue));
       if constexpr (M == 4)
         _mm_storeu_ps(o, v);
       else
@@ -375,16 +360,7 @@ TANDEM_INLINE void transformOutput(const Wino &g, int64_t t0, int64_t count,
             float *o = plane + r * g.ow + s;
             if (g.accumulate)
               v += *o;
-            if (g.epilogue == 3) {
-              v = tandem_internal::hardSwish(v);
-            } else if (g.epilogue == 4) {
-              v = tandem_internal::silu(v);
-            } else if (g.epilogue != 0 && v == v) {
-              v = v < 0.0f ? 0.0f : v;
-              if (g.epilogue == 2 && v > 6.0f)
-                v = 6.0f;
-            }
-            *o = v;
+            *o = tandem_internal::applyEpilogue(v, g.epilogue);
           }
       }
     }
@@ -558,11 +534,7 @@ bool tandem_internal_winograd_conv2d_f32(
   g.tilesPerImage = g.tilesX * ((oh + tile - 1) / tile);
   g.tiles = n * g.tilesPerImage;
   g.accumulate = flags & TANDEM_CONV2D_ACCUMULATE;
-  g.epilogue = flags & TANDEM_CONV2D_HARDSWISH ? 3
-               : flags & TANDEM_CONV2D_SILU    ? 4
-               : flags & TANDEM_CONV2D_RELU6   ? 2
-               : flags & TANDEM_CONV2D_RELU    ? 1
-                                               : 0;
+  g.epilogue = tandem_internal::epilogueOf(flags);
   tandem_internal_kernel_failure failure;
   g.failure = &failure;
 

@@ -82,6 +82,20 @@ inline FusedEpilogue fusedEpilogueOf(Operation *op) {
                                         : FusedEpilogue::Relu;
 }
 
+/// 1 / (1 + exp(-x)) for a float x: ONNX Sigmoid as it lowers to linalg
+/// (ElementwiseToLinalg) and the sigmoid in the SiLU epilogue below. The
+/// runtime kernels' SiLU (runtime/src/kernels/activation.h) rounds like
+/// this sequence with math.exp's polynomial expansion, op for op, so a
+/// SiLU gives the same bits in a kernel and in a loop: both loops build it
+/// here.
+inline Value buildSigmoid(OpBuilder &b, Location loc, Value x) {
+  Value one = arith::ConstantOp::create(b, loc, x.getType(),
+                                        b.getFloatAttr(x.getType(), 1.0));
+  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+  return arith::DivFOp::create(b, loc, one,
+                               arith::AddFOp::create(b, loc, one, e));
+}
+
 /// HardSigmoid's alpha in ONNX HardSwish (1/6) as the importer writes it.
 inline constexpr double kHardSwishAlpha = 1.0 / 6.0;
 
@@ -104,12 +118,8 @@ inline Value applyFusedEpilogue(OpBuilder &b, Location loc, Value value,
     t = arith::MinimumFOp::create(b, loc, t, constant(1.0));
     return arith::MulFOp::create(b, loc, value, t);
   }
-  if (epilogue == FusedEpilogue::Silu) {
-    Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, value));
-    Value sigmoid = arith::DivFOp::create(
-        b, loc, constant(1.0), arith::AddFOp::create(b, loc, constant(1.0), e));
-    return arith::MulFOp::create(b, loc, value, sigmoid);
-  }
+  if (epilogue == FusedEpilogue::Silu)
+    return arith::MulFOp::create(b, loc, value, buildSigmoid(b, loc, value));
   value = arith::MaximumFOp::create(b, loc, value, constant(0.0));
   if (epilogue == FusedEpilogue::Relu6)
     value = arith::MinimumFOp::create(b, loc, value, constant(6.0));

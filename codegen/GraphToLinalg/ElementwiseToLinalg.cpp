@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/GraphToLinalg/LoweringUtils.h"
+#include "codegen/LinalgPayloads.h"
 #include "dialects/Tandem/IR/TandemOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -42,10 +43,7 @@ Value unaryScalar(ReluOp, OpBuilder &b, Location loc, Value x) {
   return arith::MaxSIOp::create(b, loc, x, zero);
 }
 Value unaryScalar(SigmoidOp, OpBuilder &b, Location loc, Value x) {
-  Value one = scalarConstant(b, loc, x.getType(), 1.0);
-  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
-  return arith::DivFOp::create(b, loc, one,
-                               arith::AddFOp::create(b, loc, one, e));
+  return buildSigmoid(b, loc, x);
 }
 /// `MathOp` on `x`, computed in f32 for narrower floats: libm and libdevice
 /// have no f16 or bf16 forms of the trigonometric and hyperbolic functions,

@@ -12,6 +12,7 @@
 #include "kernels/dwconv_internal.h"
 #include "kernels/kernel_cache.h"
 #include "kernels/kernel_status.h"
+#include "kernels/sgemm_internal.h"
 #include "tandem/runtime.h"
 
 #include <gtest/gtest.h>
@@ -477,6 +478,86 @@ TEST(DwConv2DTest, Conv1x1ThenDepthwiseInOneCall) {
           }
           tandem_internal_kernel_cache_destroy(cache);
         }
+  tandem_thread_pool_destroy(pool);
+  tandem_thread_pool_destroy(pool3);
+}
+
+TEST(DwConv2DTest, PackedOutputIsThePackedLayout) {
+  // A packed depthwise output (computed plane by plane, then packed
+  // eight planes at a time) is exactly what tandem_internal_pack_b_rows
+  // makes of the plain output, the last panel's padding columns (zeros)
+  // included, not only what a 1x1 conv reading it needs: rows of 8, 16,
+  // 24 and 7 pixels; a 24-pixel plane (padding 8 columns on 16-wide
+  // panels, 24 on 32-wide); a second N block of 8 columns (513 x 8
+  // pixels); two K blocks (300 channels); stride 2; 5x5 and 7x7 windows;
+  // dilation 2. Separate calls and the fused 1x1 + depthwise call, on 1, 2
+  // and 3 threads (bands of rows). Buffers start as NaN.
+  struct LayoutCase {
+    int64_t k, c, h, w, stride, window, dilation;
+  };
+  const LayoutCase cases[] = {{4, 5, 3, 8, 1, 3, 1},   {6, 9, 32, 32, 2, 3, 1},
+                              {3, 4, 513, 8, 1, 3, 1}, {8, 300, 3, 16, 1, 3, 1},
+                              {5, 7, 24, 24, 1, 5, 1}, {5, 6, 21, 24, 1, 7, 1},
+                              {4, 6, 24, 24, 1, 3, 2}, {8, 20, 24, 24, 1, 3, 1},
+                              {4, 5, 14, 7, 1, 3, 1}};
+  tandem_thread_pool_t *pool = nullptr, *pool3 = nullptr;
+  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  ASSERT_EQ(tandem_thread_pool_create(3, &pool3), nullptr);
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  for (tandem_thread_pool_t *p :
+       {static_cast<tandem_thread_pool_t *>(nullptr), pool, pool3})
+    for (const LayoutCase &t : cases) {
+      int64_t n = 2, window = t.window, pad = t.dilation * (window / 2);
+      int64_t span = t.dilation * (window - 1) + 1;
+      int64_t oh = (t.h + 2 * pad - span) / t.stride + 1,
+              ow = (t.w + 2 * pad - span) / t.stride + 1;
+      int64_t pixels = t.h * t.w, plane = oh * ow;
+      int64_t image = TANDEM_PACKED_PANEL_FLOATS(t.c, plane);
+      std::vector<float> in(n * t.k * pixels), pwFilter(t.c * t.k), pwBias(t.c),
+          dwFilter(t.c * window * window), dwBias(t.c);
+      for (std::vector<float> *v :
+           {&in, &pwFilter, &pwBias, &dwFilter, &dwBias})
+        for (float &x : *v)
+          x = dist(rng);
+      tandem_exec_ctx_t ctx = {};
+      ctx.pool = p;
+      std::vector<float> mid(n * t.c * pixels);
+      tandem_conv2d_bias_f32(&ctx, n, t.k, t.h, t.w, in.data(), t.k * pixels,
+                             pixels, t.w, 1, t.c, 1, 1, pwFilter.data(),
+                             pwBias.data(), mid.data(), t.c * pixels, pixels,
+                             t.h, t.w, 1, 1, 1, 1, TANDEM_CONV2D_RELU);
+      auto dw = [&](float *out, bool packed) {
+        (packed ? tandem_dwconv2d_pad_packed_f32 : tandem_dwconv2d_pad_f32)(
+            &ctx, n, t.c, t.h, t.w, mid.data(), t.c * pixels, pixels, t.w, 1,
+            window, window, dwFilter.data(), dwBias.data(), out, t.c * plane,
+            plane, ow, oh, ow, t.stride, t.stride, t.dilation, t.dilation, pad,
+            pad, TANDEM_DWCONV2D_RELU6);
+      };
+      std::vector<float> plain(n * t.c * plane), expected(n * image, NAN);
+      dw(plain.data(), false);
+      for (int64_t b = 0; b < n; ++b)
+        tandem_internal_pack_b_rows(plain.data() + b * t.c * plane, plane, 0,
+                                    t.c, t.c, plane,
+                                    expected.data() + b * image);
+      std::vector<float> separate(n * image, NAN), fused(n * image, NAN);
+      dw(separate.data(), true);
+      tandem_conv1x1_dwconv2d_packed_f32(
+          &ctx, n, t.k, t.h, t.w, in.data(), t.k * pixels, pixels, t.w, 1, t.c,
+          pwFilter.data(), pwBias.data(), TANDEM_CONV2D_RELU, window, window,
+          dwFilter.data(), dwBias.data(), fused.data(), t.c * plane, plane, ow,
+          oh, ow, t.stride, t.stride, t.dilation, t.dilation, pad, pad,
+          TANDEM_DWCONV2D_RELU6);
+      ASSERT_EQ(tandem_internal_take_kernel_error(), nullptr);
+      for (const std::vector<float> *got : {&separate, &fused})
+        for (size_t i = 0; i < expected.size(); ++i)
+          ASSERT_EQ(std::memcmp(&(*got)[i], &expected[i], sizeof(float)), 0)
+              << (*got)[i] << " != " << expected[i] << ": c" << t.c << " "
+              << t.h << "x" << t.w << " s" << t.stride << " window " << window
+              << " dilation " << t.dilation << " threads "
+              << tandem_thread_pool_size(p)
+              << (got == &fused ? " fused" : " separate") << " at " << i;
+    }
   tandem_thread_pool_destroy(pool);
   tandem_thread_pool_destroy(pool3);
 }

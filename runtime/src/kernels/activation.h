@@ -199,10 +199,15 @@ static_assert(TANDEM_CONV2D_RELU == TANDEM_SGEMM_RELU &&
                   TANDEM_CONV2D_HARDSWISH == TANDEM_SGEMM_HARDSWISH &&
                   TANDEM_CONV2D_SILU == TANDEM_SGEMM_SILU,
               "epilogueOf reads conv flags as sgemm flags");
+static_assert(TANDEM_DWCONV2D_RELU == TANDEM_SGEMM_RELU &&
+                  TANDEM_DWCONV2D_RELU6 == TANDEM_SGEMM_RELU6 &&
+                  TANDEM_DWCONV2D_HARDSWISH == TANDEM_SGEMM_HARDSWISH &&
+                  TANDEM_DWCONV2D_SILU == TANDEM_SGEMM_SILU,
+              "epilogueOf reads depthwise conv flags as sgemm flags");
 
 /// The epilogue a kernel call's flags ask for (the RELU, RELU6, HARDSWISH
-/// and SILU bits are the same for tandem_sgemm_f32 and tandem_conv2d_f32;
-/// HARDSWISH, then SILU, takes precedence).
+/// and SILU bits are the same for tandem_sgemm_f32, tandem_conv2d_f32 and
+/// tandem_dwconv2d_f32; HARDSWISH, then SILU, takes precedence).
 inline Epilogue epilogueOf(int32_t flags) {
   if (flags & TANDEM_SGEMM_HARDSWISH)
     return kHardSwish;

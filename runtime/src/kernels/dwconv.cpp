@@ -62,9 +62,8 @@ struct DwConv {
   int64_t oh, ow;
   int64_t strideH, strideW, dilationH, dilationW;
   bool accumulate;
-  bool relu, relu6; // the fused epilogue: max(0, x), then min(6, x)
-  bool hardSwish;   // or x * min(max(x / 6 + 0.5, 0), 1) (activation.h)
-  bool silu;        // or x * (1 / (1 + exp(-x))) (activation.h)
+  /// The fused epilogue (activation.h: ReLU, ReLU6, HardSwish or SiLU).
+  tandem_internal::Epilogue epilogue = tandem_internal::kNoEpilogue;
   const float *bias; // per channel, or nullptr
   PlaneKernel plane;
   /// The bias of the plane being computed (0 without one): every output
@@ -105,15 +104,7 @@ void rowScalar(const DwConv &g, const float *in, const float *f, float *out,
       for (int64_t j = 0; j < g.kw; ++j)
         acc += f[i * g.kw + j] * row[(x * g.strideW + j * g.dilationW) * g.sIw];
     }
-    if (g.relu && acc < 0.0f) // NaN stays NaN
-      acc = 0.0f;
-    if (g.relu6 && acc > 6.0f)
-      acc = 6.0f;
-    if (g.hardSwish)
-      acc = tandem_internal::hardSwish(acc);
-    if (g.silu)
-      acc = tandem_internal::silu(acc);
-    out[x] = acc;
+    out[x] = tandem_internal::applyEpilogue(acc, g.epilogue);
   }
 }
 
@@ -175,15 +166,7 @@ loadStridedFirst(const float *p, int64_t step, int64_t n) {
 /// The fused epilogue on a vector of results.
 __attribute__((target("avx2,fma"))) inline __m256 epilogue(const DwConv &g,
                                                            __m256 r) {
-  // max(0, r): NaN stays NaN (maxps returns its second operand on NaN).
-  if (g.relu)
-    r = _mm256_max_ps(_mm256_setzero_ps(), r);
-  if (g.hardSwish)
-    return tandem_internal::hardSwish8(r);
-  if (g.silu)
-    return tandem_internal::silu8(r);
-  // min(6, r): NaN stays NaN (minps returns its second operand on NaN).
-  return g.relu6 ? _mm256_min_ps(_mm256_set1_ps(6.0f), r) : r;
+  return tandem_internal::epilogue8(r, g.epilogue);
 }
 
 /// An accumulator's start: the plane's bias, plus `out` (the output's
@@ -388,14 +371,7 @@ loadColumns16(const float *p, __mmask16 m, __mmask16 lo, __mmask16 hi) {
 /// The fused epilogue on 16 results.
 __attribute__((target("avx512f"))) inline __m512 epilogue16(const DwConv &g,
                                                             __m512 r) {
-  // max(0, r), min(6, r): NaN stays NaN (the second operand on NaN).
-  if (g.relu)
-    r = _mm512_max_ps(_mm512_setzero_ps(), r);
-  if (g.hardSwish)
-    return tandem_internal::hardSwish16(r);
-  if (g.silu)
-    return tandem_internal::silu16(r);
-  return g.relu6 ? _mm512_min_ps(_mm512_set1_ps(6.0f), r) : r;
+  return tandem_internal::epilogue16(r, g.epilogue);
 }
 
 /// The 3x3 case of plane3x3Avx2 with 16-column vectors and two output rows
@@ -633,10 +609,7 @@ void computePlane(const DwConv &g, DwConv &view, float *padded, const float *in,
                                       g.sOh,
                                       bias,
                                       g.accumulate,
-                                      g.relu,
-                                      g.relu6,
-                                      g.hardSwish,
-                                      g.silu,
+                                      g.epilogue,
                                       int(g.dilationW)};
     g.fastKxK(plane, f, out);
     return;
@@ -773,12 +746,8 @@ void setUp(DwConv &g, PlaneKernel plane, int64_t c, const float *input,
   g.dilationH = dilationH, g.dilationW = dilationW;
   g.accumulate = (flags & TANDEM_DWCONV2D_ACCUMULATE) != 0;
   // HardSwish, then SiLU, takes precedence over ReLU6 and ReLU, as in the
-  // GEMM.
-  g.hardSwish = (flags & TANDEM_DWCONV2D_HARDSWISH) != 0;
-  g.silu = !g.hardSwish && (flags & TANDEM_DWCONV2D_SILU) != 0;
-  bool clamp = !g.hardSwish && !g.silu;
-  g.relu6 = clamp && (flags & TANDEM_DWCONV2D_RELU6) != 0;
-  g.relu = clamp && (g.relu6 || (flags & TANDEM_DWCONV2D_RELU) != 0);
+  // GEMM (the flag bits are the GEMM's: activation.h).
+  g.epilogue = tandem_internal::epilogueOf(flags);
   g.plane = plane;
   if (packedOutput) {
     g.packed = true;

@@ -10,6 +10,8 @@
 #ifndef TANDEM_RUNTIME_KERNELS_DWCONV3X3_H
 #define TANDEM_RUNTIME_KERNELS_DWCONV3X3_H
 
+#include "kernels/activation.h"
+
 #include <cstdint>
 
 namespace tandem_internal {
@@ -32,9 +34,7 @@ struct Dw3x3Plane {
   int64_t outStride; // output rows; columns are contiguous
   float bias;        // every output starts from it
   bool accumulate;   // add the output's value
-  bool relu, relu6;  // max(0, x), then min(6, x)
-  bool hardSwish;    // x * min(max(x / 6 + 0.5, 0), 1) (activation.h)
-  bool silu;         // x * (1 / (1 + exp(-x))) (activation.h)
+  Epilogue epilogue; // the fused epilogue (activation.h)
   /// 1, or 2 with step 1 (3x3 and 5x5 windows): tap (i, j) of output (y, x)
   /// reads row y + 2i, column x + 2j (a dilated conv, DeepLab and LR-ASPP
   /// backbones).

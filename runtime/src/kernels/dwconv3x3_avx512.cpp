@@ -61,12 +61,9 @@ struct Zmm {
     return _mm512_fmadd_ps(a, b, c);
   }
   TANDEM_AVX512VL static V add(V a, V b) { return _mm512_add_ps(a, b); }
-  TANDEM_AVX512VL static V max(V a, V b) { return _mm512_max_ps(a, b); }
-  TANDEM_AVX512VL static V min(V a, V b) { return _mm512_min_ps(a, b); }
-  TANDEM_AVX512VL static V hardSwish(V v) {
-    return tandem_internal::hardSwish16(v);
+  TANDEM_AVX512VL static V epilogue(V v, tandem_internal::Epilogue e) {
+    return tandem_internal::epilogue16(v, e);
   }
-  TANDEM_AVX512VL static V silu(V v) { return tandem_internal::silu16(v); }
 };
 
 /// 8-float vectors with AVX-512VL masks.
@@ -89,12 +86,9 @@ struct Ymm {
     return _mm256_fmadd_ps(a, b, c);
   }
   TANDEM_AVX512VL static V add(V a, V b) { return _mm256_add_ps(a, b); }
-  TANDEM_AVX512VL static V max(V a, V b) { return _mm256_max_ps(a, b); }
-  TANDEM_AVX512VL static V min(V a, V b) { return _mm256_min_ps(a, b); }
-  TANDEM_AVX512VL static V hardSwish(V v) {
-    return tandem_internal::hardSwish8(v);
+  TANDEM_AVX512VL static V epilogue(V v, tandem_internal::Epilogue e) {
+    return tandem_internal::epilogue8(v, e);
   }
-  TANDEM_AVX512VL static V silu(V v) { return tandem_internal::silu8(v); }
 };
 
 /// A KxK plane: 16-lane vectors four rows at a time (3x3: 9 weights + 4

@@ -14,7 +14,8 @@
 //                        padded plane's rows have slack for it)
 //   loadOut(m, p)        output columns, lanes outside m untouched in memory
 //   store(p, m, v)       writes the lanes in m only
-//   set1, fma, add, max, min, hardSwish, silu
+//   set1, fma, add
+//   epilogue(v, e)       v under the fused epilogue e (activation.h)
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,7 +54,7 @@ TANDEM_DW_KXK_TARGET void rowsKxK(const Dw3x3Plane &p,
   static_assert(DIL == 1 || STEP == 1, "dilation with stride 1 only");
   using V = typename T::V;
   constexpr int kIn = STEP * (R - 1) + DIL * (K - 1) + 1;
-  const V bias = T::set1(p.bias), zero = T::set1(0.0f), six = T::set1(6.0f);
+  const V bias = T::set1(p.bias);
   // Stride 1: the padded plane, tap (i, j) of output (y, x) at row y + i,
   // column x + j. Stride 2: input row 2y + i of the even plane (columns 0,
   // 2, 4, ...) and of the odd plane (1, 3, ...); tap j of output column x
@@ -120,17 +121,8 @@ TANDEM_DW_KXK_TARGET void rowsKxK(const Dw3x3Plane &p,
     for (int o = 0; o < R; ++o)
 #pragma GCC unroll 2
       for (int c = 0; c < COLS; ++c) {
-        V r = acc[o][c];
-        // max(0, r), min(6, r): NaN stays NaN (the second operand on NaN).
-        if (p.relu)
-          r = T::max(zero, r);
-        if (p.relu6)
-          r = T::min(six, r);
-        if (p.hardSwish)
-          r = T::hardSwish(r);
-        if (p.silu)
-          r = T::silu(r);
-        T::store(out + (y + o) * p.outStride + x + c * T::kLanes, m[c], r);
+        T::store(out + (y + o) * p.outStride + x + c * T::kLanes, m[c],
+                 T::epilogue(acc[o][c], p.epilogue));
       }
   }
 }

@@ -61,10 +61,9 @@ struct Avx2 {
   TANDEM_AVX2 static V set1(float x) { return _mm256_set1_ps(x); }
   TANDEM_AVX2 static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   TANDEM_AVX2 static V add(V a, V b) { return _mm256_add_ps(a, b); }
-  TANDEM_AVX2 static V max(V a, V b) { return _mm256_max_ps(a, b); }
-  TANDEM_AVX2 static V min(V a, V b) { return _mm256_min_ps(a, b); }
-  TANDEM_AVX2 static V hardSwish(V v) { return tandem_internal::hardSwish8(v); }
-  TANDEM_AVX2 static V silu(V v) { return tandem_internal::silu8(v); }
+  TANDEM_AVX2 static V epilogue(V v, tandem_internal::Epilogue e) {
+    return tandem_internal::epilogue8(v, e);
+  }
 };
 
 /// Four output rows per step. With 16 vector registers some of the

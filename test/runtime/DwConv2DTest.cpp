@@ -491,7 +491,8 @@ TEST(DwConv2DTest, PackedOutputIsThePackedLayout) {
   // panels, 24 on 32-wide); a second N block of 8 columns (513 x 8
   // pixels); two K blocks (300 channels); stride 2; 5x5 and 7x7 windows;
   // dilation 2. Separate calls and the fused 1x1 + depthwise call, on 1, 2
-  // and 3 threads (bands of rows). Buffers start as NaN.
+  // and 3 threads (bands of rows; 14 x 20 on two threads: bands that meet
+  // inside a panel, at pixel 140). Buffers start as NaN.
   struct LayoutCase {
     int64_t k, c, h, w, stride, window, dilation;
   };
@@ -499,7 +500,7 @@ TEST(DwConv2DTest, PackedOutputIsThePackedLayout) {
                               {3, 4, 513, 8, 1, 3, 1}, {8, 300, 3, 16, 1, 3, 1},
                               {5, 7, 24, 24, 1, 5, 1}, {5, 6, 21, 24, 1, 7, 1},
                               {4, 6, 24, 24, 1, 3, 2}, {8, 20, 24, 24, 1, 3, 1},
-                              {4, 5, 14, 7, 1, 3, 1}};
+                              {4, 5, 14, 7, 1, 3, 1},  {4, 6, 14, 20, 1, 3, 1}};
   tandem_thread_pool_t *pool = nullptr, *pool3 = nullptr;
   ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
   ASSERT_EQ(tandem_thread_pool_create(3, &pool3), nullptr);

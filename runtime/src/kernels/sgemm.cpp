@@ -1589,19 +1589,25 @@ copyPanelRow32Avx512(float *dst, const float *from, int64_t cols) {
 }
 #endif
 
-/// Rows [row0, row0 + rows) of B into packWholeB's layout
-/// (tandem_internal_pack_b_rows): panel by panel, so that the rows' parts
-/// of one panel are written one after another; up to kRowChunk rows at a
-/// time, with each row's place in a panel (its K block) found once.
+/// Rows [row0, row0 + rows), columns [col0, col0 + cols) of B into
+/// packWholeB's layout (tandem_internal_pack_b_rows, _columns); `src`
+/// holds those columns, rows srcStride apart. Panel by panel, so that the
+/// rows' parts of one panel are written one after another; up to
+/// kRowChunk rows at a time, with each row's place in a panel (its K
+/// block) found once. A panel the range covers only in part gets only its
+/// columns, and the last panel's padding columns zeros when the range
+/// reaches n.
 template <int64_t NR, bool Avx512 = false>
 __attribute__((always_inline)) inline void
 packBRowsFixed(const float *src, int64_t srcStride, int64_t row0, int64_t rows,
-               int64_t k, int64_t n, float *out) {
+               int64_t k, int64_t n, int64_t col0, int64_t cols, float *out) {
   constexpr int64_t kRowChunk = 16;
-  int64_t kc = kBlockSize(k);
-  for (int64_t jc = 0; jc < n; jc += kNC) {
+  int64_t kc = kBlockSize(k), colEnd = col0 + cols;
+  for (int64_t jc = col0 / kNC * kNC; jc < colEnd; jc += kNC) {
     int64_t nc = std::min(kNC, n - jc);
     int64_t nPanels = (nc + NR - 1) / NR;
+    int64_t firstPanel = (std::max(col0, jc) - jc) / NR;
+    int64_t endPanel = (std::min(colEnd, jc + nc) - jc + NR - 1) / NR;
     for (int64_t r0 = 0; r0 < rows; r0 += kRowChunk) {
       int64_t chunk = std::min(kRowChunk, rows - r0);
       // Where each row starts in the first panel, and its panel stride.
@@ -1613,19 +1619,33 @@ packBRowsFixed(const float *src, int64_t srcStride, int64_t row0, int64_t rows,
         dst[r] = out + packedBStep(jc, pc, k, nPanels, NR) + (row - pc) * NR;
         panelStride[r] = NR * kcur;
       }
-      const float *from = src + r0 * srcStride + jc;
-      for (int64_t panel = 0; panel < nPanels; ++panel) {
-        int64_t cols = std::min(NR, nc - panel * NR);
+      const float *from = src + r0 * srcStride; // column col0
+      for (int64_t panel = firstPanel; panel < endPanel; ++panel) {
+        int64_t first = jc + panel * NR; // the panel's first column
+        int64_t lo = std::max(col0, first);
+        int64_t hi = std::min({colEnd, first + NR, n});
+        if (lo != first || (hi != first + NR && hi != n)) {
+          // Part of a panel whose other columns another range holds.
+          for (int64_t r = 0; r < chunk; ++r)
+            std::memcpy(dst[r] + panel * panelStride[r] + (lo - first),
+                        from + r * srcStride + (lo - col0),
+                        size_t(hi - lo) * sizeof(float));
+          if (hi == n)
+            for (int64_t r = 0; r < chunk; ++r)
+              std::fill(dst[r] + panel * panelStride[r] + (hi - first),
+                        dst[r] + panel * panelStride[r] + NR, 0.0f);
+          continue;
+        }
         for (int64_t r = 0; r < chunk; ++r) {
           float *to = dst[r] + panel * panelStride[r];
-          const float *row = from + r * srcStride + panel * NR;
+          const float *row = from + r * srcStride + (first - col0);
 #if TANDEM_X86
           if constexpr (Avx512) {
-            copyPanelRow32Avx512(to, row, cols);
+            copyPanelRow32Avx512(to, row, hi - first);
             continue;
           }
 #endif
-          copyPanelRow<NR>(to, row, cols);
+          copyPanelRow<NR>(to, row, hi - first);
         }
       }
     }
@@ -1636,8 +1656,9 @@ packBRowsFixed(const float *src, int64_t srcStride, int64_t row0, int64_t rows,
 /// packBRowsFixed for the AVX-512 micro-kernels' 32-wide panels.
 __attribute__((target("avx512f"))) void
 packBRows32Avx512(const float *src, int64_t srcStride, int64_t row0,
-                  int64_t rows, int64_t k, int64_t n, float *out) {
-  packBRowsFixed<32, true>(src, srcStride, row0, rows, k, n, out);
+                  int64_t rows, int64_t k, int64_t n, int64_t col0,
+                  int64_t cols, float *out) {
+  packBRowsFixed<32, true>(src, srcStride, row0, rows, k, n, col0, cols, out);
 }
 #endif
 
@@ -2210,20 +2231,8 @@ void tandem_internal_sgemm_f32_into(
 void tandem_internal_pack_b_rows(const float *src, int64_t srcStride,
                                  int64_t row0, int64_t rows, int64_t k,
                                  int64_t n, float *packed) {
-  // The layout tandem_conv2d_packed_f32 reads: isa()'s panel width.
-  switch (isa().nr) {
-  case 32:
-#if TANDEM_X86
-    // Only the AVX-512 micro-kernels have 32-wide panels.
-    return packBRows32Avx512(src, srcStride, row0, rows, k, n, packed);
-#else
-    return packBRowsFixed<32>(src, srcStride, row0, rows, k, n, packed);
-#endif
-  case 16:
-    return packBRowsFixed<16>(src, srcStride, row0, rows, k, n, packed);
-  default:
-    return packBRowsFixed<8>(src, srcStride, row0, rows, k, n, packed);
-  }
+  tandem_internal_pack_b_columns(src, srcStride, row0, rows, k, n, 0, n,
+                                 packed);
 }
 
 extern "C" TANDEM_API void tandem_require_hardswish_epilogue(void) {}
@@ -2233,26 +2242,23 @@ void tandem_internal_pack_b_columns(const float *src, int64_t srcStride,
                                     int64_t row0, int64_t rows, int64_t k,
                                     int64_t n, int64_t col0, int64_t cols,
                                     float *packed) {
-  if (col0 == 0 && cols == n)
-    return tandem_internal_pack_b_rows(src, srcStride, row0, rows, k, n,
-                                       packed);
-  // packBRowsFixed's layout, one panel row piece at a time.
-  int64_t nr = isa().nr, kc = kBlockSize(k), colEnd = col0 + cols;
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t row = row0 + r, pc = row / kc * kc, kcur = std::min(kc, k - pc);
-    const float *from = src + r * srcStride - col0;
-    for (int64_t col = col0; col < colEnd;) {
-      int64_t jc = col / kNC * kNC, nc = std::min(kNC, n - jc);
-      int64_t nPanels = (nc + nr - 1) / nr;
-      int64_t panel = (col - jc) / nr, inPanel = (col - jc) % nr;
-      int64_t count = std::min(nr - inPanel, colEnd - col);
-      float *to = packed + packedBStep(jc, pc, k, nPanels, nr) +
-                  panel * nr * kcur + (row - pc) * nr + inPanel;
-      std::memcpy(to, from + col, size_t(count) * sizeof(float));
-      if (col + count == n) // the last panel's padding columns
-        std::fill(to + count, to + (nr - inPanel), 0.0f);
-      col += count;
-    }
+  // The layout tandem_conv2d_packed_f32 reads: isa()'s panel width.
+  switch (isa().nr) {
+  case 32:
+#if TANDEM_X86
+    // Only the AVX-512 micro-kernels have 32-wide panels.
+    return packBRows32Avx512(src, srcStride, row0, rows, k, n, col0, cols,
+                             packed);
+#else
+    return packBRowsFixed<32>(src, srcStride, row0, rows, k, n, col0, cols,
+                              packed);
+#endif
+  case 16:
+    return packBRowsFixed<16>(src, srcStride, row0, rows, k, n, col0, cols,
+                              packed);
+  default:
+    return packBRowsFixed<8>(src, srcStride, row0, rows, k, n, col0, cols,
+                             packed);
   }
 }
 

@@ -163,12 +163,6 @@ loadStridedFirst(const float *p, int64_t step, int64_t n) {
                                   _mm256_castsi256_ps(firstLanes(n)), 4);
 }
 
-/// The fused epilogue on a vector of results.
-__attribute__((target("avx2,fma"))) inline __m256 epilogue(const DwConv &g,
-                                                           __m256 r) {
-  return tandem_internal::epilogue8(r, g.epilogue);
-}
-
 /// An accumulator's start: the plane's bias, plus `out` (the output's
 /// values, or lanes of them) when accumulating.
 __attribute__((target("avx2,fma"))) inline __m256 start(const DwConv &g,
@@ -198,7 +192,8 @@ blockAvx2(const DwConv &g, const float *in, const float *f, float *out,
     }
   }
   for (int v = 0; v < V; ++v)
-    _mm256_storeu_ps(out + x + 8 * v, epilogue(g, acc[v]));
+    _mm256_storeu_ps(out + x + 8 * v,
+                     tandem_internal::epilogue8(acc[v], g.epilogue));
 }
 
 /// The last n (1..8) columns [x, x + n) of row y, with masked loads (the
@@ -218,7 +213,8 @@ tailAvx2(const DwConv &g, const float *in, const float *f, float *out,
       acc = _mm256_fmadd_ps(w, loadStridedFirst(p, step, n), acc);
     }
   }
-  tandem_internal::storeFirstAvx2(out + x, epilogue(g, acc), n);
+  tandem_internal::storeFirstAvx2(
+      out + x, tandem_internal::epilogue8(acc, g.epilogue), n);
 }
 
 __attribute__((target("avx2,fma"))) void rowAvx2(const DwConv &g,
@@ -299,8 +295,8 @@ plane3x3Avx2(const DwConv &g, const float *in, const float *f, float *out) {
           a1 = _mm256_fmadd_ps(w[3 * i + j],
                                loadStrided(rows[i] + j + 8 * STEP, STEP), a1);
         }
-      _mm256_storeu_ps(o + x, epilogue(g, a0));
-      _mm256_storeu_ps(o + x + 8, epilogue(g, a1));
+      _mm256_storeu_ps(o + x, tandem_internal::epilogue8(a0, g.epilogue));
+      _mm256_storeu_ps(o + x + 8, tandem_internal::epilogue8(a1, g.epilogue));
     }
     for (; x + 8 <= full; x += 8) {
       __m256 a0 = start(g, g.accumulate ? _mm256_loadu_ps(o + x) : zero);
@@ -309,7 +305,7 @@ plane3x3Avx2(const DwConv &g, const float *in, const float *f, float *out) {
         for (int j = 0; j < 3; ++j)
           a0 =
               _mm256_fmadd_ps(w[3 * i + j], loadStrided(rows[i] + j, STEP), a0);
-      _mm256_storeu_ps(o + x, epilogue(g, a0));
+      _mm256_storeu_ps(o + x, tandem_internal::epilogue8(a0, g.epilogue));
     }
     if (x < g.ow) {
       // The row's last n columns: masked loads of the three rows with the
@@ -324,7 +320,8 @@ plane3x3Avx2(const DwConv &g, const float *in, const float *f, float *out) {
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
           a0 = _mm256_fmadd_ps(w[3 * i + j], tail.load<STEP>(rows[i] + j), a0);
-      tandem_internal::storeFirstAvx2(o + x, epilogue(g, a0), n);
+      tandem_internal::storeFirstAvx2(
+          o + x, tandem_internal::epilogue8(a0, g.epilogue), n);
       // A row wider than full + 8 cannot occur: full >= ow - 1.
       if (x + 8 < g.ow)
         tailAvx2(g, in, f, o, y, x + 8, g.ow - x - 8);
@@ -366,12 +363,6 @@ loadColumns16(const float *p, __mmask16 m, __mmask16 lo, __mmask16 hi) {
                                         10, 8, 6, 4, 2, 0);
   return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(lo, p), even,
                                 _mm512_maskz_loadu_ps(hi, p + 16));
-}
-
-/// The fused epilogue on 16 results.
-__attribute__((target("avx512f"))) inline __m512 epilogue16(const DwConv &g,
-                                                            __m512 r) {
-  return tandem_internal::epilogue16(r, g.epilogue);
 }
 
 /// The 3x3 case of plane3x3Avx2 with 16-column vectors and two output rows
@@ -416,9 +407,11 @@ plane3x3Avx512(const DwConv &g, const float *in, const float *f, float *out) {
             a1 = _mm512_fmadd_ps(w[3 * (r - STEP) + j], v, a1);
         }
       }
-      _mm512_mask_storeu_ps(o0 + x, m, epilogue16(g, a0));
+      _mm512_mask_storeu_ps(o0 + x, m,
+                            tandem_internal::epilogue16(a0, g.epilogue));
       if (two)
-        _mm512_mask_storeu_ps(o1 + x, m, epilogue16(g, a1));
+        _mm512_mask_storeu_ps(o1 + x, m,
+                              tandem_internal::epilogue16(a1, g.epilogue));
     }
   }
 }

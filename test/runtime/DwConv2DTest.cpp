@@ -403,7 +403,9 @@ TEST(DwConv2DTest, Conv1x1ThenDepthwiseInOneCall) {
   // matrix-vector products), with the filter from the weight cache and
   // without. On 2 and 3 threads, images of 7 and more output rows a thread
   // are cut into bands of rows (one per thread, each also computing the
-  // 1x1 conv of the rows its windows read beyond it): even and uneven
+  // 1x1 conv of the rows its windows read beyond it), and on any thread
+  // count into more where a channel group's planes exceed 128 KB (the
+  // 112x112 and 56x56 cases: 5 and 2 bands on one thread): even and uneven
   // bands, stride 1 and 2, 3x3 and 5x5 windows (two rows of halo), bands
   // whose packed output meets inside a panel. Outputs start as NaN, so
   // every element must be written.

@@ -932,12 +932,31 @@ void conv1x1Dwconv(const tandem_exec_ctx_t *ctx, int64_t n, int64_t k,
   // split by channels instead, both threads read the whole input and write
   // part of every output pixel, so each line the previous and the next
   // kernel share is held by both cores, and rewriting such lines is slow
-  // (bench/native/coherence.c). Each band's task range is its thread's
-  // (tandem_internal_parallel_chunks gives thread t range t).
+  // (bench/native/coherence.c). Each thread's task range is a run of
+  // whole bands (tandem_internal_parallel_chunks gives thread t range t).
   constexpr int64_t kMinBandRows = 7;
   p.bands = 1;
   if (threads > 1 && oh / std::min(threads, kMaxBands) >= kMinBandRows)
     p.bands = std::min(threads, kMaxBands);
+  // More bands, a multiple of the threads (each thread a run of them),
+  // where a task's expanded planes (a channel group of the whole image)
+  // would exceed kBandBytes: then they, the band's packed input and the
+  // depthwise output stay in L2 between the 1x1 conv that writes them and
+  // the depthwise conv that reads them. MobileNetV2's first block (16 ->
+  // 96 channels at 112x112, 602 KB a group of 12) is cut into 5 bands on
+  // one thread, its 56x56 blocks (150 KB) into 2: 9.30 -> 9.11-9.18 ms at
+  // 1 thread, MNasNet 9.61 -> 9.47-9.51, MobileNetV3-large 7.55-7.67 ->
+  // 7.48-7.53 (minima, Zen 3); 256 KB gained about half of that, 64 KB
+  // the same as 128.
+  constexpr int64_t kBandBytes = 128 * 1024;
+  int64_t groupBytes =
+      tandem_internal_conv1x1_row_group(8) * h * w * int64_t(sizeof(float));
+  int64_t step = std::max<int64_t>(threads, 1);
+  int64_t want = (groupBytes + kBandBytes - 1) / kBandBytes;
+  want = (want + step - 1) / step * step;
+  while (want > p.bands && (want > kMaxBands || oh / want < kMinBandRows))
+    want -= step;
+  p.bands = std::max(p.bands, want);
   // One band is the whole image: all its rows go through the 1x1 conv, as
   // they would through the separate calls (a band of one pixel would make
   // the 1x1 conv a matrix-vector product, on a filter packed for a GEMM).

@@ -949,8 +949,9 @@ void conv1x1Dwconv(const tandem_exec_ctx_t *ctx, int64_t n, int64_t k,
   // 7.48-7.53 (minima, Zen 3); 256 KB gained about half of that, 64 KB
   // the same as 128.
   constexpr int64_t kBandBytes = 128 * 1024;
-  int64_t groupBytes =
-      tandem_internal_conv1x1_row_group(8) * h * w * int64_t(sizeof(float));
+  // A task's channels: whole register tiles, about 8 planes (see p.group).
+  const int64_t group = tandem_internal_conv1x1_row_group(8);
+  int64_t groupBytes = group * h * w * int64_t(sizeof(float));
   int64_t step = std::max<int64_t>(threads, 1);
   int64_t want = (groupBytes + kBandBytes - 1) / kBandBytes;
   want = (want + step - 1) / step * step;
@@ -1014,7 +1015,7 @@ void conv1x1Dwconv(const tandem_exec_ctx_t *ctx, int64_t n, int64_t k,
   // a few tasks that do not divide among the threads (96 channels: 7 tasks
   // of 14, 4 on one thread and 3 on the other), as many tasks as the next
   // multiple of the threads, of fewer channels each (8 tasks of 12).
-  p.group = tandem_internal_conv1x1_row_group(8);
+  p.group = group;
   p.groups = (c + p.group - 1) / p.group;
   int64_t tasks = n * p.bands * p.groups;
   if (p.bands > 1) {

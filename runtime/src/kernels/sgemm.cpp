@@ -1118,6 +1118,26 @@ columns8(const float *p, __m256i m, __m256i lo, __m256i hi) {
       _mm256_permute4x64_pd(_mm256_castps_pd(even), _MM_SHUFFLE(3, 1, 2, 0)));
 }
 
+/// The even elements q[0], q[2], ..., q[30] into dst[0 .. 16): the first
+/// three 8-float vectors whole, the last without element 31, which may lie
+/// past the image (`lastSeven`: the mask of lanes 0-6). A stride-2 conv's
+/// panel inside one image row (every panel of a 112-wide stem's output):
+/// four loads and four shuffles instead of packTwoRuns16's eight masked
+/// loads and two blends for runs that are empty.
+__attribute__((target("avx2"))) inline void
+evenColumns16(const float *q, __m256i lastSeven, float *dst) {
+  __m256 lo = _mm256_shuffle_ps(_mm256_loadu_ps(q), _mm256_loadu_ps(q + 8),
+                                _MM_SHUFFLE(2, 0, 2, 0));
+  __m256 hi = _mm256_shuffle_ps(_mm256_loadu_ps(q + 16),
+                                _mm256_maskload_ps(q + 24, lastSeven),
+                                _MM_SHUFFLE(2, 0, 2, 0));
+  _mm256_storeu_ps(dst, _mm256_castpd_ps(_mm256_permute4x64_pd(
+                            _mm256_castps_pd(lo), _MM_SHUFFLE(3, 1, 2, 0))));
+  _mm256_storeu_ps(dst + 8,
+                   _mm256_castpd_ps(_mm256_permute4x64_pd(
+                       _mm256_castps_pd(hi), _MM_SHUFFLE(3, 1, 2, 0))));
+}
+
 /// packTwoRuns32 for AVX2's 16-column panels.
 template <int STEP>
 __attribute__((target("avx2"))) void
@@ -1145,18 +1165,24 @@ packTwoRuns16(const ConvImage &g, int64_t r0, int64_t k, int64_t a, int64_t b,
       hi[h][r] = laneMask8(rawHi);
     }
   int64_t bBase = b - STEP * split; // as in packTwoRuns32
+  const __m256i lastSeven = laneMask8(0x7Fu);
   int64_t window = g.kh * g.kw;
   int64_t c = r0 / window, i = r0 % window / g.kw, jw = r0 % g.kw;
   for (int64_t p = 0; p < k; ++p) {
     const float *src = g.image + c * g.sC + i * g.dh * g.sH + jw * g.dw;
     float *dst = out + p * 16;
-    for (int h = 0; h < 2; ++h) {
-      __m256 va =
-          columns8<STEP>(src + a + 8 * h * STEP, m[h][0], lo[h][0], hi[h][0]);
-      __m256 vb = columns8<STEP>(src + bBase + 8 * h * STEP, m[h][1], lo[h][1],
-                                 hi[h][1]);
-      _mm256_storeu_ps(dst + 8 * h,
-                       _mm256_blendv_ps(va, vb, _mm256_castsi256_ps(m[h][1])));
+    if (STEP == 2 && split == 16) {
+      evenColumns16(src + a, lastSeven, dst);
+    } else {
+      for (int h = 0; h < 2; ++h) {
+        __m256 va =
+            columns8<STEP>(src + a + 8 * h * STEP, m[h][0], lo[h][0], hi[h][0]);
+        __m256 vb = columns8<STEP>(src + bBase + 8 * h * STEP, m[h][1],
+                                   lo[h][1], hi[h][1]);
+        _mm256_storeu_ps(
+            dst + 8 * h,
+            _mm256_blendv_ps(va, vb, _mm256_castsi256_ps(m[h][1])));
+      }
     }
     if (++jw == g.kw) {
       jw = 0;
@@ -1602,6 +1628,13 @@ __attribute__((always_inline)) inline void
 packBRowsFixed(const float *src, int64_t srcStride, int64_t row0, int64_t rows,
                int64_t k, int64_t n, int64_t col0, int64_t cols, float *out) {
   constexpr int64_t kRowChunk = 16;
+  // Each row's line kPrefetchPanels panels ahead is prefetched for
+  // writing: a panel row is one line and the next panel's is K lines
+  // further, which the hardware prefetchers do not follow, so each store
+  // waited for its line. MobileNetV2 at 1 thread: the packing of
+  // depthwise outputs 7.3-7.7% -> 6.2-6.6% of the samples (one panel
+  // ahead gained less). A prefetch past the buffer's end cannot fault.
+  constexpr int64_t kPrefetchPanels = 2;
   int64_t kc = kBlockSize(k), colEnd = col0 + cols;
   for (int64_t jc = col0 / kNC * kNC; jc < colEnd; jc += kNC) {
     int64_t nc = std::min(kNC, n - jc);
@@ -1639,6 +1672,7 @@ packBRowsFixed(const float *src, int64_t srcStride, int64_t row0, int64_t rows,
         for (int64_t r = 0; r < chunk; ++r) {
           float *to = dst[r] + panel * panelStride[r];
           const float *row = from + r * srcStride + (first - col0);
+          __builtin_prefetch(to + kPrefetchPanels * panelStride[r], 1, 3);
 #if TANDEM_X86
           if constexpr (Avx512) {
             copyPanelRow32Avx512(to, row, hi - first);

@@ -407,16 +407,34 @@ TEST(DwConv2DTest, Conv1x1ThenDepthwiseInOneCall) {
   // count into more where a channel group's planes exceed 128 KB (the
   // 112x112 and 56x56 cases: 5 and 2 bands on one thread): even and uneven
   // bands, stride 1 and 2, 3x3 and 5x5 windows (two rows of halo), bands
-  // whose packed output meets inside a panel. Outputs start as NaN, so
-  // every element must be written.
+  // whose packed output meets inside a panel; planes of at most 196
+  // output pixels take the eight-channels-a-vector kernel (3x3, 5x5 and
+  // 7x7, stride 1 and 2). Outputs start as NaN, so every element must be
+  // written.
   struct FusedCase {
     int64_t k, c, h, w, stride, window = 3;
   };
   const FusedCase cases[] = {
-      {16, 96, 112, 112, 2}, {24, 144, 56, 56, 1},   {160, 960, 7, 7, 1},
-      {3, 5, 9, 9, 1},       {300, 20, 6, 6, 2},     {2, 17, 72, 72, 1},
-      {8, 29, 15, 11, 2},    {300, 43, 1, 1, 1},     {64, 40, 14, 14, 1},
-      {24, 36, 29, 29, 2},   {40, 24, 28, 28, 1, 5}, {16, 20, 43, 17, 2, 5}};
+      {16, 96, 112, 112, 2},
+      {24, 144, 56, 56, 1},
+      {160, 960, 7, 7, 1},
+      {3, 5, 9, 9, 1},
+      {300, 20, 6, 6, 2},
+      {2, 17, 72, 72, 1},
+      {8, 29, 15, 11, 2},
+      {300, 43, 1, 1, 1},
+      {64, 40, 14, 14, 1},
+      {24, 36, 29, 29, 2},
+      {40, 24, 28, 28, 1, 5},
+      {16, 20, 43, 17, 2, 5},
+      // Small planes, computed eight channels a vector (dwconv_cvec.h):
+      // 5x5 and 7x7 windows, stride 1 and 2, channel counts that leave a
+      // partial vector.
+      {40, 60, 14, 14, 1, 5},
+      {48, 20, 13, 13, 2, 5},
+      {16, 12, 10, 10, 1, 7},
+      {16, 13, 11, 11, 2, 7},
+      {24, 9, 7, 7, 2}};
   tandem_thread_pool_t *pool = nullptr, *pool3 = nullptr;
   ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
   ASSERT_EQ(tandem_thread_pool_create(3, &pool3), nullptr);

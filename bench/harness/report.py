@@ -71,13 +71,20 @@ def _index(results):
     return {(r.runtime, r.model.name, r.threads): r for r in results}
 
 
-def best_peer(results, model_name, threads):
+def best_peer(results, model_name, threads, by="median"):
     """The fastest other runtime's result on (model, threads) whose outputs
-    agree, or None: Tandem's target is a ratio to it."""
+    agree (by its median, or by its minimum with by="min"), or None:
+    Tandem's target is a ratio to it."""
     peers = [r for r in results if r.runtime != "tandem" and
              r.model.name == model_name and r.threads == threads and
              not r.failed and r.times and r.ok]
-    return min(peers, key=lambda r: r.median) if peers else None
+    return min(peers, key=lambda r: getattr(r, by)) if peers else None
+
+
+# A cell whose median is this much above its minimum ran partly in a slow
+# phase of the host (docs/Performance.md, The machine): its median ratios
+# mislead, its minima do not.
+NOISY_CELL = 1.25
 
 
 def table(results):
@@ -85,12 +92,15 @@ def table(results):
     over = [r for r in results if r.gflops and r.peak and
              r.gflops > r.peak]
     lines = ["| runtime | threads | model | runs | median ms | min ms | "
-             "GFLOP/s | % of peak | vs ref | vs best peer | check |",
-             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "GFLOP/s | % of peak | vs ref | vs best peer | "
+             "vs best peer (min) | check |",
+             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    noisy = []
     for r in results:
         if r.failed:
-            lines.append("| %s | %d | %s | 0 | - | - | - | - | - | - | %s |" % (
-                r.runtime, r.threads, r.model.name, r.check))
+            lines.append("| %s | %d | %s | 0 | - | - | - | - | - | - | - "
+                         "| %s |" % (r.runtime, r.threads, r.model.name,
+                                     r.check))
             continue
         runs = str(len(r.times))
         if len(r.times) < r.runs_wanted:
@@ -112,10 +122,25 @@ def table(results):
                          r.threads)
         vs_best = (("%.2f (%s)" % (r.median / best.median, best.runtime))
                    if best else "-")
-        lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
+        # The same by minima, which the host's slow phases do not move.
+        best_min = best_peer([x for x in results if x is not r],
+                             r.model.name, r.threads, by="min")
+        vs_best_min = (("%.2f (%s)" % (r.min / best_min.min,
+                                       best_min.runtime))
+                       if best_min else "-")
+        if r.min and r.median / r.min >= NOISY_CELL:
+            noisy.append("%s %s at %d thread%s (%.2fx)" % (
+                r.runtime, r.model.name, r.threads,
+                "" if r.threads == 1 else "s", r.median / r.min))
+        lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s "
+                     "| %s |"
                      % (r.runtime, r.threads, r.model.name, runs,
                         _fmt_ms(r.median), _fmt_ms(r.min), gflops, peak, vs,
-                        vs_best, r.check))
+                        vs_best, vs_best_min, r.check))
+    if noisy:
+        lines += ["", "Median at least %.2fx the minimum (the host's slow "
+                  "phases; compare these cells by the minima column): %s." %
+                  (NOISY_CELL, "; ".join(noisy))]
     if over:
         lines += ["", "Above 100%% of peak (%s): the FMA microbenchmark "
                   "never saw the throughput these runs got, so the machine's "

@@ -11,6 +11,7 @@
 #include "kernels/dwconv_cvec.h"
 
 #include "kernels/partial_store.h"
+#include "kernels/transpose8.h"
 
 #include <algorithm>
 #include <cstring>
@@ -57,25 +58,6 @@ bool dwChannelVecSupports(int64_t kh, int64_t kw, int64_t strideH,
 
 namespace tandem_internal {
 namespace {
-
-/// Transposes the 8x8 block r[0..7] in place: r[i] lane j <- r[j] lane i.
-TANDEM_AVX2 inline void transpose8(__m256 r[8]) {
-  __m256 t[8], s[8];
-  for (int i = 0; i < 4; ++i) {
-    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-  }
-  for (int i = 0; i < 2; ++i) {
-    s[4 * i + 0] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
-    s[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
-    s[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
-    s[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
-  }
-  for (int i = 0; i < 4; ++i) {
-    r[i] = _mm256_permute2f128_ps(s[i], s[i + 4], 0x20);
-    r[i + 4] = _mm256_permute2f128_ps(s[i], s[i + 4], 0x31);
-  }
-}
 
 /// The lane mask of the first n lanes (0 <= n <= 8).
 TANDEM_AVX2 inline __m256i firstLanes(int64_t n) {

@@ -29,6 +29,7 @@
 #include "kernels/kernel_status.h"
 #include "kernels/scratch.h"
 #include "kernels/sgemm_internal.h"
+#include "kernels/transpose8.h"
 #include "kernels/winograd_internal.h"
 
 #include <algorithm>
@@ -132,24 +133,7 @@ TANDEM_INLINE void outputRow2(const float *x, int64_t sx, float *y,
 //===----------------------------------------------------------------------===//
 
 #if TANDEM_X86
-/// Transposes the 8 x 8 floats in r[0..7] in place.
-__attribute__((target("avx2,fma"))) inline void transpose8(__m256 r[8]) {
-  __m256 t[8], u[8];
-  for (int i = 0; i < 4; ++i) {
-    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-  }
-  for (int i = 0; i < 2; ++i) {
-    u[4 * i] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
-    u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
-    u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
-    u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
-  }
-  for (int i = 0; i < 4; ++i) {
-    r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
-    r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
-  }
-}
+using tandem_internal::transpose8;
 
 /// d[r][s][l] = p[l * sc + r * sh + s] for an A x A patch of 8 channels:
 /// each patch row of the 8 channels is one load of 8 floats (so 8 - A

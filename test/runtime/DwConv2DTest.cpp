@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestPool.h"
 #include "kernels/dwconv_internal.h"
 #include "kernels/kernel_cache.h"
 #include "kernels/kernel_status.h"
@@ -201,24 +202,24 @@ TEST(DwConv2DTest, BiasInThePlane) {
   // tandem_dwconv2d_bias_f32: each plane starts from its channel's bias,
   // overwriting or onto the output, with the epilogues, on a pool; the gap
   // between output rows stays untouched.
-  tandem_thread_pool_t *pool = nullptr;
-  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  tandem_test::TestPool two(2);
+  ASSERT_NE(two.get(), nullptr);
+  tandem_thread_pool_t *pool = two.get();
   for (const char *isa : families())
     for (const DwCase &t : kCases) {
       check(isa, t, false, false, nullptr, false, /*withBias=*/true);
       check(isa, t, true, true, pool, false, true);
       check(isa, t, false, false, pool, /*relu6=*/true, true);
     }
-  tandem_thread_pool_destroy(pool);
 }
 
 TEST(DwConv2DTest, ThreadPool) {
-  tandem_thread_pool_t *pool = nullptr;
-  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  tandem_test::TestPool two(2);
+  ASSERT_NE(two.get(), nullptr);
+  tandem_thread_pool_t *pool = two.get();
   for (const char *isa : families())
     for (const DwCase &t : kCases)
       check(isa, t, false, true, pool);
-  tandem_thread_pool_destroy(pool);
 }
 
 TEST(DwConv2DTest, ImplicitZeroPadding) {
@@ -228,8 +229,9 @@ TEST(DwConv2DTest, ImplicitZeroPadding) {
   // window's reach at one edge, and none; with the bias, the epilogues and
   // a pool (each thread's padded plane is reused across planes and calls
   // of another geometry).
-  tandem_thread_pool_t *pool = nullptr;
-  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  tandem_test::TestPool two(2);
+  ASSERT_NE(two.get(), nullptr);
+  tandem_thread_pool_t *pool = two.get();
   const Pad pads[] = {{1, 1, 1, 1, true}, {0, 0, 1, 1, true},
                       {2, 2, 2, 2, true}, {3, 0, 0, 2, true},
                       {4, 4, 4, 4, true}, // 5x5 of dilation 2, "same"
@@ -241,15 +243,15 @@ TEST(DwConv2DTest, ImplicitZeroPadding) {
         check(isa, t, true, true, pool, false, true, pad);
         check(isa, t, false, false, pool, /*relu6=*/true, true, pad);
       }
-  tandem_thread_pool_destroy(pool);
 }
 
 TEST(DwConv2DTest, PaddedInPlace) {
   // A stride-1 "same" conv written over its own input (as bufferization
   // places it): every family, 3x3 pad 1 and 5x5 pad 2, on a pool, equals
   // the conv computed into a separate buffer.
-  tandem_thread_pool_t *pool = nullptr;
-  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  tandem_test::TestPool two(2);
+  ASSERT_NE(two.get(), nullptr);
+  tandem_thread_pool_t *pool = two.get();
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (const char *isa : families())
@@ -278,7 +280,6 @@ TEST(DwConv2DTest, PaddedInPlace) {
         for (size_t i = 0; i < data.size(); ++i)
           ASSERT_EQ(data[i], separate[i]) << isa << " k" << k << " at " << i;
       }
-  tandem_thread_pool_destroy(pool);
 }
 
 TEST(DwConv2DTest, PaddedPublicEntry) {
@@ -312,8 +313,9 @@ TEST(DwConv2DTest, PackedOutputFeedsA1x1Conv) {
                               {16, 14, 14, 1, 8}, {6, 112, 112, 2, 5},
                               {300, 9, 9, 1, 4},  {2, 72, 72, 1, 3},
                               {300, 2, 2, 2, 30}};
-  tandem_thread_pool_t *pool = nullptr;
-  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
+  tandem_test::TestPool two(2);
+  ASSERT_NE(two.get(), nullptr);
+  tandem_thread_pool_t *pool = two.get();
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (tandem_thread_pool_t *p :
@@ -363,7 +365,6 @@ TEST(DwConv2DTest, PackedOutputFeedsA1x1Conv) {
               << " at " << i;
         tandem_internal_kernel_cache_destroy(cache);
       }
-  tandem_thread_pool_destroy(pool);
 }
 
 TEST(DwConv2DTest, PackedMisuseFails) {
@@ -435,9 +436,10 @@ TEST(DwConv2DTest, Conv1x1ThenDepthwiseInOneCall) {
       {16, 12, 10, 10, 1, 7},
       {16, 13, 11, 11, 2, 7},
       {24, 9, 7, 7, 2}};
-  tandem_thread_pool_t *pool = nullptr, *pool3 = nullptr;
-  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
-  ASSERT_EQ(tandem_thread_pool_create(3, &pool3), nullptr);
+  tandem_test::TestPool two(2), three(3);
+  ASSERT_NE(two.get(), nullptr);
+  ASSERT_NE(three.get(), nullptr);
+  tandem_thread_pool_t *pool = two.get(), *pool3 = three.get();
   std::mt19937 rng(12);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (tandem_thread_pool_t *p :
@@ -498,8 +500,6 @@ TEST(DwConv2DTest, Conv1x1ThenDepthwiseInOneCall) {
           }
           tandem_internal_kernel_cache_destroy(cache);
         }
-  tandem_thread_pool_destroy(pool);
-  tandem_thread_pool_destroy(pool3);
 }
 
 TEST(DwConv2DTest, PackedOutputIsThePackedLayout) {
@@ -521,9 +521,10 @@ TEST(DwConv2DTest, PackedOutputIsThePackedLayout) {
                               {5, 7, 24, 24, 1, 5, 1}, {5, 6, 21, 24, 1, 7, 1},
                               {4, 6, 24, 24, 1, 3, 2}, {8, 20, 24, 24, 1, 3, 1},
                               {4, 5, 14, 7, 1, 3, 1},  {4, 6, 14, 20, 1, 3, 1}};
-  tandem_thread_pool_t *pool = nullptr, *pool3 = nullptr;
-  ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
-  ASSERT_EQ(tandem_thread_pool_create(3, &pool3), nullptr);
+  tandem_test::TestPool two(2), three(3);
+  ASSERT_NE(two.get(), nullptr);
+  ASSERT_NE(three.get(), nullptr);
+  tandem_thread_pool_t *pool = two.get(), *pool3 = three.get();
   std::mt19937 rng(13);
   std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
   for (tandem_thread_pool_t *p :
@@ -579,8 +580,6 @@ TEST(DwConv2DTest, PackedOutputIsThePackedLayout) {
               << tandem_thread_pool_size(p)
               << (got == &fused ? " fused" : " separate") << " at " << i;
     }
-  tandem_thread_pool_destroy(pool);
-  tandem_thread_pool_destroy(pool3);
 }
 
 TEST(DwConv2DTest, Conv1x1ThenDepthwiseReadingFewPixels) {

@@ -134,8 +134,11 @@ TANDEM_AVX2 void computeRows(const DwChannelVec &p, int64_t channels,
 
 } // namespace
 
-TANDEM_AVX2 void dwChannelVecAvx2(const DwChannelVec &p, int64_t channels,
+TANDEM_AVX2 void dwChannelVecAvx2(const DwChannelVec &params, int64_t channels,
                                   float *tile, bool zeroTile) {
+  // A copy the stores cannot reach, so that its fields stay in registers
+  // (see planeKxK).
+  const DwChannelVec p = params;
   Tile t = tileOf(p);
   if (zeroTile)
     std::memset(tile, 0, size_t(dwChannelVecTileFloats(p)) * sizeof(float));

@@ -143,9 +143,13 @@ TANDEM_DW_KXK_TARGET void lastRowsKxK(const Dw3x3Plane &p,
 
 /// The whole plane in steps of kRows output rows, the last step shorter.
 template <class T, int K, int STEP, int kRows, int COLS = 1, int DIL = 1>
-TANDEM_DW_KXK_TARGET void planeKxK(const Dw3x3Plane &p, const float *f,
+TANDEM_DW_KXK_TARGET void planeKxK(const Dw3x3Plane &plane, const float *f,
                                    float *out) {
   using V = typename T::V;
+  // A copy the stores cannot reach: the row loops keep its fields (the
+  // epilogue, strides, sizes) in registers instead of reloading them
+  // after every store through a may-alias vector pointer.
+  const Dw3x3Plane p = plane;
   V w[K * K];
   for (int t = 0; t < K * K; ++t)
     w[t] = T::set1(f[t]);

@@ -891,8 +891,13 @@ bool channelVectorPlanes(const DwConv &g, const float *in, int64_t pixels,
                                       tile, zero);
     zero = false;
   }
-#endif
   return true;
+#else
+  // Only x86 sets PwDw::channelVectors.
+  tandem_internal_kernel_fail(g.failure,
+                              "conv1x1_dwconv: no small-plane kernel here");
+  return false;
+#endif
 }
 
 void pwdwGroups(void *env, int64_t begin, int64_t end) {

@@ -135,11 +135,7 @@ __attribute__((target("avx2,fma"))) inline __m256 loadStrided(const float *p,
   return _mm256_i32gather_ps(p, idx, 4);
 }
 
-/// A mask of the first n lanes (0 <= n <= 8).
-__attribute__((target("avx2,fma"))) inline __m256i firstLanes(int64_t n) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(n)),
-                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
+using tandem_internal::firstLanes;
 
 /// Like loadStrided for the first n columns only (1 <= n <= 8): masked
 /// loads touch no element past the last column's, so a row's end needs no

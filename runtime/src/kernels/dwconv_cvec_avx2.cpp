@@ -59,12 +59,6 @@ bool dwChannelVecSupports(int64_t kh, int64_t kw, int64_t strideH,
 namespace tandem_internal {
 namespace {
 
-/// The lane mask of the first n lanes (0 <= n <= 8).
-TANDEM_AVX2 inline __m256i firstLanes(int64_t n) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(n)),
-                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
 /// Writes the channels' input planes into the tile's interior.
 TANDEM_AVX2 void fillTile(const DwChannelVec &p, int64_t channels,
                           const Tile &t, float *tile) {
@@ -95,7 +89,10 @@ TANDEM_AVX2 void fillTile(const DwChannelVec &p, int64_t channels,
   }
 }
 
-/// The output rows of p from the filled tile: K*K taps, stride S.
+/// The output rows of p from the filled tile: K*K taps, stride S. The
+/// window rows stay a loop: unrolled, GCC hoisted the weight loads and
+/// spilled an accumulator every tap (MNasNet's 7x7 5x5 block, 1152
+/// channels, standalone: 374 -> 354 us).
 template <int K, int S>
 TANDEM_AVX2 void computeRows(const DwChannelVec &p, int64_t channels,
                              const Tile &t, const float *tile,
@@ -109,9 +106,6 @@ TANDEM_AVX2 void computeRows(const DwChannelVec &p, int64_t channels,
 #pragma GCC unroll 8
       for (int u = 0; u < 8; ++u)
         acc[u] = bias;
-        // Window rows not unrolled: unrolled, GCC hoisted weight loads and
-        // spilled an accumulator every tap (MNasNet's 7x7 5x5 block, 1152
-        // channels, standalone: 374 -> 354 us).
 #pragma GCC unroll 1
       for (int i = 0; i < K; ++i) {
         const float *row = base + i * rowFloats;

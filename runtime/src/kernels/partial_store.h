@@ -4,7 +4,8 @@
 // of cycles each, where a plain store is one): a kernel that stores the
 // ragged end of a row once per tile row, such as a GEMM edge tile or a
 // depthwise plane's last columns, writes the first n lanes in 4-, 2- and
-// 1-float pieces instead.
+// 1-float pieces instead. Their masked loads (full speed on AMD) take their
+// mask from firstLanes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,14 @@
 #include <immintrin.h>
 
 namespace tandem_internal {
+
+/// The AVX2 lane mask of the first n lanes (0 <= n <= 8), for masked loads
+/// (which AMD runs at full speed) of a row's ragged end.
+__attribute__((target("avx2,fma"), always_inline)) inline __m256i
+firstLanes(int64_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(n)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
 
 /// Stores lanes [0, n) of v at p (all of them for n >= 8, none for n <= 0);
 /// nothing past p + n is written.

@@ -100,7 +100,7 @@ const ConvCase kCases[] = {
     {1, 8, 11, 13, 16, 1, 1, 1, 1, 1, 1}, // 1x1: contiguous panels
     {1, 8, 11, 13, 16, 1, 1, 2, 2, 1, 1}, // 1x1 stride 2
     {1, 5, 15, 16, 7, 3, 2, 2, 1, 2, 3},  // dilation, uneven window
-    {3, 30, 7, 7, 40, 3, 3, 1, 1, 1, 1},  // K = 270 over two K blocks
+    {3, 60, 7, 7, 40, 3, 3, 1, 1, 1, 1},  // K = 540 over two K blocks
     // Wide rows: AVX-512's 32-column panels in one or two image rows,
     // gathered with masked vector loads at stride 1 and 2.
     {1, 4, 40, 70, 8, 3, 3, 1, 1, 1, 1},
@@ -118,12 +118,13 @@ TEST(Conv2DTest, MatchesDirectConvolution) {
 
 TEST(Conv2DTest, DenseOneByOneIsAPlainMatrix) {
   // A 1x1 stride-1 conv on a dense image packs B as a plain matrix, eight
-  // rows at a time across the panels: K not a multiple of 8, two K blocks
-  // (K = 300: 150 each), N not a multiple of the panel width, batches, with
-  // and without the filter cache and a pool, bias and epilogue.
+  // rows at a time across the panels: K not a multiple of 8, several K
+  // blocks (K = 600: two of 300 on AVX2, three of 200 elsewhere), N not a
+  // multiple of the panel width, batches, with and without the filter cache and
+  // a pool, bias and epilogue.
   tandem_thread_pool_t *pool = nullptr;
   ASSERT_EQ(tandem_thread_pool_create(2, &pool), nullptr);
-  for (const ConvCase &t : {ConvCase{2, 300, 9, 11, 13, 1, 1, 1, 1, 1, 1},
+  for (const ConvCase &t : {ConvCase{2, 600, 9, 11, 13, 1, 1, 1, 1, 1, 1},
                             ConvCase{1, 13, 7, 7, 20, 1, 1, 1, 1, 1, 1},
                             ConvCase{3, 20, 16, 16, 7, 1, 1, 1, 1, 1, 1},
                             ConvCase{1, 7, 3, 5, 6, 1, 1, 1, 1, 1, 1}})
@@ -142,7 +143,7 @@ TEST(Conv2DTest, FusedReLU) {
 }
 
 TEST(Conv2DTest, FusedReLU6) {
-  // Sums over up to 270 products reach beyond 6 and below 0.
+  // Sums over up to 540 products reach beyond 6 and below 0.
   for (const ConvCase &t : kCases)
     check(t, true, false, nullptr, /*relu=*/false, /*relu6=*/true);
 }

@@ -302,7 +302,7 @@ TEST(DwConv2DTest, PackedOutputFeedsA1x1Conv) {
   // (tandem_conv2d_packed_f32) give exactly what the two give through a
   // plain NCHW tensor: pixel counts below, at and across a panel (7x7,
   // 8x4, 14x14, 56x56 from stride 2), more than one K block of the GEMM
-  // (300 channels), and more than one N block (72x72 pixels: 5184), one
+  // (600 channels), and more than one N block (72x72 pixels: 5184), one
   // pixel (with the filter cached, a matrix-vector product); two images,
   // with and without a pool and the weight cache. The packed buffer starts as
   // NaN, so every element the conv reads must have been written.
@@ -311,8 +311,8 @@ TEST(DwConv2DTest, PackedOutputFeedsA1x1Conv) {
   };
   const PackedCase cases[] = {{5, 7, 7, 1, 3},    {3, 8, 4, 1, 17},
                               {16, 14, 14, 1, 8}, {6, 112, 112, 2, 5},
-                              {300, 9, 9, 1, 4},  {2, 72, 72, 1, 3},
-                              {300, 2, 2, 2, 30}};
+                              {600, 9, 9, 1, 4},  {2, 72, 72, 1, 3},
+                              {600, 2, 2, 2, 30}};
   tandem_test::TestPool two(2);
   ASSERT_NE(two.get(), nullptr);
   tandem_thread_pool_t *pool = two.get();
@@ -397,7 +397,7 @@ TEST(DwConv2DTest, Conv1x1ThenDepthwiseInOneCall) {
   // tandem_conv2d_bias_f32 (1x1) then tandem_dwconv2d_pad_f32 (_packed_f32)
   // give through the expanded tensor: MobileNetV2's shapes (stride 1 and 2,
   // 112x112 down to 7x7), channel counts that leave a short last group, two
-  // K blocks of the GEMM (300 input channels), two N blocks (72x72 pixels);
+  // K blocks of the GEMM (600 input channels), two N blocks (72x72 pixels);
   // one image and two, with and without a pool (one image of 96 or 144
   // channels on two threads: groups of fewer channels than a register
   // tile, starting off a tile's boundary), a 1x1 image (with the cache,
@@ -420,10 +420,10 @@ TEST(DwConv2DTest, Conv1x1ThenDepthwiseInOneCall) {
       {24, 144, 56, 56, 1},
       {160, 960, 7, 7, 1},
       {3, 5, 9, 9, 1},
-      {300, 20, 6, 6, 2},
+      {600, 20, 6, 6, 2},
       {2, 17, 72, 72, 1},
       {8, 29, 15, 11, 2},
-      {300, 43, 1, 1, 1},
+      {600, 43, 1, 1, 1},
       {64, 40, 14, 14, 1},
       {24, 36, 29, 29, 2},
       {40, 24, 28, 28, 1, 5},
@@ -509,7 +509,7 @@ TEST(DwConv2DTest, PackedOutputIsThePackedLayout) {
   // included, not only what a 1x1 conv reading it needs: rows of 8, 16,
   // 24 and 7 pixels; a 24-pixel plane (padding 8 columns on 16-wide
   // panels, 24 on 32-wide); a second N block of 8 columns (513 x 8
-  // pixels); two K blocks (300 channels); stride 2; 5x5 and 7x7 windows;
+  // pixels); two K blocks (600 channels); stride 2; 5x5 and 7x7 windows;
   // dilation 2. Separate calls and the fused 1x1 + depthwise call, on 1, 2
   // and 3 threads (bands of rows; 14 x 20 on two threads: bands that meet
   // inside a panel, at pixel 140). Buffers start as NaN.
@@ -517,7 +517,7 @@ TEST(DwConv2DTest, PackedOutputIsThePackedLayout) {
     int64_t k, c, h, w, stride, window, dilation;
   };
   const LayoutCase cases[] = {{4, 5, 3, 8, 1, 3, 1},   {6, 9, 32, 32, 2, 3, 1},
-                              {3, 4, 513, 8, 1, 3, 1}, {8, 300, 3, 16, 1, 3, 1},
+                              {3, 4, 513, 8, 1, 3, 1}, {8, 600, 3, 16, 1, 3, 1},
                               {5, 7, 24, 24, 1, 5, 1}, {5, 6, 21, 24, 1, 7, 1},
                               {4, 6, 24, 24, 1, 3, 2}, {8, 20, 24, 24, 1, 3, 1},
                               {4, 5, 14, 7, 1, 3, 1},  {4, 6, 14, 20, 1, 3, 1}};

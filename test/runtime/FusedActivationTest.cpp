@@ -167,7 +167,7 @@ TEST_P(ActivationOnIsa, Sgemm) {
     int32_t flags;
   };
   const Shape shapes[] = {{30, 49, 70, TANDEM_SGEMM_ACCUMULATE},
-                          {41, 77, 300, 0},
+                          {41, 77, 600, 0},
                           {13, 31, 7, TANDEM_SGEMM_ACCUMULATE},
                           {1, 1000, 128, TANDEM_SGEMM_CONSTANT_B},
                           {20, 1, 64, TANDEM_SGEMM_CONSTANT_A},

@@ -87,15 +87,15 @@ void check(const char *isa, const Problem &p, tandem_thread_pool_t *pool) {
 const Problem kProblems[] = {
     {1, 1, 1, 1, false, false, false, false},
     {1, 13, 31, 7, false, false, false, false},    // smaller than one tile
-    {1, 97, 131, 300, false, false, false, false}, // ragged, 2 K blocks
+    {1, 97, 131, 600, false, false, false, false}, // ragged, 2-3 K blocks
     {1, 64, 64, 64, true, false, false, false},
     {1, 33, 65, 17, false, true, false, true},
-    {1, 29, 47, 600, true, true, false, true},  // 3 K blocks, both ^T
+    {1, 29, 47, 600, true, true, false, true},  // 2-3 K blocks, both ^T
     {3, 20, 70, 19, false, false, true, false}, // shared weights (conv)
     {2, 15, 33, 40, false, false, false, true},
     {1, 200, 4200, 9, false, false, false, false},  // N over one N block
     {1, 5, 3, 0, false, false, false, false},       // K = 0 zeroes C
-    {1, 41, 77, 530, false, false, false, true, 1}, // fused ReLU, 3 K blocks
+    {1, 41, 77, 530, false, false, false, true, 1}, // fused ReLU, 2-3 K blocks
     {2, 9, 20, 8, true, false, true, false, 1},
     {1, 6, 7, 0, false, false, false, true, 1}, // K = 0: relu(C)
     // Fused ReLU6 (sums reach beyond 6), full and edge tiles, K = 0.
@@ -105,6 +105,12 @@ const Problem kProblems[] = {
     // 7x7 images: edge tiles of 17 and 18 columns (AVX-512: 16 + extra).
     {1, 30, 49, 70, false, false, false, true, 1},
     {2, 17, 50, 300, true, false, false, false},
+    // 3, 2 and 1 rows past the full A panels across many full B panels
+    // (AVX2's wide edge tiles, several panels a call, and the edge tiles
+    // after them), accumulating with ReLU6 over two K blocks, ReLU.
+    {1, 45, 200, 600, false, false, false, true, 2},
+    {1, 128, 100, 40, false, false, false, false, 1},
+    {1, 19, 130, 70, true, false, false, true},
 };
 
 class SgemmTest : public ::testing::TestWithParam<const char *> {};
@@ -283,7 +289,8 @@ TEST_P(SgemmTest, ColumnBiasEqualsBroadcastThenAccumulate) {
         Shape{1, 97, 4200, 9, TANDEM_SGEMM_ACCUMULATE},
         Shape{1, 41, 77, 530, TANDEM_SGEMM_ACCUMULATE | TANDEM_SGEMM_RELU6},
         Shape{1, 6, 7, 0, 0}, Shape{1, 6, 7, 0, TANDEM_SGEMM_RELU},
-        Shape{3, 15, 12, 40, TANDEM_SGEMM_CONSTANT_B}}) {
+        Shape{3, 15, 12, 40, TANDEM_SGEMM_CONSTANT_B},
+        Shape{1, 45, 200, 600, TANDEM_SGEMM_ACCUMULATE | TANDEM_SGEMM_RELU6}}) {
     std::mt19937 rng(5);
     std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
     size_t cSize = t.batch * t.m * t.n;
@@ -368,6 +375,46 @@ TEST_P(SgemmTest, NarrowEdgeTilesMatchWideTiles) {
             float want = j < n ? full[i * wide + j] : prior[i * wide + j];
             ASSERT_EQ(narrow[i * wide + j], want)
                 << "n " << n << " flags " << flags << " bias " << withBias
+                << " at [" << i << "," << j << "]";
+          }
+      }
+}
+
+TEST_P(SgemmTest, ShortRowEdgesMatchFullTiles) {
+  // 1 to 3 rows past the last full row tile: AVX2 computes them several
+  // full B panels at a time (kernelAvx2EdgeWide; 100 columns: 6 full
+  // panels and a 4-column edge), the other families as edge tiles. Their
+  // elements must equal, bit for bit, those of the same rows inside a
+  // full tile (the product extended by rows up to three row tiles): same
+  // sums in the same order, over two K blocks, with the prior (accumulated
+  // C, column bias) and epilogue.
+  int64_t mr = 0, nr = 0;
+  if (!tandem_internal_sgemm_tile(GetParam(), &mr, &nr))
+    GTEST_SKIP() << "this CPU has no " << GetParam() << " micro-kernel";
+  const int64_t n = 100, k = 600, tall = 3 * mr;
+  for (int64_t m : {2 * mr + 1, 2 * mr + 2, 2 * mr + 3})
+    for (int32_t flags :
+         {0, TANDEM_SGEMM_ACCUMULATE | TANDEM_SGEMM_RELU, TANDEM_SGEMM_RELU6})
+      for (bool withBias : {false, true}) {
+        std::mt19937 rng(13);
+        std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+        std::vector<float> a(tall * k), b(k * n), bias(n), prior(tall * n);
+        for (std::vector<float> *v : {&a, &b, &bias, &prior})
+          for (float &x : *v)
+            x = dist(rng);
+        std::vector<float> shortC = prior, tallC = prior;
+        const float *biasPtr = withBias ? bias.data() : nullptr;
+        ASSERT_TRUE(tandem_internal_sgemm_bias_f32_on(
+            GetParam(), nullptr, 1, m, n, k, a.data(), 0, k, 1, b.data(), 0, n,
+            1, biasPtr, shortC.data(), 0, n, 1, flags));
+        ASSERT_TRUE(tandem_internal_sgemm_bias_f32_on(
+            GetParam(), nullptr, 1, tall, n, k, a.data(), 0, k, 1, b.data(), 0,
+            n, 1, biasPtr, tallC.data(), 0, n, 1, flags));
+        for (int64_t i = 0; i < tall; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            float want = i < m ? tallC[i * n + j] : prior[i * n + j];
+            ASSERT_EQ(shortC[i * n + j], want)
+                << "m " << m << " flags " << flags << " bias " << withBias
                 << " at [" << i << "," << j << "]";
           }
       }

@@ -99,6 +99,24 @@ using PanelsKernel = void (*)(int64_t count, int64_t k, const float *pa,
                               int64_t ldc, bool accumulate, Epilogue epi,
                               TileBias bias);
 
+/// The shortest K block of any family (KernelIsa::kc, which sizes the
+/// packing buffers).
+constexpr int64_t kMinKC = 256;
+
+/// The first rows of a packed A panel (fewer than MR, a number fixed by the
+/// kernel) times several full packed B panels side by side (how many, also
+/// fixed): panel t at pb + t * panelStride gives C's columns from t * NR on,
+/// each element as the edge kernel computes it. See KernelIsa::wideEdge.
+using WideEdgeKernel = void (*)(int64_t k, const float *pa, const float *pb,
+                                int64_t panelStride, float *c, int64_t ldc,
+                                bool accumulate, Epilogue epi, TileBias bias);
+
+/// A wide edge kernel and how many panels it takes at once.
+struct WideEdge {
+  int64_t panels;
+  WideEdgeKernel kernel;
+};
+
 struct KernelIsa {
   int64_t mr;
   int64_t nr;
@@ -129,12 +147,24 @@ struct KernelIsa {
   /// panels before its last (see panelsAvx2); null elsewhere.
   PanelsKernel panels = nullptr;
   PanelsKernel panelsNextB = nullptr;
+  /// AVX2: edge tiles of 1-3 rows across several full panels at once
+  /// (wideEdge[rows - 1]); null elsewhere. A matrix of 128 rows leaves 2
+  /// rows after 21 panels of 6: BERT's GEMMs spent 2.7% of their time on
+  /// them, for 1.6% of the FMAs.
+  const WideEdge *wideEdge = nullptr;
+  /// The longest K block (at least kMinKC): an MR x KC panel of A, read
+  /// NR-panel after panel, stays in L1 while B's panels stream from L2.
+  /// Longer blocks take fewer passes over C and fewer tile starts: AVX2's
+  /// 6-row panels take 512 (12 KiB), which on Zen 3 ran the MLP's 64 x 512
+  /// x 784 GEMM 2.0% and the 1024^3 one 3.2% faster than 256 (384 and 768
+  /// measured within 1% of 512). AVX-512's 14-row panels keep 256 (14 KiB;
+  /// not measured: no AVX-512 here).
+  int64_t kc = kMinKC;
 };
 
 /// Which packed panel a micro-kernel prefetches while it computes.
 enum class NextPanel { None, A, B };
 
-constexpr int64_t kKC = 256;      // K block: one A micro-panel (MR x KC) in L1
 constexpr int64_t kMCPanels = 12; // M block, in MR panels (L2 with B's part)
 constexpr int64_t kNCPanelsPerTask = 8; // N columns per task, in NR panels
 constexpr int64_t kNC = 4096;           // N block packed at once (L3)
@@ -143,7 +173,7 @@ constexpr int64_t kNC = 4096;           // N block packed at once (L3)
 /// between them (gemm2D's allK); the floats fit in the K-block buffer.
 constexpr int64_t kMaxAllKBlocks = 32;
 constexpr size_t kAllKBFloats = 256 * 1024;
-static_assert(kAllKBFloats <= size_t(kKC * kNC), "whole B fits the buffer");
+static_assert(kAllKBFloats <= size_t(kMinKC * kNC), "whole B fits the buffer");
 
 //===----------------------------------------------------------------------===//
 // Micro-kernels
@@ -417,6 +447,62 @@ kernelAvx2Edge(int64_t k, const float *pa, const float *pb, int64_t ldb,
 const EdgeKernel kAvx2Edges[6] = {kernelAvx2Edge<1>, kernelAvx2Edge<2>,
                                   kernelAvx2Edge<3>, kernelAvx2Edge<4>,
                                   kernelAvx2Edge<5>, kernelAvx2Edge<6>};
+
+/// An AVX2 edge tile of `Rows` rows (1-3, of the 6 of a packed A panel)
+/// across `Panels` full B panels side by side (WideEdgeKernel): 2 Rows
+/// Panels accumulators, so that the FMA chains cover the FMA units'
+/// latency, which a 16-column tile of one or two rows (2 or 4 chains) left
+/// half idle. Each B vector is loaded once a step and meets the rows'
+/// broadcasts (held in registers: 3 + 1 + 12 for 3 rows x 2 panels).
+/// Every element is the same FMA chain as in kernelAvx2Edge, so the same
+/// bits.
+template <int Rows, int Panels>
+__attribute__((target("avx2,fma"))) void
+kernelAvx2EdgeWide(int64_t k, const float *pa, const float *pb,
+                   int64_t panelStride, float *c, int64_t ldc, bool accumulate,
+                   Epilogue epi, TileBias bias) {
+  static_assert(Rows * Panels * 2 <= 12, "accumulators fit the registers");
+  const __m256 zero = _mm256_setzero_ps();
+  __m256 acc[Rows][Panels * 2];
+#pragma GCC unroll 12
+  for (int i = 0; i < Rows; ++i)
+    for (int v = 0; v < Panels * 2; ++v)
+      acc[i][v] = zero;
+  for (int64_t p = 0; p < k; ++p, pa += 6, pb += 16) {
+    __m256 a[Rows];
+#pragma GCC unroll 3
+    for (int i = 0; i < Rows; ++i)
+      a[i] = _mm256_broadcast_ss(pa + i);
+#pragma GCC unroll 8
+    for (int v = 0; v < Panels * 2; ++v) {
+      __m256 b = _mm256_loadu_ps(pb + (v / 2) * panelStride + 8 * (v % 2));
+#pragma GCC unroll 3
+      for (int i = 0; i < Rows; ++i)
+        acc[i][v] = _mm256_fmadd_ps(a[i], b, acc[i][v]);
+    }
+  }
+#pragma GCC unroll 3
+  for (int i = 0; i < Rows; ++i) {
+    float *row = c + i * ldc;
+    const float *rb = bias.row ? bias.row + i : nullptr;
+#pragma GCC unroll 8
+    for (int v = 0; v < Panels * 2; ++v) {
+      __m256 r = acc[i][v];
+      if (accumulate || bias) {
+        __m256 held = accumulate ? _mm256_loadu_ps(row + 8 * v) : zero;
+        __m256 col = bias.col ? _mm256_loadu_ps(bias.col + 8 * v) : zero;
+        r = _mm256_add_ps(prior8(held, accumulate, bias.col, col, rb), r);
+      }
+      _mm256_storeu_ps(row + 8 * v, epilogue8(r, epi));
+    }
+  }
+}
+
+/// AVX2's wide edge tiles by row count (1-3 rows; none for more, whose
+/// 16-column tiles have enough chains).
+const WideEdge kAvx2WideEdges[3] = {{4, kernelAvx2EdgeWide<1, 4>},
+                                    {3, kernelAvx2EdgeWide<2, 3>},
+                                    {2, kernelAvx2EdgeWide<3, 2>}};
 
 /// One step of kernelAvx2PlusOne: `column` is A's 6 rows (lanes 0-5).
 __attribute__((target("avx2,fma"), always_inline)) inline void
@@ -769,7 +855,9 @@ bool isaByName(const char *name, KernelIsa &out) {
            tandem_internal::gemvPanelAvx2,
            kernelAvx2PlusOne,
            panelsAvx2<NextPanel::None>,
-           panelsAvx2<NextPanel::B>};
+           panelsAvx2<NextPanel::B>,
+           kAvx2WideEdges,
+           /*kc=*/512};
     return true;
   }
 #endif
@@ -1406,7 +1494,8 @@ void storeEdge(const float *tile, int64_t nr, float *c, int64_t rs, int64_t cs,
 void computeTasks(void *env, int64_t begin, int64_t end) {
   auto &s = *static_cast<BlockStep *>(env);
   int64_t mr = s.isa->mr, nr = s.isa->nr;
-  float *aPacked = s.aCached ? nullptr : packedA.get(kMCPanels * mr * kKC);
+  float *aPacked =
+      s.aCached ? nullptr : packedA.get(kMCPanels * mr * s.isa->kc);
   if (!aPacked && !s.aCached) {
     tandem_internal_kernel_fail(s.failure, "sgemm: out of memory for packing");
     return;
@@ -1448,6 +1537,17 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
                        s.bias.col ? s.bias.col + panel * nr : nullptr});
           panel = end;
         }
+      }
+      if (s.isa->wideEdge && rows < mr && rows <= 3 && s.csC == 1) {
+        // Full panels of a short A panel, several at a time.
+        const WideEdge &wide = s.isa->wideEdge[rows - 1];
+        int64_t fullEnd = std::min(p1, s.nc / nr);
+        for (; panel + wide.panels <= fullEnd; panel += wide.panels)
+          wide.kernel(s.kc, pa, s.bPacked + panel * nr * s.kc, nr * s.kc,
+                      s.c + (i0 + ir) * s.rsC + panel * nr, s.rsC, s.accumulate,
+                      s.epi,
+                      TileBias{s.bias.row ? s.bias.row + i0 + ir : nullptr,
+                               s.bias.col ? s.bias.col + panel * nr : nullptr});
       }
       for (; panel < p1; ++panel) {
         int64_t j0 = panel * nr;
@@ -1535,9 +1635,9 @@ void computeAllKTasks(void *env, int64_t begin, int64_t end) {
     }
 }
 
-/// Equal K blocks of at most kKC: no short, overhead-bound last block.
-int64_t kBlockSize(int64_t k) {
-  int64_t kBlocks = (k + kKC - 1) / kKC;
+/// Equal K blocks of at most isa.kc: no short, overhead-bound last block.
+int64_t kBlockSize(const KernelIsa &isa, int64_t k) {
+  int64_t kBlocks = (k + isa.kc - 1) / isa.kc;
   return (k + kBlocks - 1) / kBlocks;
 }
 
@@ -1547,7 +1647,8 @@ size_t wholeASize(const KernelIsa &isa, int64_t m, int64_t k) {
 }
 
 /// Packs all of A in the layout gemm2D reads through `aCache` (kc =
-/// kBlockSize(k)) or gemvCached reads (kc = k): K block pc at mPadded * pc,
+/// kBlockSize(isa, k)) or gemvCached reads (kc = k): K block pc at
+/// mPadded * pc,
 /// its MR panels one after another.
 void packWholeA(const KernelIsa &isa, const float *a, int64_t rs, int64_t cs,
                 int64_t m, int64_t k, int64_t kc, float *out) {
@@ -1572,7 +1673,7 @@ inline int64_t packedBStep(int64_t jc, int64_t pc, int64_t k, int64_t nPanels,
 }
 
 /// Packs all of B in the layout gemm2D reads through `bCache` (kc =
-/// kBlockSize(k): packedBStep) or gemvCached reads (kc = k).
+/// kBlockSize(isa, k): packedBStep) or gemvCached reads (kc = k).
 void packWholeB(const KernelIsa &isa, const float *b, int64_t rs, int64_t cs,
                 int64_t n, int64_t k, int64_t kc, float *out) {
   int64_t nr = isa.nr;
@@ -1626,7 +1727,8 @@ copyPanelRow32Avx512(float *dst, const float *from, int64_t cols) {
 template <int64_t NR, bool Avx512 = false>
 __attribute__((always_inline)) inline void
 packBRowsFixed(const float *src, int64_t srcStride, int64_t row0, int64_t rows,
-               int64_t k, int64_t n, int64_t col0, int64_t cols, float *out) {
+               int64_t k, int64_t kc, int64_t n, int64_t col0, int64_t cols,
+               float *out) {
   constexpr int64_t kRowChunk = 16;
   // Each row's line kPrefetchPanels panels ahead is prefetched for
   // writing: a panel row is one line and the next panel's is K lines
@@ -1635,7 +1737,7 @@ packBRowsFixed(const float *src, int64_t srcStride, int64_t row0, int64_t rows,
   // depthwise outputs 7.3-7.7% -> 6.2-6.6% of the samples (one panel
   // ahead gained less). A prefetch past the buffer's end cannot fault.
   constexpr int64_t kPrefetchPanels = 2;
-  int64_t kc = kBlockSize(k), colEnd = col0 + cols;
+  int64_t colEnd = col0 + cols;
   for (int64_t jc = col0 / kNC * kNC; jc < colEnd; jc += kNC) {
     int64_t nc = std::min(kNC, n - jc);
     int64_t nPanels = (nc + NR - 1) / NR;
@@ -1690,9 +1792,10 @@ packBRowsFixed(const float *src, int64_t srcStride, int64_t row0, int64_t rows,
 /// packBRowsFixed for the AVX-512 micro-kernels' 32-wide panels.
 __attribute__((target("avx512f"))) void
 packBRows32Avx512(const float *src, int64_t srcStride, int64_t row0,
-                  int64_t rows, int64_t k, int64_t n, int64_t col0,
+                  int64_t rows, int64_t k, int64_t kc, int64_t n, int64_t col0,
                   int64_t cols, float *out) {
-  packBRowsFixed<32, true>(src, srcStride, row0, rows, k, n, col0, cols, out);
+  packBRowsFixed<32, true>(src, srcStride, row0, rows, k, kc, n, col0, cols,
+                           out);
 }
 #endif
 
@@ -1872,7 +1975,7 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
   }
   int64_t nr = isa.nr, mr = isa.mr;
   float *bPacked =
-      bCache ? nullptr : packedB.get(kKC * ((kNC + nr - 1) / nr * nr));
+      bCache ? nullptr : packedB.get(isa.kc * ((kNC + nr - 1) / nr * nr));
   if (!bPacked && !bCache) {
     tandem_internal_kernel_fail(failure, "sgemm: out of memory for packing");
     return;
@@ -1909,7 +2012,7 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
       grow(mBlocks, mPanels, nTasks);
     }
     int64_t mPadded = (m + mr - 1) / mr * mr;
-    int64_t kc = kBlockSize(k);
+    int64_t kc = kBlockSize(isa, k);
     int64_t kBlocks = (k + kc - 1) / kc;
     // A narrow B (a conv on a 7x7 or 14x14 image) over several K blocks, on
     // several threads: all of it packed at once (in the buffer one K block
@@ -2043,13 +2146,13 @@ void sgemmInto(const KernelIsa &isa, const tandem_exec_ctx_t *ctx,
       aCache = tandem_internal_kernel_cache_get(
           cache, {ai, m, k, sAm, sAk, kRoleA, int32_t(isa.mr)},
           wholeASize(isa, m, k), [&](float *out) {
-            packWholeA(isa, ai, sAm, sAk, m, k, kBlockSize(k), out);
+            packWholeA(isa, ai, sAm, sAk, m, k, kBlockSize(isa, k), out);
           });
     if (cache && constB && k > 0)
       bCache = tandem_internal_kernel_cache_get(
           cache, {bi, k, n, sBk, sBn, kRoleB, int32_t(isa.nr)},
           wholeBSize(isa, n, k), [&](float *out) {
-            packWholeB(isa, bi, sBk, sBn, n, k, kBlockSize(k), out);
+            packWholeB(isa, bi, sBk, sBn, n, k, kBlockSize(isa, k), out);
           });
     gemm2D(pool, isa, m, n, k, ai, sAm, sAk, bi, sBk, sBn, c + i * sCb, sCm,
            sCn, accumulate, epi, aCache, bCache, &failure, nullptr, bias);
@@ -2121,7 +2224,7 @@ const float *cachedFilter(tandem_internal_kernel_cache *cache,
   return tandem_internal_kernel_cache_get(
       cache, {filter, f, k, k, 1, kRoleA, int32_t(chosen.mr)},
       wholeASize(chosen, f, k), [&](float *out) {
-        packWholeA(chosen, filter, k, 1, f, k, kBlockSize(k), out);
+        packWholeA(chosen, filter, k, 1, f, k, kBlockSize(chosen, k), out);
       });
 }
 
@@ -2276,22 +2379,24 @@ void tandem_internal_pack_b_columns(const float *src, int64_t srcStride,
                                     int64_t row0, int64_t rows, int64_t k,
                                     int64_t n, int64_t col0, int64_t cols,
                                     float *packed) {
-  // The layout tandem_conv2d_packed_f32 reads: isa()'s panel width.
+  // The layout tandem_conv2d_packed_f32 reads: isa()'s panel width and K
+  // blocks.
+  int64_t kc = kBlockSize(isa(), k);
   switch (isa().nr) {
   case 32:
 #if TANDEM_X86
     // Only the AVX-512 micro-kernels have 32-wide panels.
-    return packBRows32Avx512(src, srcStride, row0, rows, k, n, col0, cols,
+    return packBRows32Avx512(src, srcStride, row0, rows, k, kc, n, col0, cols,
                              packed);
 #else
-    return packBRowsFixed<32>(src, srcStride, row0, rows, k, n, col0, cols,
+    return packBRowsFixed<32>(src, srcStride, row0, rows, k, kc, n, col0, cols,
                               packed);
 #endif
   case 16:
-    return packBRowsFixed<16>(src, srcStride, row0, rows, k, n, col0, cols,
+    return packBRowsFixed<16>(src, srcStride, row0, rows, k, kc, n, col0, cols,
                               packed);
   default:
-    return packBRowsFixed<8>(src, srcStride, row0, rows, k, n, col0, cols,
+    return packBRowsFixed<8>(src, srcStride, row0, rows, k, kc, n, col0, cols,
                              packed);
   }
 }
@@ -2342,7 +2447,7 @@ void tandem_internal_conv1x1_rows(const float *filter,
     return;
   }
   const float *aCache =
-      packedFilter && kBlockSize(k) == k && row0 % chosen.mr == 0
+      packedFilter && kBlockSize(chosen, k) == k && row0 % chosen.mr == 0
           ? packedFilter + row0 * k
           : nullptr;
   gemm2D(nullptr, chosen, rows, pixels, k, filter + row0 * k, k, 1, nullptr, 0,
@@ -2351,12 +2456,15 @@ void tandem_internal_conv1x1_rows(const float *filter,
          TileBias{bias ? bias + row0 : nullptr, nullptr});
 }
 
-bool tandem_internal_sgemm_tile(const char *isaName, int64_t *mr, int64_t *nr) {
+bool tandem_internal_sgemm_tile(const char *isaName, int64_t *mr, int64_t *nr,
+                                int64_t *kc) {
   KernelIsa chosen = isa();
   if (isaName && !isaByName(isaName, chosen))
     return false;
   *mr = chosen.mr;
   *nr = chosen.nr;
+  if (kc)
+    *kc = chosen.kc;
   return true;
 }
 

@@ -97,6 +97,11 @@ void tandem_internal_conv1x1_rows(const float *filter,
                                   const float *bias, int32_t flags, float *out,
                                   tandem_internal_kernel_failure *failure);
 
-bool tandem_internal_sgemm_tile(const char *isa, int64_t *mr, int64_t *nr);
+/// The register tile (mr rows of A by nr columns of B) and the longest K
+/// block (kc; may be null) of the micro-kernel family `isa` (null: the one
+/// this process uses); false if the CPU lacks the family. The packed
+/// layouts follow them.
+bool tandem_internal_sgemm_tile(const char *isa, int64_t *mr, int64_t *nr,
+                                int64_t *kc = nullptr);
 
 #endif // TANDEM_RUNTIME_KERNELS_SGEMM_INTERNAL_H

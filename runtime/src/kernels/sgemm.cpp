@@ -99,6 +99,14 @@ using PanelsKernel = void (*)(int64_t count, int64_t k, const float *pa,
                               int64_t ldc, bool accumulate, Epilogue epi,
                               TileBias bias);
 
+/// PanelsKernel with A read in place instead of from a packed panel: A
+/// row-major (column stride 1), the tile's MR rows at a, a + lda, ....
+using InPlacePanelsKernel = void (*)(int64_t count, int64_t k, const float *a,
+                                     int64_t lda, const float *pb,
+                                     int64_t panelStride, float *c, int64_t ldc,
+                                     bool accumulate, Epilogue epi,
+                                     TileBias bias);
+
 /// The shortest K block of any family (KernelIsa::kc, which sizes the
 /// packing buffers).
 constexpr int64_t kMinKC = 256;
@@ -160,6 +168,13 @@ struct KernelIsa {
   /// measured within 1% of 512). AVX-512's 14-row panels keep 256 (14 KiB;
   /// not measured: no AVX-512 here).
   int64_t kc = kMinKC;
+  /// AVX2: PanelsKernel reading a row-major A in place (plain, and
+  /// prefetching the next B panel), for full tiles of an A that is not
+  /// cached: no packing of A, which took 2-3% of the MLP's and the
+  /// Transformer layer's time (the transposes of packRowMajor6). Null
+  /// elsewhere.
+  InPlacePanelsKernel panelsInPlace = nullptr;
+  InPlacePanelsKernel panelsInPlaceNextB = nullptr;
 };
 
 /// Which packed panel a micro-kernel prefetches while it computes.
@@ -299,11 +314,14 @@ storeColumn16(__m512 v, float *c, int64_t ldc, __mmask16 rows, bool accumulate,
 }
 
 /// The AVX2 micro-kernel's body: a 6 x 16 tile (MicroKernel), inlined
-/// into kernelAvx2 and panelsAvx2.
-template <NextPanel Next>
+/// into kernelAvx2 and panelsAvx2. With InPlaceA, `pa` is not a packed
+/// panel but A itself, row-major: tile row i, step p at pa[i * lda + p]
+/// (panelsInPlaceAvx2).
+template <NextPanel Next, bool InPlaceA = false>
 __attribute__((target("avx2,fma"), always_inline)) inline void
 tileAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
-         int64_t ldc, bool accumulate, Epilogue epi, TileBias bias) {
+         int64_t ldc, bool accumulate, Epilogue epi, TileBias bias,
+         int64_t lda = 0) {
   const __m256 zero = _mm256_setzero_ps();
 #define TANDEM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
 #define TANDEM_DECL(i)                                                         \
@@ -311,6 +329,9 @@ tileAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
   TANDEM_ROWS(TANDEM_DECL)
   // As in kernelAvx512.
   const float *nextA = pa + 6 * k, *nextB = pb + ldb * k;
+  // In place, six row pointers indexed by the step (one add a step).
+  const float *r0 = pa, *r1 = pa + lda, *r2 = pa + 2 * lda, *r3 = pa + 3 * lda,
+              *r4 = pa + 4 * lda, *r5 = pa + 5 * lda;
   for (int64_t p = 0; p < k;
        ++p, pa += 6, pb += ldb, nextA += 6, nextB += ldb) {
     if constexpr (Next == NextPanel::A)
@@ -320,7 +341,7 @@ tileAvx2(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
     __m256 b0 = _mm256_loadu_ps(pb), b1 = _mm256_loadu_ps(pb + 8);
 #define TANDEM_FMA(i)                                                          \
   {                                                                            \
-    __m256 a = _mm256_broadcast_ss(pa + i);                                    \
+    __m256 a = _mm256_broadcast_ss(InPlaceA ? r##i + p : pa + i);              \
     c##i##0 = _mm256_fmadd_ps(a, b0, c##i##0);                                 \
     c##i##1 = _mm256_fmadd_ps(a, b1, c##i##1);                                 \
   }
@@ -372,6 +393,19 @@ panelsAvx2(int64_t count, int64_t k, const float *pa, const float *pb,
   for (int64_t t = 0; t < count; ++t, pb += panelStride, c += 16)
     tileAvx2<Next>(k, pa, pb, 16, c, ldc, accumulate, epi,
                    TileBias{bias.row, bias.col ? bias.col + 16 * t : nullptr});
+}
+
+/// InPlacePanelsKernel on AVX2: panelsAvx2 reading six rows of a
+/// row-major A in place (tileAvx2's InPlaceA).
+template <NextPanel Next>
+__attribute__((target("avx2,fma"))) void
+panelsInPlaceAvx2(int64_t count, int64_t k, const float *a, int64_t lda,
+                  const float *pb, int64_t panelStride, float *c, int64_t ldc,
+                  bool accumulate, Epilogue epi, TileBias bias) {
+  for (int64_t t = 0; t < count; ++t, pb += panelStride, c += 16)
+    tileAvx2<Next, true>(
+        k, a, pb, 16, c, ldc, accumulate, epi,
+        TileBias{bias.row, bias.col ? bias.col + 16 * t : nullptr}, lda);
 }
 
 /// An AVX2 edge tile of `Rows` rows (of the 6 of a packed A panel) and
@@ -857,7 +891,9 @@ bool isaByName(const char *name, KernelIsa &out) {
            panelsAvx2<NextPanel::None>,
            panelsAvx2<NextPanel::B>,
            kAvx2WideEdges,
-           /*kc=*/512};
+           /*kc=*/512,
+           panelsInPlaceAvx2<NextPanel::None>,
+           panelsInPlaceAvx2<NextPanel::B>};
     return true;
   }
 #endif
@@ -898,6 +934,9 @@ thread_local Scratch gemvPacked;
 /// the chunks of one step that a thread runs pack each M block once.
 thread_local uint64_t packedAStep = 0;
 thread_local int64_t packedAMBlock = -1;
+/// Whether packedA holds that M block's every panel, or only its last,
+/// short one (the full panels read in place: KernelIsa::panelsInPlace).
+thread_local bool packedAWhole = false;
 std::atomic<uint64_t> stepCounter{0};
 
 //===----------------------------------------------------------------------===//
@@ -1507,19 +1546,47 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
     int64_t mPanels = (s.m + mr - 1) / mr;
     int64_t i0 = mb * mPanels / s.mBlocks * mr;
     int64_t mc = std::min((mb + 1) * mPanels / s.mBlocks * mr, s.m) - i0;
-    if (s.aCached) {
-      aPacked = const_cast<float *>(s.aCached) + i0 * s.kc;
-    } else if (packedAStep != s.serial || packedAMBlock != mb) {
-      packA(s.a + i0 * s.rsA, s.rsA, s.csA, mc, s.kc, mr, aPacked);
-      packedAStep = s.serial;
-      packedAMBlock = mb;
-    }
     int64_t p0 = nt * nPanels / s.nTasks;
     int64_t p1 = (nt + 1) * nPanels / s.nTasks;
+    // A row-major A that is not cached is read in place by the full tiles
+    // where the task's panels are all full (the edge kernels read packed
+    // panels), unless its rows are a multiple of 4 KiB apart (all six rows
+    // on the same L1 sets).
+    bool inPlace = s.isa->panelsInPlace && !s.aCached && s.csA == 1 &&
+                   s.csC == 1 && (p1 < nPanels || s.nc % nr == 0) &&
+                   s.rsA % 1024 != 0;
+    if (s.aCached) {
+      aPacked = const_cast<float *>(s.aCached) + i0 * s.kc;
+    } else if (packedAStep != s.serial || packedAMBlock != mb ||
+               (!inPlace && !packedAWhole)) {
+      if (inPlace) {
+        // Only the short last panel, if any.
+        int64_t full = mc / mr * mr;
+        if (full < mc)
+          packA(s.a + (i0 + full) * s.rsA, s.rsA, s.csA, mc - full, s.kc, mr,
+                aPacked + full * s.kc);
+      } else {
+        packA(s.a + i0 * s.rsA, s.rsA, s.csA, mc, s.kc, mr, aPacked);
+      }
+      packedAStep = s.serial;
+      packedAMBlock = mb;
+      packedAWhole = !inPlace;
+    }
     for (int64_t ir = 0; ir < mc; ir += mr) {
       int64_t rows = std::min(mr, mc - ir);
       const float *pa = aPacked + ir * s.kc;
       int64_t panel = p0;
+      if (inPlace && rows == mr) {
+        InPlacePanelsKernel run = ir == 0 && s.bCached
+                                      ? s.isa->panelsInPlaceNextB
+                                      : s.isa->panelsInPlace;
+        run(p1 - panel, s.kc, s.a + (i0 + ir) * s.rsA, s.rsA,
+            s.bPacked + panel * nr * s.kc, nr * s.kc,
+            s.c + (i0 + ir) * s.rsC + panel * nr, s.rsC, s.accumulate, s.epi,
+            TileBias{s.bias.row ? s.bias.row + i0 + ir : nullptr,
+                     s.bias.col ? s.bias.col + panel * nr : nullptr});
+        continue;
+      }
       if (s.isa->panels && rows == mr && s.csC == 1) {
         // The full tiles before the range's last panel (which prefetches
         // the next A panel, or is a narrow edge) in one call; before the

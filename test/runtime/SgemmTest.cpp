@@ -421,21 +421,22 @@ TEST_P(SgemmTest, ShortRowEdgesMatchFullTiles) {
 }
 
 TEST_P(SgemmTest, InPlaceAMatchesPackedA) {
-  // A row-major A is read in place by AVX2's full tiles, unless its rows
-  // are a multiple of 4 KiB apart (then packed, as on the other families):
-  // the same A with rows 300 and 1024 floats apart must give the same
-  // bits (full and short row tiles, full column panels, the column bias,
-  // accumulation and an epilogue, two K blocks on the non-AVX2 families).
+  // A row-major A is read in place by AVX2's full tiles; a transposed one
+  // (column stride not 1) is packed, as on the other families. The same A
+  // both ways must give the same bits (full and short row tiles, full
+  // column panels, the column bias, accumulation and an epilogue, two K
+  // blocks on the non-AVX2 families).
   const int64_t m = 20, n = 64, k = 300;
   std::mt19937 rng(17);
   std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-  std::vector<float> compact(m * k), padded(m * 1024, NAN), b(k * n), bias(n),
+  std::vector<float> compact(m * k), transposed(k * m), b(k * n), bias(n),
       prior(m * n);
   for (std::vector<float> *v : {&compact, &b, &bias, &prior})
     for (float &x : *v)
       x = dist(rng);
   for (int64_t i = 0; i < m; ++i)
-    std::copy_n(&compact[i * k], k, &padded[i * 1024]);
+    for (int64_t p = 0; p < k; ++p)
+      transposed[p * m + i] = compact[i * k + p];
   for (int32_t flags : {0, TANDEM_SGEMM_ACCUMULATE | TANDEM_SGEMM_RELU6}) {
     std::vector<float> inPlace = prior, packed = prior;
     if (!tandem_internal_sgemm_bias_f32_on(
@@ -443,8 +444,8 @@ TEST_P(SgemmTest, InPlaceAMatchesPackedA) {
             0, n, 1, bias.data(), inPlace.data(), 0, n, 1, flags))
       GTEST_SKIP() << "this CPU has no " << GetParam() << " micro-kernel";
     ASSERT_TRUE(tandem_internal_sgemm_bias_f32_on(
-        GetParam(), nullptr, 1, m, n, k, padded.data(), 0, 1024, 1, b.data(), 0,
-        n, 1, bias.data(), packed.data(), 0, n, 1, flags));
+        GetParam(), nullptr, 1, m, n, k, transposed.data(), 0, 1, m, b.data(),
+        0, n, 1, bias.data(), packed.data(), 0, n, 1, flags));
     for (int64_t i = 0; i < m * n; ++i)
       ASSERT_EQ(inPlace[i], packed[i]) << "flags " << flags << " at " << i;
   }

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestPool.h"
 #include "kernels/kernel_cache.h"
 #include "kernels/sgemm_internal.h"
 #include "tandem/runtime.h"
@@ -169,6 +170,59 @@ TEST_P(SgemmTest, CachedWeightsOnThreadPoolMatchSerial) {
     tandem_internal_kernel_cache_destroy(cache);
   }
   tandem_thread_pool_destroy(pool);
+}
+
+TEST_P(SgemmTest, BatchesOnThreadPoolMatchSerial) {
+  // A batch that divides among the threads (12 attention heads of 128 x
+  // 128 x 64 on 2 and 3 threads), or has at least four problems a thread
+  // (9 on 2), runs whole problems on each thread; one that does neither
+  // (5 on 2) splits each problem. Shared (broadcast) and per-problem
+  // weights, cached and not, a column-major C (the transposed product per
+  // problem), with an epilogue: all equal the serial call bit for bit.
+  struct Shape {
+    int64_t batch, m, n, k;
+    bool sharedB, columnMajorC;
+    int32_t flags;
+  };
+  for (int threads : {2, 3})
+    for (Shape t : {Shape{12, 128, 128, 64, false, false, 0},
+                    Shape{9, 30, 70, 40, true, false,
+                          TANDEM_SGEMM_CONSTANT_B | TANDEM_SGEMM_RELU},
+                    Shape{5, 64, 100, 530, true, true, TANDEM_SGEMM_RELU6},
+                    Shape{12, 20, 1, 33, true, false, TANDEM_SGEMM_CONSTANT_B},
+                    Shape{6, 1, 50, 70, false, false, 0}}) {
+      tandem_test::TestPool pool(threads);
+      ASSERT_NE(pool.get(), nullptr);
+      std::mt19937 rng(19);
+      std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+      int64_t bBatches = t.sharedB ? 1 : t.batch;
+      std::vector<float> a(t.batch * t.m * t.k), b(bBatches * t.k * t.n),
+          ref(t.batch * t.m * t.n);
+      for (std::vector<float> *v : {&a, &b})
+        for (float &x : *v)
+          x = dist(rng);
+      int64_t sBb = t.sharedB ? 0 : t.k * t.n;
+      int64_t sCm = t.columnMajorC ? 1 : t.n, sCn = t.columnMajorC ? t.m : 1;
+      auto run = [&](tandem_exec_ctx_t *ctx, std::vector<float> &c) {
+        return tandem_internal_sgemm_f32_on(
+            GetParam(), ctx, t.batch, t.m, t.n, t.k, a.data(), t.m * t.k, t.k,
+            1, b.data(), sBb, t.n, 1, c.data(), t.m * t.n, sCm, sCn, t.flags);
+      };
+      if (!run(nullptr, ref))
+        GTEST_SKIP() << "this CPU has no " << GetParam() << " micro-kernel";
+      tandem_internal_kernel_cache *cache =
+          tandem_internal_kernel_cache_create();
+      tandem_exec_ctx_t ctx = {};
+      ctx.pool = pool.get();
+      ctx.reserved[0] = cache;
+      for (int call = 0; call < 2; ++call) {
+        std::vector<float> c(ref.size(), NAN);
+        ASSERT_TRUE(run(&ctx, c));
+        EXPECT_EQ(c, ref) << t.batch << "x" << t.m << "x" << t.n << "x" << t.k
+                          << " on " << threads << " threads, call " << call;
+      }
+      tandem_internal_kernel_cache_destroy(cache);
+    }
 }
 
 TEST_P(SgemmTest, VectorTimesCachedWeights) {

@@ -2158,6 +2158,77 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
   }
 }
 
+/// One problem of a batched tandem_sgemm_f32, its operands already swapped
+/// where C is column-major (sgemmInto), on `pool` (null: this thread).
+struct SgemmItems {
+  const KernelIsa *isa;
+  const tandem_exec_ctx_t *ctx;
+  tandem_thread_pool_t *pool;
+  int64_t m, n, k;
+  const float *a;
+  int64_t sAb, sAm, sAk;
+  const float *b;
+  int64_t sBb, sBk, sBn;
+  float *c;
+  int64_t sCb, sCm, sCn;
+  bool accumulate, constA, constB;
+  int32_t flags;
+  Epilogue epi;
+  TileBias bias;
+  tandem_internal_kernel_failure *failure;
+};
+
+void sgemmItem(const SgemmItems &p, int64_t i) {
+  const KernelIsa &isa = *p.isa;
+  int64_t m = p.m, n = p.n, k = p.k;
+  auto *cache =
+      p.ctx ? static_cast<tandem_internal_kernel_cache *>(p.ctx->reserved[0])
+            : nullptr;
+  const float *ai = p.a + i * p.sAb, *bi = p.b + i * p.sBb;
+  float *ci = p.c + i * p.sCb;
+  // Constant operands (weights) are packed once per instance. If the
+  // cache cannot hold them, they are packed per call as usual.
+  // Weights times a vector (a classifier on one image): the weights in
+  // one K block, streamed once (gemvCached).
+  bool gemv = k > 0 && isa.gemv && !(p.flags & kSgemmNoGemv);
+  bool gemvA = gemv && p.constA && n == 1;
+  bool gemvB = gemv && !gemvA && p.constB && m == 1;
+  if (gemvA || gemvB) {
+    const float *weights =
+        gemvA
+            ? gemvWeights(cache, isa, true, ai, m, k, p.sAm, p.sAk, p.failure)
+            : gemvWeights(cache, isa, false, bi, n, k, p.sBk, p.sBn, p.failure);
+    if (weights)
+      gemvCached(p.pool, isa, m, n, k, weights, gemvA, gemvA ? bi : ai,
+                 gemvA ? p.sBk : p.sAk, nullptr, ci, gemvA ? p.sCm : p.sCn,
+                 p.accumulate, p.epi, p.bias, p.failure);
+    return;
+  }
+  const float *aCache = nullptr, *bCache = nullptr;
+  if (cache && p.constA && k > 0)
+    aCache = tandem_internal_kernel_cache_get(
+        cache, {ai, m, k, p.sAm, p.sAk, kRoleA, int32_t(isa.mr)},
+        wholeASize(isa, m, k), [&](float *out) {
+          packWholeA(isa, ai, p.sAm, p.sAk, m, k, kBlockSize(isa, k), out);
+        });
+  if (cache && p.constB && k > 0)
+    bCache = tandem_internal_kernel_cache_get(
+        cache, {bi, k, n, p.sBk, p.sBn, kRoleB, int32_t(isa.nr)},
+        wholeBSize(isa, n, k), [&](float *out) {
+          packWholeB(isa, bi, p.sBk, p.sBn, n, k, kBlockSize(isa, k), out);
+        });
+  gemm2D(p.pool, isa, m, n, k, ai, p.sAm, p.sAk, bi, p.sBk, p.sBn, ci, p.sCm,
+         p.sCn, p.accumulate, p.epi, aCache, bCache, p.failure, nullptr,
+         p.bias);
+}
+
+/// tandem_parallel_fn over the problems of a batch, each on one thread.
+void sgemmItemRange(void *env, int64_t begin, int64_t end) {
+  const auto &p = *static_cast<const SgemmItems *>(env);
+  for (int64_t i = begin; i < end && !p.failure->failed; ++i)
+    sgemmItem(p, i);
+}
+
 /// tandem_sgemm_f32 on the micro-kernels of `isa`, recording a failure in
 /// `failure`.
 void sgemmInto(const KernelIsa &isa, const tandem_exec_ctx_t *ctx,
@@ -2167,8 +2238,6 @@ void sgemmInto(const KernelIsa &isa, const tandem_exec_ctx_t *ctx,
                float *c, int64_t sCb, int64_t sCm, int64_t sCn, int32_t flags,
                tandem_internal_kernel_failure &failure) {
   tandem_thread_pool_t *pool = ctx ? ctx->pool : nullptr;
-  bool accumulate = flags & TANDEM_SGEMM_ACCUMULATE;
-  Epilogue epi = epilogueOf(flags);
   // The micro-kernels store rows of C with unit stride; a column-major C
   // computes the transposed product instead: C^T = B^T A^T.
   bool swapped = sCn != 1 && sCm == 1;
@@ -2186,44 +2255,45 @@ void sgemmInto(const KernelIsa &isa, const tandem_exec_ctx_t *ctx,
   bool constB = flags & TANDEM_SGEMM_CONSTANT_B;
   if (swapped)
     std::swap(constA, constB);
-  auto *cache =
-      ctx ? static_cast<tandem_internal_kernel_cache *>(ctx->reserved[0])
-          : nullptr;
-  for (int64_t i = 0; i < batch && !failure.failed; ++i) {
-    const float *ai = a + i * sAb, *bi = b + i * sBb;
-    // Constant operands (weights) are packed once per instance. If the
-    // cache cannot hold them, they are packed per call as usual.
-    // Weights times a vector (a classifier on one image): the weights in
-    // one K block, streamed once (gemvCached).
-    bool gemv = k > 0 && isa.gemv && !(flags & kSgemmNoGemv);
-    bool gemvA = gemv && constA && n == 1;
-    bool gemvB = gemv && !gemvA && constB && m == 1;
-    if (gemvA || gemvB) {
-      const float *weights =
-          gemvA ? gemvWeights(cache, isa, true, ai, m, k, sAm, sAk, &failure)
-                : gemvWeights(cache, isa, false, bi, n, k, sBk, sBn, &failure);
-      if (weights)
-        gemvCached(pool, isa, m, n, k, weights, gemvA, gemvA ? bi : ai,
-                   gemvA ? sBk : sAk, nullptr, c + i * sCb, gemvA ? sCm : sCn,
-                   accumulate, epi, bias, &failure);
-      continue;
-    }
-    const float *aCache = nullptr, *bCache = nullptr;
-    if (cache && constA && k > 0)
-      aCache = tandem_internal_kernel_cache_get(
-          cache, {ai, m, k, sAm, sAk, kRoleA, int32_t(isa.mr)},
-          wholeASize(isa, m, k), [&](float *out) {
-            packWholeA(isa, ai, sAm, sAk, m, k, kBlockSize(isa, k), out);
-          });
-    if (cache && constB && k > 0)
-      bCache = tandem_internal_kernel_cache_get(
-          cache, {bi, k, n, sBk, sBn, kRoleB, int32_t(isa.nr)},
-          wholeBSize(isa, n, k), [&](float *out) {
-            packWholeB(isa, bi, sBk, sBn, n, k, kBlockSize(isa, k), out);
-          });
-    gemm2D(pool, isa, m, n, k, ai, sAm, sAk, bi, sBk, sBn, c + i * sCb, sCm,
-           sCn, accumulate, epi, aCache, bCache, &failure, nullptr, bias);
+  SgemmItems items{&isa,
+                   ctx,
+                   pool,
+                   m,
+                   n,
+                   k,
+                   a,
+                   sAb,
+                   sAm,
+                   sAk,
+                   b,
+                   sBb,
+                   sBk,
+                   sBn,
+                   c,
+                   sCb,
+                   sCm,
+                   sCn,
+                   bool(flags & TANDEM_SGEMM_ACCUMULATE),
+                   constA,
+                   constB,
+                   flags,
+                   epilogueOf(flags),
+                   bias,
+                   &failure};
+  // A batch that divides among the threads (or has many problems each) runs
+  // whole problems on each thread: the attention products of a Transformer
+  // layer (12 heads of 128 x 128 x 64 in BERT) split each one into tasks
+  // whose dispatch and barriers cost as much as two threads gain. Every
+  // element sums in the same order either way.
+  int64_t threads = tandem_thread_pool_size(pool);
+  if (threads > 1 && batch > 1 &&
+      (batch % threads == 0 || batch >= 4 * threads)) {
+    items.pool = nullptr;
+    tandem_parallel_for(pool, batch, 1, sgemmItemRange, &items);
+    return;
   }
+  for (int64_t i = 0; i < batch && !failure.failed; ++i)
+    sgemmItem(items, i);
 }
 
 /// tandem_sgemm_bias_f32 on the micro-kernels of `isa`.

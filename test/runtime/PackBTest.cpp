@@ -3,10 +3,11 @@
 // tandem_internal_pack_b_rows and _columns write B (k rows of n columns) as
 // the GEMM reads it (tandem_conv2d_packed_f32's input, the depthwise
 // kernels' packed outputs): N blocks of 4096 columns, each in K blocks of
-// equal height (at most the family's KC rows: 512 on AVX2, 256 elsewhere),
-// each in panels of NR columns (the micro-kernel family's width), a panel
-// holding its K block's rows NR floats apart, the last panel's missing columns
-// zero. The oracle below places every element from that description alone.
+// equal height (at most the family's KC rows: 512 on AVX2 with a 512 KiB
+// L2, 256 elsewhere), each in panels of NR columns (the micro-kernel
+// family's width), a panel holding its K block's rows NR floats apart, the
+// last panel's missing columns zero. The oracle below places every element
+// from that description alone.
 //
 //===----------------------------------------------------------------------===//
 

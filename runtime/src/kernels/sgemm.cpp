@@ -39,6 +39,9 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#if __has_include(<unistd.h>)
+#include <unistd.h>
+#endif
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -163,10 +166,10 @@ struct KernelIsa {
   /// The longest K block (at least kMinKC): an MR x KC panel of A, read
   /// NR-panel after panel, stays in L1 while B's panels stream from L2.
   /// Longer blocks take fewer passes over C and fewer tile starts: AVX2's
-  /// 6-row panels take 512 (12 KiB), which on Zen 3 ran the MLP's 64 x 512
-  /// x 784 GEMM 2.0% and the 1024^3 one 3.2% faster than 256 (384 and 768
-  /// measured within 1% of 512). AVX-512's 14-row panels keep 256 (14 KiB;
-  /// not measured: no AVX-512 here).
+  /// 6-row panels take 512 (12 KiB; avx2KBlock), which on Zen 3 ran the
+  /// MLP's 64 x 512 x 784 GEMM 2.0% and the 1024^3 one 3.2% faster than
+  /// 256 (384 and 768 measured within 1% of 512). AVX-512's 14-row panels
+  /// keep 256 (14 KiB; not measured: no AVX-512 here).
   int64_t kc = kMinKC;
   /// AVX2: PanelsKernel reading a row-major A in place (plain, and
   /// prefetching the next B panel), for full tiles of an A that is not
@@ -850,6 +853,19 @@ const EdgeKernel kAvx512Edges[14] = {
     kernelAvx512Edge<13>, kernelAvx512Edge<14>};
 #endif
 
+/// AVX2's longest K block (KernelIsa::kc): 512 where each core has at
+/// least 512 KiB of L2 (a task's B block, 512 x 128 floats, and an M block
+/// of A, 72 x 512, take 400 KiB of it), 256 where it reports less (an L2 of
+/// 256 KiB, as on Intel's client cores, would not hold them).
+int64_t avx2KBlock() {
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+  long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (l2 > 0 && l2 < 512 * 1024)
+    return 256;
+#endif
+  return 512;
+}
+
 /// The micro-kernel family called `name` ("avx512", "avx2", "portable"),
 /// if this CPU can run it.
 bool isaByName(const char *name, KernelIsa &out) {
@@ -891,7 +907,7 @@ bool isaByName(const char *name, KernelIsa &out) {
            panelsAvx2<NextPanel::None>,
            panelsAvx2<NextPanel::B>,
            kAvx2WideEdges,
-           /*kc=*/512,
+           avx2KBlock(),
            panelsInPlaceAvx2<NextPanel::None>,
            panelsInPlaceAvx2<NextPanel::B>};
     return true;

@@ -323,6 +323,19 @@ void tandem_parallel_for(tandem_thread_pool_t *pool, int64_t n, int64_t grain,
 
 } // extern "C"
 
+int64_t tandem_internal_balanced_chunk(int64_t tasks, int64_t threads) {
+  if (threads <= 1)
+    return std::max<int64_t>(tasks, 1);
+  int64_t target = 4 * threads;
+  int64_t chunk = std::max<int64_t>(1, (tasks + target - 1) / target);
+  if (((tasks + chunk - 1) / chunk) % threads == 0)
+    return chunk;
+  for (int64_t c = chunk - 1; c >= 1; --c)
+    if (tasks % c == 0 && (tasks / c) % threads == 0 && c * 2 >= chunk)
+      return c;
+  return chunk;
+}
+
 void tandem_internal_parallel_chunks(tandem_thread_pool_t *pool, int64_t n,
                                      int64_t chunk, tandem_parallel_fn fn,
                                      void *env) {

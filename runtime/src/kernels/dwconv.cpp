@@ -1106,7 +1106,12 @@ void conv1x1Dwconv(const tandem_exec_ctx_t *ctx, int64_t n, int64_t k,
     p.group = (c + groups - 1) / groups;
     p.groups = (c + p.group - 1) / p.group;
   }
-  tandem_parallel_for(pool, n * p.groups, 1, pwdwGroups, &p);
+  // Chunks that divide among the threads: the pool's default, about four
+  // chunks a thread, gave 20 tasks (960 channels in groups of 48) to two
+  // threads as 3 + 4 chunks of 3.
+  tandem_internal_parallel_chunks(
+      pool, n * p.groups, tandem_internal_balanced_chunk(n * p.groups, threads),
+      pwdwGroups, &p);
   tandem_internal_kernel_report(&failure);
 }
 

@@ -1668,28 +1668,6 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
   }
 }
 
-/// How many of `tasks` equal tasks a thread claims at a time: the thread
-/// pool's default (about four chunks per thread) where its chunks divide
-/// among the threads, else the largest chunk under it, and at least half
-/// of it, that makes equal chunks which do (28 tasks on 2 threads: 14
-/// chunks of 2, not 7 of 4, which left one thread 4 chunks and the other
-/// 3: matmul 1024 11.19 -> 10.36 ms on two threads), else the default.
-/// Chunks of consecutive tasks keep an M block's tasks together (its A
-/// packed once per thread); single tasks measured 0.4% slower on
-/// ResNet-18.
-int64_t balancedChunk(int64_t tasks, int64_t threads) {
-  if (threads <= 1)
-    return tasks;
-  int64_t target = 4 * threads;
-  int64_t chunk = std::max<int64_t>(1, (tasks + target - 1) / target);
-  if (((tasks + chunk - 1) / chunk) % threads == 0)
-    return chunk;
-  for (int64_t c = chunk - 1; c >= 1; --c)
-    if (tasks % c == 0 && (tasks / c) % threads == 0 && c * 2 >= chunk)
-      return c;
-  return chunk;
-}
-
 /// The K blocks of one N block, when every task runs all of them
 /// (gemm2D's allK).
 struct AllKSteps {
@@ -2145,7 +2123,8 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
           pc == 0 ? TileBias{bias.row, bias.col ? bias.col + jc : nullptr}
                   : TileBias{}};
     };
-    int64_t tasks = mBlocks * nTasks, chunk = balancedChunk(tasks, threads);
+    int64_t tasks = mBlocks * nTasks,
+            chunk = tandem_internal_balanced_chunk(tasks, threads);
     if (allK) {
       BlockStep steps[kMaxAllKBlocks];
       for (int64_t step = 0; step < kBlocks; ++step)
@@ -2305,7 +2284,9 @@ void sgemmInto(const KernelIsa &isa, const tandem_exec_ctx_t *ctx,
   if (threads > 1 && batch > 1 &&
       (batch % threads == 0 || batch >= 4 * threads)) {
     items.pool = nullptr;
-    tandem_parallel_for(pool, batch, 1, sgemmItemRange, &items);
+    tandem_internal_parallel_chunks(
+        pool, batch, tandem_internal_balanced_chunk(batch, threads),
+        sgemmItemRange, &items);
     return;
   }
   for (int64_t i = 0; i < batch && !failure.failed; ++i)

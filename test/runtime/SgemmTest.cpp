@@ -436,42 +436,44 @@ TEST_P(SgemmTest, NarrowEdgeTilesMatchWideTiles) {
 
 TEST_P(SgemmTest, ShortRowEdgesMatchFullTiles) {
   // 1 to 3 rows past the last full row tile: AVX2 computes them several
-  // full B panels at a time (kernelAvx2EdgeWide; 100 columns: 6 full
-  // panels and a 4-column edge), the other families as edge tiles. Their
-  // elements must equal, bit for bit, those of the same rows inside a
-  // full tile (the product extended by rows up to three row tiles): same
-  // sums in the same order, over two K blocks, with the prior (accumulated
-  // C, column bias) and epilogue.
+  // full B panels at a time (kernelAvx2EdgeWide: 4, 3 or 2 panels, then 2;
+  // 100 columns are 6 full panels and a 4-column edge, 128 are 8 full
+  // panels), the other families as edge tiles. Their elements must equal,
+  // bit for bit, those of the same rows inside a full tile (the product
+  // extended by rows up to three row tiles): same sums in the same order,
+  // over two K blocks, with the prior (accumulated C, column bias) and
+  // epilogue.
   int64_t mr = 0, nr = 0;
   if (!tandem_internal_sgemm_tile(GetParam(), &mr, &nr))
     GTEST_SKIP() << "this CPU has no " << GetParam() << " micro-kernel";
-  const int64_t n = 100, k = 600, tall = 3 * mr;
-  for (int64_t m : {2 * mr + 1, 2 * mr + 2, 2 * mr + 3})
-    for (int32_t flags :
-         {0, TANDEM_SGEMM_ACCUMULATE | TANDEM_SGEMM_RELU, TANDEM_SGEMM_RELU6})
-      for (bool withBias : {false, true}) {
-        std::mt19937 rng(13);
-        std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-        std::vector<float> a(tall * k), b(k * n), bias(n), prior(tall * n);
-        for (std::vector<float> *v : {&a, &b, &bias, &prior})
-          for (float &x : *v)
-            x = dist(rng);
-        std::vector<float> shortC = prior, tallC = prior;
-        const float *biasPtr = withBias ? bias.data() : nullptr;
-        ASSERT_TRUE(tandem_internal_sgemm_bias_f32_on(
-            GetParam(), nullptr, 1, m, n, k, a.data(), 0, k, 1, b.data(), 0, n,
-            1, biasPtr, shortC.data(), 0, n, 1, flags));
-        ASSERT_TRUE(tandem_internal_sgemm_bias_f32_on(
-            GetParam(), nullptr, 1, tall, n, k, a.data(), 0, k, 1, b.data(), 0,
-            n, 1, biasPtr, tallC.data(), 0, n, 1, flags));
-        for (int64_t i = 0; i < tall; ++i)
-          for (int64_t j = 0; j < n; ++j) {
-            float want = i < m ? tallC[i * n + j] : prior[i * n + j];
-            ASSERT_EQ(shortC[i * n + j], want)
-                << "m " << m << " flags " << flags << " bias " << withBias
-                << " at [" << i << "," << j << "]";
-          }
-      }
+  const int64_t k = 600, tall = 3 * mr;
+  for (int64_t n : {100, 128})
+    for (int64_t m : {2 * mr + 1, 2 * mr + 2, 2 * mr + 3})
+      for (int32_t flags :
+           {0, TANDEM_SGEMM_ACCUMULATE | TANDEM_SGEMM_RELU, TANDEM_SGEMM_RELU6})
+        for (bool withBias : {false, true}) {
+          std::mt19937 rng(13);
+          std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+          std::vector<float> a(tall * k), b(k * n), bias(n), prior(tall * n);
+          for (std::vector<float> *v : {&a, &b, &bias, &prior})
+            for (float &x : *v)
+              x = dist(rng);
+          std::vector<float> shortC = prior, tallC = prior;
+          const float *biasPtr = withBias ? bias.data() : nullptr;
+          ASSERT_TRUE(tandem_internal_sgemm_bias_f32_on(
+              GetParam(), nullptr, 1, m, n, k, a.data(), 0, k, 1, b.data(), 0,
+              n, 1, biasPtr, shortC.data(), 0, n, 1, flags));
+          ASSERT_TRUE(tandem_internal_sgemm_bias_f32_on(
+              GetParam(), nullptr, 1, tall, n, k, a.data(), 0, k, 1, b.data(),
+              0, n, 1, biasPtr, tallC.data(), 0, n, 1, flags));
+          for (int64_t i = 0; i < tall; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              float want = i < m ? tallC[i * n + j] : prior[i * n + j];
+              ASSERT_EQ(shortC[i * n + j], want)
+                  << "n " << n << " m " << m << " flags " << flags << " bias "
+                  << withBias << " at [" << i << "," << j << "]";
+            }
+        }
 }
 
 TEST_P(SgemmTest, InPlaceAMatchesPackedA) {

@@ -128,6 +128,11 @@ struct WideEdge {
   WideEdgeKernel kernel;
 };
 
+/// Wide edge kernels by row count (1-3), each in the order they are tried:
+/// the widest while enough full panels are left, then a narrower one
+/// (panels 0: none).
+using WideEdges = WideEdge[3][2];
+
 struct KernelIsa {
   int64_t mr;
   int64_t nr;
@@ -159,10 +164,10 @@ struct KernelIsa {
   PanelsKernel panels = nullptr;
   PanelsKernel panelsNextB = nullptr;
   /// AVX2: edge tiles of 1-3 rows across several full panels at once
-  /// (wideEdge[rows - 1]); null elsewhere. A matrix of 128 rows leaves 2
+  /// ((*wideEdge)[rows - 1]); null elsewhere. A matrix of 128 rows leaves 2
   /// rows after 21 panels of 6: BERT's GEMMs spent 2.7% of their time on
   /// them, for 1.6% of the FMAs.
-  const WideEdge *wideEdge = nullptr;
+  const WideEdges *wideEdge = nullptr;
   /// The longest K block (at least kMinKC): an MR x KC panel of A, read
   /// NR-panel after panel, stays in L1 while B's panels stream from L2.
   /// Longer blocks take fewer passes over C and fewer tile starts: AVX2's
@@ -536,10 +541,12 @@ kernelAvx2EdgeWide(int64_t k, const float *pa, const float *pb,
 }
 
 /// AVX2's wide edge tiles by row count (1-3 rows; none for more, whose
-/// 16-column tiles have enough chains).
-const WideEdge kAvx2WideEdges[3] = {{4, kernelAvx2EdgeWide<1, 4>},
-                                    {3, kernelAvx2EdgeWide<2, 3>},
-                                    {2, kernelAvx2EdgeWide<3, 2>}};
+/// 16-column tiles have enough chains): the widest first, then one of two
+/// panels for what is left (a task of 8 panels: 3 + 3 + 2 for 2 rows).
+const WideEdges kAvx2WideEdges = {
+    {{4, kernelAvx2EdgeWide<1, 4>}, {2, kernelAvx2EdgeWide<1, 2>}},
+    {{3, kernelAvx2EdgeWide<2, 3>}, {2, kernelAvx2EdgeWide<2, 2>}},
+    {{2, kernelAvx2EdgeWide<3, 2>}, {0, nullptr}}};
 
 /// One step of kernelAvx2PlusOne: `column` is A's 6 rows (lanes 0-5).
 __attribute__((target("avx2,fma"), always_inline)) inline void
@@ -906,7 +913,7 @@ bool isaByName(const char *name, KernelIsa &out) {
            kernelAvx2PlusOne,
            panelsAvx2<NextPanel::None>,
            panelsAvx2<NextPanel::B>,
-           kAvx2WideEdges,
+           &kAvx2WideEdges,
            avx2KBlock(),
            panelsInPlaceAvx2<NextPanel::None>,
            panelsInPlaceAvx2<NextPanel::B>};
@@ -1623,14 +1630,16 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
       }
       if (s.isa->wideEdge && rows < mr && rows <= 3 && s.csC == 1) {
         // Full panels of a short A panel, several at a time.
-        const WideEdge &wide = s.isa->wideEdge[rows - 1];
         int64_t fullEnd = std::min(p1, s.nc / nr);
-        for (; panel + wide.panels <= fullEnd; panel += wide.panels)
-          wide.kernel(s.kc, pa, s.bPacked + panel * nr * s.kc, nr * s.kc,
-                      s.c + (i0 + ir) * s.rsC + panel * nr, s.rsC, s.accumulate,
-                      s.epi,
-                      TileBias{s.bias.row ? s.bias.row + i0 + ir : nullptr,
-                               s.bias.col ? s.bias.col + panel * nr : nullptr});
+        for (const WideEdge &wide : (*s.isa->wideEdge)[rows - 1])
+          for (; wide.panels && panel + wide.panels <= fullEnd;
+               panel += wide.panels)
+            wide.kernel(
+                s.kc, pa, s.bPacked + panel * nr * s.kc, nr * s.kc,
+                s.c + (i0 + ir) * s.rsC + panel * nr, s.rsC, s.accumulate,
+                s.epi,
+                TileBias{s.bias.row ? s.bias.row + i0 + ir : nullptr,
+                         s.bias.col ? s.bias.col + panel * nr : nullptr});
       }
       for (; panel < p1; ++panel) {
         int64_t j0 = panel * nr;

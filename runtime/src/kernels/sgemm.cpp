@@ -1718,8 +1718,7 @@ size_t wholeASize(const KernelIsa &isa, int64_t m, int64_t k) {
 
 /// Packs all of A in the layout gemm2D reads through `aCache` (kc =
 /// kBlockSize(isa, k)) or gemvCached reads (kc = k): K block pc at
-/// mPadded * pc,
-/// its MR panels one after another.
+/// mPadded * pc, its MR panels one after another.
 void packWholeA(const KernelIsa &isa, const float *a, int64_t rs, int64_t cs,
                 int64_t m, int64_t k, int64_t kc, float *out) {
   int64_t mPadded = (m + isa.mr - 1) / isa.mr * isa.mr;

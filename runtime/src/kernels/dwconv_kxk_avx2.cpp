@@ -51,9 +51,7 @@ struct Avx2 {
   TANDEM_AVX2 static V loadOut(M m, const float *p) {
     if (m == 8)
       return _mm256_loadu_ps(p);
-    __m256i first = _mm256_cmpgt_epi32(
-        _mm256_set1_epi32(m), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    return _mm256_maskload_ps(p, first);
+    return _mm256_maskload_ps(p, tandem_internal::firstLanes(m));
   }
   TANDEM_AVX2 static void store(float *p, M m, V v) {
     tandem_internal::storeFirstAvx2(p, v, m);

@@ -19,8 +19,9 @@
 
 namespace tandem_internal {
 
-/// The AVX2 lane mask of the first n lanes (0 <= n <= 8), for masked loads
-/// (which AMD runs at full speed) of a row's ragged end.
+/// The AVX2 lane mask of the first n lanes (none for n <= 0, all for
+/// n >= 8), for masked loads (which AMD runs at full speed) of a row's
+/// ragged end.
 __attribute__((target("avx2,fma"), always_inline)) inline __m256i
 firstLanes(int64_t n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(n)),

@@ -445,10 +445,9 @@ kernelAvx2EdgeHalves(int64_t k, const float *pa, const float *pb, int64_t ldb,
   }
   // Lane j of half h is loaded (accumulating, the column bias) and stored
   // when 8 h + j < cols; the stores are plain ones (partial_store.h).
-  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   __m256i mask[Halves];
   for (int h = 0; h < Halves; ++h)
-    mask[h] = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(cols) - 8 * h), lanes);
+    mask[h] = tandem_internal::firstLanes(cols - 8 * h);
 #pragma GCC unroll 8
   for (int i = 0; i < Rows; ++i) {
     float *row = c + i * ldc;

@@ -159,7 +159,7 @@ protected:
 
 TEST_P(ActivationOnIsa, Sgemm) {
   // Full and edge tiles (7x7 images' 49 columns, one-row and narrow
-  // tiles), several K blocks, accumulating onto a prior with specials (so
+  // tiles, 3 columns past the last full panel), several K blocks, accumulating onto a prior with specials (so
   // NaN and infinities reach the epilogue), a column bias; and the
   // matrix-vector paths on cached weights (a classifier row, a column).
   struct Shape {
@@ -168,6 +168,7 @@ TEST_P(ActivationOnIsa, Sgemm) {
   };
   const Shape shapes[] = {{30, 49, 70, TANDEM_SGEMM_ACCUMULATE},
                           {41, 77, 600, 0},
+                          {30, 35, 70, TANDEM_SGEMM_ACCUMULATE},
                           {13, 31, 7, TANDEM_SGEMM_ACCUMULATE},
                           {1, 1000, 128, TANDEM_SGEMM_CONSTANT_B},
                           {20, 1, 64, TANDEM_SGEMM_CONSTANT_A},

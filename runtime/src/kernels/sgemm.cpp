@@ -56,6 +56,9 @@ using tandem_internal::Epilogue;
 using tandem_internal::epilogue16;
 using tandem_internal::epilogue8;
 using tandem_internal::epilogueOf;
+using tandem_internal::isLongEpilogue;
+using tandem_internal::longEpilogueRows16;
+using tandem_internal::shortEpilogue16;
 using tandem_internal::kHardSwish;
 using tandem_internal::kNoEpilogue;
 using tandem_internal::kRelu;
@@ -285,6 +288,9 @@ storeColumn16(__m512 v, float *c, int64_t ldc, __mmask16 rows, bool accumulate,
               Epilogue epi, TileBias bias, int64_t j) {
   const __m512 zero = _mm512_setzero_ps();
   float *base = c + j;
+  // The long epilogues are the caller's (longEpilogueRows16).
+  if (tandem_internal::isLongEpilogue(epi))
+    epi = kNoEpilogue;
   if (ldc > INT32_MAX / 16) {
     alignas(64) float lanes[16];
     _mm512_store_ps(lanes, v);
@@ -317,7 +323,7 @@ storeColumn16(__m512 v, float *c, int64_t ldc, __mmask16 rows, bool accumulate,
     }
     v = _mm512_add_ps(p, v);
   }
-  v = epilogue16(v, epi);
+  v = shortEpilogue16(v, epi);
   _mm512_mask_i32scatter_ps(base, rows, offsets, v, 4);
 }
 
@@ -669,12 +675,14 @@ kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
       c##i##_1 = _mm512_add_ps(prior16(h1, accumulate, bias.col, col1, rb),    \
                                c##i##_1);                                      \
     }                                                                          \
-    c##i##_0 = epilogue16(c##i##_0, epi);                                      \
-    c##i##_1 = epilogue16(c##i##_1, epi);                                      \
+    c##i##_0 = shortEpilogue16(c##i##_0, epi);                                 \
+    c##i##_1 = shortEpilogue16(c##i##_1, epi);                                 \
     _mm512_storeu_ps(row, c##i##_0);                                           \
     _mm512_storeu_ps(row + 16, c##i##_1);                                      \
   }
   TANDEM_ROWS(TANDEM_STORE)
+  if (isLongEpilogue(epi))
+    longEpilogueRows16(c, ldc, 14, 32, epi);
 #undef TANDEM_ROWS
 #undef TANDEM_DECL
 #undef TANDEM_FMA
@@ -732,10 +740,12 @@ kernelAvx512EdgeHalves(int64_t k, const float *pa, const float *pb, int64_t ldb,
                                   bias.row ? bias.row + i : nullptr),
                           v);
       }
-      v = epilogue16(v, epi);
+      v = shortEpilogue16(v, epi);
       _mm512_mask_storeu_ps(row + 16 * h, mask[h], v);
     }
   }
+  if (isLongEpilogue(epi))
+    longEpilogueRows16(c, ldc, Rows, cols, epi);
 }
 
 /// An AVX-512 edge tile of `Rows` rows and 16 + Extra columns (a 7x7
@@ -781,11 +791,13 @@ kernelAvx512EdgeExtra(int64_t k, const float *pa, const float *pb, int64_t ldb,
                                 bias.row ? bias.row + i : nullptr),
                         v);
     }
-    v = epilogue16(v, epi);
+    v = shortEpilogue16(v, epi);
     _mm512_storeu_ps(row, v);
   }
   for (int e = 0; e < Extra; ++e)
     storeColumn16(extra[e], c, ldc, rowMask, accumulate, epi, bias, 16 + e);
+  if (isLongEpilogue(epi))
+    longEpilogueRows16(c, ldc, Rows, 16 + Extra, epi);
 }
 
 /// An AVX-512 edge tile of `Rows` rows and `Cols` (at most 4) columns (a
@@ -811,6 +823,8 @@ kernelAvx512EdgeColumns(int64_t k, const float *pa, const float *pb,
   }
   for (int e = 0; e < Cols; ++e)
     storeColumn16(acc[e], c, ldc, rowMask, accumulate, epi, bias, e);
+  if (isLongEpilogue(epi))
+    longEpilogueRows16(c, ldc, Rows, Cols, epi);
 }
 
 /// kernelAvx512EdgeColumns for up to 4 columns when that is fewer FMAs

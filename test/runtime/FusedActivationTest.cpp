@@ -159,9 +159,10 @@ protected:
 
 TEST_P(ActivationOnIsa, Sgemm) {
   // Full and edge tiles (7x7 images' 49 columns, one-row and narrow
-  // tiles, 3 columns past the last full panel), several K blocks, accumulating onto a prior with specials (so
-  // NaN and infinities reach the epilogue), a column bias; and the
-  // matrix-vector paths on cached weights (a classifier row, a column).
+  // tiles, 3 columns past the last full panel), several K blocks, accumulating
+  // onto a prior with specials (so NaN and infinities reach the epilogue), a
+  // column bias; and the matrix-vector paths on cached weights (a classifier
+  // row, a column).
   struct Shape {
     int64_t m, n, k;
     int32_t flags;

@@ -57,13 +57,13 @@ using tandem_internal::epilogue16;
 using tandem_internal::epilogue8;
 using tandem_internal::epilogueOf;
 using tandem_internal::isLongEpilogue;
-using tandem_internal::longEpilogueRows16;
-using tandem_internal::shortEpilogue16;
 using tandem_internal::kHardSwish;
 using tandem_internal::kNoEpilogue;
 using tandem_internal::kRelu;
 using tandem_internal::kRelu6;
 using tandem_internal::kSilu;
+using tandem_internal::longEpilogueRows16;
+using tandem_internal::shortEpilogue16;
 
 /// What a tile adds to its products: row[i] on its row i (a conv's
 /// per-channel bias) and col[j] on its column j (a dense layer's bias),

@@ -11,7 +11,9 @@
 // worker that finished a job spins on the job generation for a while
 // (TANDEM_POOL_SPIN_US, 200 us by default) before it sleeps on the
 // condition variable: waking a sleeping thread costs tens of microseconds,
-// as much as a small loop's whole work.
+// as much as a small loop's whole work. A worker woken from its sleep
+// leaves its waker's CPU if the scheduler queued it there
+// (tandem_internal_leave_cpu).
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,6 +100,15 @@ inline void cpuRelax() {
 #endif
 }
 
+/// The CPU the calling thread runs on, -1 where unknown.
+int currentCpu() {
+#if defined(__linux__)
+  return sched_getcpu();
+#else
+  return -1;
+#endif
+}
+
 /// How long an idle worker spins before it sleeps: TANDEM_POOL_SPIN_US
 /// (0 sleeps at once), 200 us if unset or malformed.
 std::chrono::microseconds spinTime() {
@@ -127,6 +138,9 @@ struct tandem_thread_pool_s {
   std::atomic<bool> stop{false};
   /// Workers asleep on workCv (changed under mutex).
   std::atomic<int32_t> sleepers{0};
+  /// The CPU of the thread that last woke sleeping workers
+  /// (tandem_internal_leave_cpu).
+  std::atomic<int> wakerCpu{-1};
   std::mutex mutex;
   std::condition_variable workCv;
 
@@ -149,6 +163,8 @@ struct tandem_thread_pool_s {
       sleepers.fetch_add(1);
       workCv.wait(lock, changed);
       sleepers.fetch_sub(1);
+      lock.unlock();
+      tandem_internal_leave_cpu(wakerCpu.load());
     }
     return !stop.load();
   }
@@ -173,8 +189,15 @@ struct tandem_thread_pool_s {
     job.store(next);
     generation.fetch_add(1);
     if (sleepers.load() > 0) {
-      std::lock_guard<std::mutex> lock(mutex);
-      workCv.notify_all();
+      wakerCpu.store(currentCpu());
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        workCv.notify_all();
+      }
+      // A worker the scheduler queued on this CPU runs now and leaves it
+      // (tandem_internal_leave_cpu) instead of waiting for this thread's time
+      // slice to end.
+      std::this_thread::yield();
     }
   }
 
@@ -373,4 +396,25 @@ void tandem_internal_parallel_chunks(tandem_thread_pool_t *pool, int64_t n,
     else
       cpuRelax();
   }
+}
+
+bool tandem_internal_leave_cpu(int cpu) {
+#if defined(__linux__)
+  if (cpu < 0 || sched_getcpu() != cpu)
+    return false;
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof(mask), &mask) != 0 ||
+      !CPU_ISSET(cpu, &mask) || CPU_COUNT(&mask) < 2)
+    return false;
+  cpu_set_t others = mask;
+  CPU_CLR(cpu, &others);
+  if (sched_setaffinity(0, sizeof(others), &others) != 0)
+    return false;
+  sched_setaffinity(0, sizeof(mask), &mask);
+  return true;
+#else
+  (void)cpu;
+  return false;
+#endif
 }

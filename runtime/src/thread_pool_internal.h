@@ -32,4 +32,16 @@ void tandem_internal_parallel_chunks(tandem_thread_pool_t *pool, int64_t n,
 /// 0.4% slower on ResNet-18.
 int64_t tandem_internal_balanced_chunk(int64_t tasks, int64_t threads);
 
+/// Moves the calling thread off CPU `cpu` if it runs there and may run
+/// elsewhere: its affinity without `cpu` (which migrates it at once), then
+/// its affinity as it was. Returns whether it moved. A pool worker woken
+/// from its sleep calls it with the CPU of the thread that woke it, which
+/// then yields: Linux (seen on 2-vCPU KVM guests) queued the woken worker
+/// on the waker's CPU although the other was idle, and as both then
+/// compute or spin, the load balancer took milliseconds to part them. A
+/// model's first runs after an idle gap ran at one thread's speed: the
+/// MLP at 2 threads 0.41 ms a run steadily, 0.79 ms for each of the six
+/// runs after a 250 ms pause (0.43 with this).
+bool tandem_internal_leave_cpu(int cpu);
+
 #endif // TANDEM_RUNTIME_THREAD_POOL_INTERNAL_H

@@ -1,6 +1,7 @@
 //===- ThreadPoolTest.cpp - tandem_thread_pool_t and tandem_parallel_for --===//
 
 #include "tandem/runtime.h"
+#include "thread_pool_internal.h"
 
 #include <atomic>
 #include <chrono>
@@ -11,6 +12,10 @@
 #include <set>
 #include <thread>
 #include <vector>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 #include "gtest/gtest.h"
 
@@ -170,6 +175,48 @@ TEST(ThreadPool, WorkersSpinningOrAsleepTakeEveryJob) {
     EXPECT_GT(threads.size(), 1u) << "spin " << spin;
   }
 }
+
+#if defined(__linux__)
+TEST(ThreadPool, LeaveCpuMovesOffThatCpuAndKeepsTheAffinity) {
+  // What a worker woken from its sleep does with its waker's CPU: a thread
+  // on that CPU moves to another it may run on, and its affinity is the
+  // same afterwards; one elsewhere (or given no CPU) stays.
+  cpu_set_t before;
+  CPU_ZERO(&before);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(before), &before), 0);
+  EXPECT_FALSE(tandem_internal_leave_cpu(-1));
+  int cpu = sched_getcpu();
+  ASSERT_GE(cpu, 0);
+  int other = -1;
+  for (int c = 0; c < CPU_SETSIZE && other < 0; ++c)
+    if (c != cpu && CPU_ISSET(c, &before))
+      other = c;
+  if (other < 0) {
+    // One CPU: nowhere to go, and the thread stays.
+    EXPECT_FALSE(tandem_internal_leave_cpu(cpu));
+    EXPECT_EQ(sched_getcpu(), cpu);
+    return;
+  }
+  // The scheduler may move this thread between two calls: try again then.
+  bool moved = false;
+  int from = -1;
+  for (int attempt = 0; attempt < 20 && !moved; ++attempt) {
+    from = sched_getcpu();
+    moved = tandem_internal_leave_cpu(from);
+  }
+  ASSERT_TRUE(moved);
+  EXPECT_NE(sched_getcpu(), from);
+  int elsewhere = -1;
+  for (int c = 0; c < CPU_SETSIZE && elsewhere < 0; ++c)
+    if (c != sched_getcpu() && CPU_ISSET(c, &before))
+      elsewhere = c;
+  EXPECT_FALSE(tandem_internal_leave_cpu(elsewhere)); // not running there
+  cpu_set_t after;
+  CPU_ZERO(&after);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(after), &after), 0);
+  EXPECT_TRUE(CPU_EQUAL(&before, &after));
+}
+#endif
 
 /// Chunks that each wait (up to a timeout) until a chunk of the other half
 /// of the loop has started, recording the thread that ran them.

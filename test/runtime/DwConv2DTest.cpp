@@ -430,7 +430,8 @@ TEST(DwConv2DTest, Conv1x1ThenDepthwiseInOneCall) {
       {16, 20, 43, 17, 2, 5},
       // Small planes, computed eight channels a vector (dwconv_cvec.h):
       // 5x5 and 7x7 windows, stride 1 and 2, channel counts that leave a
-      // partial vector.
+      // partial vector; against the AVX2 or the AVX-512 plane kernels,
+      // whichever this CPU's standalone calls take.
       {40, 60, 14, 14, 1, 5},
       {48, 20, 13, 13, 2, 5},
       {16, 12, 10, 10, 1, 7},

@@ -1066,15 +1066,19 @@ void conv1x1Dwconv(const tandem_exec_ctx_t *ctx, int64_t n, int64_t k,
     p.maxOutFloats = std::max(p.maxOutFloats, bandOh * ow);
   }
   // Output planes of at most kSmallPlane pixels eight channels a vector
-  // (dwconv_cvec.h), where the plane kernels are AVX2's: MobileNetV2's
-  // 14x14 and 7x7 calls 172 -> 168 and 228 -> 219 us, MNasNet's 7x7 ones
-  // with 5x5 windows 371 -> 338 (Zen 3, 1 thread, groups of 48). The
-  // AVX-512 plane kernels (16 lanes, masked row ends) keep their planes:
-  // not measured against these.
+  // (dwconv_cvec.h, AVX2 + FMA, which every AVX-512 CPU has):
+  // MobileNetV2's 14x14 and 7x7 calls 172 -> 168 and 228 -> 219 us,
+  // MNasNet's 7x7 ones with 5x5 windows 371 -> 338 (Zen 3, 1 thread, groups
+  // of 48). Also where the plane kernels are AVX-512's (16 lanes, masked
+  // row ends; a 14x14 plane takes their 8-lane form): on Zen 4, 1 thread,
+  // MNasNet 7.31 -> 7.11 ms, MobileNetV3-large 5.69 -> 5.63, MobileNetV2
+  // level (minima of 8 interleaved rounds).
 #if TANDEM_X86
-  p.channelVectors = planeKernel() == planeAvx2 && oh * ow <= kSmallPlane &&
-                     tandem_internal::dwChannelVecSupports(
-                         kh, kw, strideH, strideW, dilationH, dilationW);
+  p.channelVectors =
+      (planeKernel() == planeAvx2 || planeKernel() == planeAvx512) &&
+      oh * ow <= kSmallPlane &&
+      tandem_internal::dwChannelVecSupports(kh, kw, strideH, strideW,
+                                            dilationH, dilationW);
 #endif
   p.pwFilter = pwFilter;
   p.pwPacked = (pwFlags & TANDEM_CONV2D_CONSTANT_FILTER)

@@ -1077,8 +1077,8 @@ void conv1x1Dwconv(const tandem_exec_ctx_t *ctx, int64_t n, int64_t k,
   p.channelVectors =
       (planeKernel() == planeAvx2 || planeKernel() == planeAvx512) &&
       oh * ow <= kSmallPlane &&
-      tandem_internal::dwChannelVecSupports(kh, kw, strideH, strideW,
-                                            dilationH, dilationW);
+      tandem_internal::dwChannelVecSupports(kh, kw, strideH, strideW, dilationH,
+                                            dilationW);
 #endif
   p.pwFilter = pwFilter;
   p.pwPacked = (pwFlags & TANDEM_CONV2D_CONSTANT_FILTER)

@@ -477,12 +477,12 @@ TEST_P(SgemmTest, ShortRowEdgesMatchFullTiles) {
 }
 
 TEST_P(SgemmTest, InPlaceAMatchesPackedA) {
-  // A row-major A is read in place by AVX2's full tiles; a transposed one
-  // (column stride not 1) is packed, as on the other families. The same A
-  // both ways must give the same bits (full and short row tiles, full
-  // column panels, the column bias, accumulation and an epilogue, two K
-  // blocks on the non-AVX2 families).
-  const int64_t m = 20, n = 64, k = 300;
+  // A row-major A is read in place by the AVX2 and AVX-512 full tiles; a
+  // transposed one (column stride not 1) is packed, as on the portable
+  // family. The same A both ways must give the same bits (full and short
+  // row tiles, full column panels, the column bias, accumulation and an
+  // epilogue, two K blocks or more on every family).
+  const int64_t m = 20, n = 64, k = 600;
   std::mt19937 rng(17);
   std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
   std::vector<float> compact(m * k), transposed(k * m), b(k * n), bias(n),

@@ -180,11 +180,12 @@ struct KernelIsa {
   /// take 512 (28 KiB) where the L2 has 1 MiB a core: on Zen 4 the 1024^3
   /// matmul 2.1%, ResNet-50 batch 8 1.9%, the MLP 1.1% faster than 256.
   int64_t kc = kMinKC;
-  /// AVX2: PanelsKernel reading a row-major A in place (plain, and
-  /// prefetching the next B panel), for full tiles of an A that is not
+  /// AVX2 and AVX-512: PanelsKernel reading a row-major A in place (plain,
+  /// and prefetching the next B panel), for full tiles of an A that is not
   /// cached: no packing of A, which took 2-3% of the MLP's and the
-  /// Transformer layer's time (the transposes of packRowMajor6). Null
-  /// elsewhere.
+  /// Transformer layer's time on AVX2 (the transposes of packRowMajor6),
+  /// 1.5% of BERT's and the Transformer layer's on AVX-512
+  /// (packRowMajor14). Null on the portable family.
   InPlacePanelsKernel panelsInPlace = nullptr;
   InPlacePanelsKernel panelsInPlaceNextB = nullptr;
 };
@@ -632,10 +633,14 @@ kernelAvx2PlusOne(int64_t k, const float *pa, const float *pb,
   }
 }
 
-template <NextPanel Next>
-__attribute__((target("avx512f"))) void
-kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
-             int64_t ldc, bool accumulate, Epilogue epi, TileBias bias) {
+/// The AVX-512 micro-kernel's body: a 14 x 32 tile (MicroKernel), inlined
+/// into kernelAvx512 and panelsInPlaceAvx512. With InPlaceA, `pa` is A
+/// itself, row-major: tile row i, step p at pa[i * lda + p].
+template <NextPanel Next, bool InPlaceA = false>
+__attribute__((target("avx512f"), always_inline)) inline void
+tileAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
+           int64_t ldc, bool accumulate, Epilogue epi, TileBias bias,
+           int64_t lda = 0) {
   const __m512 zero = _mm512_setzero_ps();
 #define TANDEM_ROWS(X)                                                         \
   X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
@@ -645,6 +650,8 @@ kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
   // Packed panels lie one after another, so the next one starts where this
   // one ends (KernelIsa::kernelNextA, kernelNextB).
   const float *nextA = pa + 14 * k, *nextB = pb + ldb * k;
+  // In place: rows 0-6 from r0, rows 7-13 from r7, `lda` apart.
+  const float *r0 = pa, *r7 = pa + 7 * lda;
   for (int64_t p = 0; p < k;
        ++p, pa += 14, pb += ldb, nextA += 14, nextB += ldb) {
     if constexpr (Next == NextPanel::A)
@@ -656,7 +663,8 @@ kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
     __m512 b0 = _mm512_loadu_ps(pb), b1 = _mm512_loadu_ps(pb + 16);
 #define TANDEM_FMA(i)                                                          \
   {                                                                            \
-    __m512 a = _mm512_set1_ps(pa[i]);                                          \
+    __m512 a = _mm512_set1_ps(                                                 \
+        InPlaceA ? (i < 7 ? r0[i * lda + p] : r7[(i - 7) * lda + p]) : pa[i]); \
     c##i##_0 = _mm512_fmadd_ps(a, b0, c##i##_0);                               \
     c##i##_1 = _mm512_fmadd_ps(a, b1, c##i##_1);                               \
   }
@@ -688,6 +696,26 @@ kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
 #undef TANDEM_DECL
 #undef TANDEM_FMA
 #undef TANDEM_STORE
+}
+
+template <NextPanel Next>
+__attribute__((target("avx512f"))) void
+kernelAvx512(int64_t k, const float *pa, const float *pb, int64_t ldb, float *c,
+             int64_t ldc, bool accumulate, Epilogue epi, TileBias bias) {
+  tileAvx512<Next>(k, pa, pb, ldb, c, ldc, accumulate, epi, bias);
+}
+
+/// InPlacePanelsKernel on AVX-512: full tiles reading fourteen rows of a
+/// row-major A in place (tileAvx512's InPlaceA).
+template <NextPanel Next>
+__attribute__((target("avx512f"))) void
+panelsInPlaceAvx512(int64_t count, int64_t k, const float *a, int64_t lda,
+                    const float *pb, int64_t panelStride, float *c, int64_t ldc,
+                    bool accumulate, Epilogue epi, TileBias bias) {
+  for (int64_t t = 0; t < count; ++t, pb += panelStride, c += 32)
+    tileAvx512<Next, true>(
+        k, a, pb, 32, c, ldc, accumulate, epi,
+        TileBias{bias.row, bias.col ? bias.col + 32 * t : nullptr}, lda);
 }
 
 /// An AVX-512 edge tile of `Rows` rows (of the 14 of a packed A panel) and
@@ -915,6 +943,8 @@ bool isaByName(const char *name, KernelIsa &out) {
            kAvx512Edges,
            tandem_internal::gemvPanelAvx512};
     out.kc = longKBlock(1 << 20);
+    out.panelsInPlace = panelsInPlaceAvx512<NextPanel::None>;
+    out.panelsInPlaceNextB = panelsInPlaceAvx512<NextPanel::B>;
     return true;
   }
   if (std::strcmp(name, "avx2") == 0 && __builtin_cpu_supports("avx2") &&
@@ -1570,6 +1600,27 @@ void storeEdge(const float *tile, int64_t nr, float *c, int64_t rs, int64_t cs,
     }
 }
 
+/// Whether `rows` rows of floats `stride` apart, read in place by a tile
+/// at the same column, fall on no L1 set (64-byte lines, sets repeating
+/// every 4 KiB, 8 ways on Zen 4) more than six at a time. AVX2's 6-row
+/// tiles always do: rows a multiple of 4 KiB apart measured the same in
+/// place as packed (1024^3, 128 x 768 x 3072, Zen 3). AVX-512's 14 rows
+/// 12 KiB apart (BERT's 3072-wide activations) all share one set, and
+/// its layer ran 7% slower in place (Zen 4); 3 KiB apart (768 wide) they
+/// spread over four sets.
+bool rowsSpreadOverL1(int64_t rows, int64_t stride) {
+  constexpr int64_t kSetBytes = 4096, kLine = 64, kMostOnASet = 6;
+  if (rows <= kMostOnASet)
+    return true;
+  int64_t count[kSetBytes / kLine] = {};
+  for (int64_t i = 0; i < rows; ++i) {
+    int64_t set = (i * stride * int64_t(sizeof(float))) % kSetBytes / kLine;
+    if (++count[set] > kMostOnASet)
+      return false;
+  }
+  return true;
+}
+
 void computeTasks(void *env, int64_t begin, int64_t end) {
   auto &s = *static_cast<BlockStep *>(env);
   int64_t mr = s.isa->mr, nr = s.isa->nr;
@@ -1590,11 +1641,10 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
     int64_t p1 = (nt + 1) * nPanels / s.nTasks;
     // A row-major A that is not cached is read in place by the full tiles
     // where the task's panels are all full (the edge kernels read packed
-    // panels). Rows a multiple of 4 KiB apart (six rows on the same L1
-    // sets) measured the same in place as packed (1024^3, 128 x 768 x
-    // 3072).
+    // panels) and its rows do not crowd one L1 set (rowsSpreadOverL1).
     bool inPlace = s.isa->panelsInPlace && !s.aCached && s.csA == 1 &&
-                   s.csC == 1 && (p1 < nPanels || s.nc % nr == 0);
+                   s.csC == 1 && (p1 < nPanels || s.nc % nr == 0) &&
+                   rowsSpreadOverL1(mr, s.rsA);
     if (s.aCached) {
       aPacked = const_cast<float *>(s.aCached) + i0 * s.kc;
     } else if (packedAStep != s.serial || packedAMBlock != mb ||

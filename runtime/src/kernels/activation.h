@@ -250,25 +250,6 @@ __attribute__((target("avx2,fma"))) inline __m256 epilogue8(__m256 v,
   return v;
 }
 
-/// epilogue8 for 16 lanes.
-__attribute__((target("avx512f"))) inline __m512 epilogue16(__m512 v,
-                                                            Epilogue epi) {
-  switch (epi) {
-  case kNoEpilogue:
-    return v;
-  case kRelu:
-    return _mm512_max_ps(_mm512_setzero_ps(), v);
-  case kRelu6:
-    return _mm512_min_ps(_mm512_set1_ps(6.0f),
-                         _mm512_max_ps(_mm512_setzero_ps(), v));
-  case kHardSwish:
-    return hardSwish16(v);
-  case kSilu:
-    return silu16(v);
-  }
-  return v;
-}
-
 /// Whether `epi` is one of the long epilogues (HardSwish, SiLU: a dozen
 /// vector operations and their constants). The AVX-512 GEMM tiles, whose
 /// 28 accumulators fill the register file, apply only the short ones in
@@ -291,6 +272,16 @@ shortEpilogue16(__m512 v, Epilogue epi) {
     return _mm512_min_ps(_mm512_set1_ps(6.0f),
                          _mm512_max_ps(_mm512_setzero_ps(), v));
   return v;
+}
+
+/// epilogue8 for 16 lanes.
+__attribute__((target("avx512f"))) inline __m512 epilogue16(__m512 v,
+                                                            Epilogue epi) {
+  if (epi == kHardSwish)
+    return hardSwish16(v);
+  if (epi == kSilu)
+    return silu16(v);
+  return shortEpilogue16(v, epi);
 }
 
 /// Applies the long epilogue `epi` in place to `rows` rows of `cols` floats

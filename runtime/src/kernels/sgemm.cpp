@@ -291,7 +291,7 @@ storeColumn16(__m512 v, float *c, int64_t ldc, __mmask16 rows, bool accumulate,
   const __m512 zero = _mm512_setzero_ps();
   float *base = c + j;
   // The long epilogues are the caller's (longEpilogueRows16).
-  if (tandem_internal::isLongEpilogue(epi))
+  if (isLongEpilogue(epi))
     epi = kNoEpilogue;
   if (ldc > INT32_MAX / 16) {
     alignas(64) float lanes[16];
@@ -1632,6 +1632,11 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
   }
   alignas(64) float tile[16 * 64];
   int64_t nPanels = (s.nc + nr - 1) / nr;
+  // A row-major A that is not cached is read in place by the full tiles
+  // where a task's panels are all full (the edge kernels read packed
+  // panels) and its rows do not crowd one L1 set (rowsSpreadOverL1).
+  const bool inPlaceA = s.isa->panelsInPlace && !s.aCached && s.csA == 1 &&
+                        s.csC == 1 && rowsSpreadOverL1(mr, s.rsA);
   for (int64_t task = begin; task < end; ++task) {
     int64_t mb = task / s.nTasks, nt = task % s.nTasks;
     int64_t mPanels = (s.m + mr - 1) / mr;
@@ -1639,12 +1644,7 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
     int64_t mc = std::min((mb + 1) * mPanels / s.mBlocks * mr, s.m) - i0;
     int64_t p0 = nt * nPanels / s.nTasks;
     int64_t p1 = (nt + 1) * nPanels / s.nTasks;
-    // A row-major A that is not cached is read in place by the full tiles
-    // where the task's panels are all full (the edge kernels read packed
-    // panels) and its rows do not crowd one L1 set (rowsSpreadOverL1).
-    bool inPlace = s.isa->panelsInPlace && !s.aCached && s.csA == 1 &&
-                   s.csC == 1 && (p1 < nPanels || s.nc % nr == 0) &&
-                   rowsSpreadOverL1(mr, s.rsA);
+    bool inPlace = inPlaceA && (p1 < nPanels || s.nc % nr == 0);
     if (s.aCached) {
       aPacked = const_cast<float *>(s.aCached) + i0 * s.kc;
     } else if (packedAStep != s.serial || packedAMBlock != mb ||

@@ -64,6 +64,8 @@ constexpr llvm::StringLiteral kConv2DPacked = "tandem_conv2d_packed_f32";
 constexpr llvm::StringLiteral kConv1x1DwConv2D = "tandem_conv1x1_dwconv2d_f32";
 constexpr llvm::StringLiteral kConv1x1DwConv2DPacked =
     "tandem_conv1x1_dwconv2d_packed_f32";
+/// Every group of a grouped conv in one call (implicit padding, a bias).
+constexpr llvm::StringLiteral kGroupedConv2D = "tandem_grouped_conv2d_f32";
 constexpr llvm::StringLiteral kExecCtxAttr = "tandem.exec_ctx";
 constexpr int32_t kAccumulate = 1;   // TANDEM_SGEMM_ACCUMULATE
 constexpr int32_t kConstantA = 2;    // TANDEM_SGEMM_CONSTANT_A
@@ -806,7 +808,7 @@ struct CallCPUKernelsPass
     for (StringRef name :
          {kSgemmBias, kConv2D, kConv2DBias, kConv2DPacked, kDwConv2D,
           kDwConv2DBias, kDwConv2DPad, kDwConv2DPadPacked, kConv1x1DwConv2D,
-          kConv1x1DwConv2DPacked})
+          kConv1x1DwConv2DPacked, kGroupedConv2D})
       if (auto decl = module.lookupSymbol<func::FuncOp>(name))
         if (decl.isExternal() && decl.symbolKnownUseEmpty(module))
           decl.erase();
@@ -981,6 +983,21 @@ struct CallCPUKernelsPass
       declare(kConv2DBias);
       declare(kConv2DPacked);
     }
+    if (!groupedConvs.empty() &&
+        !module.lookupSymbol<func::FuncOp>(kGroupedConv2D)) {
+      // (ctx, n, groups, c, h, w, input, sIn, sIg, sIc, sIh, sIw, f, kh, kw,
+      //  filter, sFg, bias, output, sOn, sOg, sOf, oh, ow, strideH,
+      //  strideW, dilationH, dilationW, padTop, padLeft, flags)
+      SmallVector<Type> params = {ptrType, i64, i64, i64, i64, i64, ptrType};
+      params.append(8, i64);
+      params.append({ptrType, i64, ptrType, ptrType});
+      params.append(11, i64);
+      params.push_back(i32);
+      top.setInsertionPointToStart(module.getBody());
+      func::FuncOp::create(top, module.getLoc(), kGroupedConv2D,
+                           FunctionType::get(ctx, params, {}))
+          .setPrivate();
+    }
     if (!dwConvs.empty())
       declareDwConvKernels(module);
     if (!work.empty() && !module.lookupSymbol<func::FuncOp>(kSgemm)) {
@@ -1100,11 +1117,10 @@ struct CallCPUKernelsPass
   /// tandem_dwconv2d_bias_f32).
   ///
   /// A grouped convolution (rank-5 NGCHW input, GFCHW filter, NGFHW
-  /// output) becomes a loop over its groups with one call each, on the
-  /// group's slices: the group dimension (1 of the input and output, 0 of
-  /// the filter) only offsets the pointers, and the input's shape and
-  /// strides leave it out. The fill or bias broadcast is the one into the
-  /// rank-5 output or into the rank-4 buffer the output expands.
+  /// output) becomes one tandem_grouped_conv2d_f32 call for all its groups
+  /// (`callee` is ignored), with the bias pointer or null. The fill or bias
+  /// broadcast is the one into the rank-5 output or into the rank-4 buffer
+  /// the output expands.
   ///
   /// With `padded` (a depthwise conv reading a zero-padded copy), the call
   /// is tandem_dwconv2d_pad_f32 on the copy's source if sourceIntactAtConv
@@ -1267,30 +1283,26 @@ struct CallCPUKernelsPass
     if (!grouped) {
       emitCall(b, in.ptr, w.ptr, biasPtr, o.ptr);
     } else {
-      // for g in [0, groups): the group's input channels, filter, bias
-      // and output channels are `g` group strides further on.
-      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-      Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      Value groups =
-          arith::ConstantIndexOp::create(b, loc, inType.getDimSize(1));
-      Value groupChannels = constant(filterType.getDimSize(1));
-      auto loop = scf::ForOp::create(b, loc, zero, groups, one);
-      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-      Value g =
-          arith::IndexCastOp::create(lb, loc, i64, loop.getInductionVar());
-      Type f32 = lb.getF32Type();
-      auto ptrType = LLVM::LLVMPointerType::get(lb.getContext());
-      auto advance = [&](Value ptr, Value stride) {
-        Value elems = arith::MulIOp::create(lb, loc, g, stride);
-        return LLVM::GEPOp::create(lb, loc, ptrType, f32, ptr,
-                                   ArrayRef<LLVM::GEPArg>{elems})
-            .getResult();
-      };
-      Value groupIn = advance(in.ptr, in.strides[1]);
-      Value groupFilter = advance(w.ptr, w.strides[0]);
-      Value groupBias = biasPtr ? advance(biasPtr, groupChannels) : Value();
-      Value groupOut = advance(o.ptr, o.strides[1]);
-      emitCall(lb, groupIn, groupFilter, groupBias, groupOut);
+      // Every group in one tandem_grouped_conv2d_f32 call: the input's
+      // NGCHW shape and strides, the filter's F, KH, KW and group stride,
+      // the bias or null, the output's N, G, F strides, no implicit
+      // padding (the input is the padded copy).
+      SmallVector<Value> args = {execCtx};
+      for (int64_t size : inType.getShape())
+        args.push_back(constant(size));
+      args.push_back(in.ptr);
+      args.append(in.strides.begin(), in.strides.end());
+      for (unsigned d : {1u, 3u, 4u})
+        args.push_back(constant(filterType.getDimSize(d)));
+      args.append({w.ptr, w.strides[0]});
+      args.push_back(
+          biasPtr ? biasPtr
+                  : LLVM::ZeroOp::create(
+                        b, loc, LLVM::LLVMPointerType::get(b.getContext())));
+      args.append({o.ptr, o.strides[0], o.strides[1], o.strides[2]});
+      args.append(tail.begin(), tail.end() - 1);
+      args.append({constant(0), constant(0), tail.back()});
+      func::CallOp::create(b, loc, kGroupedConv2D, TypeRange{}, args);
     }
     conv->erase();
     // The original filter, when the transformed one replaced its last use.
@@ -1325,8 +1337,8 @@ struct CallCPUKernelsPass
                     conv.getStrides(), conv.getDilations(), tile);
   }
 
-  /// tandem_conv2d_f32 once per group: filter dims F, KH, KW of the group;
-  /// output strides N, F. The per-group filters stay im2col GEMMs.
+  /// tandem_grouped_conv2d_f32: narrow groups as direct register blocks,
+  /// wide ones as one GEMM per group (the runtime's choice).
   void rewriteGroupedConv(linalg::Conv2DNgchwGfchwOp conv) {
     rewriteConvCall(conv, kConv2D, {1, 3, 4}, {0, 2}, constantFilterFlag(conv),
                     conv.getStrides(), conv.getDilations());

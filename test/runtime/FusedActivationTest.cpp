@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kernels/dwconv_internal.h"
+#include "kernels/grouped_conv_internal.h"
 #include "kernels/kernel_cache.h"
 #include "kernels/kernel_status.h"
 #include "kernels/sgemm_internal.h"
@@ -250,6 +251,44 @@ TEST_P(ActivationOnIsa, Depthwise) {
                        std::string(isa()) + " " + std::to_string(s.h) + "x" +
                            std::to_string(s.w) + " window " +
                            std::to_string(s.window) + " stride " +
+                           std::to_string(s.stride));
+  }
+}
+
+TEST_P(ActivationOnIsa, GroupedConv) {
+  // tandem_grouped_conv2d_f32's direct blocks (long epilogues in a pass
+  // over each task's stored rows): 16-lane rows, 8-lane rows (a 7x7
+  // plane), stride 2 (even/odd staging), a channel count left over from
+  // the blocks; implicit padding of 1, a bias, NaN and infinity inputs.
+  struct Shape {
+    int64_t groups, c, f, h, w, stride;
+  };
+  const Shape shapes[] = {
+      {3, 8, 8, 20, 28, 1}, {4, 8, 8, 7, 7, 1}, {2, 4, 7, 17, 34, 2}};
+  for (const Shape &s : shapes) {
+    int64_t oh = (s.h + 2 - 3) / s.stride + 1,
+            ow = (s.w + 2 - 3) / s.stride + 1;
+    int64_t ch = s.groups * s.c, fo = s.groups * s.f;
+    std::vector<float> in = randomValues(ch * s.h * s.w, 3.0f, 11),
+                       filter = randomValues(fo * s.c * 9, 1.0f, 12),
+                       bias = randomValues(fo, 2.0f, 13);
+    in[5] = std::numeric_limits<float>::quiet_NaN();
+    in[40] = std::numeric_limits<float>::infinity();
+    std::vector<float> plain(fo * oh * ow), fused(fo * oh * ow);
+    for (int32_t flags : {0, act().flag}) {
+      bool ran = tandem_internal_grouped_conv2d_f32_on(
+          isa(), nullptr, 1, s.groups, s.c, s.h, s.w, in.data(), ch * s.h * s.w,
+          s.c * s.h * s.w, s.h * s.w, s.w, 1, s.f, 3, 3, filter.data(),
+          s.f * s.c * 9, bias.data(), (flags ? fused : plain).data(),
+          fo * oh * ow, s.f * oh * ow, oh * ow, oh, ow, s.stride, s.stride, 1,
+          1, 1, 1, flags);
+      if (!ran)
+        GTEST_SKIP() << "this CPU has no " << isa() << " grouped conv blocks";
+      ASSERT_EQ(tandem_internal_take_kernel_error(), nullptr);
+    }
+    expectActivationOf(act(), plain, fused,
+                       std::string(isa()) + " grouped " + std::to_string(s.h) +
+                           "x" + std::to_string(s.w) + " stride " +
                            std::to_string(s.stride));
   }
 }

@@ -306,6 +306,31 @@ TANDEM_API void tandem_conv2d_packed_f32(
     int64_t strideH, int64_t strideW, int64_t dilationH, int64_t dilationW,
     int32_t flags);
 
+/** A grouped 2-D convolution in NCHW, all groups in one call: `groups`
+ *  groups of c input and f output channels; output channel g * f + o of
+ *  image b is bias[g * f + o] (if `bias` is not NULL) plus the sum over
+ *  (ch, i, j) of filter[g][o][ch][i][j] * input[b][g * c + ch][y * strideH +
+ *  i * dilationH - padTop][x * strideW + j * dilationW - padLeft], zero
+ *  outside the h x w image (padTop = padLeft = 0 for an input already
+ *  padded; the bottom and right padding follow from oh and ow), then the
+ *  fused epilogue. `input` has element strides sIn (image), sIg (group:
+ *  c * sIc for a dense tensor), sIc, sIh, sIw; `filter` is dense
+ *  [f, c, kh, kw] per group, groups sFg floats apart; `output` has strides
+ *  sOn, sOg (group), sOf (channel) and dense rows (oh * ow contiguous
+ *  floats a channel). Flags: TANDEM_CONV2D_ACCUMULATE, _CONSTANT_FILTER,
+ *  and the epilogues _RELU, _RELU6, _HARDSWISH, _SILU. Narrow groups (a
+ *  small c * kh * kw * f) run as direct register blocks over each band of
+ *  input rows, wide ones as one GEMM per group (tandem_conv2d_f32); both
+ *  on ctx->pool. Added 2026-12-06. Thread-safe. */
+TANDEM_API void tandem_grouped_conv2d_f32(
+    const tandem_exec_ctx_t *ctx, int64_t n, int64_t groups, int64_t c,
+    int64_t h, int64_t w, const float *input, int64_t sIn, int64_t sIg,
+    int64_t sIc, int64_t sIh, int64_t sIw, int64_t f, int64_t kh, int64_t kw,
+    const float *filter, int64_t sFg, const float *bias, float *output,
+    int64_t sOn, int64_t sOg, int64_t sOf, int64_t oh, int64_t ow,
+    int64_t strideH, int64_t strideW, int64_t dilationH, int64_t dilationW,
+    int64_t padTop, int64_t padLeft, int32_t flags);
+
 /** tandem_dwconv2d_f32 flags: add to the output instead of overwriting it
  *  (e.g. onto a bias already there); the fused ReLU, ReLU6, HardSwish and
  *  SiLU epilogues (as for tandem_sgemm_f32). */

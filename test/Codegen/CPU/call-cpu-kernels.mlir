@@ -408,40 +408,42 @@ func.func @conv_runtime_bias(%x: memref<1x3x8x8xf32>, %bias: memref<4xf32>, %y: 
 
 // -----
 
-// A grouped convolution (2 groups of 3 input and 4 output channels): a loop
-// over the groups with one tandem_conv2d_bias_f32 call each. The bias
-// broadcast into the rank-4 output its result expands is dropped (flags 2
-// + 8: constant filter, the fused ReLU); the group's input channels,
-// filter, bias and output channels are the group index times the group
-// strides further on (the input's and output's dim-1 strides, the filter's
-// dim-0 stride, 4 bias elements). The input's shape and strides leave the
-// group dim out: N, C/G, H, W = 1, 3, 8, 8 and strides 0, 2, 3, 4.
+// A grouped convolution (2 groups of 3 input and 4 output channels): one
+// tandem_grouped_conv2d_f32 call for both groups. The bias broadcast into
+// the rank-4 output its result expands is dropped (flags 2 + 8: constant
+// filter, the fused ReLU) and the bias goes to the call. The input's NGCHW
+// shape (1, 2, 3, 8, 8) and its five strides, the filter's F, KH, KW (4, 3,
+// 3) and group stride, the output's N, G, F strides, OH, OW, strides and
+// dilations, then no implicit padding (0, 0).
 // CHECK-LABEL: func.func @grouped_conv_bias_relu
 // CHECK-NOT: linalg.generic
+// CHECK-NOT: scf.for
 // CHECK: %{{.+}}, %{{.+}}, %{{.+}}, %[[SIN:.+]]:5 = memref.extract_strided_metadata %{{.+}} : memref<1x2x3x8x8xf32>
+// CHECK: %[[IN:.+]] = llvm.inttoptr
 // CHECK: %[[SIN0:.+]] = arith.index_cast %[[SIN]]#0
 // CHECK: %[[SIN1:.+]] = arith.index_cast %[[SIN]]#1
 // CHECK: %[[SIN2:.+]] = arith.index_cast %[[SIN]]#2
 // CHECK: %[[SIN3:.+]] = arith.index_cast %[[SIN]]#3
 // CHECK: %[[SIN4:.+]] = arith.index_cast %[[SIN]]#4
 // CHECK: %{{.+}}, %{{.+}}, %{{.+}}, %[[SW:.+]]:5 = memref.extract_strided_metadata %{{.+}} : memref<2x4x3x3x3xf32>
+// CHECK: %[[W:.+]] = llvm.inttoptr
 // CHECK: %[[SW0:.+]] = arith.index_cast %[[SW]]#0
 // CHECK: %{{.+}}, %{{.+}}, %{{.+}}, %[[SOUT:.+]]:5 = memref.extract_strided_metadata %{{.+}} : memref<1x2x4x6x6xf32>
+// CHECK: %[[O:.+]] = llvm.inttoptr
+// CHECK: %[[SOUT0:.+]] = arith.index_cast %[[SOUT]]#0
 // CHECK: %[[SOUT1:.+]] = arith.index_cast %[[SOUT]]#1
+// CHECK: %[[SOUT2:.+]] = arith.index_cast %[[SOUT]]#2
+// CHECK: memref.extract_strided_metadata %{{.+}} : memref<8xf32>
+// CHECK: %[[B:.+]] = llvm.inttoptr
+// CHECK-DAG: %[[C6:.+]] = arith.constant 6 : i64
+// CHECK-DAG: %[[C1:.+]] = arith.constant 1 : i64
 // CHECK-DAG: %[[FLAGS:.+]] = arith.constant 10 : i32
+// CHECK-DAG: %[[C2:.+]] = arith.constant 2 : i64
+// CHECK-DAG: %[[C3:.+]] = arith.constant 3 : i64
+// CHECK-DAG: %[[C8:.+]] = arith.constant 8 : i64
 // CHECK-DAG: %[[C4:.+]] = arith.constant 4 : i64
-// CHECK-DAG: %[[G:.+]] = arith.constant 2 : index
-// CHECK: scf.for %[[I:.+]] = %{{.+}} to %[[G]] step
-// CHECK: %[[GI:.+]] = arith.index_cast %[[I]] : index to i64
-// CHECK: %[[OFF_IN:.+]] = arith.muli %[[GI]], %[[SIN1]]
-// CHECK: %[[IN:.+]] = llvm.getelementptr %{{.+}}[%[[OFF_IN]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// CHECK: %[[OFF_W:.+]] = arith.muli %[[GI]], %[[SW0]]
-// CHECK: %[[W:.+]] = llvm.getelementptr %{{.+}}[%[[OFF_W]]]
-// CHECK: %[[OFF_B:.+]] = arith.muli %[[GI]], %[[C4]]
-// CHECK: %[[B:.+]] = llvm.getelementptr %{{.+}}[%[[OFF_B]]]
-// CHECK: %[[OFF_O:.+]] = arith.muli %[[GI]], %[[SOUT1]]
-// CHECK: %[[O:.+]] = llvm.getelementptr %{{.+}}[%[[OFF_O]]]
-// CHECK: call @tandem_conv2d_bias_f32(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[IN]], %[[SIN0]], %[[SIN2]], %[[SIN3]], %[[SIN4]], %[[C4]], %{{.+}}, %{{.+}}, %[[W]], %[[B]], %[[O]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[FLAGS]])
+// CHECK-DAG: %[[C0:.+]] = arith.constant 0 : i64
+// CHECK: call @tandem_grouped_conv2d_f32(%{{.+}}, %[[C1]], %[[C2]], %[[C3]], %[[C8]], %[[C8]], %[[IN]], %[[SIN0]], %[[SIN1]], %[[SIN2]], %[[SIN3]], %[[SIN4]], %[[C4]], %[[C3]], %[[C3]], %[[W]], %[[SW0]], %[[B]], %[[O]], %[[SOUT0]], %[[SOUT1]], %[[SOUT2]], %[[C6]], %[[C6]], %[[C1]], %[[C1]], %[[C1]], %[[C1]], %[[C0]], %[[C0]], %[[FLAGS]])
 // CHECK-NOT: linalg.conv_2d_ngchw_gfchw
 memref.global "private" constant @wg : memref<8x3x3x3xf32> = dense<1.0>
 memref.global "private" constant @bias8 : memref<8xf32> = dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]>
@@ -463,16 +465,17 @@ func.func @grouped_conv_bias_relu(%x: memref<1x6x8x8xf32>, %y: memref<1x8x6x6xf3
 // -----
 
 // A grouped convolution whose output is read between the broadcast and the
-// conv keeps the broadcast and accumulates onto it (flags 3); one that a
-// kernel cannot run (strided output columns) stays linalg.
+// conv keeps the broadcast and accumulates onto it (flags 3, a null bias);
+// one that a kernel cannot run (strided output columns) stays linalg.
 // CHECK-LABEL: func.func @grouped_conv_read_between
 // CHECK: linalg.generic
-// CHECK: %[[FLAGS:.+]] = arith.constant 3 : i32
-// CHECK: scf.for
-// CHECK: call @tandem_conv2d_f32({{.+}}, %[[FLAGS]])
+// CHECK-DAG: %[[FLAGS:.+]] = arith.constant 3 : i32
+// CHECK-DAG: %[[NULL:.+]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: call @tandem_grouped_conv2d_f32({{.+}}, %[[NULL]], {{.+}}, %[[FLAGS]])
 // CHECK-LABEL: func.func @grouped_conv_strided_output
 // CHECK: linalg.conv_2d_ngchw_gfchw
-// CHECK-NOT: tandem_conv2d_f32
+// CHECK-NOT: call @tandem_grouped_conv2d_f32
+// CHECK: return
 memref.global "private" constant @wg2 : memref<8x3x3x3xf32> = dense<1.0>
 memref.global "private" constant @bias8b : memref<8xf32> = dense<1.0>
 func.func @grouped_conv_read_between(%x: memref<1x6x8x8xf32>, %y: memref<1x8x6x6xf32>, %z: memref<1x8x6x6xf32>) {
@@ -508,8 +511,7 @@ func.func @grouped_conv_strided_output(%x: memref<1x2x3x8x8xf32>, %w: memref<2x4
 // CHECK: linalg.map
 // CHECK: memref.copy
 // CHECK-DAG: %[[FLAGS:.+]] = arith.constant 10 : i32
-// CHECK: scf.for
-// CHECK: call @tandem_conv2d_bias_f32({{.+}}, %[[FLAGS]])
+// CHECK: call @tandem_grouped_conv2d_f32({{.+}}, %[[FLAGS]])
 memref.global "private" constant @wg3 : memref<8x3x3x3xf32> = dense<1.0>
 memref.global "private" constant @bias8c : memref<8xf32> = dense<2.0>
 func.func @grouped_conv_rank5_bias(%x: memref<1x2x3x6x6xf32>, %arena: memref<4096xi8>) {

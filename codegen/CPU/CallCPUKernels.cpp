@@ -598,22 +598,26 @@ std::optional<PaddedInput> paddedInputOf(linalg::LinalgOp conv) {
       return std::nullopt;
     break;
   }
-  // The interior: a unit-stride box at (0, 0, top, left) as large as the
-  // source, all of the batch and channels.
+  // The interior: a unit-stride box at (0, ..., 0, top, left) as large as
+  // the source, all of the dims before the last two (NCHW, or a grouped
+  // conv's NGCHW).
   memref::SubViewOp sub = p.interior;
   auto bufferType = cast<MemRefType>(buffer.getType());
   auto sourceType = dyn_cast<MemRefType>(p.copy.getSource().getType());
   ArrayRef<int64_t> offsets = sub.getStaticOffsets();
+  int64_t rank = bufferType.getRank();
   if (!sourceType || !sourceType.hasStaticShape() || !sub.hasUnitStride() ||
-      ShapedType::isDynamicShape(offsets) || offsets.size() != 4 ||
-      offsets[0] != 0 || offsets[1] != 0 ||
-      sub.getType().getShape() != sourceType.getShape() ||
-      sourceType.getDimSize(0) != bufferType.getDimSize(0) ||
-      sourceType.getDimSize(1) != bufferType.getDimSize(1))
+      ShapedType::isDynamicShape(offsets) ||
+      int64_t(offsets.size()) != rank || (rank != 4 && rank != 5) ||
+      sub.getType().getShape() != sourceType.getShape())
     return std::nullopt;
+  for (int64_t d = 0; d + 2 < rank; ++d)
+    if (offsets[d] != 0 ||
+        sourceType.getDimSize(d) != bufferType.getDimSize(d))
+      return std::nullopt;
   p.source = p.copy.getSource();
-  p.top = offsets[2];
-  p.left = offsets[3];
+  p.top = offsets[rank - 2];
+  p.left = offsets[rank - 1];
   return p;
 }
 
@@ -769,6 +773,27 @@ struct CallCPUKernelsPass
     : tandem::impl::TandemCallCPUKernelsBase<CallCPUKernelsPass> {
   using TandemCallCPUKernelsBase::TandemCallCPUKernelsBase;
 
+  /// Declares tandem_grouped_conv2d_f32 if it is not declared yet.
+  static void declareGroupedConvKernel(ModuleOp module) {
+    if (module.lookupSymbol<func::FuncOp>(kGroupedConv2D))
+      return;
+    MLIRContext *ctx = module.getContext();
+    auto ptrType = LLVM::LLVMPointerType::get(ctx);
+    Type i64 = IntegerType::get(ctx, 64), i32 = IntegerType::get(ctx, 32);
+    // (ctx, n, groups, c, h, w, input, sIn, sIg, sIc, sIh, sIw, f, kh, kw,
+    //  filter, sFg, bias, output, sOn, sOg, sOf, oh, ow, strideH, strideW,
+    //  dilationH, dilationW, padTop, padLeft, flags)
+    SmallVector<Type> params = {ptrType, i64, i64, i64, i64, i64, ptrType};
+    params.append(8, i64);
+    params.append({ptrType, i64, ptrType, ptrType});
+    params.append(11, i64);
+    params.push_back(i32);
+    OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
+    func::FuncOp::create(top, module.getLoc(), kGroupedConv2D,
+                         FunctionType::get(ctx, params, {}))
+        .setPrivate();
+  }
+
   /// Declares tandem_dwconv2d_f32 and its bias and padded variants, those
   /// not declared yet.
   static void declareDwConvKernels(ModuleOp module) {
@@ -819,6 +844,23 @@ struct CallCPUKernelsPass
   /// tandem_dwconv2d_pad_f32 calls (with a null execution context, which
   /// the full run replaces); the padded buffers and their copies go.
   void rewriteImplicitPads(ModuleOp module) {
+    // Grouped convs: their tasks read a band of the input while others
+    // write outputs, so the output may not be the source (no in-place).
+    SmallVector<std::pair<linalg::Conv2DNgchwGfchwOp, PaddedInput>>
+        paddedGrouped;
+    module.walk([&](linalg::Conv2DNgchwGfchwOp conv) {
+      if (!isKernelGroupedConv(conv))
+        return;
+      if (std::optional<PaddedInput> p = paddedInputOf(conv);
+          p && intactBetween(p->copy, conv, p->source) &&
+          provablyDisjoint(conv.getDpsInitOperand(0)->get(), p->source))
+        paddedGrouped.push_back({conv, *p});
+    });
+    if (!paddedGrouped.empty())
+      declareGroupedConvKernel(module);
+    for (auto &[conv, p] : paddedGrouped)
+      rewriteGroupedConv(conv, &p);
+
     SmallVector<std::pair<linalg::DepthwiseConv2DNchwChwOp, PaddedInput>>
         padded;
     module.walk([&](linalg::DepthwiseConv2DNchwChwOp dw) {
@@ -828,8 +870,10 @@ struct CallCPUKernelsPass
           p && sourceIntactAtConv(*p, dw))
         padded.push_back({dw, *p});
     });
-    if (padded.empty())
+    if (padded.empty()) {
+      eraseUnusedDeclarations(module);
       return;
+    }
     declareDwConvKernels(module);
     // The 1x1 convs that run with the depthwise conv after them, found
     // first: a 1x1 conv between two depthwise convs (MobileNetV1) runs
@@ -913,7 +957,8 @@ struct CallCPUKernelsPass
            call.getCallee() != kDwConv2DPad &&
            call.getCallee() != kDwConv2DPadPacked &&
            call.getCallee() != kConv1x1DwConv2D &&
-           call.getCallee() != kConv1x1DwConv2DPacked) ||
+           call.getCallee() != kConv1x1DwConv2DPacked &&
+           call.getCallee() != kGroupedConv2D) ||
           call.getNumOperands() == 0)
         return;
       OpBuilder b(call);
@@ -983,21 +1028,8 @@ struct CallCPUKernelsPass
       declare(kConv2DBias);
       declare(kConv2DPacked);
     }
-    if (!groupedConvs.empty() &&
-        !module.lookupSymbol<func::FuncOp>(kGroupedConv2D)) {
-      // (ctx, n, groups, c, h, w, input, sIn, sIg, sIc, sIh, sIw, f, kh, kw,
-      //  filter, sFg, bias, output, sOn, sOg, sOf, oh, ow, strideH,
-      //  strideW, dilationH, dilationW, padTop, padLeft, flags)
-      SmallVector<Type> params = {ptrType, i64, i64, i64, i64, i64, ptrType};
-      params.append(8, i64);
-      params.append({ptrType, i64, ptrType, ptrType});
-      params.append(11, i64);
-      params.push_back(i32);
-      top.setInsertionPointToStart(module.getBody());
-      func::FuncOp::create(top, module.getLoc(), kGroupedConv2D,
-                           FunctionType::get(ctx, params, {}))
-          .setPrivate();
-    }
+    if (!groupedConvs.empty())
+      declareGroupedConvKernel(module);
     if (!dwConvs.empty())
       declareDwConvKernels(module);
     if (!work.empty() && !module.lookupSymbol<func::FuncOp>(kSgemm)) {
@@ -1169,10 +1201,11 @@ struct CallCPUKernelsPass
       callee = callee == kConv2D ? kConv2DBias : kDwConv2DBias;
     }
     flags |= epilogueFlag(conv);
-    // The implicitly padded variant takes a bias pointer, null or not.
-    if (padded && !sourceIntactAtConv(*padded, conv))
+    // The implicitly padded variant takes a bias pointer, null or not (a
+    // grouped conv's caller checked its own conditions).
+    if (padded && !grouped && !sourceIntactAtConv(*padded, conv))
       padded = nullptr;
-    if (padded)
+    if (padded && !grouped)
       callee = kDwConv2DPad;
     // The packed output replaces all of the output: only for a padded
     // call that writes it whole.
@@ -1300,8 +1333,14 @@ struct CallCPUKernelsPass
                   : LLVM::ZeroOp::create(
                         b, loc, LLVM::LLVMPointerType::get(b.getContext())));
       args.append({o.ptr, o.strides[0], o.strides[1], o.strides[2]});
-      args.append(tail.begin(), tail.end() - 1);
-      args.append({constant(0), constant(0), tail.back()});
+      // The tail ends with padTop, padLeft where the input is padded
+      // implicitly; else the input comes padded.
+      if (padded) {
+        args.append(tail);
+      } else {
+        args.append(tail.begin(), tail.end() - 1);
+        args.append({constant(0), constant(0), tail.back()});
+      }
       func::CallOp::create(b, loc, kGroupedConv2D, TypeRange{}, args);
     }
     conv->erase();
@@ -1339,9 +1378,33 @@ struct CallCPUKernelsPass
 
   /// tandem_grouped_conv2d_f32: narrow groups as direct register blocks,
   /// wide ones as one GEMM per group (the runtime's choice).
-  void rewriteGroupedConv(linalg::Conv2DNgchwGfchwOp conv) {
-    rewriteConvCall(conv, kConv2D, {1, 3, 4}, {0, 2}, constantFilterFlag(conv),
-                    conv.getStrides(), conv.getDilations());
+  /// An input that is a zero-padded copy (`padded`, from the
+  /// implicit-pads run) is read in place with implicit padding, and the copy
+  /// and its fill go.
+  void rewriteGroupedConv(linalg::Conv2DNgchwGfchwOp conv,
+                          const PaddedInput *padded = nullptr) {
+    Value buffer = conv.getDpsInputOperand(0)->get();
+    if (!rewriteConvCall(conv, kGroupedConv2D, {1, 3, 4}, {0, 2},
+                         constantFilterFlag(conv), conv.getStrides(),
+                         conv.getDilations(), 0, padded))
+      return;
+    erasePaddedCopy(*padded, buffer);
+  }
+
+  /// Erases the padded copy `padded` that a call now pads implicitly: the
+  /// copy, the fill, the interior view and `buffer` (the padded buffer: its
+  /// view, or before memory planning its alloc) where nothing else uses
+  /// them.
+  static void erasePaddedCopy(const PaddedInput &padded, Value buffer) {
+    // The subview and the view may serve other lifetimes of the same slot.
+    padded.copy->erase();
+    if (padded.interior->use_empty())
+      padded.interior->erase();
+    padded.fill->erase();
+    if (Operation *def = buffer.getDefiningOp();
+        def && buffer.use_empty() &&
+        (isMemoryEffectFree(def) || isa<memref::AllocOp>(def)))
+      def->erase();
   }
 
   /// tandem_dwconv2d_f32: filter dims KH, KW; output strides N, C, H. An
@@ -1360,16 +1423,7 @@ struct CallCPUKernelsPass
                          padded ? &*padded : nullptr, packedOutput, producer,
                          &fused))
       return;
-    // The subview and the view may serve other lifetimes of the same slot.
-    padded->copy->erase();
-    if (padded->interior->use_empty())
-      padded->interior->erase();
-    padded->fill->erase();
-    // The padded buffer: its view, or before memory planning its alloc.
-    if (Operation *def = buffer.getDefiningOp();
-        def && buffer.use_empty() &&
-        (isMemoryEffectFree(def) || isa<memref::AllocOp>(def)))
-      def->erase();
+    erasePaddedCopy(*padded, buffer);
     if (!fused)
       return;
     // The 1x1 conv ran in the call: it, the initialisation of its output

@@ -77,7 +77,8 @@ FULL_TORCH = CI_TORCH + ["bert_block", "bert_block_opset17",
 HUB_CI = ["timm_efficientnet_b0", "timm_vit_small_patch16_224", "hf_bert",
           "hf_gpt2"]
 HUB_FULL = HUB_CI + ["timm_mobilenetv3_large_100", "timm_convnext_tiny",
-                     "timm_resnet50", "hf_distilbert", "hf_t5_encoder",
+                     "timm_resnet50", "timm_regnety_004", "hf_distilbert",
+                     "hf_t5_encoder",
                      "hf_vit", "hf_bert_base"]
 SETS = {"ci": CI_TORCH, "full": FULL_TORCH, "hub-ci": HUB_CI,
         "hub-full": HUB_FULL}

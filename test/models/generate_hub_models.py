@@ -59,6 +59,9 @@ MODELS = {
     "timm_convnext_tiny": timm_model("convnext_tiny"),
     "timm_vit_small_patch16_224": timm_model("vit_small_patch16_224"),
     "timm_resnet50": timm_model("resnet50"),
+    # Grouped 3x3 convs of 8 channels a group with squeeze-excitation
+    # (tandem_grouped_conv2d_f32's direct blocks).
+    "timm_regnety_004": timm_model("regnety_004"),
     "hf_bert": hf_text("bert", num_hidden_layers=2),
     # All 12 layers (436 MB of weights): bench/compile_memory.py.
     "hf_bert_base": hf_text("bert"),

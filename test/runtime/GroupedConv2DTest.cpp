@@ -286,6 +286,32 @@ TEST(GroupedConv2DTest, DirectBlocksGiveTheGemmBits) {
   }
 }
 
+/// No input channels: every output is its bias (and prior), through the
+/// epilogue, on every family, padded or not.
+TEST(GroupedConv2DTest, NoInputChannelsGiveTheBias) {
+  const float bias[4] = {1.5f, -2.0f, 0.25f, 7.0f};
+  for (const char *family : kFamilies)
+    for (int64_t pad : {0, 1}) {
+      float in[1] = {}, filter[1] = {};
+      float out[4 * 9];
+      for (float &v : out)
+        v = 100.0f;
+      tandem_exec_ctx_t ctx = {};
+      bool ran = tandem_internal_grouped_conv2d_f32_on(
+          family, &ctx, 1, 2, 0, 3, 3, in, 0, 0, 0, 3, 1, 2, 3, 3, filter, 0,
+          bias, out, 36, 18, 9, 3 - 2 + 2 * pad, 3 - 2 + 2 * pad, 1, 1, 1, 1,
+          pad, pad, TANDEM_CONV2D_RELU);
+      if (!ran)
+        continue;
+      ASSERT_EQ(tandem_internal_take_kernel_error(), nullptr) << family;
+      int64_t pixels = (1 + 2 * pad) * (1 + 2 * pad);
+      for (int64_t ch = 0; ch < 4; ++ch)
+        for (int64_t p = 0; p < pixels; ++p)
+          EXPECT_EQ(out[ch * 9 + p], std::max(0.0f, bias[ch]))
+              << family << " pad " << pad << " channel " << ch;
+    }
+}
+
 TEST(GroupedConv2DTest, InvalidGeometryFailsTheCall) {
   float in[16] = {}, filter[9] = {}, out[4] = {1, 2, 3, 4};
   tandem_grouped_conv2d_f32(nullptr, 1, 1, 1, 4, 4, in, 16, 16, 16, 4, 1, 1, 3,

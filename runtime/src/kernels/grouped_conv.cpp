@@ -515,11 +515,16 @@ void groupedConv(GcFamily family, const tandem_exec_ctx_t *ctx, int64_t n,
     tandem_internal_kernel_report(&failure);
     return;
   }
-  bool unpadded = padTop == 0 && padLeft == 0;
+  // Without input channels (or where the direct blocks do not suit narrow
+  // groups' input, below) each group is the GEMM's, which then reads no
+  // input: its padding does not matter.
+  bool unpadded = (padTop == 0 && padLeft == 0) || c == 0;
   if (!family.direct && !unpadded)
     family = familyByName("portable");
   if (family.direct && !family.forced &&
       !directSuits(*family.wide, c, f, kh, kw) && unpadded)
+    family.direct = false;
+  if (c == 0)
     family.direct = false;
   if (!family.direct) {
     // Each group as its own im2col GEMM, on the caller's pool.

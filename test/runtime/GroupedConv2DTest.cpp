@@ -286,6 +286,43 @@ TEST(GroupedConv2DTest, DirectBlocksGiveTheGemmBits) {
   }
 }
 
+/// The public entry on its own choice: narrow groups as direct blocks,
+/// wide ones (32 channels) as GEMMs on each group's padded copy, both with
+/// implicit padding, on a pool of two.
+TEST(GroupedConv2DTest, PublicEntryChoosesAndPads) {
+  const GroupedCase cases[] = {
+      {1, 2, 32, 32, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {2, 3, 48, 16, 9, 11, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+      {1, 4, 8, 8, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+  };
+  tandem_test::TestPool two(2);
+  ASSERT_NE(two.get(), nullptr);
+  for (const GroupedCase &t : cases) {
+    int64_t ch = t.groups * t.c, fo = t.groups * t.f;
+    int64_t oh = outSize(t.h, t.kh, t.sh, t.dh, t.padT, t.padB);
+    int64_t ow = outSize(t.w, t.kw, t.sw, t.dw, t.padL, t.padR);
+    auto in = randoms(t.n * ch * t.h * t.w, 21);
+    auto filter = randoms(fo * t.c * t.kh * t.kw, 22);
+    auto bias = randoms(fo, 23);
+    std::vector<float> none;
+    std::vector<float> want =
+        reference(t, in, filter, bias, none, TANDEM_CONV2D_RELU);
+    std::vector<float> got(want.size(), 99.0f);
+    tandem_exec_ctx_t ctx = {};
+    ctx.pool = two.get();
+    tandem_grouped_conv2d_f32(
+        &ctx, t.n, t.groups, t.c, t.h, t.w, in.data(), ch * t.h * t.w,
+        t.c * t.h * t.w, t.h * t.w, t.w, 1, t.f, t.kh, t.kw, filter.data(),
+        t.f * t.c * t.kh * t.kw, bias.data(), got.data(), fo * oh * ow,
+        t.f * oh * ow, oh * ow, oh, ow, t.sh, t.sw, t.dh, t.dw, t.padT, t.padL,
+        TANDEM_CONV2D_RELU);
+    ASSERT_EQ(tandem_internal_take_kernel_error(), nullptr);
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 2e-5 * (1 + std::fabs(want[i])))
+          << describe(t) << " at " << i;
+  }
+}
+
 /// No input channels: every output is its bias (and prior), through the
 /// epilogue, on every family, padded or not.
 TEST(GroupedConv2DTest, NoInputChannelsGiveTheBias) {

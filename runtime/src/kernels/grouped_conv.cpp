@@ -16,9 +16,9 @@
 // straight over it (grouped_conv_kernel.h): each loaded input vector feeds
 // up to 8 FMAs, each weight one broadcast per vector block.
 //
-// Wide groups (large C * KH * KW * F) keep the per-group GEMM, whose
-// blocking suits them; the portable build takes it where the input comes
-// padded and a plain-C form of the blocks otherwise.
+// Wide groups (large C * F) keep the per-group GEMM, whose blocking suits
+// them, each group's input padded into a small buffer first where the
+// padding is implicit; so does the portable build.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +35,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <type_traits>
 #include <vector>
 
@@ -437,17 +438,27 @@ void runTask(const GroupedConv &g, GcScratch &s, int64_t b, int64_t grp,
         for (int64_t x = 0; x < L; ++x)
           dst[p * L + x] = padded[x * sw + p];
     }
-  s.jOff.resize(g.kw);
+  // The band's column offsets and slots (vectors that keep their capacity
+  // from task to task; out of memory is the call's failure, not a throw out
+  // of a pool worker).
+  try {
+    s.jOff.resize(g.kw);
+    s.slots.resize(size_t(
+        (y1 - y0) * ((g.ow + g.isa->lanes - 1) / g.isa->lanes)));
+  } catch (const std::bad_alloc &) {
+    tandem_internal_kernel_fail(g.failure,
+                                "grouped conv2d: out of memory for staging");
+    return;
+  }
   for (int64_t j = 0; j < g.kw; ++j) {
     int64_t col = j * g.dilationW;
     s.jOff[j] = (col % sw) * L + col / sw;
   }
-  int64_t lanes = g.isa->lanes;
-  s.slots.clear();
+  int64_t lanes = g.isa->lanes, slot = 0;
   for (int64_t y = y0; y < y1; ++y)
     for (int64_t x = 0; x < g.ow; x += lanes)
-      s.slots.push_back({(y - y0) * g.strideH * sw * L + x, y * g.ow + x,
-                         std::min(lanes, g.ow - x)});
+      s.slots[size_t(slot++)] = {(y - y0) * g.strideH * sw * L + x,
+                                 y * g.ow + x, std::min(lanes, g.ow - x)};
   GroupedBlock blk{staged,
                    g.c,
                    g.kh,
@@ -497,6 +508,70 @@ bool directSuits(const GcIsa &isa, int64_t c, int64_t f, int64_t kh,
   return c * f <= widest && c * kh * kw * f <= 16384;
 }
 
+/// Each group as its own im2col GEMM (tandem_conv2d_bias_f32, on the
+/// caller's pool). With implicit padding, each group's input is first
+/// copied into a zero-bordered buffer of the calling thread (n images of
+/// its c channels, exactly the rows and columns the windows read): one
+/// group's worth in cache at a time, where the compiler used to write a
+/// padded copy of the whole tensor to memory.
+void gemmPerGroup(const tandem_exec_ctx_t *ctx, int64_t n, int64_t groups,
+                  int64_t c, int64_t h, int64_t w, const float *input,
+                  int64_t sIn, int64_t sIg, int64_t sIc, int64_t sIh,
+                  int64_t sIw, int64_t f, int64_t kh, int64_t kw,
+                  const float *filter, int64_t sFg, const float *bias,
+                  float *output, int64_t sOn, int64_t sOg, int64_t sOf,
+                  int64_t oh, int64_t ow, int64_t strideH, int64_t strideW,
+                  int64_t dilationH, int64_t dilationW, int64_t padTop,
+                  int64_t padLeft, int32_t flags,
+                  tandem_internal_kernel_failure *failure) {
+  bool padded = padTop > 0 || padLeft > 0;
+  int64_t padH = (oh - 1) * strideH + (kh - 1) * dilationH + 1;
+  int64_t padW = (ow - 1) * strideW + (kw - 1) * dilationW + 1;
+  thread_local tandem_internal::Scratch groupInput;
+  float *buffer =
+      padded ? groupInput.get(size_t(n * c * padH * padW)) : nullptr;
+  if (padded && !buffer) {
+    tandem_internal_kernel_fail(failure,
+                                "grouped conv2d: out of memory for padding");
+    return;
+  }
+  for (int64_t grp = 0; grp < groups; ++grp) {
+    const float *in = input + grp * sIg;
+    int64_t inN = sIn, inC = sIc, inH = sIh, inW = sIw, inRows = h,
+            inCols = w;
+    if (padded) {
+      for (int64_t b = 0; b < n; ++b)
+        for (int64_t ch = 0; ch < c; ++ch)
+          for (int64_t y = 0; y < padH; ++y) {
+            float *dst = buffer + ((b * c + ch) * padH + y) * padW;
+            int64_t row = y - padTop;
+            // Columns [lo, hi) come from the image, the rest are zeros.
+            int64_t lo = std::min(padLeft, padW);
+            int64_t hi = row >= 0 && row < h
+                             ? std::clamp<int64_t>(padLeft + w, lo, padW)
+                             : lo;
+            std::fill(dst, dst + lo, 0.0f);
+            const float *src = in + b * sIn + ch * sIc + row * sIh;
+            if (sIw == 1 && hi > lo)
+              std::memcpy(dst + lo, src + (lo - padLeft),
+                          size_t(hi - lo) * sizeof(float));
+            else
+              for (int64_t x = lo; x < hi; ++x)
+                dst[x] = src[(x - padLeft) * sIw];
+            std::fill(dst + hi, dst + padW, 0.0f);
+          }
+      in = buffer;
+      inN = c * padH * padW, inC = padH * padW, inH = padW, inW = 1;
+      inRows = padH, inCols = padW;
+    }
+    tandem_conv2d_bias_f32(ctx, n, c, inRows, inCols, in, inN, inC, inH, inW,
+                           f, kh, kw, filter + grp * sFg,
+                           bias ? bias + grp * f : nullptr, output + grp * sOg,
+                           sOn, sOf, oh, ow, strideH, strideW, dilationH,
+                           dilationW, flags);
+  }
+}
+
 void groupedConv(GcFamily family, const tandem_exec_ctx_t *ctx, int64_t n,
                  int64_t groups, int64_t c, int64_t h, int64_t w,
                  const float *input, int64_t sIn, int64_t sIg, int64_t sIc,
@@ -515,25 +590,19 @@ void groupedConv(GcFamily family, const tandem_exec_ctx_t *ctx, int64_t n,
     tandem_internal_kernel_report(&failure);
     return;
   }
-  // Without input channels (or where the direct blocks do not suit narrow
-  // groups' input, below) each group is the GEMM's, which then reads no
-  // input: its padding does not matter.
-  bool unpadded = (padTop == 0 && padLeft == 0) || c == 0;
-  if (!family.direct && !unpadded)
-    family = familyByName("portable");
+  // Wide groups (and every group in the portable build) as GEMMs; without
+  // input channels the GEMM reads no input, so padding does not matter.
   if (family.direct && !family.forced &&
-      !directSuits(*family.wide, c, f, kh, kw) && unpadded)
+      !directSuits(*family.wide, c, f, kh, kw))
     family.direct = false;
   if (c == 0)
     family.direct = false;
   if (!family.direct) {
-    // Each group as its own im2col GEMM, on the caller's pool.
-    for (int64_t grp = 0; grp < groups; ++grp)
-      tandem_conv2d_bias_f32(ctx, n, c, h, w, input + grp * sIg, sIn, sIc, sIh,
-                             sIw, f, kh, kw, filter + grp * sFg,
-                             bias ? bias + grp * f : nullptr,
-                             output + grp * sOg, sOn, sOf, oh, ow, strideH,
-                             strideW, dilationH, dilationW, flags);
+    gemmPerGroup(ctx, n, groups, c, h, w, input, sIn, sIg, sIc, sIh, sIw, f, kh,
+                 kw, filter, sFg, bias, output, sOn, sOg, sOf, oh, ow, strideH,
+                 strideW, dilationH, dilationW, c == 0 ? 0 : padTop,
+                 c == 0 ? 0 : padLeft, flags, &failure);
+    tandem_internal_kernel_report(&failure);
     return;
   }
   GroupedConv g{};

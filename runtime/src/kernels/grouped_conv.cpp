@@ -258,17 +258,42 @@ struct GcIsa {
   void (*evenOdd)(const float *, int64_t, float *, float *);
   void (*longEpilogue)(float *, int64_t, int64_t, int64_t, Epilogue);
   void (*padRow)(const float *, int64_t, int64_t, float *, int64_t);
+  void (*stageRows)(const float *, int64_t, int64_t, int64_t, int64_t, int64_t,
+                    int64_t, float *, int64_t, int64_t);
+  void (*stageRowsEvenOdd)(const float *, int64_t, int64_t, int64_t, int64_t,
+                           int64_t, int64_t, float *, float *, int64_t,
+                           int64_t);
 };
 
-constexpr GcIsa kPortable = {1, portable::gcRun, portable::gcEvenOdd,
-                             portable::gcLongEpilogue, portable::gcPadRow};
+constexpr GcIsa kPortable = {1,
+                             portable::gcRun,
+                             portable::gcEvenOdd,
+                             portable::gcLongEpilogue,
+                             portable::gcPadRow,
+                             portable::gcStageRows,
+                             portable::gcStageRowsEvenOdd};
 #if TANDEM_X86
-constexpr GcIsa kAvx2 = {8, avx2::gcRun, avx2::gcEvenOdd, avx2::gcLongEpilogue,
-                         avx2::gcPadRow};
-constexpr GcIsa kAvx512 = {16, avx512::gcRun, avx512::gcEvenOdd,
-                           avx512::gcLongEpilogue, avx512::gcPadRow};
-constexpr GcIsa kAvx512Ymm = {8, avx512ymm::gcRun, avx512ymm::gcEvenOdd,
-                              avx512ymm::gcLongEpilogue, avx512ymm::gcPadRow};
+constexpr GcIsa kAvx2 = {8,
+                         avx2::gcRun,
+                         avx2::gcEvenOdd,
+                         avx2::gcLongEpilogue,
+                         avx2::gcPadRow,
+                         avx2::gcStageRows,
+                         avx2::gcStageRowsEvenOdd};
+constexpr GcIsa kAvx512 = {16,
+                           avx512::gcRun,
+                           avx512::gcEvenOdd,
+                           avx512::gcLongEpilogue,
+                           avx512::gcPadRow,
+                           avx512::gcStageRows,
+                         avx512::gcStageRowsEvenOdd};
+constexpr GcIsa kAvx512Ymm = {8,
+                              avx512ymm::gcRun,
+                              avx512ymm::gcEvenOdd,
+                              avx512ymm::gcLongEpilogue,
+                              avx512ymm::gcPadRow,
+                              avx512ymm::gcStageRows,
+                             avx512ymm::gcStageRowsEvenOdd};
 #endif
 
 /// The instruction sets a call may use: its vectors, and for rows of at
@@ -421,7 +446,21 @@ void runTask(const GroupedConv &g, GcScratch &s, int64_t b, int64_t grp,
   // The band's input rows of the group, each as sw phase rows of L floats
   // (phase p: padded columns x * sw + p).
   const float *in = g.input + b * g.sIn + grp * g.sIg;
-  for (int64_t ch = 0; ch < g.c; ++ch)
+  for (int64_t ch = 0; ch < g.c; ++ch) {
+    if (sw == 1 && g.sIw == 1) {
+      // All of the channel's rows in one call.
+      g.isa->stageRows(in + ch * g.sIc, g.sIh, y0 * g.strideH - g.padTop,
+                       rows, g.h, g.padLeft, g.padLeft + g.w,
+                       staged + ch * cStride, L, L);
+      continue;
+    }
+    if (sw == 2 && g.sIw == 1) {
+      g.isa->stageRowsEvenOdd(in + ch * g.sIc, g.sIh,
+                              y0 * g.strideH - g.padTop, rows, g.h, g.padLeft,
+                              g.padLeft + g.w, padded, staged + ch * cStride,
+                              2 * L, L);
+      continue;
+    }
     for (int64_t r = 0; r < rows; ++r) {
       float *dst = staged + ch * cStride + r * sw * L;
       int64_t padRowIndex = y0 * g.strideH + r;
@@ -438,6 +477,7 @@ void runTask(const GroupedConv &g, GcScratch &s, int64_t b, int64_t grp,
         for (int64_t x = 0; x < L; ++x)
           dst[p * L + x] = padded[x * sw + p];
     }
+  }
   // The band's column offsets and slots (vectors that keep their capacity
   // from task to task; out of memory is the call's failure, not a throw out
   // of a pool worker).

@@ -147,6 +147,37 @@ TANDEM_GC_TARGET void gcPadRow(const float *src, int64_t lo, int64_t hi,
     Vec::storeAll(dst + x, Vec::loadRange(src + (x - lo), lo - x, hi - x));
 }
 
+/// `rows` padded rows of a channel plane, image rows row0, row0 + 1, ...
+/// (zero rows outside [0, h)), each as gcPadRow writes it, dstStride apart:
+/// one call per channel instead of one per row.
+TANDEM_GC_TARGET void gcStageRows(const float *plane, int64_t sIh,
+                                  int64_t row0, int64_t rows, int64_t h,
+                                  int64_t lo, int64_t hi, float *dst,
+                                  int64_t dstStride, int64_t n) {
+  for (int64_t r = 0; r < rows; ++r, dst += dstStride) {
+    int64_t row = row0 + r;
+    bool inside = row >= 0 && row < h;
+    const float *src = plane + (inside ? row : 0) * sIh;
+    int64_t a = inside ? lo : 0, b = inside ? hi : 0;
+    for (int64_t x = 0; x < n; x += Vec::kLanes)
+      Vec::storeAll(dst + x, Vec::loadRange(src + (x - a), a - x, b - x));
+  }
+}
+
+/// gcStageRows for stride 2: each padded row (2n floats, built in
+/// `padded`) split into its even columns at dst and its odd columns n
+/// floats further on (gcEvenOdd), rows dstStride apart.
+TANDEM_GC_TARGET void gcStageRowsEvenOdd(const float *plane, int64_t sIh,
+                                         int64_t row0, int64_t rows,
+                                         int64_t h, int64_t lo, int64_t hi,
+                                         float *padded, float *dst,
+                                         int64_t dstStride, int64_t n) {
+  for (int64_t r = 0; r < rows; ++r, dst += dstStride) {
+    gcStageRows(plane, sIh, row0 + r, 1, h, lo, hi, padded, 0, 2 * n);
+    gcEvenOdd(padded, 2 * n, dst, dst + n);
+  }
+}
+
 /// The long epilogue (HardSwish, SiLU) over `rows` rows of `cols` floats at
 /// `p` (row stride `stride`).
 TANDEM_GC_TARGET void gcLongEpilogue(float *p, int64_t stride, int64_t rows,

@@ -257,7 +257,6 @@ struct GcIsa {
               const GroupedSlot *, int64_t);
   void (*evenOdd)(const float *, int64_t, float *, float *);
   void (*longEpilogue)(float *, int64_t, int64_t, int64_t, Epilogue);
-  void (*padRow)(const float *, int64_t, int64_t, float *, int64_t);
   void (*stageRows)(const float *, int64_t, int64_t, int64_t, int64_t, int64_t,
                     int64_t, float *, int64_t, int64_t);
   void (*stageRowsEvenOdd)(const float *, int64_t, int64_t, int64_t, int64_t,
@@ -269,7 +268,6 @@ constexpr GcIsa kPortable = {1,
                              portable::gcRun,
                              portable::gcEvenOdd,
                              portable::gcLongEpilogue,
-                             portable::gcPadRow,
                              portable::gcStageRows,
                              portable::gcStageRowsEvenOdd};
 #if TANDEM_X86
@@ -277,23 +275,20 @@ constexpr GcIsa kAvx2 = {8,
                          avx2::gcRun,
                          avx2::gcEvenOdd,
                          avx2::gcLongEpilogue,
-                         avx2::gcPadRow,
                          avx2::gcStageRows,
                          avx2::gcStageRowsEvenOdd};
 constexpr GcIsa kAvx512 = {16,
                            avx512::gcRun,
                            avx512::gcEvenOdd,
                            avx512::gcLongEpilogue,
-                           avx512::gcPadRow,
                            avx512::gcStageRows,
-                         avx512::gcStageRowsEvenOdd};
+                           avx512::gcStageRowsEvenOdd};
 constexpr GcIsa kAvx512Ymm = {8,
                               avx512ymm::gcRun,
                               avx512ymm::gcEvenOdd,
                               avx512ymm::gcLongEpilogue,
-                              avx512ymm::gcPadRow,
                               avx512ymm::gcStageRows,
-                             avx512ymm::gcStageRowsEvenOdd};
+                              avx512ymm::gcStageRowsEvenOdd};
 #endif
 
 /// The instruction sets a call may use: its vectors, and for rows of at
@@ -388,19 +383,17 @@ thread_local GcScratch gcScratch;
 /// the image.
 void padRow(const GroupedConv &g, const float *plane, int64_t r, float *dst,
             int64_t n) {
-  int64_t row = r - g.padTop;
-  if (row < 0 || row >= g.h) {
-    g.isa->padRow(plane, 0, 0, dst, n);
-    return;
-  }
-  const float *src = plane + row * g.sIh;
   if (g.sIw == 1) {
-    g.isa->padRow(src, g.padLeft, g.padLeft + g.w, dst, n);
+    g.isa->stageRows(plane, g.sIh, r - g.padTop, 1, g.h, g.padLeft,
+                     g.padLeft + g.w, dst, 0, n);
     return;
   }
+  int64_t row = r - g.padTop;
+  const float *src = plane + row * g.sIh;
   for (int64_t x = 0; x < n; ++x) {
     int64_t col = x - g.padLeft;
-    dst[x] = col >= 0 && col < g.w ? src[col * g.sIw] : 0.0f;
+    dst[x] = row >= 0 && row < g.h && col >= 0 && col < g.w ? src[col * g.sIw]
+                                                            : 0.0f;
   }
 }
 
@@ -449,16 +442,15 @@ void runTask(const GroupedConv &g, GcScratch &s, int64_t b, int64_t grp,
   for (int64_t ch = 0; ch < g.c; ++ch) {
     if (sw == 1 && g.sIw == 1) {
       // All of the channel's rows in one call.
-      g.isa->stageRows(in + ch * g.sIc, g.sIh, y0 * g.strideH - g.padTop,
-                       rows, g.h, g.padLeft, g.padLeft + g.w,
-                       staged + ch * cStride, L, L);
+      g.isa->stageRows(in + ch * g.sIc, g.sIh, y0 * g.strideH - g.padTop, rows,
+                       g.h, g.padLeft, g.padLeft + g.w, staged + ch * cStride,
+                       L, L);
       continue;
     }
     if (sw == 2 && g.sIw == 1) {
-      g.isa->stageRowsEvenOdd(in + ch * g.sIc, g.sIh,
-                              y0 * g.strideH - g.padTop, rows, g.h, g.padLeft,
-                              g.padLeft + g.w, padded, staged + ch * cStride,
-                              2 * L, L);
+      g.isa->stageRowsEvenOdd(in + ch * g.sIc, g.sIh, y0 * g.strideH - g.padTop,
+                              rows, g.h, g.padLeft, g.padLeft + g.w, padded,
+                              staged + ch * cStride, 2 * L, L);
       continue;
     }
     for (int64_t r = 0; r < rows; ++r) {
@@ -483,8 +475,8 @@ void runTask(const GroupedConv &g, GcScratch &s, int64_t b, int64_t grp,
   // of a pool worker).
   try {
     s.jOff.resize(g.kw);
-    s.slots.resize(size_t(
-        (y1 - y0) * ((g.ow + g.isa->lanes - 1) / g.isa->lanes)));
+    s.slots.resize(
+        size_t((y1 - y0) * ((g.ow + g.isa->lanes - 1) / g.isa->lanes)));
   } catch (const std::bad_alloc &) {
     tandem_internal_kernel_fail(g.failure,
                                 "grouped conv2d: out of memory for staging");
@@ -577,8 +569,7 @@ void gemmPerGroup(const tandem_exec_ctx_t *ctx, int64_t n, int64_t groups,
   }
   for (int64_t grp = 0; grp < groups; ++grp) {
     const float *in = input + grp * sIg;
-    int64_t inN = sIn, inC = sIc, inH = sIh, inW = sIw, inRows = h,
-            inCols = w;
+    int64_t inN = sIn, inC = sIc, inH = sIh, inW = sIw, inRows = h, inCols = w;
     if (padded) {
       for (int64_t b = 0; b < n; ++b)
         for (int64_t ch = 0; ch < c; ++ch)
@@ -604,11 +595,10 @@ void gemmPerGroup(const tandem_exec_ctx_t *ctx, int64_t n, int64_t groups,
       inN = c * padH * padW, inC = padH * padW, inH = padW, inW = 1;
       inRows = padH, inCols = padW;
     }
-    tandem_conv2d_bias_f32(ctx, n, c, inRows, inCols, in, inN, inC, inH, inW,
-                           f, kh, kw, filter + grp * sFg,
-                           bias ? bias + grp * f : nullptr, output + grp * sOg,
-                           sOn, sOf, oh, ow, strideH, strideW, dilationH,
-                           dilationW, flags);
+    tandem_conv2d_bias_f32(
+        ctx, n, c, inRows, inCols, in, inN, inC, inH, inW, f, kh, kw,
+        filter + grp * sFg, bias ? bias + grp * f : nullptr, output + grp * sOg,
+        sOn, sOf, oh, ow, strideH, strideW, dilationH, dilationW, flags);
   }
 }
 

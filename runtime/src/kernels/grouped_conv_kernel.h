@@ -138,22 +138,15 @@ TANDEM_GC_TARGET void gcEvenOdd(const float *src, int64_t n, float *even,
     Vec::evenOdd(src + x, even + x / 2, odd + x / 2);
 }
 
-/// A padded row: `n` floats (a multiple of kLanes) at `dst`, float x being
-/// src[x - lo] for lo <= x < hi and zero elsewhere (src may lie before the
-/// row: only the lanes in [lo, hi) are read).
-TANDEM_GC_TARGET void gcPadRow(const float *src, int64_t lo, int64_t hi,
-                               float *dst, int64_t n) {
-  for (int64_t x = 0; x < n; x += Vec::kLanes)
-    Vec::storeAll(dst + x, Vec::loadRange(src + (x - lo), lo - x, hi - x));
-}
-
-/// `rows` padded rows of a channel plane, image rows row0, row0 + 1, ...
-/// (zero rows outside [0, h)), each as gcPadRow writes it, dstStride apart:
-/// one call per channel instead of one per row.
-TANDEM_GC_TARGET void gcStageRows(const float *plane, int64_t sIh,
-                                  int64_t row0, int64_t rows, int64_t h,
-                                  int64_t lo, int64_t hi, float *dst,
-                                  int64_t dstStride, int64_t n) {
+/// `rows` padded rows of a channel plane (image rows row0, row0 + 1, ...,
+/// row r at plane + r * sIh), dstStride apart, one call per channel: each
+/// `n` floats (a multiple of kLanes), float x being the row's column x - lo
+/// for lo <= x < hi and zero elsewhere, and all zeros outside rows [0, h)
+/// (only the columns in [lo, hi) are read).
+TANDEM_GC_TARGET void gcStageRows(const float *plane, int64_t sIh, int64_t row0,
+                                  int64_t rows, int64_t h, int64_t lo,
+                                  int64_t hi, float *dst, int64_t dstStride,
+                                  int64_t n) {
   for (int64_t r = 0; r < rows; ++r, dst += dstStride) {
     int64_t row = row0 + r;
     bool inside = row >= 0 && row < h;
@@ -168,10 +161,10 @@ TANDEM_GC_TARGET void gcStageRows(const float *plane, int64_t sIh,
 /// `padded`) split into its even columns at dst and its odd columns n
 /// floats further on (gcEvenOdd), rows dstStride apart.
 TANDEM_GC_TARGET void gcStageRowsEvenOdd(const float *plane, int64_t sIh,
-                                         int64_t row0, int64_t rows,
-                                         int64_t h, int64_t lo, int64_t hi,
-                                         float *padded, float *dst,
-                                         int64_t dstStride, int64_t n) {
+                                         int64_t row0, int64_t rows, int64_t h,
+                                         int64_t lo, int64_t hi, float *padded,
+                                         float *dst, int64_t dstStride,
+                                         int64_t n) {
   for (int64_t r = 0; r < rows; ++r, dst += dstStride) {
     gcStageRows(plane, sIh, row0 + r, 1, h, lo, hi, padded, 0, 2 * n);
     gcEvenOdd(padded, 2 * n, dst, dst + n);

@@ -1249,7 +1249,7 @@ struct CallCPUKernelsPass
     StridedOperand w = readStrided(b, loc, filterData);
     StridedOperand o = readStrided(b, loc, out);
     Value biasPtr = bias ? readStrided(b, loc, bias).ptr : Value();
-    if ((padded || packedInput) && !biasPtr)
+    if ((padded || packedInput || grouped) && !biasPtr)
       biasPtr = LLVM::ZeroOp::create(
           b, loc, LLVM::LLVMPointerType::get(b.getContext()));
     Value execCtx = execContext(b, conv);
@@ -1264,19 +1264,20 @@ struct CallCPUKernelsPass
                                constant(strides[1]),
                                constant(dilations[0]),
                                constant(dilations[1])};
+    // The grouped call always takes padTop and padLeft (0, 0 where the
+    // input comes padded).
     if (padded)
       tail.append({constant(padded->top), constant(padded->left)});
+    else if (grouped)
+      tail.append({constant(0), constant(0)});
     tail.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), flags));
 
-    // The input's shape and strides and the filter's dims, created here so
-    // that they dominate a group loop's body.
+    // The input's shape and strides (NCHW; a grouped conv's NGCHW) and the
+    // filter's dims.
     SmallVector<Value> inShape, inStrides, filterShape;
-    for (auto [d, size] : llvm::enumerate(inType.getShape()))
-      if (!grouped || d != 1)
-        inShape.push_back(constant(size));
-    for (auto [d, stride] : llvm::enumerate(in.strides))
-      if (!grouped || d != 1)
-        inStrides.push_back(stride);
+    for (int64_t size : inType.getShape())
+      inShape.push_back(constant(size));
+    inStrides.append(in.strides.begin(), in.strides.end());
     for (unsigned d : filterDims)
       filterShape.push_back(constant(filterType.getDimSize(d)));
     // The 1x1 conv's output channels, filter, bias (or null) and flags.
@@ -1296,53 +1297,24 @@ struct CallCPUKernelsPass
           b, loc, b.getI32Type(), kConstantFilter | epilogueFlag(pw)));
     }
 
-    // One call on the given pointers (a group's, for a grouped conv).
-    auto emitCall = [&](OpBuilder &cb, Value inPtr, Value filterPtr,
-                        Value groupBias, Value outPtr) {
-      SmallVector<Value> args = {execCtx};
-      args.append(inShape);
-      args.push_back(inPtr);
-      args.append(inStrides);
-      args.append(pointwise);
-      args.append(filterShape);
-      args.push_back(filterPtr);
-      if (groupBias)
-        args.push_back(groupBias);
-      args.push_back(outPtr);
-      args.append(outStrides);
-      args.append(tail);
-      func::CallOp::create(cb, loc, callee, TypeRange{}, args);
-    };
-    if (!grouped) {
-      emitCall(b, in.ptr, w.ptr, biasPtr, o.ptr);
-    } else {
-      // Every group in one tandem_grouped_conv2d_f32 call: the input's
-      // NGCHW shape and strides, the filter's F, KH, KW and group stride,
-      // the bias or null, the output's N, G, F strides, no implicit
-      // padding (the input is the padded copy).
-      SmallVector<Value> args = {execCtx};
-      for (int64_t size : inType.getShape())
-        args.push_back(constant(size));
-      args.push_back(in.ptr);
-      args.append(in.strides.begin(), in.strides.end());
-      for (unsigned d : {1u, 3u, 4u})
-        args.push_back(constant(filterType.getDimSize(d)));
-      args.append({w.ptr, w.strides[0]});
-      args.push_back(
-          biasPtr ? biasPtr
-                  : LLVM::ZeroOp::create(
-                        b, loc, LLVM::LLVMPointerType::get(b.getContext())));
-      args.append({o.ptr, o.strides[0], o.strides[1], o.strides[2]});
-      // The tail ends with padTop, padLeft where the input is padded
-      // implicitly; else the input comes padded.
-      if (padded) {
-        args.append(tail);
-      } else {
-        args.append(tail.begin(), tail.end() - 1);
-        args.append({constant(0), constant(0), tail.back()});
-      }
-      func::CallOp::create(b, loc, kGroupedConv2D, TypeRange{}, args);
-    }
+    // The call. A grouped conv's (tandem_grouped_conv2d_f32) has the
+    // filter's group stride after its pointer and always a bias pointer.
+    SmallVector<Value> args = {execCtx};
+    args.append(inShape);
+    args.push_back(in.ptr);
+    args.append(inStrides);
+    args.append(pointwise);
+    args.append(filterShape);
+    args.push_back(w.ptr);
+    if (grouped)
+      args.push_back(w.strides[0]);
+    if (biasPtr)
+      args.push_back(biasPtr);
+    args.push_back(o.ptr);
+    args.append(outStrides);
+    args.append(tail);
+    func::CallOp::create(b, loc, grouped ? StringRef(kGroupedConv2D) : callee,
+                         TypeRange{}, args);
     conv->erase();
     // The original filter, when the transformed one replaced its last use.
     if (filterData != filter && filter.use_empty())
@@ -1384,7 +1356,7 @@ struct CallCPUKernelsPass
   void rewriteGroupedConv(linalg::Conv2DNgchwGfchwOp conv,
                           const PaddedInput *padded = nullptr) {
     Value buffer = conv.getDpsInputOperand(0)->get();
-    if (!rewriteConvCall(conv, kGroupedConv2D, {1, 3, 4}, {0, 2},
+    if (!rewriteConvCall(conv, kGroupedConv2D, {1, 3, 4}, {0, 1, 2},
                          constantFilterFlag(conv), conv.getStrides(),
                          conv.getDilations(), 0, padded))
       return;

@@ -1008,6 +1008,12 @@ thread_local int64_t packedAMBlock = -1;
 /// short one (the full panels read in place: KernelIsa::panelsInPlace).
 thread_local bool packedAWhole = false;
 std::atomic<uint64_t> stepCounter{0};
+/// Which B panels this thread's packedB holds (ownPanelsTasks): entry
+/// `step * panels + panel` is the serial of the block step whose panel it
+/// packed there. A step's serial is never reused, so a stale entry never
+/// matches.
+constexpr int64_t kOwnPanelMarks = 4096;
+thread_local uint64_t ownPanelSerial[kOwnPanelMarks];
 
 //===----------------------------------------------------------------------===//
 // Packing
@@ -1772,6 +1778,54 @@ void computeAllKTasks(void *env, int64_t begin, int64_t end) {
     }
 }
 
+/// The B of gemm2D's steps when it is not cached: `count` K blocks of
+/// `nPanels` panels each, which the caller's steps place at
+/// `steps[i].bPacked - base` in a packed buffer.
+struct OwnPanels {
+  BlockStep *steps;
+  int64_t count, nPanels;
+  const float *base;
+};
+
+/// Runs tasks [begin, end) of every step of `own` (one after another per
+/// task, as computeAllKTasks), each thread reading B panels it packed
+/// itself into its own packedB, packed just before the first of its tasks
+/// that reads them. A panel that one thread packs and another reads
+/// crosses between their cores, and the next run's packing rewrites lines
+/// the other core then holds: stores to such lines run at 2.2 GB/s where
+/// the two vCPUs share no L3 (bench/native/coherence.c, "other-read"),
+/// ResNet-18 18.0 ms at 2 threads instead of 13.0. Where tasks split M,
+/// each thread packs the panels it reads (both threads then pack them).
+void ownPanelsTasks(void *env, int64_t begin, int64_t end) {
+  const OwnPanels &own = *static_cast<const OwnPanels *>(env);
+  const KernelIsa &isa = *own.steps[0].isa;
+  int64_t nr = isa.nr;
+  float *buffer = packedB.get(isa.kc * ((kNC + nr - 1) / nr * nr));
+  if (!buffer) {
+    tandem_internal_kernel_fail(own.steps[0].failure,
+                                "sgemm: out of memory for packing");
+    return;
+  }
+  for (int64_t task = begin; task < end; ++task)
+    for (int64_t step = 0; step < own.count; ++step) {
+      BlockStep s = own.steps[step];
+      s.bPacked = buffer + (s.bPacked - own.base);
+      int64_t nt = task % s.nTasks;
+      int64_t p0 = nt * own.nPanels / s.nTasks;
+      int64_t p1 = (nt + 1) * own.nPanels / s.nTasks;
+      for (int64_t panel = p0; panel < p1; ++panel) {
+        uint64_t &mark = ownPanelSerial[step * own.nPanels + panel];
+        if (mark != s.serial) {
+          packBRange(&s, panel, panel + 1);
+          mark = s.serial;
+        }
+      }
+      computeTasks(&s, task, task + 1);
+      if (s.failure->failed.load(std::memory_order_relaxed))
+        return;
+    }
+}
+
 /// Equal K blocks of at most isa.kc: no short, overhead-bound last block.
 int64_t kBlockSize(const KernelIsa &isa, int64_t k) {
   int64_t kBlocks = (k + isa.kc - 1) / isa.kc;
@@ -2205,10 +2259,16 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
       for (int64_t step = 0; step < kBlocks; ++step)
         steps[step] = stepAt(step * kc);
       AllKSteps all{steps, kBlocks, nPanels};
-      if (!bCache)
-        tandem_parallel_for(pool, kBlocks * nPanels, 4, packAllKRange, &all);
-      tandem_internal_parallel_chunks(pool, tasks, chunk, computeAllKTasks,
-                                      &all);
+      OwnPanels own{steps, kBlocks, nPanels, bPacked};
+      if (!bCache && kBlocks * nPanels <= kOwnPanelMarks)
+        tandem_internal_parallel_chunks(pool, tasks, chunk, ownPanelsTasks,
+                                        &own);
+      else {
+        if (!bCache)
+          tandem_parallel_for(pool, kBlocks * nPanels, 4, packAllKRange, &all);
+        tandem_internal_parallel_chunks(pool, tasks, chunk, computeAllKTasks,
+                                        &all);
+      }
       if (failure->failed.load(std::memory_order_relaxed))
         return;
       continue;
@@ -2219,9 +2279,15 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
       // chunk a few panels.
       // Packing B costs a copy for 2*m FLOPs per element; reading B in
       // place (ldb = its row stride) measured slower even for m = 64.
-      if (!bCache)
-        tandem_parallel_for(pool, nPanels, 4, packBRange, &s);
-      tandem_internal_parallel_chunks(pool, tasks, chunk, computeTasks, &s);
+      if (!bCache && nPanels <= kOwnPanelMarks) {
+        OwnPanels own{&s, 1, nPanels, bPacked};
+        tandem_internal_parallel_chunks(pool, tasks, chunk, ownPanelsTasks,
+                                        &own);
+      } else {
+        if (!bCache)
+          tandem_parallel_for(pool, nPanels, 4, packBRange, &s);
+        tandem_internal_parallel_chunks(pool, tasks, chunk, computeTasks, &s);
+      }
       if (failure->failed.load(std::memory_order_relaxed))
         return;
     }

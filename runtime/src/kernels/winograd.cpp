@@ -564,9 +564,24 @@ bool tandem_internal_winograd_conv2d_f32(
   // all of U (bandwidth the threads share) and balance badly (2 blocks of
   // 28 and 21 tiles), so the phases parallelise instead, if all the tiles'
   // V and M fit a few blocks' worth of memory.
+  // Where each thread gets at least one row panel of tiles, though, each
+  // runs all three phases on one contiguous range of the tiles (a block of
+  // its own, like the block form's): in the phased form, V and M cross
+  // between the threads twice a call (each GEMM reads the V every thread
+  // transformed, each output transform the M every thread computed), and
+  // the next run rewrites lines the other core holds, at 2.2 GB/s where the
+  // two vCPUs share no L3 (bench/native/coherence.c): ResNet-18's
+  // 128-channel 28x28 and 256-channel 14x14 layers 440-650 us at 2
+  // threads, 650-890 us in that placement. Both threads then read all of
+  // U, which no call rewrites.
   size_t phasedFloats = size_t(a2) * g.tiles * (c + f);
-  if (threads > 1 && g.blocks < 2 * threads &&
-      phasedFloats * sizeof(float) <= size_t(4 * kBlockBytes)) {
+  bool few = threads > 1 && g.blocks < 2 * threads &&
+             phasedFloats * sizeof(float) <= size_t(4 * kBlockBytes);
+  if (few && g.tiles >= threads * mr) {
+    g.blockTiles = (g.tiles + threads - 1) / threads;
+    g.blocks = (g.tiles + g.blockTiles - 1) / g.blockTiles;
+    tandem_parallel_for(pool, g.blocks, 1, blockTasks, &task);
+  } else if (few) {
     float *v = blockScratch.get(phasedFloats);
     if (!v) {
       tandem_internal_kernel_fail(&failure,

@@ -285,6 +285,7 @@ def measure_cell(args, ctx, model, threads, peaks, flops):
             checks[rt.name] = "ref" if rt.name == ref_name else \
                 compare(outs[rt.name], outs[ref_name])
         times = {rt.name: [] for rt, _ in sessions}
+        split_runs = {rt.name: 0 for rt, _ in sessions}
         for rnd in range(args.rounds):
             # Sample the FMA peak once a round too: on a VM whose vCPUs the
             # host moves around, the 2-thread peak changes over minutes.
@@ -298,7 +299,19 @@ def measure_cell(args, ctx, model, threads, peaks, flops):
                 n = total // args.rounds + (1 if rnd < total % args.rounds
                                             else 0)
                 if n:
-                    times[rt.name] += s.run(n, batch_warmup)
+                    # Where the threads' cores share an L3 decides how
+                    # fast lines cross between them, and the host moves
+                    # the vCPUs every few seconds: probe before the batch
+                    # and after it, and count the batch's runs as on split
+                    # L3s when either probe says so.
+                    split = threads > 1 and \
+                        native.other_read_gbps(ctx) < native.SPLIT_L3_GBPS
+                    batch = s.run(n, batch_warmup)
+                    split = split or (threads > 1 and native.other_read_gbps(
+                        ctx) < native.SPLIT_L3_GBPS)
+                    times[rt.name] += batch
+                    if split:
+                        split_runs[rt.name] += len(batch)
         results = []
         for rt, _ in sessions:
             if not times[rt.name]:
@@ -307,6 +320,7 @@ def measure_cell(args, ctx, model, threads, peaks, flops):
                               args.runs, flops, peaks, threads)
             r.check = checks[rt.name]
             r.ok = not r.check.startswith("MISMATCH")
+            r.split_l3_runs = split_runs[rt.name]
             results.append(r)
             log("%-12s %-12s T=%d median %.3f ms  min %.3f ms  (%d runs) %s"
                 % (rt.name, model.name, threads, r.median, r.min,

@@ -73,6 +73,27 @@ def fma_peak(ctx, threads, seconds, tries=3):
     return isa, best
 
 
+# Below this many GB/s of coherence's "other-read" stores (a core rewriting
+# lines the other core has read), two threads sit on cores that share no L3:
+# on the 2-vCPU VMs 2.1-2.3 GB/s then, 6-9 GB/s with a shared L3
+# (docs/Performance.md, The machine).
+SPLIT_L3_GBPS = 4.0
+
+
+def other_read_gbps(ctx):
+    """coherence's "other-read" GB/s on two threads (about 5 ms): how fast
+    a core rewrites lines the other core holds."""
+    exe = build(ctx, "coherence")
+    proc = subprocess.run([exe, "512", "20"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BenchError("coherence failed: " + proc.stderr.strip())
+    for line in proc.stdout.splitlines():
+        name, _, value = line.partition(" ")
+        if name == "other-read":
+            return float(value)
+    raise BenchError("coherence printed no other-read line")
+
+
 _PACKED = re.compile(r"\bv(fmadd|fmsub|fnmadd|fnmsub)\d*ps\b|\bv(mul|add)ps\b")
 _SCALAR = re.compile(r"\bv(fmadd|fmsub|fnmadd|fnmsub)\d*ss\b|\bv?(mul|add)ss\b")
 

@@ -15,6 +15,9 @@ class Result:
             peak_threads
         self.check = "-"  # agreement with the numerics reference
         self.ok = True
+        # Runs timed while the threads' cores shared no L3 (run.py's
+        # coherence probe around each batch; 0 on one thread).
+        self.split_l3_runs = 0
         self.failed = None  # why the runtime could not run the model
 
     def fail(self, why):
@@ -31,7 +34,7 @@ class Result:
                 "threads": self.threads, "times_ms": self.times,
                 "runs_wanted": self.runs_wanted, "flops": self.flops,
                 "peak_gflops": self.peak, "check": self.check,
-                "failed": self.failed}
+                "failed": self.failed, "split_l3_runs": self.split_l3_runs}
 
     @property
     def median(self):
@@ -141,6 +144,16 @@ def table(results):
         lines += ["", "Median at least %.2fx the minimum (the host's slow "
                   "phases; compare these cells by the minima column): %s." %
                   (NOISY_CELL, "; ".join(noisy))]
+    split = ["%s %s at %d threads (%d of %d)" % (
+        r.runtime, r.model.name, r.threads, r.split_l3_runs, len(r.times))
+        for r in results if r.split_l3_runs]
+    if split:
+        lines += ["", "Runs timed while the two threads' cores shared no L3 "
+                  "(the host had moved the vCPUs; coherence's other-read "
+                  "below 4 GB/s before or after the batch), which slows "
+                  "whatever passes data between the threads, Tandem more "
+                  "than the peers (docs/Performance.md, The machine): %s."
+                  % "; ".join(split)]
     if over:
         lines += ["", "Above 100%% of peak (%s): the FMA microbenchmark "
                   "never saw the throughput these runs got, so the machine's "

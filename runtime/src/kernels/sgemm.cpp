@@ -1011,7 +1011,10 @@ std::atomic<uint64_t> stepCounter{0};
 /// Which B panels this thread's packedB holds (ownPanelsTasks): entry
 /// `step * panels + panel` is the serial of the block step whose panel it
 /// packed there. A step's serial is never reused, so a stale entry never
-/// matches.
+/// matches. A K block has at most kNC / 8 panels (512), and gemm2D's allK
+/// at most 256 over all its K blocks: its panels times NR (8 or more)
+/// times K are at most kAllKBFloats floats, and its K blocks are at least
+/// half of KernelIsa::kc (256 or more) long.
 constexpr int64_t kOwnPanelMarks = 4096;
 thread_local uint64_t ownPanelSerial[kOwnPanelMarks];
 
@@ -1758,15 +1761,6 @@ struct AllKSteps {
   int64_t nPanels; // B panels per K block
 };
 
-/// Packs B panels [begin, end) of all K blocks (K block major).
-void packAllKRange(void *env, int64_t begin, int64_t end) {
-  auto &all = *static_cast<AllKSteps *>(env);
-  for (int64_t item = begin; item < end; ++item) {
-    int64_t panel = item % all.nPanels;
-    packBRange(&all.steps[item / all.nPanels], panel, panel + 1);
-  }
-}
-
 /// Runs tasks [begin, end) through every K block, one after another.
 void computeAllKTasks(void *env, int64_t begin, int64_t end) {
   auto &all = *static_cast<AllKSteps *>(env);
@@ -1804,6 +1798,11 @@ void ownPanelsTasks(void *env, int64_t begin, int64_t end) {
   if (!buffer) {
     tandem_internal_kernel_fail(own.steps[0].failure,
                                 "sgemm: out of memory for packing");
+    return;
+  }
+  if (own.count * own.nPanels > kOwnPanelMarks) {
+    tandem_internal_kernel_fail(own.steps[0].failure,
+                                "sgemm: more B panels than a thread tracks");
     return;
   }
   for (int64_t task = begin; task < end; ++task)
@@ -2260,34 +2259,26 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
         steps[step] = stepAt(step * kc);
       AllKSteps all{steps, kBlocks, nPanels};
       OwnPanels own{steps, kBlocks, nPanels, bPacked};
-      if (!bCache && kBlocks * nPanels <= kOwnPanelMarks)
-        tandem_internal_parallel_chunks(pool, tasks, chunk, ownPanelsTasks,
-                                        &own);
-      else {
-        if (!bCache)
-          tandem_parallel_for(pool, kBlocks * nPanels, 4, packAllKRange, &all);
+      if (bCache)
         tandem_internal_parallel_chunks(pool, tasks, chunk, computeAllKTasks,
                                         &all);
-      }
+      else
+        tandem_internal_parallel_chunks(pool, tasks, chunk, ownPanelsTasks,
+                                        &own);
       if (failure->failed.load(std::memory_order_relaxed))
         return;
       continue;
     }
     for (int64_t pc = 0; pc < k; pc += kc) {
       BlockStep s = stepAt(pc);
-      // Packing a panel costs about as much as 1/MR of its FMAs: give each
-      // chunk a few panels.
       // Packing B costs a copy for 2*m FLOPs per element; reading B in
       // place (ldb = its row stride) measured slower even for m = 64.
-      if (!bCache && nPanels <= kOwnPanelMarks) {
-        OwnPanels own{&s, 1, nPanels, bPacked};
+      OwnPanels own{&s, 1, nPanels, bPacked};
+      if (bCache)
+        tandem_internal_parallel_chunks(pool, tasks, chunk, computeTasks, &s);
+      else
         tandem_internal_parallel_chunks(pool, tasks, chunk, ownPanelsTasks,
                                         &own);
-      } else {
-        if (!bCache)
-          tandem_parallel_for(pool, nPanels, 4, packBRange, &s);
-        tandem_internal_parallel_chunks(pool, tasks, chunk, computeTasks, &s);
-      }
       if (failure->failed.load(std::memory_order_relaxed))
         return;
     }

@@ -12,8 +12,8 @@
 /// tandem_grouped_conv2d_f32 on the kernel family `family`: "avx512",
 /// "avx2" or "portable" (the direct blocks on those vectors, whatever the
 /// group's size) or "gemm" (each group as tandem_conv2d_f32's GEMM; with
-/// implicit padding, on a padded copy of the group's input). Returns false, computing
-/// nothing, where this CPU cannot run the family.
+/// implicit padding, on a padded copy of the group's input). Returns
+/// false, computing nothing, where this CPU cannot run the family.
 bool tandem_internal_grouped_conv2d_f32_on(
     const char *family, const tandem_exec_ctx_t *ctx, int64_t n, int64_t groups,
     int64_t c, int64_t h, int64_t w, const float *input, int64_t sIn,

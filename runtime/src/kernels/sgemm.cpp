@@ -1008,7 +1008,7 @@ thread_local int64_t packedAMBlock = -1;
 /// short one (the full panels read in place: KernelIsa::panelsInPlace).
 thread_local bool packedAWhole = false;
 std::atomic<uint64_t> stepCounter{0};
-/// Which B panels this thread's packedB holds (ownPanelsTasks): entry
+/// Which B panels this thread's packedB holds (stepTasks): entry
 /// `step * panels + panel` is the serial of the block step whose panel it
 /// packed there. A step's serial is never reused, so a stale entry never
 /// matches. A K block has at most kNC / 8 panels (512), and gemm2D's allK
@@ -1753,70 +1753,56 @@ void computeTasks(void *env, int64_t begin, int64_t end) {
   }
 }
 
-/// The K blocks of one N block, when every task runs all of them
-/// (gemm2D's allK).
-struct AllKSteps {
-  BlockStep *steps;
-  int64_t count;   // K blocks
-  int64_t nPanels; // B panels per K block
-};
-
-/// Runs tasks [begin, end) through every K block, one after another.
-void computeAllKTasks(void *env, int64_t begin, int64_t end) {
-  auto &all = *static_cast<AllKSteps *>(env);
-  for (int64_t task = begin; task < end; ++task)
-    for (int64_t step = 0; step < all.count; ++step) {
-      computeTasks(&all.steps[step], task, task + 1);
-      if (all.steps[step].failure->failed.load(std::memory_order_relaxed))
-        return;
-    }
-}
-
-/// The B of gemm2D's steps when it is not cached: `count` K blocks of
-/// `nPanels` panels each, which the caller's steps place at
-/// `steps[i].bPacked - base` in a packed buffer.
-struct OwnPanels {
+/// gemm2D's block steps of one N block that its tasks run: `count` K
+/// blocks (all of them, allK, or one) of `nPanels` B panels each. Where B
+/// is not cached, the steps place it at `steps[i].bPacked - base` in a
+/// packed buffer, and each thread packs it into its own (stepTasks).
+struct StepRun {
   BlockStep *steps;
   int64_t count, nPanels;
   const float *base;
 };
 
-/// Runs tasks [begin, end) of every step of `own` (one after another per
-/// task, as computeAllKTasks), each thread reading B panels it packed
-/// itself into its own packedB, packed just before the first of its tasks
-/// that reads them. A panel that one thread packs and another reads
-/// crosses between their cores, and the next run's packing rewrites lines
-/// the other core then holds: stores to such lines run at 2.2 GB/s where
-/// the two vCPUs share no L3 (bench/native/coherence.c, "other-read"),
+/// Runs tasks [begin, end) through every step of `run`, one after another
+/// per task. A B that is not cached is read from panels the thread packed
+/// itself into its own packedB, each just before the first of its tasks
+/// that reads it. A panel that one thread packs and another reads crosses
+/// between their cores, and the next run's packing rewrites lines the
+/// other core then holds: stores to such lines run at 2.2 GB/s where the
+/// two vCPUs share no L3 (bench/native/coherence.c, "other-read"),
 /// ResNet-18 18.0 ms at 2 threads instead of 13.0. Where tasks split M,
 /// each thread packs the panels it reads (both threads then pack them).
-void ownPanelsTasks(void *env, int64_t begin, int64_t end) {
-  const OwnPanels &own = *static_cast<const OwnPanels *>(env);
-  const KernelIsa &isa = *own.steps[0].isa;
-  int64_t nr = isa.nr;
-  float *buffer = packedB.get(isa.kc * ((kNC + nr - 1) / nr * nr));
-  if (!buffer) {
-    tandem_internal_kernel_fail(own.steps[0].failure,
-                                "sgemm: out of memory for packing");
-    return;
-  }
-  if (own.count * own.nPanels > kOwnPanelMarks) {
-    tandem_internal_kernel_fail(own.steps[0].failure,
-                                "sgemm: more B panels than a thread tracks");
-    return;
+void stepTasks(void *env, int64_t begin, int64_t end) {
+  const StepRun &run = *static_cast<const StepRun *>(env);
+  const KernelIsa &isa = *run.steps[0].isa;
+  float *buffer = nullptr;
+  if (!run.steps[0].bCached) {
+    buffer = packedB.get(isa.kc * ((kNC + isa.nr - 1) / isa.nr * isa.nr));
+    if (!buffer) {
+      tandem_internal_kernel_fail(run.steps[0].failure,
+                                  "sgemm: out of memory for packing");
+      return;
+    }
+    if (run.count * run.nPanels > kOwnPanelMarks) {
+      tandem_internal_kernel_fail(run.steps[0].failure,
+                                  "sgemm: more B panels than a thread tracks");
+      return;
+    }
   }
   for (int64_t task = begin; task < end; ++task)
-    for (int64_t step = 0; step < own.count; ++step) {
-      BlockStep s = own.steps[step];
-      s.bPacked = buffer + (s.bPacked - own.base);
-      int64_t nt = task % s.nTasks;
-      int64_t p0 = nt * own.nPanels / s.nTasks;
-      int64_t p1 = (nt + 1) * own.nPanels / s.nTasks;
-      for (int64_t panel = p0; panel < p1; ++panel) {
-        uint64_t &mark = ownPanelSerial[step * own.nPanels + panel];
-        if (mark != s.serial) {
-          packBRange(&s, panel, panel + 1);
-          mark = s.serial;
+    for (int64_t step = 0; step < run.count; ++step) {
+      BlockStep s = run.steps[step];
+      if (buffer) {
+        s.bPacked = buffer + (s.bPacked - run.base);
+        int64_t nt = task % s.nTasks;
+        int64_t p0 = nt * run.nPanels / s.nTasks;
+        int64_t p1 = (nt + 1) * run.nPanels / s.nTasks;
+        for (int64_t panel = p0; panel < p1; ++panel) {
+          uint64_t &mark = ownPanelSerial[step * run.nPanels + panel];
+          if (mark != s.serial) {
+            packBRange(&s, panel, panel + 1);
+            mark = s.serial;
+          }
         }
       }
       computeTasks(&s, task, task + 1);
@@ -2257,14 +2243,8 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
       BlockStep steps[kMaxAllKBlocks];
       for (int64_t step = 0; step < kBlocks; ++step)
         steps[step] = stepAt(step * kc);
-      AllKSteps all{steps, kBlocks, nPanels};
-      OwnPanels own{steps, kBlocks, nPanels, bPacked};
-      if (bCache)
-        tandem_internal_parallel_chunks(pool, tasks, chunk, computeAllKTasks,
-                                        &all);
-      else
-        tandem_internal_parallel_chunks(pool, tasks, chunk, ownPanelsTasks,
-                                        &own);
+      StepRun run{steps, kBlocks, nPanels, bPacked};
+      tandem_internal_parallel_chunks(pool, tasks, chunk, stepTasks, &run);
       if (failure->failed.load(std::memory_order_relaxed))
         return;
       continue;
@@ -2273,12 +2253,11 @@ void gemm2D(tandem_thread_pool_t *pool, const KernelIsa &isa, int64_t m,
       BlockStep s = stepAt(pc);
       // Packing B costs a copy for 2*m FLOPs per element; reading B in
       // place (ldb = its row stride) measured slower even for m = 64.
-      OwnPanels own{&s, 1, nPanels, bPacked};
+      StepRun run{&s, 1, nPanels, bPacked};
       if (bCache)
         tandem_internal_parallel_chunks(pool, tasks, chunk, computeTasks, &s);
       else
-        tandem_internal_parallel_chunks(pool, tasks, chunk, ownPanelsTasks,
-                                        &own);
+        tandem_internal_parallel_chunks(pool, tasks, chunk, stepTasks, &run);
       if (failure->failed.load(std::memory_order_relaxed))
         return;
     }

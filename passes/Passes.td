@@ -251,6 +251,61 @@ def TandemPlace : Pass<"tandem-place", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tandem::TandemDialect"];
 }
 
+def TandemAssignGPULayout
+    : Pass<"tandem-assign-gpu-layout", "::mlir::ModuleOp"> {
+  let summary = "puts the convolutions of GPU partitions in the layout their "
+                "library prefers, with transposes only where it changes";
+  let description = [{
+    After placement, chooses once the data layout of the convolutions of
+    each GPU region (ops on one GPU connected through values: one
+    partition, or the partitions that CPU work splits it into): with
+    `layout=nhwc` every f32 `tandem.conv2d` there becomes an NHWC one
+    (`layout = "NHWC"`, OHWI filter), unless the region runs a grouped or
+    depthwise convolution (their NHWC form is not yet a library call, so
+    such a region keeps NCHW rather than transpose around each of them). Its input is transposed
+    to NHWC before it and its result back to NCHW after it, a constant
+    filter is transposed at compile time, and then the transposes move
+    down through the elementwise ops after them (a bias, residual add,
+    ReLU, clip, sigmoid, multiply: every tensor operand transposed alike,
+    or a scalar) and cancel against the next convolution's, so that a
+    chain of convolutions and elementwise work on one GPU stays NHWC and
+    transposes remain only where a value enters or leaves that chain
+    (partition boundaries, pools, reshapes). Every op it creates takes
+    the GPU of the op it came from. `layout=nchw` (the default) changes
+    nothing; CPU ops are never touched.
+
+    The driver (`tandemc --gpu-layout`, default `auto`) picks NHWC when
+    the GPU's library convolutions run on tensor cores
+    (`--gpu-precision=tf32|bf16|fp16`), whose cuDNN kernels read NHWC
+    natively and would otherwise transpose NCHW inside every call, and
+    NCHW in FP32, where cuDNN's FMA kernels take NCHW (docs/GPU.md,
+    "Layouts").
+
+    Before (`-tandem-assign-gpu-layout=layout=nhwc`):
+
+    ```mlir
+    %0 = tandem.conv2d %x, %w {tandem.device = #tandem.device<"/device:GPU:0">, ...}
+        : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+    %1 = tandem.relu %0 {tandem.device = #tandem.device<"/device:GPU:0">} : tensor<1x4x6x6xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %t = tandem.transpose %x {perm = array<i64: 0, 2, 3, 1>, ...} : tensor<1x3x8x8xf32> -> tensor<1x8x8x3xf32>
+    %0 = tandem.conv2d %t, %w_ohwi {layout = "NHWC", ...}
+        : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>) -> tensor<1x6x6x4xf32>
+    %1 = tandem.relu %0 {...} : tensor<1x6x6x4xf32>
+    %2 = tandem.transpose %1 {perm = array<i64: 0, 3, 1, 2>, ...} : tensor<1x6x6x4xf32> -> tensor<1x4x6x6xf32>
+    ```
+  }];
+  let options = [
+    Option<"layout", "layout", "std::string", /*default=*/"\"nchw\"",
+           "data layout of the GPUs' convolutions: nchw or nhwc">
+  ];
+  let dependentDialects = ["::mlir::tandem::TandemDialect"];
+}
+
 def TandemFuse : Pass<"tandem-fuse", "::mlir::ModuleOp"> {
   let summary = "groups placed ops into tandem.fusion regions, one per kernel";
   let description = [{

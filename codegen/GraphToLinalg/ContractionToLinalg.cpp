@@ -3,8 +3,8 @@
 // matmul (linalg.matmul / batch_matmul, or a broadcasting linalg.generic),
 // gemm (transposes, alpha/beta/C epilogue) and conv2d (tensor.pad, then
 // conv_2d_nchw_fchw, depthwise_conv_2d_nchw_chw or conv_2d_ngchw_gfchw by
-// groups, accumulating into the broadcast bias). f16/bf16 accumulate in f32,
-// i32 in i32.
+// groups; NHWC ones conv_2d_nhwc_fhwc or conv_2d_nhwgc_gfhwc; accumulating
+// into the broadcast bias). f16/bf16 accumulate in f32, i32 in i32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -205,6 +205,46 @@ struct GemmToLinalg : OpConversionPattern<GemmOp> {
 
 struct Conv2DToLinalg : OpConversionPattern<Conv2DOp> {
   using OpConversionPattern::OpConversionPattern;
+
+  /// An NHWC convolution of the padded `input` with the OHWI `filter` into
+  /// `init`: conv_2d_nhwc_fhwc, or with groups conv_2d_nhwgc_gfhwc over the
+  /// channels split into (groups, per group), depthwise ones included (the
+  /// filter's bytes are then cuDNN's KRSC in every case).
+  static Value channelsLast(ConversionPatternRewriter &rewriter, Location loc,
+                            Value input, Value filter, Value init,
+                            RankedTensorType accType, int64_t groups,
+                            ArrayRef<NamedAttribute> attrs) {
+    if (groups == 1)
+      return linalg::Conv2DNhwcFhwcOp::create(rewriter, loc, TypeRange{accType},
+                                              ValueRange{input, filter},
+                                              ValueRange{init}, attrs)
+          .getResult(0);
+    auto it = cast<RankedTensorType>(input.getType());
+    auto ft = cast<RankedTensorType>(filter.getType());
+    int64_t c = it.getDimSize(3), o = ft.getDimSize(0);
+    SmallVector<ReassociationIndices> splitLast = {{0}, {1}, {2}, {3, 4}};
+    Value in5 = tensor::ExpandShapeOp::create(
+        rewriter, loc,
+        it.clone({it.getDimSize(0), it.getDimSize(1), it.getDimSize(2), groups,
+                  c / groups}),
+        input, splitLast);
+    Value f5 = tensor::ExpandShapeOp::create(
+        rewriter, loc,
+        ft.clone({groups, o / groups, ft.getDimSize(1), ft.getDimSize(2),
+                  ft.getDimSize(3)}),
+        filter, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
+    auto out5 = accType.clone({accType.getDimSize(0), accType.getDimSize(1),
+                               accType.getDimSize(2), groups, o / groups});
+    Value init5 =
+        tensor::ExpandShapeOp::create(rewriter, loc, out5, init, splitLast);
+    Value conv = linalg::Conv2DNhwgcGfhwcOp::create(
+                     rewriter, loc, TypeRange{out5}, ValueRange{in5, f5},
+                     ValueRange{init5}, attrs)
+                     .getResult(0);
+    return tensor::CollapseShapeOp::create(rewriter, loc, accType, conv,
+                                           splitLast);
+  }
+
   LogicalResult
   matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -215,21 +255,28 @@ struct Conv2DToLinalg : OpConversionPattern<Conv2DOp> {
     Value input = adaptor.getInput(), filter = adaptor.getFilter();
     auto it = cast<RankedTensorType>(input.getType());
     auto ft = cast<RankedTensorType>(filter.getType());
-    int64_t n = it.getDimSize(0), c = it.getDimSize(1), o = ft.getDimSize(0);
+    bool last = op.isChannelsLast();
+    int64_t cd = op.getChannelDim();
+    int64_t n = it.getDimSize(0), c = it.getDimSize(cd), o = ft.getDimSize(0);
     int64_t groups = op.getGroups();
     ArrayRef<int64_t> pads = op.getPads();
 
     if (llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
       Value zero = scalarConstant(rewriter, loc, it.getElementType(), 0.0);
-      input = padWithConstant(rewriter, loc, input, {0, 0, pads[0], pads[1]},
-                              {0, 0, pads[2], pads[3]}, zero);
+      SmallVector<int64_t> low = {0, 0, pads[0], pads[1]},
+                           high = {0, 0, pads[2], pads[3]};
+      if (last) {
+        low = {0, pads[0], pads[1], 0};
+        high = {0, pads[2], pads[3], 0};
+      }
+      input = padWithConstant(rewriter, loc, input, low, high, zero);
     }
 
     // The accumulator starts as the broadcast bias (or zero).
     Value init;
     if (Value bias = adaptor.getBias()) {
       AffineMap biasMap[] = {
-          AffineMap::get(4, 0, rewriter.getAffineDimExpr(1), getContext())};
+          AffineMap::get(4, 0, rewriter.getAffineDimExpr(cd), getContext())};
       init = buildElementwiseWithMaps(
           rewriter, loc, accType, bias, biasMap,
           [&](OpBuilder &b, Location nloc, ValueRange args) {
@@ -245,7 +292,10 @@ struct Conv2DToLinalg : OpConversionPattern<Conv2DOp> {
                               rewriter.getI64TensorAttr(op.getDilations()))};
 
     Value result;
-    if (groups == 1) {
+    if (last) {
+      result = channelsLast(rewriter, loc, input, filter, init, accType,
+                            groups, attrs);
+    } else if (groups == 1) {
       result = linalg::Conv2DNchwFchwOp::create(
                    rewriter, loc, TypeRange{accType}, ValueRange{input, filter},
                    ValueRange{init}, attrs)

@@ -1,7 +1,8 @@
 //===- FormLibraryConvs.cpp - the tandem-form-library-convs pass ----------===//
 //
-// Turns launches of generated 2-D convolution kernels into tandem_exec.conv
-// ops (cuDNN on CUDA, a host loop elsewhere): the kernel's own zero padding,
+// Turns launches of generated 2-D convolution kernels (NCHW or NHWC) into
+// tandem_exec.conv ops (cuDNN on CUDA, the CPU kernels on the host): the
+// kernel's own zero padding,
 // bias initialisation and fused ReLU / ReLU6 become the conv's attributes,
 // and an elementwise launch after it (a residual add, then a ReLU, ReLU6,
 // sigmoid or swish, or one of them) folds into its epilogue; the replaced
@@ -65,9 +66,11 @@ bool isZeroFill(Operation *op, Value &buffer) {
   return v && matchPattern(v, m_PosZeroFloat());
 }
 
-/// Whether `op` writes the broadcast of a vector along dimension 1 of its
-/// 4-D output (the conv's bias initialisation); sets `buffer` and `bias`.
-bool isBiasBroadcast(Operation *op, Value &buffer, Value &bias) {
+/// Whether `op` writes the broadcast of a vector along dimension
+/// `channelDim` of its 4-D output (the conv's bias initialisation); sets
+/// `buffer` and `bias`.
+bool isBiasBroadcast(Operation *op, int64_t channelDim, Value &buffer,
+                     Value &bias) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
   if (!generic || !generic.hasPureBufferSemantics() ||
       generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
@@ -78,7 +81,7 @@ bool isBiasBroadcast(Operation *op, Value &buffer, Value &bias) {
   AffineMap inMap = generic.getMatchingIndexingMap(in);
   if (!generic.getMatchingIndexingMap(out).isIdentity() ||
       inMap.getNumResults() != 1 ||
-      inMap.getResult(0) != getAffineDimExpr(1, op->getContext()))
+      inMap.getResult(0) != getAffineDimExpr(channelDim, op->getContext()))
     return false;
   Block &body = *generic.getBlock();
   if (body.getOperations().size() != 1 ||
@@ -98,19 +101,24 @@ struct ConvKernel {
   int64_t groups = 1;
   int64_t strides[2] = {1, 1}, pads[2] = {0, 0}, dilations[2] = {1, 1};
   FusedEpilogue fused = FusedEpilogue::None;
+  /// NHWC buffers and a KRSC filter.
+  bool channelsLast = false;
 };
 
 /// Matches kernel function `kernel`: one 2-D NCHW convolution
 /// (`linalg.conv_2d_nchw_fchw`, `linalg.depthwise_conv_2d_nchw_chw` or
-/// `linalg.conv_2d_ngchw_gfchw` over reshapes) of a kernel argument or of a
-/// zero-padded copy of one, into an output argument that the kernel first
-/// fills with zero or with a bias argument broadcast along the channels.
+/// `linalg.conv_2d_ngchw_gfchw` over reshapes) or NHWC one
+/// (`linalg.conv_2d_nhwc_fhwc`; grouped NHWC ones lower through 5-D buffers,
+/// which stay generated kernels) of a kernel argument or of a zero-padded copy of one, into an output
+/// argument that the kernel first fills with zero or with a bias argument
+/// broadcast along the channels.
 std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
   if (!kernel || kernel.isExternal())
     return std::nullopt;
   Block &entry = kernel.getBody().front();
   linalg::LinalgOp conv;
   int64_t groups = 1;
+  bool last = false;
   for (Operation &op : entry) {
     if (auto c = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
       if (conv)
@@ -126,8 +134,16 @@ std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
         return std::nullopt;
       conv = c;
       groups = cast<MemRefType>(c.getDpsInits()[0].getType()).getDimSize(1);
+    } else if (auto c = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op)) {
+      if (conv)
+        return std::nullopt;
+      conv = c;
+      last = true;
     }
   }
+  // The channel and first spatial dimensions of x and y (the filter's
+  // input channels are at cd too: OIHW or OHWI).
+  int64_t cd = last ? 3 : 1, sd = last ? 1 : 2;
   if (!conv || !conv.hasPureBufferSemantics())
     return std::nullopt;
   auto attrOf = [&](StringRef name, int64_t *out) {
@@ -140,6 +156,7 @@ std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
     return true;
   };
   ConvKernel k;
+  k.channelsLast = last;
   if (!attrOf("strides", k.strides) || !attrOf("dilations", k.dilations))
     return std::nullopt;
   k.fused = fusedEpilogueOf(conv);
@@ -149,13 +166,14 @@ std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
   if (k.fused == FusedEpilogue::HardSwish || k.fused == FusedEpilogue::Silu)
     return std::nullopt;
 
-  // The output: a kernel argument, n x k x p x q.
+  // The output: a kernel argument, n x k x p x q (n x p x q x k).
   BlockArgument out = rootArgument(conv.getDpsInits()[0]);
   if (!out || !isDenseF32(out.getType(), 4))
     return std::nullopt;
   k.y = out.getArgNumber();
   ArrayRef<int64_t> ys = cast<MemRefType>(out.getType()).getShape();
-  // The filter: a kernel argument, k x c/groups x r x s.
+  // The filter: a kernel argument, k x c/groups x r x s (k x r x s x
+  // c/groups).
   BlockArgument filter = rootArgument(conv.getDpsInputs()[1]);
   if (!filter || !isDenseF32(filter.getType(), 4))
     return std::nullopt;
@@ -209,7 +227,7 @@ std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
       init = &op;
       continue;
     }
-    if (!init && isBiasBroadcast(&op, buffer, bias) && buffer == out &&
+    if (!init && isBiasBroadcast(&op, cd, buffer, bias) && buffer == out &&
         rootArgument(bias) && isDenseF32(bias.getType(), 1) &&
         bias == rootArgument(bias)) {
       init = &op;
@@ -222,7 +240,7 @@ std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
     return std::nullopt;
   if (biasValue) {
     k.bias = cast<BlockArgument>(biasValue).getArgNumber();
-    if (cast<MemRefType>(biasValue.getType()).getNumElements() != ys[1])
+    if (cast<MemRefType>(biasValue.getType()).getNumElements() != ys[cd])
       return std::nullopt;
   }
   ArrayRef<int64_t> xs;
@@ -244,24 +262,24 @@ std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
                       steps = subview.getStaticStrides();
     if (ShapedType::isDynamicShape(offsets) || offsets.size() != 4 ||
         sizes != xs || llvm::any_of(steps, [](int64_t s) { return s != 1; }) ||
-        offsets[0] != 0 || offsets[1] != 0)
+        offsets[0] != 0 || offsets[cd] != 0)
       return std::nullopt;
-    k.pads[0] = offsets[2];
-    k.pads[1] = offsets[3];
+    k.pads[0] = offsets[sd];
+    k.pads[1] = offsets[sd + 1];
   } else {
     xs = cast<MemRefType>(input.getType()).getShape();
     if (!isDenseF32(input.getType(), 4))
       return std::nullopt;
   }
-  k.groups = groups < 0 ? xs[1] : groups;
+  k.groups = groups < 0 ? xs[cd] : groups;
   // Shapes: what tandem_exec.conv will check (symmetric padding included).
-  if (ys[0] != xs[0] || ws[0] != ys[1] || k.groups < 1 || xs[1] % k.groups ||
-      ws[1] * k.groups != xs[1])
+  if (ys[0] != xs[0] || ws[0] != ys[cd] || k.groups < 1 ||
+      xs[cd] % k.groups || ws[cd] * k.groups != xs[cd])
     return std::nullopt;
   for (int d = 0; d < 2; ++d) {
     int64_t extent =
-        xs[2 + d] + 2 * k.pads[d] - k.dilations[d] * (ws[2 + d] - 1) - 1;
-    if (extent < 0 || extent / k.strides[d] + 1 != ys[2 + d])
+        xs[sd + d] + 2 * k.pads[d] - k.dilations[d] * (ws[sd + d] - 1) - 1;
+    if (extent < 0 || extent / k.strides[d] + 1 != ys[sd + d])
       return std::nullopt;
   }
   return k;
@@ -477,7 +495,8 @@ struct FormLibraryConvsPass
         builder.getDenseI64ArrayAttr(k->strides),
         builder.getDenseI64ArrayAttr(k->pads),
         builder.getDenseI64ArrayAttr(k->dilations), builder.getStringAttr(act),
-        precisionAttr, builder.getI64IntegerAttr(epilogueLaunch ? 2 : 1));
+        precisionAttr, builder.getI64IntegerAttr(epilogueLaunch ? 2 : 1),
+        builder.getStringAttr(k->channelsLast ? "NHWC" : "NCHW"));
     // The fallback: the replaced launches, in order, right after the conv.
     Operation *after = conv;
     for (Operation *replaced :

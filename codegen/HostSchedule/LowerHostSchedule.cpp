@@ -184,16 +184,18 @@ Value ScheduleLowering::gemmDescriptor(Location loc, GemmOp gemm) {
 }
 
 Value ScheduleLowering::convDescriptor(Location loc, ConvOp conv) {
-  auto xs = conv.getX().getType().getShape();
-  auto ws = conv.getW().getType().getShape();
-  auto ys = conv.getY().getType().getShape();
+  // The descriptor's sizes are NCHW's; TANDEM_CONV_NHWC names the layout.
+  SmallVector<int64_t, 4> xs = conv.getNCHWShape(conv.getX()),
+                          ws = conv.getNCHWShape(conv.getW()),
+                          ys = conv.getNCHWShape(conv.getY());
   ArrayRef<int64_t> strides = conv.getStrides(), pads = conv.getPads(),
                     dilations = conv.getDilations();
   // A filter that is a weight of the model lets the host path cache it.
   int64_t flags = (conv.getBias() ? TANDEM_CONV_BIAS : 0) |
                   (conv.getZ() ? TANDEM_CONV_RESIDUAL : 0) |
                   conv.getPrecisionFlag() /* TANDEM_CONV_ALLOW_* */ |
-                  (isWeight(conv.getW()) ? TANDEM_CONV_CONSTANT_FILTER : 0);
+                  (isWeight(conv.getW()) ? TANDEM_CONV_CONSTANT_FILTER : 0) |
+                  (conv.isChannelsLast() ? TANDEM_CONV_NHWC : 0);
   // The fields of tandem_conv_desc_t, in order.
   int64_t fields[] = {xs[0],
                       xs[1],

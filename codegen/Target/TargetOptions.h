@@ -52,6 +52,19 @@ struct CUDATargetOptions {
   /// "tf32", "bf16" or "fp16" (tandemc --gpu-precision; docs/GPU.md,
   /// "Precision").
   std::string precision = "fp32";
+  /// The data layout of the GPUs' convolutions: "auto" (NHWC where the
+  /// precision lets cuDNN run them on tensor cores, whose kernels read
+  /// NHWC; NCHW in FP32, where its FMA kernels read NCHW), "nchw" or
+  /// "nhwc" (tandemc --gpu-layout; docs/GPU.md, "Layouts").
+  std::string layout = "auto";
+
+  /// `layout` with "auto" resolved to "nchw" or "nhwc" (any other value
+  /// as given: tandem-assign-gpu-layout rejects it).
+  std::string convLayout() const {
+    if (layout != "auto")
+      return layout;
+    return precision == "fp32" ? "nchw" : "nhwc";
+  }
 };
 
 /// What a Target's pipelines and kernel compiler are given.

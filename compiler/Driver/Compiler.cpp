@@ -137,6 +137,10 @@ void mlir::tandem::buildPhasePipeline(OpPassManager &pm, Phase phase,
     placement.softPlacement = options.softPlacement;
     placement.report = options.placementReport;
     pm.addPass(createTandemPlace(placement));
+    // The GPUs' convolution layout, decided once for all their partitions.
+    TandemAssignGPULayoutOptions layout;
+    layout.layout = options.cudaTarget.convLayout();
+    pm.addPass(createTandemAssignGPULayout(layout));
     return;
   }
   case Phase::Fused: {

@@ -170,3 +170,24 @@ ElementsAttr mlir::tandem::f32ElementsAttr(RankedTensorType type,
   }
   return attr;
 }
+
+std::vector<float> mlir::tandem::transposeF32(const F32Values &in,
+                                              ArrayRef<int64_t> inShape,
+                                              ArrayRef<int64_t> perm) {
+  auto rank = static_cast<int64_t>(inShape.size());
+  SmallVector<int64_t> inStrides(rank, 1), outShape;
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * inShape[d + 1];
+  for (int64_t p : perm)
+    outShape.push_back(inShape[p]);
+  std::vector<float> out(in.size());
+  for (int64_t i = 0, e = static_cast<int64_t>(out.size()); i < e; ++i) {
+    int64_t rem = i, src = 0;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      src += (rem % outShape[d]) * inStrides[perm[d]];
+      rem /= outShape[d];
+    }
+    out[i] = in[src];
+  }
+  return out;
+}

@@ -60,6 +60,13 @@ std::optional<F32Values> viewF32Elements(Attribute attr, ShapedType type);
 /// rewrites that change the values in place and store them again.
 std::optional<std::vector<float>> readF32Constant(Value value);
 
+/// The values of `in` (row-major, of shape `inShape`) permuted as
+/// tandem.transpose does with `perm`: result dimension i is input
+/// dimension perm[i].
+std::vector<float> transposeF32(const F32Values &in,
+                                llvm::ArrayRef<int64_t> inShape,
+                                llvm::ArrayRef<int64_t> perm);
+
 /// Creates an f32 tandem.constant of `type` holding `data`: inline when
 /// small, a dense_resource blob named after `nameHint` when large (as the
 /// importer stores weights). A large constant's blob takes over `data`'s

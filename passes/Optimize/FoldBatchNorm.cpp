@@ -68,8 +68,9 @@ struct FoldIntoConv : WeightRewritePattern<BatchNormOp> {
   LogicalResult matchAndRewrite(BatchNormOp bn,
                                 PatternRewriter &rewriter) const override {
     auto conv = bn.getInput().getDefiningOp<Conv2DOp>();
-    if (!conv || !conv->hasOneUse())
-      return rewriter.notifyMatchFailure(bn, "input is not a conv2d used once");
+    if (!conv || !conv->hasOneUse() || conv.isChannelsLast())
+      return rewriter.notifyMatchFailure(
+          bn, "input is not an NCHW conv2d used once");
     auto weights = readF32Constant(conv.getFilter());
     std::optional<Affine> affine = readAffine(bn);
     if (!weights || !affine)

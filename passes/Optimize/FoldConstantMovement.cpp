@@ -30,14 +30,6 @@ namespace {
 /// gather that multiplies a constant is not materialised without bound.
 constexpr int64_t kMaxFoldedElements = int64_t(64) << 20;
 
-/// Row-major strides of `shape`.
-SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
-
 /// The integer values of a constant index tensor.
 std::optional<SmallVector<int64_t>> readIndices(Value v) {
   auto c = v.getDefiningOp<ConstantOp>();
@@ -81,22 +73,10 @@ struct FoldTranspose : WeightRewritePattern<TransposeOp> {
   LogicalResult matchAndRewrite(TransposeOp op,
                                 PatternRewriter &rewriter) const override {
     auto inType = cast<RankedTensorType>(op.getInput().getType());
-    ArrayRef<int64_t> perm = op.getPerm();
     return replaceByConstant(
         op, op.getInput(), rewriter, weightScope,
         [&](auto &out, const auto &in) {
-          ArrayRef<int64_t> outShape =
-              cast<RankedTensorType>(op.getType()).getShape();
-          SmallVector<int64_t> inStrides = stridesOf(inType.getShape());
-          int64_t rank = inType.getRank();
-          for (int64_t i = 0, e = out.size(); i < e; ++i) {
-            int64_t rem = i, src = 0;
-            for (int64_t d = rank - 1; d >= 0; --d) {
-              src += (rem % outShape[d]) * inStrides[perm[d]];
-              rem /= outShape[d];
-            }
-            out[i] = in[src];
-          }
+          out = transposeF32(in, inType.getShape(), op.getPerm());
           return true;
         });
   }

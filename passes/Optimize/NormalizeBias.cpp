@@ -149,7 +149,8 @@ struct AddToBiasAdd : OpRewritePattern<AddOp> {
           x.getType() != resultType)
         continue;
       int64_t rank = resultType.getRank();
-      int64_t axis = isa<Conv2DOp>(producer) ? 1 : rank - 1;
+      auto conv = dyn_cast<Conv2DOp>(producer);
+      int64_t axis = conv ? conv.getChannelDim() : rank - 1;
       std::optional<int64_t> size =
           singleDim(cast<RankedTensorType>(c.getType()), rank, axis);
       if (!size || *size != resultType.getDimSize(axis))
@@ -170,7 +171,8 @@ struct BiasAddIntoConv : OpRewritePattern<BiasAddOp> {
   LogicalResult matchAndRewrite(BiasAddOp biasAdd,
                                 PatternRewriter &rewriter) const override {
     auto conv = biasAdd.getInput().getDefiningOp<Conv2DOp>();
-    if (!conv || !conv->hasOneUse() || biasAdd.getAxis() != 1)
+    if (!conv || !conv->hasOneUse() ||
+        biasAdd.getAxis() != static_cast<uint64_t>(conv.getChannelDim()))
       return rewriter.notifyMatchFailure(biasAdd, "not a conv channel bias");
     Value bias = biasAdd.getBias();
     if (Value old = conv.getBias()) {

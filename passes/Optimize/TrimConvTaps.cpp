@@ -84,6 +84,8 @@ struct TrimTaps : WeightRewritePattern<Conv2DOp> {
         !outType.hasStaticShape() || !wType.hasStaticShape() ||
         inType.getRank() != 4 || wType.getRank() != 4)
       return rewriter.notifyMatchFailure(conv, "not a static 2-D conv");
+    if (conv.isChannelsLast())
+      return rewriter.notifyMatchFailure(conv, "channels last");
     ArrayRef<int64_t> strides = conv.getStrides(), pads = conv.getPads(),
                       dilations = conv.getDilations();
     AxisTrim rows =

@@ -38,7 +38,9 @@ GPU library GEMMs and convolutions round their operands to that format on
 the emulated device and the CPU fallback as on tensor cores; the outputs
 are then compared with PRECISION_TOL's tolerance of the mode (relative,
 and absolute as that fraction of max|reference|), and each model's
-largest error as a fraction of max|reference| is printed.
+largest error as a fraction of max|reference| is printed. --gpu-layout
+nhwc (tandemc --gpu-layout; auto picks NHWC with those modes) puts the GPU
+convolutions channels-last.
 Prints "e2e: N passed, M failed". Run it with the
 venv's Python (numpy, onnx, onnxruntime).
 """
@@ -127,7 +129,9 @@ def check(args, name, model_path, flags):
     proc = subprocess.run([args.tandemc, model_path, "--emit=shared", "-o",
                            lib] + flags + gpu_flags(args.gpu, name) +
                           (["--gpu-twins=" + args.gpu_twins,
-                            "--gpu-precision=" + precision]
+                            "--gpu-precision=" + precision,
+                            "--gpu-layout=" + getattr(args, "gpu_layout",
+                                                      "auto")]
                            if args.gpu != "none" else []),
                           capture_output=True, text=True, timeout=1200)
     if proc.returncode != 0:
@@ -200,6 +204,10 @@ def main():
                         default="fp32",
                         help="with --gpu: tandemc --gpu-precision, compared "
                         "with the mode's tolerance (PRECISION_TOL)")
+    parser.add_argument("--gpu-layout", choices=["auto", "nchw", "nhwc"],
+                        default="auto",
+                        help="with --gpu: tandemc --gpu-layout (auto: NHWC "
+                        "with tf32/bf16/fp16)")
     parser.add_argument("--devices", default="",
                         help="comma-separated tandem-run --device values")
     parser.add_argument("--small", choices=["base", "dtypes", "folds"],

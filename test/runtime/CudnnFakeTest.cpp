@@ -53,6 +53,7 @@ struct FakeDnn {
   void (*reset)() = nullptr;
   int (*hostOps)() = nullptr;
   int (*lastMath)() = nullptr;
+  int (*lastFormat)() = nullptr;
 
   static const FakeDnn &get() {
     static const FakeDnn fake = [] {
@@ -71,6 +72,8 @@ struct FakeDnn {
           dlsym(dnn, "tandem_fake_cudnn_reset"));
       f.lastMath = reinterpret_cast<decltype(f.lastMath)>(
           dlsym(dnn, "tandem_fake_cudnn_last_math"));
+      f.lastFormat = reinterpret_cast<decltype(f.lastFormat)>(
+          dlsym(dnn, "tandem_fake_cudnn_last_format"));
       f.hostOps = reinterpret_cast<decltype(f.hostOps)>(
           dlsym(cuda, "tandem_fake_cuda_host_op_count"));
       return f;
@@ -190,6 +193,28 @@ TEST_F(CudnnFake, EachEpilogueMatchesTheHostLoop) {
   EXPECT_EQ(fused, 10);
   EXPECT_EQ(adds, 5);
   EXPECT_EQ(activations, 4 * 3 + 2); // relu6/sigmoid/swish, relu unfused
+}
+
+TEST_F(CudnnFake, ChannelsLastDescriptorsUseNHWCAndMatchTheHostLoop) {
+  // TANDEM_CONV_NHWC: cuDNN gets NHWC tensors and a KRSC filter (format 1);
+  // the fake indexes them directly, the host path through NCHW copies.
+  ASSERT_NE(FakeDnn::get().lastFormat, nullptr);
+  const int64_t kNHWC = TANDEM_CONV_NHWC;
+  for (int64_t flags :
+       {kNHWC, kNHWC | TANDEM_CONV_BIAS, kNHWC | TANDEM_CONV_RESIDUAL,
+        kNHWC | TANDEM_CONV_BIAS | TANDEM_CONV_RESIDUAL}) {
+    expectMatchesHost(makeDesc(1, 4, 6, 5, 6, 3, 3, 2, 1, 1, 1,
+                               TANDEM_CONV_ACT_RELU, flags));
+    EXPECT_EQ(FakeDnn::get().lastFormat(), 1);
+  }
+  expectMatchesHost(makeDesc(2, 6, 8, 7, 6, 3, 3, 6, 2, 1, 1,
+                             TANDEM_CONV_ACT_RELU6, kNHWC | TANDEM_CONV_BIAS));
+  expectMatchesHost(
+      makeDesc(1, 3, 9, 9, 5, 1, 1, 1, 1, 0, 1, TANDEM_CONV_ACT_NONE, kNHWC));
+  EXPECT_EQ(FakeDnn::get().lastFormat(), 1);
+  expectMatchesHost(makeDesc(1, 3, 9, 9, 5, 1, 1, 1, 1, 0, 1,
+                             TANDEM_CONV_ACT_NONE, TANDEM_CONV_BIAS));
+  EXPECT_EQ(FakeDnn::get().lastFormat(), 0);
 }
 
 TEST_F(CudnnFake, PrecisionFlagsChooseTheMathTypeAndRoundLikeTheHostLoop) {

@@ -55,6 +55,18 @@ const Case kCases[] = {
      TANDEM_CONV_ACT_RELU, TANDEM_CONV_BIAS | TANDEM_CONV_CONSTANT_FILTER},
     {"grouped_weight", 2, 8, 6, 6, 8, 3, 3, 2, 1, 1, 1, TANDEM_CONV_ACT_NONE,
      TANDEM_CONV_CONSTANT_FILTER},
+    // Channels last (x, y, z NHWC, w KRSC), as tandem-assign-gpu-layout
+    // makes them; a weight filter is then not cached (a transposed copy).
+    {"nhwc_stride2_bias_relu", 2, 4, 9, 7, 6, 3, 3, 1, 2, 1, 1,
+     TANDEM_CONV_ACT_RELU, TANDEM_CONV_BIAS | TANDEM_CONV_NHWC},
+    {"nhwc_grouped_residual", 1, 6, 5, 6, 4, 3, 3, 2, 1, 1, 1,
+     TANDEM_CONV_ACT_NONE,
+     TANDEM_CONV_BIAS | TANDEM_CONV_RESIDUAL | TANDEM_CONV_NHWC},
+    {"nhwc_depthwise_relu6", 2, 8, 6, 5, 8, 3, 3, 8, 1, 1, 1,
+     TANDEM_CONV_ACT_RELU6, TANDEM_CONV_BIAS | TANDEM_CONV_NHWC},
+    {"nhwc_winograd_weight", 1, 16, 12, 12, 16, 3, 3, 1, 1, 1, 1,
+     TANDEM_CONV_ACT_RELU,
+     TANDEM_CONV_BIAS | TANDEM_CONV_CONSTANT_FILTER | TANDEM_CONV_NHWC},
 };
 
 /// Whether the host path may run `c` as Winograd (more rounding than the
@@ -89,9 +101,23 @@ struct Problem {
     reference();
   }
 
-  /// The definition, term by term, in double.
+  /// The definition, term by term, in double (indexing each operand in
+  /// the descriptor's layout).
   void reference() {
     int64_t cg = d.c / d.groups, kg = d.k / d.groups;
+    bool last = (d.flags & TANDEM_CONV_NHWC) != 0;
+    auto xAt = [&](int64_t b, int64_t ch, int64_t i, int64_t j) {
+      return last ? ((b * d.h + i) * d.w + j) * d.c + ch
+                  : ((b * d.c + ch) * d.h + i) * d.w + j;
+    };
+    auto wAt = [&](int64_t o, int64_t ci, int64_t u, int64_t v) {
+      return last ? ((o * d.r + u) * d.s + v) * cg + ci
+                  : ((o * cg + ci) * d.r + u) * d.s + v;
+    };
+    auto yAt = [&](int64_t b, int64_t o, int64_t i, int64_t j) {
+      return size_t(last ? ((b * d.p + i) * d.q + j) * d.k + o
+                         : ((b * d.k + o) * d.p + i) * d.q + j);
+    };
     expected.assign(z.size(), 0.0f);
     for (int64_t b = 0; b < d.n; ++b)
       for (int64_t o = 0; o < d.k; ++o)
@@ -106,10 +132,9 @@ struct Problem {
                   if (ih < 0 || ih >= d.h || iw < 0 || iw >= d.w)
                     continue;
                   int64_t ch = (o / kg) * cg + ci;
-                  sum += double(x[((b * d.c + ch) * d.h + ih) * d.w + iw]) *
-                         w[((o * cg + ci) * d.r + u) * d.s + v];
+                  sum += double(x[xAt(b, ch, ih, iw)]) * w[wAt(o, ci, u, v)];
                 }
-            size_t at = size_t(((b * d.k + o) * d.p + i) * d.q + j);
+            size_t at = yAt(b, o, i, j);
             if (d.flags & TANDEM_CONV_BIAS)
               sum += bias[size_t(o)];
             if (d.flags & TANDEM_CONV_RESIDUAL)
@@ -219,10 +244,13 @@ TEST_P(DeviceConv, EmulatedMatchesReference) {
 /// With TANDEM_CONV_CONSTANT_FILTER and an instance's kernel cache, the
 /// filter is packed (or transformed) on the first run and reused: a filter
 /// changed in place afterwards is not read again. Without the flag it is.
+/// (An NHWC convolution runs on a transposed copy of the filter, which it
+/// does not cache.)
 TEST(DeviceConvCache, ConstantFilterIsCachedPerInstance) {
   int weightCases = 0;
   for (const Case &c : kCases) {
-    if (!(c.flags & TANDEM_CONV_CONSTANT_FILTER))
+    if (!(c.flags & TANDEM_CONV_CONSTANT_FILTER) ||
+        (c.flags & TANDEM_CONV_NHWC))
       continue;
     ++weightCases;
     SCOPED_TRACE(c.name);
@@ -280,7 +308,7 @@ TEST(DeviceConvChecks, RejectsBadDescriptorsAndRanges) {
       {[](tandem_conv_desc_t &b) { b.groups = 3; }, "groups must"},
       {[](tandem_conv_desc_t &b) { b.p = 3; }, "p and q do not follow"},
       {[](tandem_conv_desc_t &b) { b.activation = 5; }, "unknown activation"},
-      {[](tandem_conv_desc_t &b) { b.flags = 32; }, "unknown flags"},
+      {[](tandem_conv_desc_t &b) { b.flags = 64; }, "unknown flags"},
       {[](tandem_conv_desc_t &b) {
          b.flags = TANDEM_CONV_ALLOW_TF32 | TANDEM_CONV_ALLOW_FP16;
        },

@@ -80,7 +80,7 @@ struct Counters {
   std::mutex mutex;
   int handles = 0, descriptors = 0;
   int convolutions = 0, fused = 0, adds = 0, activations = 0;
-  int algoQueries = 0, lastAlgo = -1, lastMath = -1;
+  int algoQueries = 0, lastAlgo = -1, lastMath = -1, lastFormat = -1;
   size_t lastWorkspace = 0;
 };
 Counters &counters() {
@@ -95,9 +95,11 @@ struct cudnnContext {
 };
 struct cudnnTensorStruct {
   int n = 0, c = 0, h = 0, w = 0;
+  int format = 0; ///< 0 NCHW, 1 NHWC
 };
 struct cudnnFilterStruct {
   int k = 0, c = 0, r = 0, s = 0;
+  int format = 0; ///< 0 KCRS, 1 KRSC
 };
 struct cudnnConvolutionStruct {
   int padH = 0, padW = 0, strideH = 1, strideW = 1, dilH = 1, dilW = 1;
@@ -164,6 +166,20 @@ float asMathSees(int math, float v) {
   return v;
 }
 
+/// Where element (b, ch, i, j) of `t` lies in its format.
+size_t at(const cudnnTensorStruct &t, int b, int ch, int i, int j) {
+  if (t.format == 1)
+    return ((size_t(b) * t.h + i) * t.w + j) * t.c + ch;
+  return ((size_t(b) * t.c + ch) * t.h + i) * t.w + j;
+}
+
+/// Where tap (o, ci, u, v) of filter `f` lies in its format.
+size_t at(const cudnnFilterStruct &f, int o, int ci, int u, int v) {
+  if (f.format == 1)
+    return ((size_t(o) * f.r + u) * f.s + v) * f.c + ci;
+  return ((size_t(o) * f.c + ci) * f.r + u) * f.s + v;
+}
+
 void runConvolution(void *env) {
   const Work &k = *static_cast<const Work *>(env);
   int math = k.conv.math;
@@ -181,25 +197,19 @@ void runConvolution(void *env) {
                 int iw = j * k.conv.strideW - k.conv.padW + v * k.conv.dilW;
                 if (ih < 0 || ih >= k.x.h || iw < 0 || iw >= k.x.w)
                   continue;
-                sum +=
-                    double(asMathSees(
-                        math,
-                        k.xp[((size_t(b) * k.x.c + g * cg + ci) * k.x.h + ih) *
-                                 k.x.w +
-                             iw])) *
-                    asMathSees(
-                        math,
-                        k.wp[((size_t(o) * cg + ci) * k.w.r + u) * k.w.s + v]);
+                sum += double(asMathSees(
+                           math, k.xp[at(k.x, b, g * cg + ci, ih, iw)])) *
+                       asMathSees(math, k.wp[at(k.w, o, ci, u, v)]);
               }
-          size_t at = ((size_t(b) * k.y.c + o) * k.y.h + i) * k.y.w + j;
+          size_t out = at(k.y, b, o, i, j);
           float value = k.alpha1 * static_cast<float>(sum);
           if (k.zp)
-            value += k.alpha2 * k.zp[at];
+            value += k.alpha2 * k.zp[out];
           if (k.biasp)
             value += k.biasp[o];
           if (k.beta != 0)
-            value += k.beta * k.yp[at];
-          k.yp[at] = k.hasActivation ? activate(k.act, value) : value;
+            value += k.beta * k.yp[out];
+          k.yp[out] = k.hasActivation ? activate(k.act, value) : value;
         }
 }
 
@@ -237,8 +247,10 @@ bool inDevice(const void *ptr, size_t count) {
 /// The output size the descriptors give, as cudnnGetConvolution2d...
 bool shapesAgree(const cudnnTensorStruct &x, const cudnnFilterStruct &w,
                  const cudnnConvolutionStruct &c, const cudnnTensorStruct &y) {
+  // cuDNN wants one layout for the data and the filter.
   if (!c.set || c.groups < 1 || x.c != w.c * c.groups || w.k % c.groups ||
-      y.n != x.n || y.c != w.k)
+      y.n != x.n || y.c != w.k || x.format != y.format ||
+      x.format != w.format)
     return false;
   int p = (x.h + 2 * c.padH - c.dilH * (w.r - 1) - 1) / c.strideH + 1;
   int q = (x.w + 2 * c.padW - c.dilW * (w.s - 1) - 1) / c.strideW + 1;
@@ -281,7 +293,8 @@ Status convolve(cudnnContext *h, const float *alpha1,
             {}};
   if (bias) {
     // The fused call.
-    if (!zd || !zp || !biasp || !act || !alpha2 || zd->n != y->n ||
+    if (!zd || !zp || !biasp || !act || !alpha2 || zd->format != y->format ||
+        zd->n != y->n ||
         zd->c != y->c || zd->h != y->h || zd->w != y->w || bias->n != 1 ||
         bias->c != y->c || bias->h != 1 || bias->w != 1 ||
         !inDevice(biasp, size_t(y->c)))
@@ -310,6 +323,7 @@ Status convolve(cudnnContext *h, const float *alpha1,
     n.lastAlgo = algo;
     n.lastWorkspace = workspace;
     n.lastMath = c->math;
+    n.lastFormat = x->format;
   }
   return driver().enqueueHost(h->stream, runConvolution, &work, sizeof(work))
              ? kExecutionFailed
@@ -374,18 +388,20 @@ FAKE_DESCRIPTOR(cudnnActivationStruct, cudnnCreateActivationDescriptor,
 FAKE_EXPORT Status cudnnSetTensor4dDescriptor(cudnnTensorStruct *t, int format,
                                               int type, int n, int c, int h,
                                               int w) {
-  if (!t || format != 0 || type != 0 || n < 1 || c < 1 || h < 1 || w < 1)
+  if (!t || (format != 0 && format != 1) || type != 0 || n < 1 || c < 1 ||
+      h < 1 || w < 1)
     return kBadParam;
-  *t = {n, c, h, w};
+  *t = {n, c, h, w, format};
   return kSuccess;
 }
 
 FAKE_EXPORT Status cudnnSetFilter4dDescriptor(cudnnFilterStruct *f, int type,
                                               int format, int k, int c, int r,
                                               int s) {
-  if (!f || format != 0 || type != 0 || k < 1 || c < 1 || r < 1 || s < 1)
+  if (!f || (format != 0 && format != 1) || type != 0 || k < 1 || c < 1 ||
+      r < 1 || s < 1)
     return kBadParam;
-  *f = {k, c, r, s};
+  *f = {k, c, r, s, format};
   return kSuccess;
 }
 
@@ -510,7 +526,8 @@ FAKE_EXPORT Status cudnnAddTensor(cudnnContext *h, const void *alpha,
                                   void *cp) {
   if (!h || !alpha || !a || !ap || !beta || !c || !cp || a->n != c->n ||
       a->c != c->c || a->h != c->h || a->w != c->w ||
-      !inDevice(ap, elements(*a)) || !inDevice(cp, elements(*c)))
+      a->format != c->format || !inDevice(ap, elements(*a)) ||
+      !inDevice(cp, elements(*c)))
     return kBadParam;
   Pointwise p{elements(*c),
               static_cast<const float *>(ap),
@@ -534,7 +551,8 @@ FAKE_EXPORT Status cudnnActivationForward(
     const cudnnTensorStruct *x, const void *xp, const void *beta,
     const cudnnTensorStruct *y, void *yp) {
   if (!h || !act || !alpha || !x || !xp || !beta || !y || !yp ||
-      elements(*x) != elements(*y) || !inDevice(xp, elements(*x)) ||
+      elements(*x) != elements(*y) || x->format != y->format ||
+      !inDevice(xp, elements(*x)) ||
       !inDevice(yp, elements(*y)))
     return kBadParam;
   Pointwise p{elements(*y),
@@ -585,6 +603,13 @@ FAKE_EXPORT int tandem_fake_cudnn_last_math(void) {
   return n.lastMath;
 }
 
+/// The cudnnTensorFormat_t of the last convolution's x (-1: none yet).
+FAKE_EXPORT int tandem_fake_cudnn_last_format(void) {
+  Counters &n = counters();
+  std::lock_guard<std::mutex> lock(n.mutex);
+  return n.lastFormat;
+}
+
 /// Live handles plus live descriptors (0 once everything is destroyed).
 FAKE_EXPORT int tandem_fake_cudnn_live_objects(void) {
   Counters &n = counters();
@@ -596,6 +621,6 @@ FAKE_EXPORT void tandem_fake_cudnn_reset(void) {
   Counters &n = counters();
   std::lock_guard<std::mutex> lock(n.mutex);
   n.convolutions = n.fused = n.adds = n.activations = n.algoQueries = 0;
-  n.lastAlgo = n.lastMath = -1;
+  n.lastAlgo = n.lastMath = n.lastFormat = -1;
   n.lastWorkspace = 0;
 }

@@ -175,6 +175,13 @@ int main(int argc, char **argv) {
                  "f32 tensors): fp32 (none), tf32, bf16 or fp16")
       ->check(CLI::IsMember({"fp32", "tf32", "bf16", "fp16"}))
       ->capture_default_str();
+  app.add_option("--gpu-layout", options.cudaTarget.layout,
+                 "data layout of GPU convolutions: auto (NHWC with "
+                 "tf32/bf16/fp16, whose cuDNN tensor-core kernels read "
+                 "NHWC; NCHW in fp32), nchw or nhwc; transposes only where "
+                 "a value enters or leaves the GPU's convolutions")
+      ->check(CLI::IsMember({"auto", "nchw", "nhwc"}))
+      ->capture_default_str();
   // The flag of earlier releases, the same as --gpu-precision=tf32.
   app.add_flag_callback(
          "--gpu-tf32", [&] { options.cudaTarget.precision = "tf32"; },

@@ -36,7 +36,8 @@ double mlir::tandem::detail::countResultElements(Operation *op) {
 
 double Conv2DOp::getFlops() {
   auto filter = getFilter().getType();
-  // Each output element: C/groups * KH * KW multiply-adds.
+  // Each output element: C/groups * KH * KW multiply-adds (the filter's
+  // dimensions past the first, in either layout).
   double macs =
       filter.getDimSize(1) * filter.getDimSize(2) * filter.getDimSize(3);
   return 2.0 * macs * elements(getType());

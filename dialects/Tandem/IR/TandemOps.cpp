@@ -550,9 +550,18 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
   RankedTensorType filter = rankedType(adaptor.getFilter());
   if (!input || !filter)
     return ShapeError(loc, name) << "expects ranked tensor operands";
-  if (failed(checkRank(loc, name, "NCHW input", input, 4)) ||
-      failed(checkRank(loc, name, "OIHW filter", filter, 4)))
+  StringRef layout = adaptor.getLayout();
+  if (layout != "NCHW" && layout != "NHWC")
+    return ShapeError(loc, name)
+           << "'layout' must be \"NCHW\" or \"NHWC\", got \"" << layout << "\"";
+  bool last = layout == "NHWC";
+  if (failed(checkRank(loc, name, last ? "NHWC input" : "NCHW input", input,
+                       4)) ||
+      failed(checkRank(loc, name, last ? "OHWI filter" : "OIHW filter", filter,
+                       4)))
     return failure();
+  // Channel and first spatial dimensions of the layout.
+  int64_t cd = last ? 3 : 1, sd = last ? 1 : 2;
   ArrayRef<int64_t> strides = adaptor.getStrides(), pads = adaptor.getPads(),
                     dilations = adaptor.getDilations();
   if (failed(checkArraySize(loc, name, "strides", strides, 2)) ||
@@ -565,8 +574,8 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
   int64_t groups = adaptor.getGroups();
   if (groups < 1)
     return ShapeError(loc, name) << "'groups' must be positive, got " << groups;
-  int64_t n = input.getDimSize(0), c = input.getDimSize(1);
-  int64_t o = filter.getDimSize(0), cPerGroup = filter.getDimSize(1);
+  int64_t n = input.getDimSize(0), c = input.getDimSize(cd);
+  int64_t o = filter.getDimSize(0), cPerGroup = filter.getDimSize(cd);
   int64_t channels;
   if (__builtin_mul_overflow(cPerGroup, groups, &channels) || channels != c)
     return ShapeError(loc, name)
@@ -584,19 +593,23 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
              << "bias must have shape [" << o << "] (the filter's output "
              << "channels), got " << bias.getType();
   }
-  shape::Shape result = {n, o};
+  shape::Shape result = {n};
+  if (!last)
+    result.push_back(o);
   for (int d = 0; d < 2; ++d) {
-    int64_t size = shape::windowOutputSize(input.getDimSize(2 + d),
-                                           filter.getDimSize(2 + d), strides[d],
-                                           pads[d], pads[d + 2], dilations[d]);
+    int64_t size = shape::windowOutputSize(
+        input.getDimSize(sd + d), filter.getDimSize(sd + d), strides[d],
+        pads[d], pads[d + 2], dilations[d]);
     if (size <= 0)
       return ShapeError(loc, name)
              << "the " << (d == 0 ? "height" : "width") << " kernel ("
-             << filter.getDimSize(2 + d) << ", dilation " << dilations[d]
-             << ") does not fit the padded input (" << input.getDimSize(2 + d)
+             << filter.getDimSize(sd + d) << ", dilation " << dilations[d]
+             << ") does not fit the padded input (" << input.getDimSize(sd + d)
              << " + " << pads[d] << " + " << pads[d + 2] << ")";
     result.push_back(size);
   }
+  if (last)
+    result.push_back(o);
   types.push_back(RankedTensorType::get(result, input.getElementType()));
   return success();
 }

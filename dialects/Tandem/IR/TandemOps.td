@@ -468,7 +468,7 @@ def Tandem_BroadcastToOp : Tandem_InferredOp<"broadcast_to",
 def Tandem_Conv2DOp : Tandem_InferredOp<"conv2d",
     [Pure, Tandem_MatrixRole, Tandem_CostFormula,
      AllElementTypesMatch<["input", "filter", "output"]>]> {
-  let summary = "2-D convolution, NCHW input and OIHW filter";
+  let summary = "2-D convolution, NCHW input and OIHW filter (or NHWC and OHWI)";
   let description = [{
     Convolves `input` (N x C x H x W) with `filter` (O x C/groups x KH x KW)
     and adds the optional `bias` (O). `strides` and `dilations` have two
@@ -477,6 +477,12 @@ def Tandem_Conv2DOp : Tandem_InferredOp<"conv2d",
     convolution has `groups == C`. Float types, or i32 (exact integer
     accumulation, wrapping like onnxruntime's int32 kernels; integer
     convolutions run on the CPU).
+
+    `layout = "NHWC"` (default `"NCHW"`) orders the channels last: `input`
+    is N x H x W x C, `filter` O x KH x KW x C/groups and the result
+    N x OH x OW x O. The importer always writes NCHW;
+    `tandem-assign-gpu-layout` picks NHWC for the convolutions of GPU
+    partitions whose library kernels prefer it.
 
     Each output spatial size is
     `(in + pad_begin + pad_end - dilation * (k - 1) - 1) / stride + 1`
@@ -497,11 +503,21 @@ def Tandem_Conv2DOp : Tandem_InferredOp<"conv2d",
                        Optional<Tandem_ContractionTensor>:$bias,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
-                       DefaultValuedAttr<I64Attr, "1">:$groups);
+                       DefaultValuedAttr<I64Attr, "1">:$groups,
+                       DefaultValuedAttr<StrAttr, "\"NCHW\"">:$layout);
   let results = (outs Tandem_ContractionTensor:$output);
   let assemblyFormat = [{
     $input `,` $filter (`,` $bias^)? attr-dict `:`
     functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// Whether the channels come last (`layout = "NHWC"`).
+    bool isChannelsLast() { return getLayout() == "NHWC"; }
+    /// The channel dimension of the input and the result (1 or 3).
+    int64_t getChannelDim() { return isChannelsLast() ? 3 : 1; }
+    /// The first of the two spatial dimensions of the input, the filter
+    /// and the result (2 or 1).
+    int64_t getSpatialDim() { return isChannelsLast() ? 1 : 2; }
   }];
 }
 

@@ -486,9 +486,11 @@ LogicalResult ConvOp::verify() {
                << "has " << what << " [" << array[0] << ", " << array[1]
                << "]: each must be at least " << (what == "pads" ? 0 : 1);
   }
-  ArrayRef<int64_t> xs = getX().getType().getShape(),
-                    ws = getW().getType().getShape(),
-                    ys = getY().getType().getShape();
+  if (getLayout() != "NCHW" && getLayout() != "NHWC")
+    return emitOpError() << "has layout \"" << getLayout()
+                         << "\", which must be \"NCHW\" or \"NHWC\"";
+  SmallVector<int64_t, 4> xs = getNCHWShape(getX()), ws = getNCHWShape(getW()),
+                          ys = getNCHWShape(getY());
   int64_t groups = static_cast<int64_t>(getGroups());
   if (groups < 1 || xs[1] % groups || ws[0] % groups)
     return emitOpError() << "has groups " << groups << ", which must divide "
@@ -510,12 +512,13 @@ LogicalResult ConvOp::verify() {
     return emitOpError() << "has output " << getY().getType()
                          << ", but the input, filter, strides, pads and "
                             "dilations give "
-                         << xs[0] << "x" << ws[0] << "x" << p << "x" << q;
+                         << xs[0] << "x" << ws[0] << "x" << p << "x" << q
+                         << (isChannelsLast() ? " in NCHW order" : "");
   if (getBias() && getBias().getType().getNumElements() != ws[0])
     return emitOpError() << "has a bias of "
                          << getBias().getType().getNumElements()
                          << " elements for " << ws[0] << " output channels";
-  if (getZ() && getZ().getType().getShape() != ys)
+  if (getZ() && getZ().getType().getShape() != getY().getType().getShape())
     return emitOpError() << "has a residual " << getZ().getType()
                          << " not shaped like the output " << getY().getType();
   for (Value input : {getX(), getW(), getBias(), getZ()})
@@ -532,6 +535,13 @@ LogicalResult ConvOp::verify() {
 
 SmallVector<Operation *> ConvOp::getFallbackLaunches() {
   return fallbackLaunches(*this, static_cast<int64_t>(getFallback()));
+}
+
+SmallVector<int64_t, 4> ConvOp::getNCHWShape(Value value) {
+  ArrayRef<int64_t> shape = cast<MemRefType>(value.getType()).getShape();
+  if (!isChannelsLast())
+    return SmallVector<int64_t, 4>(shape);
+  return {shape[0], shape[3], shape[1], shape[2]};
 }
 
 LogicalResult ConvOp::verifySymbolUses(SymbolTableCollection &symbols) {

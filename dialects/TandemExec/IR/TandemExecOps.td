@@ -271,7 +271,8 @@ def TandemExec_GemmOp : TandemExec_Op<"gemm",
                        I64Attr:$stride_a, I64Attr:$stride_b,
                        I64Attr:$stride_c, StrAttr:$epilogue,
                        DefaultValuedStrAttr<StrAttr, "fp32">:$precision,
-                       I64Attr:$fallback);
+                       I64Attr:$fallback,
+                       DefaultValuedStrAttr<StrAttr, "NCHW">:$layout);
   let assemblyFormat = [{
     $kernel `(` $a `,` $b (`,` `bias` $bias^)? `)` `->` $c `on` custom<Stream>($stream)
     attr-dict `:` type($a) `,` type($b) (`,` type($bias)^)? `->` type($c)
@@ -287,6 +288,11 @@ def TandemExec_GemmOp : TandemExec_Op<"gemm",
     /// The launches after this op that are its fallback, in order (as
     /// many as are there; the verifier checks that all are).
     ::llvm::SmallVector<::mlir::Operation *> getFallbackLaunches();
+    /// Whether the buffers put the channels last (`layout = "NHWC"`).
+    bool isChannelsLast() { return getLayout() == "NHWC"; }
+    /// The shape of the 4-D operand `value` in NCHW (KCRS) order,
+    /// whichever the layout.
+    ::llvm::SmallVector<int64_t, 4> getNCHWShape(::mlir::Value value);
   }];
 }
 
@@ -306,6 +312,9 @@ def TandemExec_ConvOp : TandemExec_Op<"conv",
     to (`fp32`, the default, `tf32`, `bf16` or `fp16`, as for
     `tandem_exec.gemm`; cuDNN's f32 convolutions down-convert to TF32 or
     FP16 only, so `bf16` runs them in TF32). `y` is overwritten.
+    `layout = "NHWC"` (default `"NCHW"`) puts the channels last: `x` is
+    n x h x w x c, `w` k x r x s x (c / groups) (cuDNN's KRSC), `y` and `z`
+    n x p x q x k (`tandem-assign-gpu-layout` makes such convolutions).
 
     The runtime runs it with cuDNN on CUDA (with a bias, one
     `cudnnConvolutionBiasActivationForward` adds it, the residual and a
@@ -347,7 +356,8 @@ def TandemExec_ConvOp : TandemExec_Op<"conv",
                        DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
                        StrAttr:$activation,
                        DefaultValuedStrAttr<StrAttr, "fp32">:$precision,
-                       I64Attr:$fallback);
+                       I64Attr:$fallback,
+                       DefaultValuedStrAttr<StrAttr, "NCHW">:$layout);
   let assemblyFormat = [{
     $kernel `(` $x `,` $w `)` (`bias` $bias^)? (`residual` $z^)? `->` $y
     `on` custom<Stream>($stream) attr-dict `:` type($x) `,` type($w)
@@ -364,6 +374,11 @@ def TandemExec_ConvOp : TandemExec_Op<"conv",
     /// The launches after this op that are its fallback, in order (as
     /// many as are there; the verifier checks that all are).
     ::llvm::SmallVector<::mlir::Operation *> getFallbackLaunches();
+    /// Whether the buffers put the channels last (`layout = "NHWC"`).
+    bool isChannelsLast() { return getLayout() == "NHWC"; }
+    /// The shape of the 4-D operand `value` in NCHW (KCRS) order,
+    /// whichever the layout.
+    ::llvm::SmallVector<int64_t, 4> getNCHWShape(::mlir::Value value);
   }];
 }
 

@@ -257,6 +257,10 @@ enum {
  * device, CPU fallback) then caches w's packed form per instance and, in
  * f32, may run a 3x3 stride-1 convolution as Winograd; cuDNN ignores it. */
 #define TANDEM_CONV_CONSTANT_FILTER 16
+/* The channels come last (added 2026-12-07; runtimes before it reject the
+ * flag as unknown): x is n x h x w x c, w k x r x s x c/groups (cuDNN's
+ * KRSC), y and z n x p x q x k. The sizes stay the NCHW fields below. */
+#define TANDEM_CONV_NHWC 32
 
 /** An f32 2-D convolution of a device program, for a library (cuDNN) or the
  *  host: NCHW input x (n x c x h x w), filter w (k x c/groups x r x s),

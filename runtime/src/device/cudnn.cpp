@@ -61,6 +61,7 @@ struct FwdAlgoPerf {
 constexpr Status kSuccess = 0;
 constexpr DataType kFloat = 0;
 constexpr TensorFormat kNCHW = 0;
+constexpr TensorFormat kNHWC = 1;
 constexpr ConvolutionMode kCrossCorrelation = 1;
 constexpr MathType kDefaultMath = 0;
 constexpr MathType kTensorOpMath = 1;
@@ -195,6 +196,7 @@ static_assert(sizeof(cudnnConvolutionFwdAlgoPerf_t) ==
 static_assert(CUDNN_STATUS_SUCCESS == dnn::kSuccess &&
                   CUDNN_DATA_FLOAT == dnn::kFloat &&
                   CUDNN_TENSOR_NCHW == dnn::kNCHW &&
+                  CUDNN_TENSOR_NHWC == dnn::kNHWC &&
                   CUDNN_CROSS_CORRELATION == dnn::kCrossCorrelation &&
                   CUDNN_DEFAULT_MATH == dnn::kDefaultMath &&
                   CUDNN_FMA_MATH == dnn::kFmaMath &&
@@ -360,16 +362,20 @@ tandem_status_t Context::getPlan(const tandem_conv_desc_t &d, Plan **out) {
 #define TANDEM_TRY(call, what)                                                 \
   if (tandem_status_t s = check(call, what))                                   \
     return s;
+  // Sizes are given in NCHW order whatever the layout; NHWC makes x, y,
+  // z and the bias channels-last and the filter KRSC.
+  dnn::TensorFormat format =
+      (d.flags & TANDEM_CONV_NHWC) ? dnn::kNHWC : dnn::kNCHW;
   TANDEM_TRY(api.createTensor(&plan->x), "cudnnCreateTensorDescriptor");
-  TANDEM_TRY(api.setTensor4d(plan->x, dnn::kNCHW, dnn::kFloat, i32(d.n),
+  TANDEM_TRY(api.setTensor4d(plan->x, format, dnn::kFloat, i32(d.n),
                              i32(d.c), i32(d.h), i32(d.w)),
              "cudnnSetTensor4dDescriptor(x)");
   TANDEM_TRY(api.createTensor(&plan->y), "cudnnCreateTensorDescriptor");
-  TANDEM_TRY(api.setTensor4d(plan->y, dnn::kNCHW, dnn::kFloat, i32(d.n),
+  TANDEM_TRY(api.setTensor4d(plan->y, format, dnn::kFloat, i32(d.n),
                              i32(d.k), i32(d.p), i32(d.q)),
              "cudnnSetTensor4dDescriptor(y)");
   TANDEM_TRY(api.createFilter(&plan->w), "cudnnCreateFilterDescriptor");
-  TANDEM_TRY(api.setFilter4d(plan->w, dnn::kFloat, dnn::kNCHW, i32(d.k),
+  TANDEM_TRY(api.setFilter4d(plan->w, dnn::kFloat, format, i32(d.k),
                              i32(d.c / d.groups), i32(d.r), i32(d.s)),
              "cudnnSetFilter4dDescriptor");
   TANDEM_TRY(api.createConvolution(&plan->conv),
@@ -393,7 +399,7 @@ tandem_status_t Context::getPlan(const tandem_conv_desc_t &d, Plan **out) {
   if (fusedCall) {
     TANDEM_TRY(api.createTensor(&plan->bias), "cudnnCreateTensorDescriptor");
     TANDEM_TRY(
-        api.setTensor4d(plan->bias, dnn::kNCHW, dnn::kFloat, 1, i32(d.k), 1, 1),
+        api.setTensor4d(plan->bias, format, dnn::kFloat, 1, i32(d.k), 1, 1),
         "cudnnSetTensor4dDescriptor(bias)");
     TANDEM_TRY(api.createActivation(&plan->fused),
                "cudnnCreateActivationDescriptor");

@@ -66,7 +66,7 @@ bool check(const tandem_conv_desc_t &d, char *message, size_t size) {
     return fail("unknown activation");
   if (d.flags & ~int64_t(TANDEM_CONV_BIAS | TANDEM_CONV_RESIDUAL |
                          TANDEM_CONV_ALLOW_TF32 | TANDEM_CONV_ALLOW_FP16 |
-                         TANDEM_CONV_CONSTANT_FILTER))
+                         TANDEM_CONV_CONSTANT_FILTER | TANDEM_CONV_NHWC))
     return fail("unknown flags");
   if ((d.flags & TANDEM_CONV_ALLOW_TF32) && (d.flags & TANDEM_CONV_ALLOW_FP16))
     return fail("more than one TANDEM_CONV_ALLOW_* precision");
@@ -126,11 +126,49 @@ std::vector<float> padInput(const tandem_conv_desc_t &d, const float *x) {
   return padded;
 }
 
+/// The a x b x c x d tensor `in` (row-major) as a x d x b x c: NHWC (or
+/// KRSC) to NCHW (KCRS).
+std::vector<float> toChannelsFirst(const float *in, int64_t a, int64_t b,
+                                   int64_t c, int64_t d) {
+  std::vector<float> out(static_cast<size_t>(a * b * c * d));
+  for (int64_t i = 0; i < a; ++i)
+    for (int64_t j = 0; j < b * c; ++j)
+      for (int64_t l = 0; l < d; ++l)
+        out[static_cast<size_t>((i * d + l) * b * c + j)] =
+            in[(i * b * c + j) * d + l];
+  return out;
+}
+
+/// Runs the NHWC convolution `d` through its NCHW form: x, w and z
+/// transposed into copies, y computed in NCHW and transposed back.
+void runChannelsLast(const tandem_exec_ctx_t *ctx, const tandem_conv_desc_t &d,
+                     const float *x, const float *w, float *y,
+                     const float *bias, const float *z) {
+  tandem_conv_desc_t nchw = d;
+  // The filter copy is not the weight at its address: nothing to cache.
+  nchw.flags &= ~int64_t(TANDEM_CONV_NHWC | TANDEM_CONV_CONSTANT_FILTER);
+  std::vector<float> xt = toChannelsFirst(x, d.n, d.h, d.w, d.c);
+  std::vector<float> wt = toChannelsFirst(w, d.k, d.r, d.s, d.c / d.groups);
+  std::vector<float> zt;
+  if (hasResidual(d))
+    zt = toChannelsFirst(z, d.n, d.p, d.q, d.k);
+  std::vector<float> yt(static_cast<size_t>(d.n * d.k * d.p * d.q));
+  runOnHost(ctx, nchw, xt.data(), wt.data(), yt.data(), bias,
+            zt.empty() ? nullptr : zt.data());
+  int64_t pq = d.p * d.q;
+  for (int64_t b = 0; b < d.n; ++b)
+    for (int64_t o = 0; o < d.k; ++o)
+      for (int64_t i = 0; i < pq; ++i)
+        y[(b * pq + i) * d.k + o] = yt[static_cast<size_t>((b * d.k + o) * pq + i)];
+}
+
 } // namespace
 
 void runOnHost(const tandem_exec_ctx_t *ctx, const tandem_conv_desc_t &d,
                const float *x, const float *w, float *y, const float *bias,
                const float *z) {
+  if (d.flags & TANDEM_CONV_NHWC)
+    return runChannelsLast(ctx, d, x, w, y, bias, z);
   // A precision mode rounds x and w as the tensor cores would (into
   // scratch copies, so a rounded filter is not the weight at its address).
   precision::Format format = precision::ofConvFlags(d.flags);

@@ -50,7 +50,8 @@ float activate(int64_t activation, float x);
 
 /// Runs the checked convolution `d` on host memory with the CPU kernels
 /// (tandem_conv2d_bias_f32 once per group, or tandem_dwconv2d_bias_f32 for
-/// a depthwise one; the padding into a copy of x) on ctx's thread pool
+/// a depthwise one; the padding into a copy of x; an NHWC one through
+/// NCHW copies of x, w and z and of y) on ctx's thread pool
 /// (NULL: the calling thread). Their sums do not depend on the thread
 /// count, so results are bit-identical at any. `bias` and `z` may be NULL
 /// when unused.

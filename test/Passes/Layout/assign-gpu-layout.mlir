@@ -1,0 +1,55 @@
+// RUN: tandem-opt %s -tandem-assign-gpu-layout=layout=nhwc -split-input-file | FileCheck %s
+// RUN: tandem-opt %s -tandem-assign-gpu-layout -split-input-file | FileCheck %s --check-prefix=NCHW
+// RUN: not tandem-opt %s -tandem-assign-gpu-layout=layout=nchwc -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+
+// A conv, its residual add and ReLU, a second conv: one transpose in, the
+// filters transposed at compile time (OIHW -> OHWI), the add's skip input
+// reads the transpose the first conv already needs, one transpose out.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: %[[X:.*]]: tensor<1x2x4x4xf32>
+// CHECK: %[[T:.*]] = tandem.transpose %[[X]] {perm = array<i64: 0, 2, 3, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : tensor<1x2x4x4xf32> -> tensor<1x4x4x2xf32>
+// CHECK: %[[W1:.*]] = tandem.constant {{.*}}dense<{{\[\[\[\[}}1.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00]]], {{\[\[\[}}5.000000e+00, 7.000000e+00], [6.000000e+00, 8.000000e+00]]]]> : tensor<2x1x2x2xf32>
+// CHECK: %[[C1:.*]] = tandem.conv2d %[[T]], %[[W1]] {dilations = array<i64: 1, 1>, layout = "NHWC", pads = array<i64: 0, 0, 0, 1>
+// CHECK-SAME: -> tensor<1x4x4x2xf32>
+// CHECK: %[[ADD:.*]] = tandem.add %[[C1]], %[[T]] {tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
+// CHECK: %[[R:.*]] = tandem.relu %[[ADD]] {{.*}} : tensor<1x4x4x2xf32>
+// CHECK: %[[W2:.*]] = tandem.constant {{.*}} : tensor<3x1x1x2xf32>
+// CHECK: %[[C2:.*]] = tandem.conv2d %[[R]], %[[W2]] {dilations = array<i64: 1, 1>, layout = "NHWC"
+// CHECK-SAME: -> tensor<1x4x4x3xf32>
+// CHECK: %[[B:.*]] = tandem.transpose %[[C2]] {perm = array<i64: 0, 3, 1, 2>, tandem.device = #tandem.device<"/device:GPU:0">} : tensor<1x4x4x3xf32> -> tensor<1x3x4x4xf32>
+// CHECK-NOT: tandem.transpose
+// CHECK: return %[[B]]
+// NCHW-LABEL: func.func @chain
+// NCHW-NOT: tandem.transpose
+// NCHW-NOT: layout
+// BAD: layout must be nchw or nhwc, got 'nchwc'
+func.func @chain(%x: tensor<1x2x4x4xf32>) -> tensor<1x3x4x4xf32> {
+  %w1 = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<[[[[1.0, 2.0]], [[3.0, 4.0]]], [[[5.0, 6.0]], [[7.0, 8.0]]]]> : tensor<2x2x1x2xf32>
+  %w2 = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<0.5> : tensor<3x2x1x1xf32>
+  %0 = tandem.conv2d %x, %w1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 1>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<2x2x1x2xf32>) -> tensor<1x2x4x4xf32>
+  %1 = tandem.add %0, %x {tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %2 = tandem.relu %1 {tandem.device = #tandem.device<"/device:GPU:0">} : tensor<1x2x4x4xf32>
+  %3 = tandem.conv2d %2, %w2 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x4x4xf32>
+  return %3 : tensor<1x3x4x4xf32>
+}
+
+// -----
+
+// A region with a depthwise conv keeps NCHW; a CPU conv is never touched;
+// a GPU conv connected to neither is converted.
+// CHECK-LABEL: func.func @regions
+// CHECK: tandem.conv2d %arg0, %{{.*}} {dilations = array<i64: 1, 1>, groups = 2 : i64, pads
+// CHECK: tandem.relu {{.*}} : tensor<1x2x4x4xf32>
+// CHECK: tandem.conv2d %arg1, %{{.*}} {dilations = array<i64: 1, 1>, pads = {{.*}}"/device:CPU:0"
+// CHECK: %[[T:.*]] = tandem.transpose %arg1 {perm = array<i64: 0, 2, 3, 1>
+// CHECK: tandem.conv2d %[[T]], %{{.*}} {dilations = array<i64: 1, 1>, layout = "NHWC"
+func.func @regions(%x: tensor<1x2x4x4xf32>, %y: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %dw = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<1.0> : tensor<2x1x1x1xf32>
+  %w = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<1.0> : tensor<2x2x1x1xf32>
+  %wc = tandem.constant {tandem.device = #tandem.device<"/device:CPU:0">} dense<1.0> : tensor<2x2x1x1xf32>
+  %0 = tandem.conv2d %x, %dw {groups = 2 : i64, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %1 = tandem.relu %0 {tandem.device = #tandem.device<"/device:GPU:0">} : tensor<1x2x4x4xf32>
+  %2 = tandem.conv2d %y, %wc {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:CPU:0">} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %3 = tandem.conv2d %y, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return %1, %2, %3 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}

@@ -3,7 +3,7 @@
 // matmul (linalg.matmul / batch_matmul, or a broadcasting linalg.generic),
 // gemm (transposes, alpha/beta/C epilogue) and conv2d (tensor.pad, then
 // conv_2d_nchw_fchw, depthwise_conv_2d_nchw_chw or conv_2d_ngchw_gfchw by
-// groups; NHWC ones conv_2d_nhwc_fhwc or conv_2d_nhwgc_gfhwc; accumulating
+// groups; NHWC ones conv_2d_nhwc_fhwc or a grouped generic; accumulating
 // into the broadcast bias). f16/bf16 accumulate in f32, i32 in i32.
 //
 //===----------------------------------------------------------------------===//
@@ -207,12 +207,17 @@ struct Conv2DToLinalg : OpConversionPattern<Conv2DOp> {
   using OpConversionPattern::OpConversionPattern;
 
   /// An NHWC convolution of the padded `input` with the OHWI `filter` into
-  /// `init`: conv_2d_nhwc_fhwc, or with groups conv_2d_nhwgc_gfhwc over the
-  /// channels split into (groups, per group), depthwise ones included (the
-  /// filter's bytes are then cuDNN's KRSC in every case).
+  /// `init`: conv_2d_nhwc_fhwc, or with groups a 4-D linalg.generic over
+  /// (n, oh, ow, o, kh, kw, c) reading input channel (o / (O/groups)) *
+  /// (C/groups) + c, marked `tandem.conv_groups` with the named convs'
+  /// `strides` and `dilations` (tandem-form-library-convs makes it a
+  /// library call). No 5-D views: reshapes there would spread to the
+  /// elementwise work around it. The filter's bytes are cuDNN's KRSC.
   static Value channelsLast(ConversionPatternRewriter &rewriter, Location loc,
                             Value input, Value filter, Value init,
                             RankedTensorType accType, int64_t groups,
+                            ArrayRef<int64_t> strides,
+                            ArrayRef<int64_t> dilations,
                             ArrayRef<NamedAttribute> attrs) {
     if (groups == 1)
       return linalg::Conv2DNhwcFhwcOp::create(rewriter, loc, TypeRange{accType},
@@ -221,28 +226,42 @@ struct Conv2DToLinalg : OpConversionPattern<Conv2DOp> {
           .getResult(0);
     auto it = cast<RankedTensorType>(input.getType());
     auto ft = cast<RankedTensorType>(filter.getType());
-    int64_t c = it.getDimSize(3), o = ft.getDimSize(0);
-    SmallVector<ReassociationIndices> splitLast = {{0}, {1}, {2}, {3, 4}};
-    Value in5 = tensor::ExpandShapeOp::create(
-        rewriter, loc,
-        it.clone({it.getDimSize(0), it.getDimSize(1), it.getDimSize(2), groups,
-                  c / groups}),
-        input, splitLast);
-    Value f5 = tensor::ExpandShapeOp::create(
-        rewriter, loc,
-        ft.clone({groups, o / groups, ft.getDimSize(1), ft.getDimSize(2),
-                  ft.getDimSize(3)}),
-        filter, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
-    auto out5 = accType.clone({accType.getDimSize(0), accType.getDimSize(1),
-                               accType.getDimSize(2), groups, o / groups});
-    Value init5 =
-        tensor::ExpandShapeOp::create(rewriter, loc, out5, init, splitLast);
-    Value conv = linalg::Conv2DNhwgcGfhwcOp::create(
-                     rewriter, loc, TypeRange{out5}, ValueRange{in5, f5},
-                     ValueRange{init5}, attrs)
-                     .getResult(0);
-    return tensor::CollapseShapeOp::create(rewriter, loc, accType, conv,
-                                           splitLast);
+    int64_t cg = it.getDimSize(3) / groups, kg = ft.getDimSize(0) / groups;
+    MLIRContext *ctx = rewriter.getContext();
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    // Loops: n, oh, ow, o (parallel); kh, kw, c (reduction).
+    AffineExpr channel = d(3).floorDiv(kg) * cg + d(6);
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(7, 0,
+                       {d(0), d(1) * strides[0] + d(4) * dilations[0],
+                        d(2) * strides[1] + d(5) * dilations[1], channel},
+                       ctx),
+        AffineMap::get(7, 0, {d(3), d(4), d(5), d(6)}, ctx),
+        AffineMap::get(7, 0, {d(0), d(1), d(2), d(3)}, ctx)};
+    using utils::IteratorType;
+    SmallVector<IteratorType> iterators(4, IteratorType::parallel);
+    iterators.append(3, IteratorType::reduction);
+    Type acc = accType.getElementType();
+    auto conv = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{accType}, ValueRange{input, filter},
+        ValueRange{init}, maps, iterators,
+        [&](OpBuilder &b, Location nloc, ValueRange args) {
+          Value l = convertScalar(b, nloc, args[0], acc);
+          Value r = convertScalar(b, nloc, args[1], acc);
+          Value sum;
+          if (isa<FloatType>(acc))
+            sum = arith::AddFOp::create(b, nloc, args[2],
+                                        arith::MulFOp::create(b, nloc, l, r));
+          else
+            sum = arith::AddIOp::create(b, nloc, args[2],
+                                        arith::MulIOp::create(b, nloc, l, r));
+          linalg::YieldOp::create(b, nloc, sum);
+        });
+    for (NamedAttribute attr : attrs)
+      conv->setAttr(attr.getName(), attr.getValue());
+    conv->setAttr(TandemDialect::getConvGroupsAttrName(),
+                  rewriter.getI64IntegerAttr(groups));
+    return conv.getResult(0);
   }
 
   LogicalResult
@@ -294,7 +313,7 @@ struct Conv2DToLinalg : OpConversionPattern<Conv2DOp> {
     Value result;
     if (last) {
       result = channelsLast(rewriter, loc, input, filter, init, accType,
-                            groups, attrs);
+                            groups, op.getStrides(), op.getDilations(), attrs);
     } else if (groups == 1) {
       result = linalg::Conv2DNchwFchwOp::create(
                    rewriter, loc, TypeRange{accType}, ValueRange{input, filter},

@@ -108,8 +108,8 @@ struct ConvKernel {
 /// Matches kernel function `kernel`: one 2-D NCHW convolution
 /// (`linalg.conv_2d_nchw_fchw`, `linalg.depthwise_conv_2d_nchw_chw` or
 /// `linalg.conv_2d_ngchw_gfchw` over reshapes) or NHWC one
-/// (`linalg.conv_2d_nhwc_fhwc`; grouped NHWC ones lower through 5-D buffers,
-/// which stay generated kernels) of a kernel argument or of a zero-padded copy of one, into an output
+/// (`linalg.conv_2d_nhwc_fhwc`, or the `tandem.conv_groups` generic of a
+/// grouped one) of a kernel argument or of a zero-padded copy of one, into an output
 /// argument that the kernel first fills with zero or with a bias argument
 /// broadcast along the channels.
 std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
@@ -139,6 +139,16 @@ std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
         return std::nullopt;
       conv = c;
       last = true;
+    } else if (auto c = dyn_cast<linalg::GenericOp>(op);
+               c && c->hasAttr(TandemDialect::getConvGroupsAttrName())) {
+      // A grouped NHWC convolution (Conv2DToLinalg's generic).
+      auto g = c->getAttrOfType<IntegerAttr>(
+          TandemDialect::getConvGroupsAttrName());
+      if (conv || !g || g.getInt() < 1)
+        return std::nullopt;
+      conv = c;
+      last = true;
+      groups = g.getInt();
     }
   }
   // The channel and first spatial dimensions of x and y (the filter's

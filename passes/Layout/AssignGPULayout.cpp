@@ -1,8 +1,7 @@
 //===- AssignGPULayout.cpp - the tandem-assign-gpu-layout pass ------------===//
 //
 // Puts the f32 convolutions placed on GPUs in NHWC when asked (the layout
-// cuDNN's tensor-core kernels read), per connected region of a GPU's ops,
-// unless it runs a grouped or depthwise one: each conv gets a transpose to NHWC
+// cuDNN's tensor-core kernels read): each conv gets a transpose to NHWC
 // before it and one back after it, its constant filter is transposed at
 // compile time, and the transposes then sink through the elementwise ops
 // after them and cancel against the next conv's, so that transposes stay
@@ -19,8 +18,6 @@
 #include "passes/Optimize/ConstantData.h"
 
 #include "mlir/IR/IRMapping.h"
-
-#include "llvm/ADT/EquivalenceClasses.h"
 
 namespace mlir::tandem {
 #define GEN_PASS_DEF_TANDEMASSIGNGPULAYOUT
@@ -246,32 +243,10 @@ struct AssignGPULayoutPass
     if (layout == "nchw")
       return;
     Operation *weightScope = weightReleaseScope(getOperation());
-    // One layout per GPU region: ops on one GPU connected through values
-    // (what partitioning makes one partition, or a few where work on
-    // another device interleaves). A grouped or depthwise convolution
-    // keeps its region in NCHW: its NHWC form lowers through 5-D views
-    // that tandem-form-library-convs does not match, and transposing
-    // around each of them would cost more than NHWC saves.
-    llvm::EquivalenceClasses<Operation *> regions;
     SmallVector<Conv2DOp> convs;
-    getOperation().walk([&](Operation *op) {
-      DeviceAttr device = getDevice(op);
-      if (!device || !device.isGPU())
-        return;
-      regions.insert(op);
-      for (Value operand : op->getOperands())
-        if (Operation *def = operand.getDefiningOp())
-          if (getDevice(def) == device)
-            regions.unionSets(op, def);
-      if (auto conv = dyn_cast<Conv2DOp>(op); conv && isGPUConvToAssign(conv))
+    getOperation().walk([&](Conv2DOp conv) {
+      if (isGPUConvToAssign(conv))
         convs.push_back(conv);
-    });
-    llvm::DenseSet<Operation *> grouped;
-    for (Conv2DOp conv : convs)
-      if (conv.getGroups() != 1)
-        grouped.insert(regions.getLeaderValue(conv));
-    llvm::erase_if(convs, [&](Conv2DOp conv) {
-      return grouped.contains(regions.getLeaderValue(conv));
     });
     for (Conv2DOp conv : convs)
       assignChannelsLast(conv, weightScope);

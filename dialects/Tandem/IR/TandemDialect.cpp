@@ -86,6 +86,15 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
                                 "linalg.conv_2d_nchw_fchw";
     return success();
   }
+  if (attr.getName() == getConvGroupsAttrName()) {
+    auto groups = dyn_cast<IntegerAttr>(attr.getValue());
+    if (op->getName().getStringRef() != "linalg.generic" || !groups ||
+        groups.getInt() < 1)
+      return op->emitError() << "'" << getConvGroupsAttrName()
+                             << "' must be a positive integer on a "
+                                "linalg.generic";
+    return success();
+  }
   if (attr.getName() == getParallelGrainAttrName()) {
     auto grain = dyn_cast<IntegerAttr>(attr.getValue());
     if (!grain || grain.getInt() < 1)

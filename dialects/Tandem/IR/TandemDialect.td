@@ -124,6 +124,14 @@ def Tandem_Dialect : Dialect {
       return ::llvm::StringLiteral("tandem.packed_input");
     }
 
+    /// Name of the integer attribute (the group count) on the
+    /// `linalg.generic` a grouped NHWC `tandem.conv2d` lowers to (its
+    /// `strides` and `dilations` as on the named convs), by which
+    /// tandem-form-library-convs knows it for a convolution.
+    static constexpr ::llvm::StringLiteral getConvGroupsAttrName() {
+      return ::llvm::StringLiteral("tandem.conv_groups");
+    }
+
     /// Name of the `array<i64: gx, gy, gz, bx, by, bz>` attribute on a
     /// call of a GPU kernel function: its launch geometry.
     static constexpr ::llvm::StringLiteral getLaunchDimsAttrName() {

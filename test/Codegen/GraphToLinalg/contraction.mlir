@@ -179,3 +179,38 @@ func.func @conv_i32(%x: tensor<1x4x7x7xi32>, %w: tensor<6x4x3x3xi32>, %b: tensor
       : (tensor<1x4x7x7xi32>, tensor<6x4x3x3xi32>, tensor<6xi32>) -> tensor<1x6x4x4xi32>
   return %0 : tensor<1x6x4x4xi32>
 }
+
+// -----
+
+// layout = "NHWC", groups = 1: the pads go on H and W (dims 1 and 2),
+// linalg.conv_2d_nhwc_fhwc accumulates into the bias broadcast along dim 3.
+// CHECK-DAG: #[[LASTCHAN:.+]] = affine_map<(d0, d1, d2, d3) -> (d3)>
+// CHECK-LABEL: func.func @conv_nhwc
+// CHECK: tensor.pad %{{.+}} low[0, 1, 2, 0] high[0, 0, 1, 0]
+// CHECK: linalg.generic {indexing_maps = [#[[LASTCHAN]], {{.+}}]
+// CHECK: linalg.conv_2d_nhwc_fhwc {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins({{.+}} : tensor<1x9x11x3xf32>, tensor<4x3x3x3xf32>) outs({{.+}} : tensor<1x4x4x4xf32>)
+func.func @conv_nhwc(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x4x4xf32> {
+  %0 = tandem.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 2, 0, 1>, dilations = array<i64: 1, 2>, layout = "NHWC"} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// layout = "NHWC" with groups: one 4-D generic over (n, oh, ow, o, kh, kw,
+// c), the input channel (o floordiv O/groups) * C/groups + c, marked for
+// tandem-form-library-convs; no reshapes.
+// CHECK-DAG: #[[IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 * 2 + d4, d2 + d5, (d3 floordiv 3) * 2 + d6)>
+// CHECK-DAG: #[[FILTER:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d4, d5, d6)>
+// CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @conv_nhwc_grouped
+// CHECK-NOT: expand_shape
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[FILTER]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+// CHECK-SAME: ins({{.+}} : tensor<1x7x7x4xf32>, tensor<6x3x3x2xf32>) outs({{.+}} : tensor<1x3x5x6xf32>)
+// CHECK-SAME: attrs = {dilations = dense<1> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>, tandem.conv_groups = 2 : i64}
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK-NOT: collapse_shape
+func.func @conv_nhwc_grouped(%x: tensor<1x7x7x4xf32>, %w: tensor<6x3x3x2xf32>) -> tensor<1x3x5x6xf32> {
+  %0 = tandem.conv2d %x, %w {strides = array<i64: 2, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64, layout = "NHWC"} : (tensor<1x7x7x4xf32>, tensor<6x3x3x2xf32>) -> tensor<1x3x5x6xf32>
+  return %0 : tensor<1x3x5x6xf32>
+}

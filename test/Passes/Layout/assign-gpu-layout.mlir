@@ -35,11 +35,13 @@ func.func @chain(%x: tensor<1x2x4x4xf32>) -> tensor<1x3x4x4xf32> {
 
 // -----
 
-// A region with a depthwise conv keeps NCHW; a CPU conv is never touched;
-// a GPU conv connected to neither is converted.
+// A depthwise conv becomes NHWC too (its OIHW filter C x 1 x KH x KW is
+// then C x KH x KW x 1); a CPU conv is never touched.
 // CHECK-LABEL: func.func @regions
-// CHECK: tandem.conv2d %arg0, %{{.*}} {dilations = array<i64: 1, 1>, groups = 2 : i64, pads
-// CHECK: tandem.relu {{.*}} : tensor<1x2x4x4xf32>
+// CHECK: %[[TX:.*]] = tandem.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>
+// CHECK: tandem.conv2d %[[TX]], %{{.*}} {dilations = array<i64: 1, 1>, groups = 2 : i64, layout = "NHWC"
+// CHECK-SAME: (tensor<1x4x4x2xf32>, tensor<2x1x1x1xf32>) -> tensor<1x4x4x2xf32>
+// CHECK: tandem.relu {{.*}} : tensor<1x4x4x2xf32>
 // CHECK: tandem.conv2d %arg1, %{{.*}} {dilations = array<i64: 1, 1>, pads = {{.*}}"/device:CPU:0"
 // CHECK: %[[T:.*]] = tandem.transpose %arg1 {perm = array<i64: 0, 2, 3, 1>
 // CHECK: tandem.conv2d %[[T]], %{{.*}} {dilations = array<i64: 1, 1>, layout = "NHWC"

@@ -666,6 +666,34 @@ def conv2d_variants():
 
 
 @case("contraction")
+def conv2d_nhwc_variants():
+    # The same convolutions with layout = "NHWC": input N x H x W x C,
+    # filter O x KH x KW x C/groups, result N x OH x OW x O (grouped and
+    # depthwise ones through the tandem.conv_groups generic).
+    p = Prog()
+    refs = []
+    for xs, ws, st, pd, dl, g, has_b in CONVS:
+        x, w = rand(*xs), rand(*ws)
+        b = rand(ws[0]) if has_b else None
+        ref = conv_ref(x, w, b, st, pd, dl, g).transpose(0, 2, 3, 1)
+        xl = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+        wl = np.ascontiguousarray(w.transpose(0, 2, 3, 1))
+        operands = f"{p.const(xl)}, {p.const(wl)}"
+        types = f"{t(xl.shape)}, {t(wl.shape)}"
+        if has_b:
+            operands += f", {p.const(b)}"
+            types += f", {t((ws[0],))}"
+        j = lambda v: ", ".join(map(str, v))
+        v = p.op(f"tandem.conv2d {operands} {{strides = array<i64: {j(st)}>, "
+                 f"pads = array<i64: {j(pd)}>, dilations = array<i64: {j(dl)}>,"
+                 f" groups = {g} : i64, layout = \"NHWC\"}} : ({types}) -> "
+                 f"{t(ref.shape)}")
+        p.out(v, ref.shape)
+        refs.append(ref)
+    return p, refs
+
+
+@case("contraction")
 def conv2d_f16():
     p = Prog()
     x, w = rand(1, 3, 6, 6).astype(np.float16), rand(4, 3, 3, 3).astype(np.float16)

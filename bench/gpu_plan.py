@@ -4,7 +4,7 @@ one GPU (--target=cpu,gpu:PRESET --place '*=gpu'), the kernel launches and
 library calls per run and their estimated time on the preset, from
 `tandemc --kernel-report` (roofline estimates; nothing runs on a GPU).
 
-usage: bench/gpu_plan.py [--tandemc BIN] [--gpu h200] [--work DIR]
+usage: bench/gpu_plan.py [--tandemc BIN] [--gpu h200] [--work DIR] [--flag F]...
                          MODEL.onnx[:SHAPE_FILE] ...
 
 SHAPE_FILE defaults to MODEL.shape beside the model (tandemc flags, as
@@ -27,7 +27,7 @@ def plan(args, model, shape_file):
     cmd = [args.tandemc, model, "--target=cpu,gpu:" + args.gpu,
            "--cpu-model=generic", "--place", "*=gpu", "--emit=ptx", "-o",
            os.path.join(args.work, name + ".ptx"), "--kernel-report",
-           report] + flags
+           report] + flags + args.flag
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         return "| %s | tandemc failed: %s |" % (
@@ -53,6 +53,9 @@ def main():
         here, "..", "build", "bin", "tandemc"))
     parser.add_argument("--gpu", default="h200")
     parser.add_argument("--work", default="/tmp/tandem-gpu-plan")
+    parser.add_argument("--flag", action="append", default=[],
+                        help="an extra tandemc flag (repeatable), e.g. "
+                        "--flag=--gpu-precision=tf32 --flag=--gpu-layout=nchw")
     parser.add_argument("models", nargs="+")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)

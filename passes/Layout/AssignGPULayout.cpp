@@ -59,6 +59,34 @@ Value transposeOn(OpBuilder &builder, Location loc, Value value,
   return op.getResult();
 }
 
+/// A transpose of `value` by `perm` on `device` that another op already
+/// made in `user`'s block, moved before `user` if it came later (its only
+/// operand, which `user` also reads, dominates `user`); null if none.
+TransposeOp existingTranspose(Operation *user, Value value,
+                              ArrayRef<int64_t> perm, DeviceAttr device) {
+  for (Operation *other : value.getUsers()) {
+    auto t = dyn_cast<TransposeOp>(other);
+    if (!t || t.getPerm() != perm || getDevice(t) != device ||
+        t->getBlock() != user->getBlock())
+      continue;
+    if (user->isBeforeInBlock(t))
+      t->moveBefore(user);
+    return t;
+  }
+  return {};
+}
+
+/// existingTranspose, else a new transpose before `user`. Convs that
+/// share an input (a ResNet block's first conv and its downsample) share
+/// its transpose.
+Value transposeFor(Operation *user, Value value, ArrayRef<int64_t> perm,
+                   DeviceAttr device) {
+  if (TransposeOp t = existingTranspose(user, value, perm, device))
+    return t.getResult();
+  OpBuilder builder(user);
+  return transposeOn(builder, user->getLoc(), value, perm, device);
+}
+
 /// Whether `op` is an f32 convolution on a GPU still in NCHW.
 bool isGPUConvToAssign(Conv2DOp conv) {
   DeviceAttr device = getDevice(conv);
@@ -92,8 +120,8 @@ void assignChannelsLast(Conv2DOp conv, Operation *weightScope) {
   OpBuilder builder(conv);
   Location loc = conv.getLoc();
   DeviceAttr device = getDevice(conv);
-  Value input = transposeOn(builder, loc, conv.getInput(), kToChannelsLast,
-                            device);
+  Value input =
+      transposeFor(conv, conv.getInput(), kToChannelsLast, device);
   Value oldFilter = conv.getFilter();
   Value filter = channelsLastFilter(builder, loc, oldFilter, device);
   auto type = cast<RankedTensorType>(conv.getType());
@@ -189,19 +217,9 @@ bool sinkThroughElementwise(Operation *op,
     auto type = dyn_cast<RankedTensorType>(other.getType());
     if (!type || type.getShape() != resultType.getShape())
       return false;
-    TransposeOp existing;
-    for (Operation *user : other.getUsers()) {
-      auto t = dyn_cast<TransposeOp>(user);
-      if (t && t.getPerm() == ArrayRef<int64_t>(inv) &&
-          getDevice(t) == device && t->getBlock() == op->getBlock()) {
-        existing = t;
-        break;
-      }
-    }
+    TransposeOp existing = existingTranspose(op, other, inv, device);
     if (!existing)
       return false;
-    if (op->isBeforeInBlock(existing))
-      existing->moveBefore(op);
     mapping.map(other, existing.getResult());
   }
   OpBuilder builder(op);

@@ -55,3 +55,18 @@ func.func @regions(%x: tensor<1x2x4x4xf32>, %y: tensor<1x2x4x4xf32>) -> (tensor<
   %3 = tandem.conv2d %y, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
   return %1, %2, %3 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// Two convs reading one value (a ResNet block's first conv and its
+// downsample) share one transpose of it.
+// CHECK-LABEL: func.func @shared_input
+// CHECK-COUNT-1: tandem.transpose %arg0
+// CHECK-NOT: tandem.transpose %arg0
+func.func @shared_input(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %w = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<1.0> : tensor<2x2x1x1xf32>
+  %v = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<2.0> : tensor<2x2x1x1xf32>
+  %0 = tandem.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %1 = tandem.conv2d %x, %v {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return %0, %1 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}

@@ -49,10 +49,37 @@ SmallVector<int64_t> inverse(ArrayRef<int64_t> perm) {
   return inv;
 }
 
-/// A tandem.transpose of `value` by `perm` on `device`.
+/// Whether permuting `shape` by `perm` moves only size-1 dimensions, so
+/// that the elements keep their order.
+bool movesOnlyUnitDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {
+  int64_t last = -1;
+  for (int64_t p : perm) {
+    if (shape[p] == 1)
+      continue;
+    if (p < last)
+      return false;
+    last = p;
+  }
+  return true;
+}
+
+/// A tandem.reshape of `value` to `type` on `device`.
+Value reshapeOn(OpBuilder &builder, Location loc, Value value,
+                RankedTensorType type, DeviceAttr device) {
+  auto op = ReshapeOp::create(builder, loc, type, value,
+                              builder.getDenseI64ArrayAttr(type.getShape()));
+  setDevice(op, device);
+  return op.getResult();
+}
+
+/// A tandem.transpose of `value` by `perm` on `device`, or a reshape (a
+/// view, no copy) where it moves only size-1 dimensions (a squeeze-and-
+/// excitation scale's [N, C, 1, 1]).
 Value transposeOn(OpBuilder &builder, Location loc, Value value,
                   ArrayRef<int64_t> perm, DeviceAttr device) {
   auto type = cast<RankedTensorType>(value.getType());
+  if (movesOnlyUnitDims(type.getShape(), perm))
+    return reshapeOn(builder, loc, value, permuted(type, perm), device);
   auto op = TransposeOp::create(builder, loc, permuted(type, perm), value,
                                 builder.getDenseI64ArrayAttr(perm));
   setDevice(op, device);
@@ -60,39 +87,46 @@ Value transposeOn(OpBuilder &builder, Location loc, Value value,
 }
 
 /// A transpose of `value` by `perm` on `device` that another op already
-/// made in `user`'s block, moved before `user` if it came later (its only
-/// operand, which `user` also reads, dominates `user`); null if none.
-TransposeOp existingTranspose(Operation *user, Value value,
-                              ArrayRef<int64_t> perm, DeviceAttr device) {
+/// made in `user`'s block; null if none.
+TransposeOp findTranspose(Operation *user, Value value, ArrayRef<int64_t> perm,
+                          DeviceAttr device) {
   for (Operation *other : value.getUsers()) {
     auto t = dyn_cast<TransposeOp>(other);
-    if (!t || t.getPerm() != perm || getDevice(t) != device ||
-        t->getBlock() != user->getBlock())
-      continue;
-    if (user->isBeforeInBlock(t))
-      t->moveBefore(user);
-    return t;
+    if (t && t.getPerm() == perm && getDevice(t) == device &&
+        t->getBlock() == user->getBlock())
+      return t;
   }
   return {};
 }
 
-/// existingTranspose, else a new transpose before `user`. Convs that
-/// share an input (a ResNet block's first conv and its downsample) share
-/// its transpose.
+/// findTranspose (moved before `user` if it came later: its only operand,
+/// which `user` also reads, dominates `user`), else a new transpose before
+/// `user`. Convs that share an input (a ResNet block's first conv and its
+/// downsample) share its transpose.
 Value transposeFor(Operation *user, Value value, ArrayRef<int64_t> perm,
                    DeviceAttr device) {
-  if (TransposeOp t = existingTranspose(user, value, perm, device))
+  if (TransposeOp t = findTranspose(user, value, perm, device)) {
+    if (user->isBeforeInBlock(t))
+      t->moveBefore(user);
     return t.getResult();
+  }
   OpBuilder builder(user);
   return transposeOn(builder, user->getLoc(), value, perm, device);
 }
 
-/// Whether `op` is an f32 convolution on a GPU still in NCHW.
+/// Whether `op` is an f32 convolution on a GPU still in NCHW whose layout
+/// matters: one over a 1 x 1 map (a squeeze-and-excitation block's) reads
+/// and writes the same bytes in NCHW as in NHWC, so it stays as it is and
+/// its neighbours reach it through reshapes.
 bool isGPUConvToAssign(Conv2DOp conv) {
   DeviceAttr device = getDevice(conv);
   auto type = dyn_cast<RankedTensorType>(conv.getType());
+  auto in = dyn_cast<RankedTensorType>(conv.getInput().getType());
   return device && device.isGPU() && !conv.isChannelsLast() && type &&
-         type.hasStaticShape() && type.getElementType().isF32();
+         type.hasStaticShape() && type.getElementType().isF32() && in &&
+         in.hasStaticShape() &&
+         !(in.getDimSize(2) == 1 && in.getDimSize(3) == 1 &&
+           type.getDimSize(2) == 1 && type.getDimSize(3) == 1);
 }
 
 /// The OHWI form of the OIHW `filter` for a conv on `device`: a constant
@@ -178,64 +212,129 @@ bool isLayoutFree(Value value) {
                               [](int64_t d) { return d == 1; });
 }
 
-/// elementwise(transpose(x, p), ..., s) -> transpose(elementwise(x, ..., s),
-/// p) when every tensor operand is a transpose by the same `p` that only
-/// this op uses, a layout-free broadcast `s`, or a value some other user
-/// already transposes by p's inverse, and everything is on one device;
-/// adds the ops it erases to `erased`. Returns whether it sank one.
-bool sinkThroughElementwise(Operation *op,
-                            llvm::DenseSet<Operation *> &erased) {
+/// How an elementwise op sinks the transposes it reads: their permutation,
+/// and for each other non-layout-free operand the transpose another user
+/// already makes of it (null: a reshape will do).
+struct SinkPlan {
+  SmallVector<int64_t> perm;
+  SmallVector<std::pair<Value, TransposeOp>> others;
+};
+
+/// Whether `value` is computed from `root` by elementwise ops alone (each
+/// operand from `root` or layout-free), at most `depth` ops deep: once
+/// `root`'s transposes have sunk through them, it is a transpose too.
+bool computedFrom(Value value, Value root, int depth = 16) {
+  if (value == root)
+    return true;
+  Operation *def = value.getDefiningOp();
+  if (!def || depth == 0 || !def->hasTrait<tandem::OpTrait::Elementwise>())
+    return false;
+  bool any = false;
+  for (Value operand : def->getOperands()) {
+    if (isLayoutFree(operand))
+      continue;
+    if (!computedFrom(operand, root, depth - 1))
+      return false;
+    any = true;
+  }
+  return any;
+}
+
+/// The plan for sinking the transposes `op` reads, if it can: every tensor
+/// operand a transpose by the same permutation p on op's device (read only
+/// by `op`, unless `sharedTransposes`), a layout-free broadcast, a
+/// broadcast whose permutation moves only size-1 dimensions (a squeeze-
+/// and-excitation scale, [N, C, 1, 1]: reshaped), or a value of op's shape
+/// that some other user already transposes by p's inverse (a residual
+/// from a pool, which the next convolution transposes anyway). With
+/// `pending` (a shared transpose about to be split), an operand computed
+/// from it by elementwise ops also qualifies (it will be a transpose).
+std::optional<SinkPlan> planSink(Operation *op, bool sharedTransposes,
+                                 Value pending = {}) {
   if (!op->hasTrait<tandem::OpTrait::Elementwise>() ||
       op->getNumResults() != 1 || op->getNumRegions() != 0)
-    return false;
+    return std::nullopt;
   auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   DeviceAttr device = getDevice(op);
   if (!resultType || !device)
-    return false;
-  std::optional<SmallVector<int64_t>> perm;
+    return std::nullopt;
+  SinkPlan plan;
   SmallVector<Value> others;
   for (Value operand : op->getOperands()) {
     if (auto t = operand.getDefiningOp<TransposeOp>()) {
-      if (getDevice(t) != device || !t->hasOneUse() ||
+      if (getDevice(t) != device ||
+          (!sharedTransposes &&
+           !llvm::all_of(t->getUsers(),
+                         [&](Operation *user) { return user == op; })) ||
           t.getType() != resultType.clone(t.getType().getElementType()) ||
-          (perm && ArrayRef<int64_t>(*perm) != t.getPerm()))
-        return false;
-      perm = llvm::to_vector(t.getPerm());
+          (!plan.perm.empty() && ArrayRef<int64_t>(plan.perm) != t.getPerm()))
+        return std::nullopt;
+      plan.perm = llvm::to_vector(t.getPerm());
       continue;
     }
     if (!isLayoutFree(operand))
       others.push_back(operand);
   }
-  if (!perm)
-    return false;
-  SmallVector<int64_t> inv = inverse(*perm);
-  // An operand in the op's layout (a residual from a pool) joins only when
-  // it is transposed to the new layout for another user anyway (the next
-  // convolution's input): the op then reads that transpose.
-  IRMapping mapping;
+  if (plan.perm.empty())
+    return std::nullopt;
+  SmallVector<int64_t> inv = inverse(plan.perm);
   for (Value other : others) {
     auto type = dyn_cast<RankedTensorType>(other.getType());
-    if (!type || type.getShape() != resultType.getShape())
-      return false;
-    TransposeOp existing = existingTranspose(op, other, inv, device);
+    if (!type || type.getRank() != resultType.getRank())
+      return std::nullopt;
+    if (pending && computedFrom(other, pending))
+      continue;
+    if (movesOnlyUnitDims(type.getShape(), inv)) {
+      plan.others.push_back({other, TransposeOp()});
+      continue;
+    }
+    TransposeOp existing = type.getShape() == resultType.getShape()
+                               ? findTranspose(op, other, inv, device)
+                               : TransposeOp();
     if (!existing)
-      return false;
-    mapping.map(other, existing.getResult());
+      return std::nullopt;
+    plan.others.push_back({other, existing});
   }
+  return plan;
+}
+
+/// elementwise(transpose(x, p), ..., s) -> transpose(elementwise(x, ..., s),
+/// p) as planSink allows; adds the ops it erases to `erased`. Returns
+/// whether it sank one.
+bool sinkThroughElementwise(Operation *op,
+                            llvm::DenseSet<Operation *> &erased) {
+  std::optional<SinkPlan> plan = planSink(op, /*sharedTransposes=*/false);
+  if (!plan)
+    return false;
+  SmallVector<int64_t> inv = inverse(plan->perm);
+  DeviceAttr device = getDevice(op);
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   OpBuilder builder(op);
-  for (Value operand : op->getOperands())
-    if (auto t = operand.getDefiningOp<TransposeOp>())
-      if (!mapping.contains(operand))
-        mapping.map(operand, t.getInput());
-  Operation *sunk = builder.clone(*op, mapping);
-  sunk->getResult(0).setType(permuted(resultType, inv));
-  Value back = transposeOn(builder, op->getLoc(), sunk->getResult(0), *perm,
-                           device);
+  IRMapping mapping;
+  for (auto [other, existing] : plan->others) {
+    if (existing) {
+      if (op->isBeforeInBlock(existing))
+        existing->moveBefore(op);
+      mapping.map(other, existing.getResult());
+      continue;
+    }
+    mapping.map(other,
+                reshapeOn(builder, op->getLoc(), other,
+                          permuted(cast<RankedTensorType>(other.getType()),
+                                   inv),
+                          device));
+  }
   SmallVector<Operation *> inputs;
   for (Value operand : op->getOperands())
-    if (Operation *t = operand.getDefiningOp<TransposeOp>())
-      if (!llvm::is_contained(others, operand))
+    if (auto t = operand.getDefiningOp<TransposeOp>())
+      if (!mapping.contains(operand)) {
+        mapping.map(operand, t.getInput());
         inputs.push_back(t);
+      }
+  Operation *sunk = builder.clone(*op, mapping);
+  sunk->getResult(0).setType(permuted(resultType, inv));
+  Value back = transposeOn(builder, op->getLoc(), sunk->getResult(0),
+                           plan->perm, device);
   op->getResult(0).replaceAllUsesWith(back);
   erased.insert(op);
   op->erase();
@@ -244,6 +343,60 @@ bool sinkThroughElementwise(Operation *op,
       erased.insert(t);
       t->erase();
     }
+  return true;
+}
+
+/// global_avg_pool(transpose(x, NHWC -> NCHW)) -> reshape(reduce_mean(x,
+/// [1, 2])): the NHWC mean over H and W, N x 1 x 1 x C, holds the
+/// N x C x 1 x 1 result's elements in order. Adds the ops it erases to
+/// `erased`; returns whether it rewrote `pool`.
+bool poolChannelsLast(GlobalAvgPoolOp pool,
+                      llvm::DenseSet<Operation *> &erased) {
+  auto t = pool.getInput().getDefiningOp<TransposeOp>();
+  DeviceAttr device = getDevice(pool);
+  if (!t || !device || getDevice(t) != device || !t->hasOneUse() ||
+      t.getPerm() != ArrayRef<int64_t>(kToChannelsFirst))
+    return false;
+  OpBuilder builder(pool);
+  auto in = cast<RankedTensorType>(t.getInput().getType());
+  auto meanType = in.clone({in.getDimSize(0), 1, 1, in.getDimSize(3)});
+  auto mean = ReduceMeanOp::create(builder, pool.getLoc(), meanType,
+                                   t.getInput(),
+                                   builder.getDenseI64ArrayAttr({1, 2}),
+                                   builder.getBoolAttr(true));
+  for (NamedAttribute attr : pool->getDiscardableAttrs())
+    mean->setAttr(attr.getName(), attr.getValue());
+  Value result =
+      reshapeOn(builder, pool.getLoc(), mean.getResult(),
+                cast<RankedTensorType>(pool.getType()), device);
+  pool.getResult().replaceAllUsesWith(result);
+  erased.insert(pool);
+  pool.erase();
+  erased.insert(t);
+  t.erase();
+  return true;
+}
+
+/// A transpose back to NCHW that several ops read, each of which could
+/// sink it (elementwise ops, as planSink allows with shared transposes, and
+/// global average pools): one copy per reader, so that each sinks on its
+/// own (a hard-swish's x * hardsigmoid(x), a squeeze-and-excitation's pool
+/// and scale). Returns whether it split one.
+bool splitSharedTranspose(TransposeOp t) {
+  if (t->hasOneUse() || t.getPerm() != ArrayRef<int64_t>(kToChannelsFirst))
+    return false;
+  SmallVector<OpOperand *> uses;
+  for (OpOperand &use : t->getUses()) {
+    Operation *user = use.getOwner();
+    if (!isa<GlobalAvgPoolOp>(user) &&
+        !planSink(user, /*sharedTransposes=*/true, t.getResult()))
+      return false;
+    uses.push_back(&use);
+  }
+  for (OpOperand *use : llvm::drop_begin(uses)) {
+    OpBuilder builder(use->getOwner());
+    use->set(builder.clone(*t)->getResult(0));
+  }
   return true;
 }
 
@@ -280,7 +433,9 @@ struct AssignGPULayoutPass
         if (erased.contains(op))
           continue;
         if (auto t = dyn_cast<TransposeOp>(op))
-          changed |= composeTransposes(t, erased);
+          changed |= composeTransposes(t, erased) || splitSharedTranspose(t);
+        else if (auto pool = dyn_cast<GlobalAvgPoolOp>(op))
+          changed |= poolChannelsLast(pool, erased);
         else
           changed |= sinkThroughElementwise(op, erased);
       }

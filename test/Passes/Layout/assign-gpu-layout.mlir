@@ -70,3 +70,35 @@ func.func @shared_input(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor
   %1 = tandem.conv2d %x, %v {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
   return %0, %1 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// A hard-swish reads the conv's result twice (x * clip(x / 6 + 1/2)): the
+// shared transpose is split and both halves sink; the global average pool
+// becomes a mean over the NHWC value's H and W, whose N x 1 x 1 x C result
+// is the N x C x 1 x 1 one reshaped. A 1x1 conv over that 1 x 1 map (a
+// squeeze-and-excitation's) stays NCHW. One transpose is left: the input.
+// CHECK-LABEL: func.func @hardswish_pool
+// CHECK: tandem.transpose %arg0
+// CHECK-NOT: tandem.transpose
+// CHECK: %[[C:.*]] = tandem.conv2d {{.*}}layout = "NHWC"
+// CHECK: %[[M:.*]] = tandem.mul %[[C]], %{{.*}} : (tensor<1x4x4x2xf32>, tensor<f32>)
+// CHECK: tandem.mul %[[C]], %{{.*}} : (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>)
+// CHECK: %[[MEAN:.*]] = tandem.reduce_mean %{{.*}} {axes = array<i64: 1, 2>, {{.*}}} : tensor<1x4x4x2xf32> -> tensor<1x1x1x2xf32>
+// CHECK: %[[R:.*]] = tandem.reshape %[[MEAN]] {{.*}} : tensor<1x1x1x2xf32> -> tensor<1x2x1x1xf32>
+// CHECK: tandem.conv2d %[[R]], %{{.*}} {dilations = array<i64: 1, 1>, pads
+// CHECK-NOT: tandem.transpose
+func.func @hardswish_pool(%x: tensor<1x2x4x4xf32>) -> tensor<1x3x1x1xf32> {
+  %w = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<1.0> : tensor<2x2x1x1xf32>
+  %fc = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<1.0> : tensor<3x2x1x1xf32>
+  %sixth = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<0.166666672> : tensor<f32>
+  %half = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<0.5> : tensor<f32>
+  %0 = tandem.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %1 = tandem.mul %0, %sixth {tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %2 = tandem.add %1, %half {tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %3 = tandem.clip %2 {min = 0.0 : f32, max = 1.0 : f32, tandem.device = #tandem.device<"/device:GPU:0">} : tensor<1x2x4x4xf32>
+  %4 = tandem.mul %0, %3 {tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %5 = tandem.global_avg_pool %4 {tandem.device = #tandem.device<"/device:GPU:0">} : tensor<1x2x4x4xf32> -> tensor<1x2x1x1xf32>
+  %6 = tandem.conv2d %5, %fc {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x1x1xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x1x1xf32>
+  return %6 : tensor<1x3x1x1xf32>
+}

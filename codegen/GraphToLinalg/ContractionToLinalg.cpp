@@ -3,15 +3,18 @@
 // matmul (linalg.matmul / batch_matmul, or a broadcasting linalg.generic),
 // gemm (transposes, alpha/beta/C epilogue) and conv2d (tensor.pad, then
 // conv_2d_nchw_fchw, depthwise_conv_2d_nchw_chw or conv_2d_ngchw_gfchw by
-// groups; NHWC ones conv_2d_nhwc_fhwc or a grouped generic; accumulating
+// groups, in GPU partitions a grouped generic; NHWC ones conv_2d_nhwc_fhwc
+// or a grouped generic; accumulating
 // into the broadcast bias). f16/bf16 accumulate in f32, i32 in i32.
 //
 //===----------------------------------------------------------------------===//
 
 #include "codegen/GraphToLinalg/LoweringUtils.h"
+#include "dialects/Tandem/IR/TandemAttrs.h"
 #include "dialects/Tandem/IR/TandemOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -206,37 +209,43 @@ struct GemmToLinalg : OpConversionPattern<GemmOp> {
 struct Conv2DToLinalg : OpConversionPattern<Conv2DOp> {
   using OpConversionPattern::OpConversionPattern;
 
-  /// An NHWC convolution of the padded `input` with the OHWI `filter` into
-  /// `init`: conv_2d_nhwc_fhwc, or with groups a 4-D linalg.generic over
-  /// (n, oh, ow, o, kh, kw, c) reading input channel (o / (O/groups)) *
-  /// (C/groups) + c, marked `tandem.conv_groups` with the named convs'
-  /// `strides` and `dilations` (tandem-form-library-convs makes it a
-  /// library call). No 5-D views: reshapes there would spread to the
-  /// elementwise work around it. The filter's bytes are cuDNN's KRSC.
-  static Value channelsLast(ConversionPatternRewriter &rewriter, Location loc,
-                            Value input, Value filter, Value init,
-                            RankedTensorType accType, int64_t groups,
-                            ArrayRef<int64_t> strides,
-                            ArrayRef<int64_t> dilations,
-                            ArrayRef<NamedAttribute> attrs) {
-    if (groups == 1)
-      return linalg::Conv2DNhwcFhwcOp::create(rewriter, loc, TypeRange{accType},
-                                              ValueRange{input, filter},
-                                              ValueRange{init}, attrs)
-          .getResult(0);
+  /// A grouped convolution of the padded `input` with `filter` into `init`
+  /// as one 4-D linalg.generic, NCHW over (n, o, oh, ow, c, kh, kw) or NHWC
+  /// over (n, oh, ow, o, kh, kw, c), reading input channel
+  /// (o floordiv O/groups) * C/groups + c, marked `tandem.conv_groups` with
+  /// the named convs' `strides` and `dilations` (tandem-form-library-convs
+  /// makes it a library call; the filter's first dimension follows the
+  /// output's channel loop). No 5-D views: reshape propagation would carry
+  /// them into the elementwise work around the conv.
+  static Value groupedGeneric(ConversionPatternRewriter &rewriter,
+                              Location loc, Value input, Value filter,
+                              Value init, RankedTensorType accType,
+                              int64_t groups, bool last,
+                              ArrayRef<int64_t> strides,
+                              ArrayRef<int64_t> dilations,
+                              ArrayRef<NamedAttribute> attrs) {
     auto it = cast<RankedTensorType>(input.getType());
     auto ft = cast<RankedTensorType>(filter.getType());
-    int64_t cg = it.getDimSize(3) / groups, kg = ft.getDimSize(0) / groups;
+    int64_t cg = it.getDimSize(last ? 3 : 1) / groups;
+    int64_t kg = ft.getDimSize(0) / groups;
     MLIRContext *ctx = rewriter.getContext();
     auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    // Loops: n, oh, ow, o (parallel); kh, kw, c (reduction).
-    AffineExpr channel = d(3).floorDiv(kg) * cg + d(6);
+    // The loops' positions in either order.
+    AffineExpr n = d(0), o = last ? d(3) : d(1), oh = last ? d(1) : d(2),
+               ow = last ? d(2) : d(3), kh = last ? d(4) : d(5),
+               kw = last ? d(5) : d(6), c = last ? d(6) : d(4);
+    AffineExpr channel = o.floorDiv(kg) * cg + c;
+    AffineExpr h = oh * strides[0] + kh * dilations[0];
+    AffineExpr w = ow * strides[1] + kw * dilations[1];
     SmallVector<AffineMap> maps = {
         AffineMap::get(7, 0,
-                       {d(0), d(1) * strides[0] + d(4) * dilations[0],
-                        d(2) * strides[1] + d(5) * dilations[1], channel},
+                       last ? SmallVector<AffineExpr>{n, h, w, channel}
+                            : SmallVector<AffineExpr>{n, channel, h, w},
                        ctx),
-        AffineMap::get(7, 0, {d(3), d(4), d(5), d(6)}, ctx),
+        AffineMap::get(7, 0,
+                       last ? SmallVector<AffineExpr>{o, kh, kw, c}
+                            : SmallVector<AffineExpr>{o, c, kh, kw},
+                       ctx),
         AffineMap::get(7, 0, {d(0), d(1), d(2), d(3)}, ctx)};
     using utils::IteratorType;
     SmallVector<IteratorType> iterators(4, IteratorType::parallel);
@@ -262,6 +271,13 @@ struct Conv2DToLinalg : OpConversionPattern<Conv2DOp> {
     conv->setAttr(TandemDialect::getConvGroupsAttrName(),
                   rewriter.getI64IntegerAttr(groups));
     return conv.getResult(0);
+  }
+
+  /// Whether `op` is in a GPU partition (its function's `tandem.device`).
+  static bool inGPUPartition(Operation *op) {
+    auto func = op->getParentOfType<FunctionOpInterface>();
+    DeviceAttr device = func ? getDevice(func) : DeviceAttr();
+    return device && device.isGPU();
   }
 
   LogicalResult
@@ -311,15 +327,25 @@ struct Conv2DToLinalg : OpConversionPattern<Conv2DOp> {
                               rewriter.getI64TensorAttr(op.getDilations()))};
 
     Value result;
-    if (last) {
-      result = channelsLast(rewriter, loc, input, filter, init, accType,
-                            groups, op.getStrides(), op.getDilations(), attrs);
+    bool depthwise = groups == c && o == c && ft.getDimSize(1) == 1;
+    if (last && groups == 1) {
+      result = linalg::Conv2DNhwcFhwcOp::create(
+                   rewriter, loc, TypeRange{accType}, ValueRange{input, filter},
+                   ValueRange{init}, attrs)
+                   .getResult(0);
+    } else if (groups != 1 &&
+               (last || (!depthwise && inGPUPartition(op)))) {
+      // NHWC grouped convs, and NCHW grouped ones of GPU partitions (the
+      // CPU kernels read the 5-D named form below).
+      result = groupedGeneric(rewriter, loc, input, filter, init, accType,
+                              groups, last, op.getStrides(),
+                              op.getDilations(), attrs);
     } else if (groups == 1) {
       result = linalg::Conv2DNchwFchwOp::create(
                    rewriter, loc, TypeRange{accType}, ValueRange{input, filter},
                    ValueRange{init}, attrs)
                    .getResult(0);
-    } else if (groups == c && o == c && ft.getDimSize(1) == 1) {
+    } else if (depthwise) {
       // Depthwise, multiplier 1: the filter drops its unit input-channel dim.
       Value filter3 = tensor::CollapseShapeOp::create(
           rewriter, loc,

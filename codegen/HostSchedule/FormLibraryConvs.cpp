@@ -108,8 +108,8 @@ struct ConvKernel {
 /// Matches kernel function `kernel`: one 2-D NCHW convolution
 /// (`linalg.conv_2d_nchw_fchw`, `linalg.depthwise_conv_2d_nchw_chw` or
 /// `linalg.conv_2d_ngchw_gfchw` over reshapes) or NHWC one
-/// (`linalg.conv_2d_nhwc_fhwc`, or the `tandem.conv_groups` generic of a
-/// grouped one) of a kernel argument or of a zero-padded copy of one, into an output
+/// (`linalg.conv_2d_nhwc_fhwc`), or the `tandem.conv_groups` generic of a
+/// grouped one in either layout, of a kernel argument or of a zero-padded copy of one, into an output
 /// argument that the kernel first fills with zero or with a bias argument
 /// broadcast along the channels.
 std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
@@ -141,13 +141,19 @@ std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
       last = true;
     } else if (auto c = dyn_cast<linalg::GenericOp>(op);
                c && c->hasAttr(TandemDialect::getConvGroupsAttrName())) {
-      // A grouped NHWC convolution (Conv2DToLinalg's generic).
+      // A grouped convolution (Conv2DToLinalg's generic): NHWC when the
+      // filter's first dimension follows the output's last loop.
       auto g = c->getAttrOfType<IntegerAttr>(
           TandemDialect::getConvGroupsAttrName());
-      if (conv || !g || g.getInt() < 1)
+      if (conv || !g || g.getInt() < 1 || c.getNumDpsInputs() != 2)
+        return std::nullopt;
+      AffineMap filterMap =
+          c.getMatchingIndexingMap(c.getDpsInputOperand(1));
+      AffineMap outMap = c.getMatchingIndexingMap(c.getDpsInitOperand(0));
+      if (filterMap.getNumResults() != 4 || outMap.getNumResults() != 4)
         return std::nullopt;
       conv = c;
-      last = true;
+      last = filterMap.getResult(0) == outMap.getResult(3);
       groups = g.getInt();
     }
   }

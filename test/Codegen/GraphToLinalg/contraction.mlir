@@ -214,3 +214,19 @@ func.func @conv_nhwc_grouped(%x: tensor<1x7x7x4xf32>, %w: tensor<6x3x3x2xf32>) -
   %0 = tandem.conv2d %x, %w {strides = array<i64: 2, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64, layout = "NHWC"} : (tensor<1x7x7x4xf32>, tensor<6x3x3x2xf32>) -> tensor<1x3x5x6xf32>
   return %0 : tensor<1x3x5x6xf32>
 }
+
+// -----
+
+// In a GPU partition a grouped NCHW conv is the same kind of 4-D generic,
+// over (n, o, oh, ow, c, kh, kw), so that it becomes a library call (the
+// 5-D named form above is what the CPU kernels read).
+// CHECK-DAG: #[[GIN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 floordiv 3) * 2 + d4, d2 + d5, d3 + d6)>
+// CHECK-DAG: #[[GFILTER:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>
+// CHECK-LABEL: func.func private @conv_grouped_gpu
+// CHECK-NOT: expand_shape
+// CHECK: linalg.generic {indexing_maps = [#[[GIN]], #[[GFILTER]], {{.+}}]
+// CHECK-SAME: attrs = {{.*}}tandem.conv_groups = 2 : i64
+func.func private @conv_grouped_gpu(%x: tensor<1x4x7x7xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1x6x5x5xf32> attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %0 = tandem.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x4x7x7xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x5x5xf32>
+  return %0 : tensor<1x6x5x5xf32>
+}

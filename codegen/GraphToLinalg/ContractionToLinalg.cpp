@@ -14,8 +14,8 @@
 #include "dialects/Tandem/IR/TandemOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::tandem;
@@ -217,11 +217,10 @@ struct Conv2DToLinalg : OpConversionPattern<Conv2DOp> {
   /// makes it a library call; the filter's first dimension follows the
   /// output's channel loop). No 5-D views: reshape propagation would carry
   /// them into the elementwise work around the conv.
-  static Value groupedGeneric(ConversionPatternRewriter &rewriter,
-                              Location loc, Value input, Value filter,
-                              Value init, RankedTensorType accType,
-                              int64_t groups, bool last,
-                              ArrayRef<int64_t> strides,
+  static Value groupedGeneric(ConversionPatternRewriter &rewriter, Location loc,
+                              Value input, Value filter, Value init,
+                              RankedTensorType accType, int64_t groups,
+                              bool last, ArrayRef<int64_t> strides,
                               ArrayRef<int64_t> dilations,
                               ArrayRef<NamedAttribute> attrs) {
     auto it = cast<RankedTensorType>(input.getType());
@@ -333,13 +332,12 @@ struct Conv2DToLinalg : OpConversionPattern<Conv2DOp> {
                    rewriter, loc, TypeRange{accType}, ValueRange{input, filter},
                    ValueRange{init}, attrs)
                    .getResult(0);
-    } else if (groups != 1 &&
-               (last || (!depthwise && inGPUPartition(op)))) {
+    } else if (groups != 1 && (last || (!depthwise && inGPUPartition(op)))) {
       // NHWC grouped convs, and NCHW grouped ones of GPU partitions (the
       // CPU kernels read the 5-D named form below).
-      result = groupedGeneric(rewriter, loc, input, filter, init, accType,
-                              groups, last, op.getStrides(),
-                              op.getDilations(), attrs);
+      result =
+          groupedGeneric(rewriter, loc, input, filter, init, accType, groups,
+                         last, op.getStrides(), op.getDilations(), attrs);
     } else if (groups == 1) {
       result = linalg::Conv2DNchwFchwOp::create(
                    rewriter, loc, TypeRange{accType}, ValueRange{input, filter},

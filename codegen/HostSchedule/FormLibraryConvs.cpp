@@ -109,9 +109,9 @@ struct ConvKernel {
 /// (`linalg.conv_2d_nchw_fchw`, `linalg.depthwise_conv_2d_nchw_chw` or
 /// `linalg.conv_2d_ngchw_gfchw` over reshapes) or NHWC one
 /// (`linalg.conv_2d_nhwc_fhwc`), or the `tandem.conv_groups` generic of a
-/// grouped one in either layout, of a kernel argument or of a zero-padded copy of one, into an output
-/// argument that the kernel first fills with zero or with a bias argument
-/// broadcast along the channels.
+/// grouped one in either layout, of a kernel argument or of a zero-padded copy
+/// of one, into an output argument that the kernel first fills with zero or
+/// with a bias argument broadcast along the channels.
 std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
   if (!kernel || kernel.isExternal())
     return std::nullopt;
@@ -143,12 +143,11 @@ std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
                c && c->hasAttr(TandemDialect::getConvGroupsAttrName())) {
       // A grouped convolution (Conv2DToLinalg's generic): NHWC when the
       // filter's first dimension follows the output's last loop.
-      auto g = c->getAttrOfType<IntegerAttr>(
-          TandemDialect::getConvGroupsAttrName());
+      auto g =
+          c->getAttrOfType<IntegerAttr>(TandemDialect::getConvGroupsAttrName());
       if (conv || !g || g.getInt() < 1 || c.getNumDpsInputs() != 2)
         return std::nullopt;
-      AffineMap filterMap =
-          c.getMatchingIndexingMap(c.getDpsInputOperand(1));
+      AffineMap filterMap = c.getMatchingIndexingMap(c.getDpsInputOperand(1));
       AffineMap outMap = c.getMatchingIndexingMap(c.getDpsInitOperand(0));
       if (filterMap.getNumResults() != 4 || outMap.getNumResults() != 4)
         return std::nullopt;
@@ -289,8 +288,8 @@ std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
   }
   k.groups = groups < 0 ? xs[cd] : groups;
   // Shapes: what tandem_exec.conv will check (symmetric padding included).
-  if (ys[0] != xs[0] || ws[0] != ys[cd] || k.groups < 1 ||
-      xs[cd] % k.groups || ws[cd] * k.groups != xs[cd])
+  if (ys[0] != xs[0] || ws[0] != ys[cd] || k.groups < 1 || xs[cd] % k.groups ||
+      ws[cd] * k.groups != xs[cd])
     return std::nullopt;
   for (int d = 0; d < 2; ++d) {
     int64_t extent =

@@ -154,16 +154,15 @@ void assignChannelsLast(Conv2DOp conv, Operation *weightScope) {
   OpBuilder builder(conv);
   Location loc = conv.getLoc();
   DeviceAttr device = getDevice(conv);
-  Value input =
-      transposeFor(conv, conv.getInput(), kToChannelsLast, device);
+  Value input = transposeFor(conv, conv.getInput(), kToChannelsLast, device);
   Value oldFilter = conv.getFilter();
   Value filter = channelsLastFilter(builder, loc, oldFilter, device);
   auto type = cast<RankedTensorType>(conv.getType());
-  auto nhwc = Conv2DOp::create(
-      builder, loc, permuted(type, kToChannelsLast), input, filter,
-      conv.getBias(), conv.getStridesAttr(), conv.getPadsAttr(),
-      conv.getDilationsAttr(), conv.getGroupsAttr(),
-      builder.getStringAttr("NHWC"));
+  auto nhwc =
+      Conv2DOp::create(builder, loc, permuted(type, kToChannelsLast), input,
+                       filter, conv.getBias(), conv.getStridesAttr(),
+                       conv.getPadsAttr(), conv.getDilationsAttr(),
+                       conv.getGroupsAttr(), builder.getStringAttr("NHWC"));
   // Keep the node's name and other discardable attributes (the device).
   for (NamedAttribute attr : conv->getDiscardableAttrs())
     nhwc->setAttr(attr.getName(), attr.getValue());
@@ -180,8 +179,7 @@ void assignChannelsLast(Conv2DOp conv, Operation *weightScope) {
 /// transpose(transpose(x, p), q) -> transpose(x, p o q), or x when that
 /// is the identity; adds the ops it erases to `erased`. Returns whether it
 /// changed anything.
-bool composeTransposes(TransposeOp outer,
-                       llvm::DenseSet<Operation *> &erased) {
+bool composeTransposes(TransposeOp outer, llvm::DenseSet<Operation *> &erased) {
   auto inner = outer.getInput().getDefiningOp<TransposeOp>();
   if (!inner)
     return false;
@@ -208,8 +206,8 @@ bool composeTransposes(TransposeOp outer,
 /// broadcast that no permutation changes).
 bool isLayoutFree(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
-  return type && llvm::all_of(type.getShape(),
-                              [](int64_t d) { return d == 1; });
+  return type &&
+         llvm::all_of(type.getShape(), [](int64_t d) { return d == 1; });
 }
 
 /// How an elementwise op sinks the transposes it reads: their permutation,
@@ -318,11 +316,10 @@ bool sinkThroughElementwise(Operation *op,
       mapping.map(other, existing.getResult());
       continue;
     }
-    mapping.map(other,
-                reshapeOn(builder, op->getLoc(), other,
-                          permuted(cast<RankedTensorType>(other.getType()),
-                                   inv),
-                          device));
+    mapping.map(
+        other, reshapeOn(builder, op->getLoc(), other,
+                         permuted(cast<RankedTensorType>(other.getType()), inv),
+                         device));
   }
   SmallVector<Operation *> inputs;
   for (Value operand : op->getOperands())
@@ -360,15 +357,13 @@ bool poolChannelsLast(GlobalAvgPoolOp pool,
   OpBuilder builder(pool);
   auto in = cast<RankedTensorType>(t.getInput().getType());
   auto meanType = in.clone({in.getDimSize(0), 1, 1, in.getDimSize(3)});
-  auto mean = ReduceMeanOp::create(builder, pool.getLoc(), meanType,
-                                   t.getInput(),
-                                   builder.getDenseI64ArrayAttr({1, 2}),
-                                   builder.getBoolAttr(true));
+  auto mean = ReduceMeanOp::create(
+      builder, pool.getLoc(), meanType, t.getInput(),
+      builder.getDenseI64ArrayAttr({1, 2}), builder.getBoolAttr(true));
   for (NamedAttribute attr : pool->getDiscardableAttrs())
     mean->setAttr(attr.getName(), attr.getValue());
-  Value result =
-      reshapeOn(builder, pool.getLoc(), mean.getResult(),
-                cast<RankedTensorType>(pool.getType()), device);
+  Value result = reshapeOn(builder, pool.getLoc(), mean.getResult(),
+                           cast<RankedTensorType>(pool.getType()), device);
   pool.getResult().replaceAllUsesWith(result);
   erased.insert(pool);
   pool.erase();

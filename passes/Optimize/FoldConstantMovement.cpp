@@ -73,12 +73,12 @@ struct FoldTranspose : WeightRewritePattern<TransposeOp> {
   LogicalResult matchAndRewrite(TransposeOp op,
                                 PatternRewriter &rewriter) const override {
     auto inType = cast<RankedTensorType>(op.getInput().getType());
-    return replaceByConstant(
-        op, op.getInput(), rewriter, weightScope,
-        [&](auto &out, const auto &in) {
-          out = transposeF32(in, inType.getShape(), op.getPerm());
-          return true;
-        });
+    return replaceByConstant(op, op.getInput(), rewriter, weightScope,
+                             [&](auto &out, const auto &in) {
+                               out = transposeF32(in, inType.getShape(),
+                                                  op.getPerm());
+                               return true;
+                             });
   }
 };
 

@@ -203,8 +203,8 @@ TEST_F(CudnnFake, ChannelsLastDescriptorsUseNHWCAndMatchTheHostLoop) {
   for (int64_t flags :
        {kNHWC, kNHWC | TANDEM_CONV_BIAS, kNHWC | TANDEM_CONV_RESIDUAL,
         kNHWC | TANDEM_CONV_BIAS | TANDEM_CONV_RESIDUAL}) {
-    expectMatchesHost(makeDesc(1, 4, 6, 5, 6, 3, 3, 2, 1, 1, 1,
-                               TANDEM_CONV_ACT_RELU, flags));
+    expectMatchesHost(
+        makeDesc(1, 4, 6, 5, 6, 3, 3, 2, 1, 1, 1, TANDEM_CONV_ACT_RELU, flags));
     EXPECT_EQ(FakeDnn::get().lastFormat(), 1);
   }
   expectMatchesHost(makeDesc(2, 6, 8, 7, 6, 3, 3, 6, 2, 1, 1,

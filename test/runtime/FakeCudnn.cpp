@@ -249,8 +249,7 @@ bool shapesAgree(const cudnnTensorStruct &x, const cudnnFilterStruct &w,
                  const cudnnConvolutionStruct &c, const cudnnTensorStruct &y) {
   // cuDNN wants one layout for the data and the filter.
   if (!c.set || c.groups < 1 || x.c != w.c * c.groups || w.k % c.groups ||
-      y.n != x.n || y.c != w.k || x.format != y.format ||
-      x.format != w.format)
+      y.n != x.n || y.c != w.k || x.format != y.format || x.format != w.format)
     return false;
   int p = (x.h + 2 * c.padH - c.dilH * (w.r - 1) - 1) / c.strideH + 1;
   int q = (x.w + 2 * c.padW - c.dilW * (w.s - 1) - 1) / c.strideW + 1;
@@ -294,9 +293,8 @@ Status convolve(cudnnContext *h, const float *alpha1,
   if (bias) {
     // The fused call.
     if (!zd || !zp || !biasp || !act || !alpha2 || zd->format != y->format ||
-        zd->n != y->n ||
-        zd->c != y->c || zd->h != y->h || zd->w != y->w || bias->n != 1 ||
-        bias->c != y->c || bias->h != 1 || bias->w != 1 ||
+        zd->n != y->n || zd->c != y->c || zd->h != y->h || zd->w != y->w ||
+        bias->n != 1 || bias->c != y->c || bias->h != 1 || bias->w != 1 ||
         !inDevice(biasp, size_t(y->c)))
       return kBadParam;
     if (act->mode != kRelu && act->mode != kIdentity)
@@ -525,9 +523,8 @@ FAKE_EXPORT Status cudnnAddTensor(cudnnContext *h, const void *alpha,
                                   const void *beta, const cudnnTensorStruct *c,
                                   void *cp) {
   if (!h || !alpha || !a || !ap || !beta || !c || !cp || a->n != c->n ||
-      a->c != c->c || a->h != c->h || a->w != c->w ||
-      a->format != c->format || !inDevice(ap, elements(*a)) ||
-      !inDevice(cp, elements(*c)))
+      a->c != c->c || a->h != c->h || a->w != c->w || a->format != c->format ||
+      !inDevice(ap, elements(*a)) || !inDevice(cp, elements(*c)))
     return kBadParam;
   Pointwise p{elements(*c),
               static_cast<const float *>(ap),
@@ -552,8 +549,7 @@ FAKE_EXPORT Status cudnnActivationForward(
     const cudnnTensorStruct *y, void *yp) {
   if (!h || !act || !alpha || !x || !xp || !beta || !y || !yp ||
       elements(*x) != elements(*y) || x->format != y->format ||
-      !inDevice(xp, elements(*x)) ||
-      !inDevice(yp, elements(*y)))
+      !inDevice(xp, elements(*x)) || !inDevice(yp, elements(*y)))
     return kBadParam;
   Pointwise p{elements(*y),
               static_cast<const float *>(xp),

@@ -555,8 +555,8 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
     return ShapeError(loc, name)
            << "'layout' must be \"NCHW\" or \"NHWC\", got \"" << layout << "\"";
   bool last = layout == "NHWC";
-  if (failed(checkRank(loc, name, last ? "NHWC input" : "NCHW input", input,
-                       4)) ||
+  if (failed(
+          checkRank(loc, name, last ? "NHWC input" : "NCHW input", input, 4)) ||
       failed(checkRank(loc, name, last ? "OHWI filter" : "OIHW filter", filter,
                        4)))
     return failure();

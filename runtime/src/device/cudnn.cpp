@@ -367,12 +367,12 @@ tandem_status_t Context::getPlan(const tandem_conv_desc_t &d, Plan **out) {
   dnn::TensorFormat format =
       (d.flags & TANDEM_CONV_NHWC) ? dnn::kNHWC : dnn::kNCHW;
   TANDEM_TRY(api.createTensor(&plan->x), "cudnnCreateTensorDescriptor");
-  TANDEM_TRY(api.setTensor4d(plan->x, format, dnn::kFloat, i32(d.n),
-                             i32(d.c), i32(d.h), i32(d.w)),
+  TANDEM_TRY(api.setTensor4d(plan->x, format, dnn::kFloat, i32(d.n), i32(d.c),
+                             i32(d.h), i32(d.w)),
              "cudnnSetTensor4dDescriptor(x)");
   TANDEM_TRY(api.createTensor(&plan->y), "cudnnCreateTensorDescriptor");
-  TANDEM_TRY(api.setTensor4d(plan->y, format, dnn::kFloat, i32(d.n),
-                             i32(d.k), i32(d.p), i32(d.q)),
+  TANDEM_TRY(api.setTensor4d(plan->y, format, dnn::kFloat, i32(d.n), i32(d.k),
+                             i32(d.p), i32(d.q)),
              "cudnnSetTensor4dDescriptor(y)");
   TANDEM_TRY(api.createFilter(&plan->w), "cudnnCreateFilterDescriptor");
   TANDEM_TRY(api.setFilter4d(plan->w, dnn::kFloat, format, i32(d.k),

@@ -159,7 +159,8 @@ void runChannelsLast(const tandem_exec_ctx_t *ctx, const tandem_conv_desc_t &d,
   for (int64_t b = 0; b < d.n; ++b)
     for (int64_t o = 0; o < d.k; ++o)
       for (int64_t i = 0; i < pq; ++i)
-        y[(b * pq + i) * d.k + o] = yt[static_cast<size_t>((b * d.k + o) * pq + i)];
+        y[(b * pq + i) * d.k + o] =
+            yt[static_cast<size_t>((b * d.k + o) * pq + i)];
 }
 
 } // namespace

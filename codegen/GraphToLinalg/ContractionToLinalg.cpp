@@ -23,6 +23,21 @@ using namespace mlir::tandem::linalg_lowering;
 
 namespace {
 
+/// The body of a generic contraction: yields out + a * b, the operands
+/// (a, b, out) converted to the accumulator type `acc`.
+void yieldMultiplyAdd(OpBuilder &b, Location loc, ValueRange args, Type acc) {
+  Value l = convertScalar(b, loc, args[0], acc);
+  Value r = convertScalar(b, loc, args[1], acc);
+  Value sum;
+  if (isa<FloatType>(acc))
+    sum = arith::AddFOp::create(b, loc, args[2],
+                                arith::MulFOp::create(b, loc, l, r));
+  else
+    sum = arith::AddIOp::create(b, loc, args[2],
+                                arith::MulIOp::create(b, loc, l, r));
+  linalg::YieldOp::create(b, loc, sum);
+}
+
 /// A zero-filled accumulator of `shape` and element type `acc`.
 Value zeroAccumulator(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                       Type acc) {
@@ -134,16 +149,7 @@ struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
               rewriter, loc, TypeRange{accType}, ValueRange{lhs, rhs},
               ValueRange{init}, maps, iterators,
               [&](OpBuilder &b, Location nloc, ValueRange args) {
-                Value l = convertScalar(b, nloc, args[0], acc);
-                Value r = convertScalar(b, nloc, args[1], acc);
-                Value sum;
-                if (isa<FloatType>(acc))
-                  sum = arith::AddFOp::create(
-                      b, nloc, args[2], arith::MulFOp::create(b, nloc, l, r));
-                else
-                  sum = arith::AddIOp::create(
-                      b, nloc, args[2], arith::MulIOp::create(b, nloc, l, r));
-                linalg::YieldOp::create(b, nloc, sum);
+                yieldMultiplyAdd(b, nloc, args, acc);
               })
               .getResult(0);
     }
@@ -254,16 +260,7 @@ struct Conv2DToLinalg : OpConversionPattern<Conv2DOp> {
         rewriter, loc, TypeRange{accType}, ValueRange{input, filter},
         ValueRange{init}, maps, iterators,
         [&](OpBuilder &b, Location nloc, ValueRange args) {
-          Value l = convertScalar(b, nloc, args[0], acc);
-          Value r = convertScalar(b, nloc, args[1], acc);
-          Value sum;
-          if (isa<FloatType>(acc))
-            sum = arith::AddFOp::create(b, nloc, args[2],
-                                        arith::MulFOp::create(b, nloc, l, r));
-          else
-            sum = arith::AddIOp::create(b, nloc, args[2],
-                                        arith::MulIOp::create(b, nloc, l, r));
-          linalg::YieldOp::create(b, nloc, sum);
+          yieldMultiplyAdd(b, nloc, args, acc);
         });
     for (NamedAttribute attr : attrs)
       conv->setAttr(attr.getName(), attr.getValue());

@@ -643,54 +643,45 @@ CONVS = [
 ]
 
 
-@case("contraction")
-def conv2d_variants():
+def conv2d_cases(nhwc):
+    """CONVS as tandem.conv2d ops; with `nhwc` in layout = "NHWC" (input
+    N x H x W x C, filter O x KH x KW x C/groups, result N x OH x OW x O;
+    grouped and depthwise ones through the tandem.conv_groups generic)."""
     p = Prog()
     refs = []
+    to_last = (0, 2, 3, 1)
     for xs, ws, st, pd, dl, g, has_b in CONVS:
         x, w = rand(*xs), rand(*ws)
         b = rand(ws[0]) if has_b else None
         ref = conv_ref(x, w, b, st, pd, dl, g)
+        layout = ""
+        if nhwc:
+            ref = ref.transpose(to_last)
+            x = np.ascontiguousarray(x.transpose(to_last))
+            w = np.ascontiguousarray(w.transpose(to_last))
+            layout = ', layout = "NHWC"'
         operands = f"{p.const(x)}, {p.const(w)}"
-        types = f"{t(xs)}, {t(ws)}"
+        types = f"{t(x.shape)}, {t(w.shape)}"
         if has_b:
             operands += f", {p.const(b)}"
             types += f", {t((ws[0],))}"
         j = lambda v: ", ".join(map(str, v))
         v = p.op(f"tandem.conv2d {operands} {{strides = array<i64: {j(st)}>, "
                  f"pads = array<i64: {j(pd)}>, dilations = array<i64: {j(dl)}>,"
-                 f" groups = {g} : i64}} : ({types}) -> {t(ref.shape)}")
+                 f" groups = {g} : i64{layout}}} : ({types}) -> {t(ref.shape)}")
         p.out(v, ref.shape)
         refs.append(ref)
     return p, refs
 
 
 @case("contraction")
+def conv2d_variants():
+    return conv2d_cases(nhwc=False)
+
+
+@case("contraction")
 def conv2d_nhwc_variants():
-    # The same convolutions with layout = "NHWC": input N x H x W x C,
-    # filter O x KH x KW x C/groups, result N x OH x OW x O (grouped and
-    # depthwise ones through the tandem.conv_groups generic).
-    p = Prog()
-    refs = []
-    for xs, ws, st, pd, dl, g, has_b in CONVS:
-        x, w = rand(*xs), rand(*ws)
-        b = rand(ws[0]) if has_b else None
-        ref = conv_ref(x, w, b, st, pd, dl, g).transpose(0, 2, 3, 1)
-        xl = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
-        wl = np.ascontiguousarray(w.transpose(0, 2, 3, 1))
-        operands = f"{p.const(xl)}, {p.const(wl)}"
-        types = f"{t(xl.shape)}, {t(wl.shape)}"
-        if has_b:
-            operands += f", {p.const(b)}"
-            types += f", {t((ws[0],))}"
-        j = lambda v: ", ".join(map(str, v))
-        v = p.op(f"tandem.conv2d {operands} {{strides = array<i64: {j(st)}>, "
-                 f"pads = array<i64: {j(pd)}>, dilations = array<i64: {j(dl)}>,"
-                 f" groups = {g} : i64, layout = \"NHWC\"}} : ({types}) -> "
-                 f"{t(ref.shape)}")
-        p.out(v, ref.shape)
-        refs.append(ref)
-    return p, refs
+    return conv2d_cases(nhwc=True)
 
 
 @case("contraction")

@@ -11,6 +11,7 @@
 
 #include "codegen/LinalgPayloads.h"
 #include "codegen/Passes.h"
+#include "dialects/Tandem/IR/TandemDialect.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -193,8 +194,11 @@ void foldReluEpilogues(Operation *root, KernelActivations allowed) {
         in.getType() != relu.getResult(0).getType() ||
         producer->hasAttr("tandem.epilogue") ||
         !(isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp,
-              linalg::DepthwiseConv2DNchwChwOp>(producer) ||
-          (isa<linalg::GenericOp>(producer) && isContractionLike(producer))))
+              linalg::DepthwiseConv2DNchwChwOp, linalg::Conv2DNhwcFhwcOp>(
+              producer) ||
+          (isa<linalg::GenericOp>(producer) &&
+           (isContractionLike(producer) ||
+            producer->hasAttr(tandem::TandemDialect::getConvGroupsAttrName())))))
       continue;
     producer->setAttr(
         "tandem.epilogue",

@@ -198,7 +198,8 @@ void foldReluEpilogues(Operation *root, KernelActivations allowed) {
               producer) ||
           (isa<linalg::GenericOp>(producer) &&
            (isContractionLike(producer) ||
-            producer->hasAttr(tandem::TandemDialect::getConvGroupsAttrName())))))
+            producer->hasAttr(
+                tandem::TandemDialect::getConvGroupsAttrName())))))
       continue;
     producer->setAttr(
         "tandem.epilogue",

@@ -256,21 +256,25 @@ def TandemAssignGPULayout
   let summary = "puts the convolutions of GPU partitions in the layout their "
                 "library prefers, with transposes only where it changes";
   let description = [{
-    After placement, chooses once the data layout of the convolutions of
-    each GPU region (ops on one GPU connected through values: one
-    partition, or the partitions that CPU work splits it into): with
-    `layout=nhwc` every f32 `tandem.conv2d` there becomes an NHWC one
-    (`layout = "NHWC"`, OHWI filter), unless the region runs a grouped or
-    depthwise convolution (their NHWC form is not yet a library call, so
-    such a region keeps NCHW rather than transpose around each of them). Its input is transposed
-    to NHWC before it and its result back to NCHW after it, a constant
-    filter is transposed at compile time, and then the transposes move
-    down through the elementwise ops after them (a bias, residual add,
-    ReLU, clip, sigmoid, multiply: every tensor operand transposed alike,
-    or a scalar) and cancel against the next convolution's, so that a
-    chain of convolutions and elementwise work on one GPU stays NHWC and
-    transposes remain only where a value enters or leaves that chain
-    (partition boundaries, pools, reshapes). Every op it creates takes
+    After placement, chooses once the data layout of the GPUs'
+    convolutions: with `layout=nhwc` every f32 `tandem.conv2d` placed on a
+    GPU becomes an NHWC one (`layout = "NHWC"`, OHWI filter; grouped and
+    depthwise ones included), except one over a 1 x 1 map, whose bytes are
+    the same in both layouts. Its input is transposed to NHWC before it
+    (convs reading one value share that transpose) and its result back to
+    NCHW after it, and a constant filter is transposed at compile time.
+    Then, to a fixed point: transposes of transposes compose and cancel; a
+    transpose sinks through the elementwise op that reads it (a bias,
+    residual add, ReLU, clip, sigmoid, multiply) when every tensor operand
+    is transposed alike, a broadcast no permutation changes, a broadcast
+    whose permutation moves only size-1 dimensions (a reshape), or a value
+    another user already transposes to NHWC; a transpose several such ops
+    read is split; a global average pool of an NHWC value becomes a
+    `tandem.reduce_mean` over H and W and a reshape. A chain of
+    convolutions and elementwise work on one GPU so stays NHWC, and
+    transposes remain only where a value enters or leaves it (partition
+    boundaries, max and average pools, reshapes). A transpose that moves
+    only size-1 dimensions is made a reshape. Every op it creates takes
     the GPU of the op it came from. `layout=nchw` (the default) changes
     nothing; CPU ops are never touched.
 

@@ -126,17 +126,15 @@ std::vector<float> padInput(const tandem_conv_desc_t &d, const float *x) {
   return padded;
 }
 
-/// The a x b x c x d tensor `in` (row-major) as a x d x b x c: NHWC (or
-/// KRSC) to NCHW (KCRS).
-std::vector<float> toChannelsFirst(const float *in, int64_t a, int64_t b,
-                                   int64_t c, int64_t d) {
-  std::vector<float> out(static_cast<size_t>(a * b * c * d));
+/// `a` row-major rows x cols matrices of `in`, each transposed into `out`:
+/// NHWC (or KRSC) to NCHW (KCRS) with rows = H * W (R * S), and back with
+/// rows = C.
+void transposeEach(const float *in, float *out, int64_t a, int64_t rows,
+                   int64_t cols) {
   for (int64_t i = 0; i < a; ++i)
-    for (int64_t j = 0; j < b * c; ++j)
-      for (int64_t l = 0; l < d; ++l)
-        out[static_cast<size_t>((i * d + l) * b * c + j)] =
-            in[(i * b * c + j) * d + l];
-  return out;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        out[(i * cols + c) * rows + r] = in[(i * rows + r) * cols + c];
 }
 
 /// Runs the NHWC convolution `d` through its NCHW form: x, w and z
@@ -147,20 +145,19 @@ void runChannelsLast(const tandem_exec_ctx_t *ctx, const tandem_conv_desc_t &d,
   tandem_conv_desc_t nchw = d;
   // The filter copy is not the weight at its address: nothing to cache.
   nchw.flags &= ~int64_t(TANDEM_CONV_NHWC | TANDEM_CONV_CONSTANT_FILTER);
-  std::vector<float> xt = toChannelsFirst(x, d.n, d.h, d.w, d.c);
-  std::vector<float> wt = toChannelsFirst(w, d.k, d.r, d.s, d.c / d.groups);
-  std::vector<float> zt;
-  if (hasResidual(d))
-    zt = toChannelsFirst(z, d.n, d.p, d.q, d.k);
-  std::vector<float> yt(static_cast<size_t>(d.n * d.k * d.p * d.q));
+  int64_t hw = d.h * d.w, pq = d.p * d.q, cg = d.c / d.groups;
+  std::vector<float> xt(static_cast<size_t>(d.n * d.c * hw)),
+      wt(static_cast<size_t>(d.k * cg * d.r * d.s)),
+      yt(static_cast<size_t>(d.n * d.k * pq)), zt;
+  transposeEach(x, xt.data(), d.n, hw, d.c);
+  transposeEach(w, wt.data(), d.k, d.r * d.s, cg);
+  if (hasResidual(d)) {
+    zt.resize(yt.size());
+    transposeEach(z, zt.data(), d.n, pq, d.k);
+  }
   runOnHost(ctx, nchw, xt.data(), wt.data(), yt.data(), bias,
             zt.empty() ? nullptr : zt.data());
-  int64_t pq = d.p * d.q;
-  for (int64_t b = 0; b < d.n; ++b)
-    for (int64_t o = 0; o < d.k; ++o)
-      for (int64_t i = 0; i < pq; ++i)
-        y[(b * pq + i) * d.k + o] =
-            yt[static_cast<size_t>((b * d.k + o) * pq + i)];
+  transposeEach(yt.data(), y, d.n, d.k, pq);
 }
 
 } // namespace

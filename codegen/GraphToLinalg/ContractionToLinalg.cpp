@@ -144,14 +144,13 @@ struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
                                                  utils::IteratorType::parallel);
       iterators.back() = utils::IteratorType::reduction;
       Value init = zeroAccumulator(rewriter, loc, type.getShape(), acc);
-      result =
-          linalg::GenericOp::create(
-              rewriter, loc, TypeRange{accType}, ValueRange{lhs, rhs},
-              ValueRange{init}, maps, iterators,
-              [&](OpBuilder &b, Location nloc, ValueRange args) {
-                yieldMultiplyAdd(b, nloc, args, acc);
-              })
-              .getResult(0);
+      result = linalg::GenericOp::create(
+                   rewriter, loc, TypeRange{accType}, ValueRange{lhs, rhs},
+                   ValueRange{init}, maps, iterators,
+                   [&](OpBuilder &b, Location nloc, ValueRange args) {
+                     yieldMultiplyAdd(b, nloc, args, acc);
+                   })
+                   .getResult(0);
     }
     rewriter.replaceOp(op, castTensor(rewriter, loc, result, elem));
     return success();

@@ -39,6 +39,22 @@ TEST(Permutation, ValidatesAndApplies) {
   EXPECT_TRUE(shape::isIdentityPermutation({0, 1, 2}));
   EXPECT_FALSE(shape::isIdentityPermutation({1, 0}));
   EXPECT_EQ(shape::permute({2, 3, 4}, {2, 0, 1}), (Shape{4, 2, 3}));
+  // NCHW -> NHWC and back.
+  EXPECT_EQ(shape::invertPermutation({0, 2, 3, 1}), (Shape{0, 3, 1, 2}));
+  EXPECT_EQ(shape::invertPermutation({2, 0, 1}), (Shape{1, 2, 0}));
+  EXPECT_EQ(shape::permute(shape::permute({2, 3, 4}, {2, 0, 1}),
+                           shape::invertPermutation({2, 0, 1})),
+            (Shape{2, 3, 4}));
+}
+
+TEST(Permutation, TransposesThatMoveOnlyUnitDimsKeepTheElementOrder) {
+  // A squeeze-and-excitation scale [N, C, 1, 1] to NHWC: a reshape.
+  EXPECT_TRUE(shape::movesOnlyUnitDims({8, 32, 1, 1}, {0, 2, 3, 1}));
+  EXPECT_TRUE(shape::movesOnlyUnitDims({1, 5}, {1, 0}));
+  // C and H both above 1 swap places.
+  EXPECT_FALSE(shape::movesOnlyUnitDims({1, 32, 7, 7}, {0, 2, 3, 1}));
+  EXPECT_FALSE(shape::movesOnlyUnitDims({2, 3}, {1, 0}));
+  EXPECT_TRUE(shape::movesOnlyUnitDims({2, 3}, {0, 1}));
 }
 
 TEST(Window, ConvolutionOutputSizes) {

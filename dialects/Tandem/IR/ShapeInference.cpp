@@ -66,6 +66,26 @@ Shape shape::permute(llvm::ArrayRef<int64_t> shape,
   return result;
 }
 
+Shape shape::invertPermutation(llvm::ArrayRef<int64_t> perm) {
+  Shape inverse(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[p] = static_cast<int64_t>(i);
+  return inverse;
+}
+
+bool shape::movesOnlyUnitDims(llvm::ArrayRef<int64_t> shape,
+                              llvm::ArrayRef<int64_t> perm) {
+  int64_t last = -1;
+  for (int64_t p : perm) {
+    if (shape[p] == 1)
+      continue;
+    if (p < last)
+      return false;
+    last = p;
+  }
+  return true;
+}
+
 int64_t shape::numElements(llvm::ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape)

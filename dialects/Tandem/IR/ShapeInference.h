@@ -37,6 +37,15 @@ bool isIdentityPermutation(llvm::ArrayRef<int64_t> perm);
 /// Applies `perm` to `shape`: result[i] = shape[perm[i]].
 Shape permute(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> perm);
 
+/// The inverse of the permutation `perm`: permuting by `perm`, then by the
+/// result, is the identity.
+Shape invertPermutation(llvm::ArrayRef<int64_t> perm);
+
+/// True when permuting `shape` by `perm` moves only size-1 dimensions, so
+/// that the elements keep their order (the transpose is a reshape).
+bool movesOnlyUnitDims(llvm::ArrayRef<int64_t> shape,
+                       llvm::ArrayRef<int64_t> perm);
+
 /// Product of the dims; 1 for a scalar; -1 when a dim is negative (dynamic)
 /// or the product overflows int64_t.
 int64_t numElements(llvm::ArrayRef<int64_t> shape);

@@ -220,15 +220,9 @@ struct TransposeOfUnitDimsToReshape : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TransposeOp op,
                                 PatternRewriter &rewriter) const override {
-    ArrayRef<int64_t> shape = op.getInput().getType().getShape();
-    int64_t last = -1;
-    for (int64_t p : op.getPerm()) {
-      if (shape[p] == 1)
-        continue;
-      if (p < last)
-        return rewriter.notifyMatchFailure(op, "moves a non-unit dimension");
-      last = p;
-    }
+    if (!shape::movesOnlyUnitDims(op.getInput().getType().getShape(),
+                                  op.getPerm()))
+      return rewriter.notifyMatchFailure(op, "moves a non-unit dimension");
     rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getInput(),
                                            op.getType().getShape());
     return success();

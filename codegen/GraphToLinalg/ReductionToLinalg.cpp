@@ -477,18 +477,23 @@ struct PoolDim {
   }
 };
 
-/// Geometry of both spatial dims, or an error when a window lies wholly in
-/// the padding (its max or average would be undefined).
+/// Geometry of both spatial dims (from dimension `spatial` on: 2 in NCHW,
+/// 1 in NHWC), or an error when a window lies wholly in the padding (its
+/// max or average would be undefined).
 template <typename OpTy>
 FailureOr<std::array<PoolDim, 2>> poolGeometry(OpTy op, ArrayRef<int64_t> dil,
-                                               bool checkWindows) {
+                                               bool checkWindows,
+                                               int64_t spatial = 2) {
   auto inType = cast<RankedTensorType>(op.getInput().getType());
   auto outType = cast<RankedTensorType>(op.getType());
   std::array<PoolDim, 2> dims;
   for (int64_t i = 0; i < 2; ++i) {
-    dims[i] = {inType.getDimSize(2 + i), outType.getDimSize(2 + i),
-               op.getKernelShape()[i],   op.getStrides()[i],
-               dil.empty() ? 1 : dil[i], op.getPads()[i],
+    dims[i] = {inType.getDimSize(spatial + i),
+               outType.getDimSize(spatial + i),
+               op.getKernelShape()[i],
+               op.getStrides()[i],
+               dil.empty() ? 1 : dil[i],
+               op.getPads()[i],
                op.getPads()[2 + i]};
     if (!checkWindows)
       continue;
@@ -508,7 +513,9 @@ struct MaxPoolToLinalg : OpConversionPattern<MaxPool2DOp> {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getType());
     Type elem = type.getElementType();
-    auto geometry = poolGeometry(op, op.getDilations(), /*checkWindows=*/true);
+    bool last = op.isChannelsLast();
+    auto geometry = poolGeometry(op, op.getDilations(), /*checkWindows=*/true,
+                                 /*spatial=*/last ? 1 : 2);
     if (failed(geometry))
       return failure();
     auto [h, w] = *geometry;
@@ -523,9 +530,14 @@ struct MaxPoolToLinalg : OpConversionPattern<MaxPool2DOp> {
       input = flipSignBit(rewriter, loc, input, elem);
     }
     Value lowest = lowestValue(rewriter, loc, elem);
-    input = padWithConstant(
-        rewriter, loc, input, {0, 0, h.padBegin, w.padBegin},
-        {0, 0, h.padEnd + h.extraEnd(), w.padEnd + w.extraEnd()}, lowest);
+    SmallVector<int64_t> low = {0, 0, h.padBegin, w.padBegin},
+                         high = {0, 0, h.padEnd + h.extraEnd(),
+                                 w.padEnd + w.extraEnd()};
+    if (last) {
+      low = {0, h.padBegin, w.padBegin, 0};
+      high = {0, h.padEnd + h.extraEnd(), w.padEnd + w.extraEnd(), 0};
+    }
+    input = padWithConstant(rewriter, loc, input, low, high, lowest);
     Value window = tensor::EmptyOp::create(
         rewriter, loc, ArrayRef<int64_t>{h.kernel, w.kernel}, elem);
     Value init = createFilled(rewriter, loc, type, lowest);
@@ -534,10 +546,15 @@ struct MaxPoolToLinalg : OpConversionPattern<MaxPool2DOp> {
                               rewriter.getI64TensorAttr(op.getStrides())),
         rewriter.getNamedAttr("dilations",
                               rewriter.getI64TensorAttr(op.getDilations()))};
-    Value result = linalg::PoolingNchwMaxOp::create(
-                       rewriter, loc, TypeRange{type},
-                       ValueRange{input, window}, ValueRange{init}, attrs)
-                       .getResult(0);
+    Value result =
+        last ? linalg::PoolingNhwcMaxOp::create(rewriter, loc, TypeRange{type},
+                                                ValueRange{input, window},
+                                                ValueRange{init}, attrs)
+                   .getResult(0)
+             : linalg::PoolingNchwMaxOp::create(rewriter, loc, TypeRange{type},
+                                                ValueRange{input, window},
+                                                ValueRange{init}, attrs)
+                   .getResult(0);
     if (resultElem != elem)
       result = flipSignBit(rewriter, loc, result, resultElem);
     rewriter.replaceOp(op, result);

@@ -12,6 +12,7 @@
 
 #include "passes/Passes.h"
 
+#include "dialects/Tandem/IR/ShapeInference.h"
 #include "dialects/Tandem/IR/TandemAttrs.h"
 #include "dialects/Tandem/IR/TandemOps.h"
 #include "dialects/Tandem/IR/TandemTraits.h"
@@ -35,32 +36,7 @@ constexpr int64_t kToChannelsFirst[] = {0, 3, 1, 2};
 
 /// `type`'s shape permuted as tandem.transpose with `perm` permutes it.
 RankedTensorType permuted(RankedTensorType type, ArrayRef<int64_t> perm) {
-  SmallVector<int64_t> shape;
-  for (int64_t p : perm)
-    shape.push_back(type.getDimSize(p));
-  return type.clone(shape);
-}
-
-/// The inverse of `perm`.
-SmallVector<int64_t> inverse(ArrayRef<int64_t> perm) {
-  SmallVector<int64_t> inv(perm.size());
-  for (auto [i, p] : llvm::enumerate(perm))
-    inv[p] = static_cast<int64_t>(i);
-  return inv;
-}
-
-/// Whether permuting `shape` by `perm` moves only size-1 dimensions, so
-/// that the elements keep their order.
-bool movesOnlyUnitDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {
-  int64_t last = -1;
-  for (int64_t p : perm) {
-    if (shape[p] == 1)
-      continue;
-    if (p < last)
-      return false;
-    last = p;
-  }
-  return true;
+  return type.clone(shape::permute(type.getShape(), perm));
 }
 
 /// A tandem.reshape of `value` to `type` on `device`.
@@ -78,7 +54,7 @@ Value reshapeOn(OpBuilder &builder, Location loc, Value value,
 Value transposeOn(OpBuilder &builder, Location loc, Value value,
                   ArrayRef<int64_t> perm, DeviceAttr device) {
   auto type = cast<RankedTensorType>(value.getType());
-  if (movesOnlyUnitDims(type.getShape(), perm))
+  if (shape::movesOnlyUnitDims(type.getShape(), perm))
     return reshapeOn(builder, loc, value, permuted(type, perm), device);
   auto op = TransposeOp::create(builder, loc, permuted(type, perm), value,
                                 builder.getDenseI64ArrayAttr(perm));
@@ -177,22 +153,20 @@ void assignChannelsLast(Conv2DOp conv, Operation *weightScope) {
 }
 
 /// transpose(transpose(x, p), q) -> transpose(x, p o q), or x when that
-/// is the identity; adds the ops it erases to `erased`. Returns whether it
-/// changed anything.
+/// is the identity (TransposeOp's fold); adds the ops it erases to
+/// `erased`. Returns whether it changed anything.
 bool composeTransposes(TransposeOp outer, llvm::DenseSet<Operation *> &erased) {
   auto inner = outer.getInput().getDefiningOp<TransposeOp>();
   if (!inner)
     return false;
-  SmallVector<int64_t> composed;
-  for (int64_t p : outer.getPerm())
-    composed.push_back(inner.getPerm()[p]);
-  if (llvm::equal(composed, llvm::seq<int64_t>(0, composed.size()))) {
-    outer.getResult().replaceAllUsesWith(inner.getInput());
+  SmallVector<OpFoldResult> folded;
+  if (failed(outer->fold(folded)))
+    return false;
+  if (auto value = dyn_cast_if_present<Value>(folded.front());
+      value && value != outer.getResult()) {
+    outer.getResult().replaceAllUsesWith(value);
     erased.insert(outer);
     outer.erase();
-  } else {
-    outer.getInputMutable().assign(inner.getInput());
-    outer.setPerm(composed);
   }
   if (inner->use_empty()) {
     erased.insert(inner);
@@ -275,14 +249,14 @@ std::optional<SinkPlan> planSink(Operation *op, bool sharedTransposes,
   }
   if (plan.perm.empty())
     return std::nullopt;
-  SmallVector<int64_t> inv = inverse(plan.perm);
+  SmallVector<int64_t> inv = shape::invertPermutation(plan.perm);
   for (Value other : others) {
     auto type = dyn_cast<RankedTensorType>(other.getType());
     if (!type || type.getRank() != resultType.getRank())
       return std::nullopt;
     if (pending && computedFrom(other, pending))
       continue;
-    if (movesOnlyUnitDims(type.getShape(), inv)) {
+    if (shape::movesOnlyUnitDims(type.getShape(), inv)) {
       plan.others.push_back({other, TransposeOp()});
       continue;
     }
@@ -304,7 +278,7 @@ bool sinkThroughElementwise(Operation *op,
   std::optional<SinkPlan> plan = planSink(op, /*sharedTransposes=*/false);
   if (!plan)
     return false;
-  SmallVector<int64_t> inv = inverse(plan->perm);
+  SmallVector<int64_t> inv = shape::invertPermutation(plan->perm);
   DeviceAttr device = getDevice(op);
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   OpBuilder builder(op);
@@ -343,6 +317,20 @@ bool sinkThroughElementwise(Operation *op,
   return true;
 }
 
+/// Whether `pool`, a global average pool or an NCHW max pool, can move the
+/// transpose back to NCHW that it reads, `t`, past itself: both on one
+/// device. (`t` must also have no other reader; splitSharedTranspose makes
+/// it so.)
+bool poolSinks(Operation *pool, TransposeOp t) {
+  DeviceAttr device = getDevice(pool);
+  if (!device || getDevice(t) != device ||
+      t.getPerm() != ArrayRef<int64_t>(kToChannelsFirst))
+    return false;
+  if (auto max = dyn_cast<MaxPool2DOp>(pool))
+    return !max.isChannelsLast();
+  return isa<GlobalAvgPoolOp>(pool);
+}
+
 /// global_avg_pool(transpose(x, NHWC -> NCHW)) -> reshape(reduce_mean(x,
 /// [1, 2])): the NHWC mean over H and W, N x 1 x 1 x C, holds the
 /// N x C x 1 x 1 result's elements in order. Adds the ops it erases to
@@ -350,10 +338,9 @@ bool sinkThroughElementwise(Operation *op,
 bool poolChannelsLast(GlobalAvgPoolOp pool,
                       llvm::DenseSet<Operation *> &erased) {
   auto t = pool.getInput().getDefiningOp<TransposeOp>();
-  DeviceAttr device = getDevice(pool);
-  if (!t || !device || getDevice(t) != device || !t->hasOneUse() ||
-      t.getPerm() != ArrayRef<int64_t>(kToChannelsFirst))
+  if (!t || !t->hasOneUse() || !poolSinks(pool, t))
     return false;
+  DeviceAttr device = getDevice(pool);
   OpBuilder builder(pool);
   auto in = cast<RankedTensorType>(t.getInput().getType());
   auto meanType = in.clone({in.getDimSize(0), 1, 1, in.getDimSize(3)});
@@ -373,17 +360,17 @@ bool poolChannelsLast(GlobalAvgPoolOp pool,
 }
 
 /// A transpose back to NCHW that several ops read, each of which could
-/// sink it (elementwise ops, as planSink allows with shared transposes, and
-/// global average pools): one copy per reader, so that each sinks on its
-/// own (a hard-swish's x * hardsigmoid(x), a squeeze-and-excitation's pool
-/// and scale). Returns whether it split one.
+/// sink it (elementwise ops, as planSink allows with shared transposes,
+/// and pools, as poolSinks allows): one copy per reader, so that each sinks
+/// on its own (a hard-swish's x * hardsigmoid(x), a squeeze-and-excitation's
+/// pool and scale). Returns whether it split one.
 bool splitSharedTranspose(TransposeOp t) {
   if (t->hasOneUse() || t.getPerm() != ArrayRef<int64_t>(kToChannelsFirst))
     return false;
   SmallVector<OpOperand *> uses;
   for (OpOperand &use : t->getUses()) {
     Operation *user = use.getOwner();
-    if (!isa<GlobalAvgPoolOp>(user) &&
+    if (!poolSinks(user, t) &&
         !planSink(user, /*sharedTransposes=*/true, t.getResult()))
       return false;
     uses.push_back(&use);
@@ -392,6 +379,34 @@ bool splitSharedTranspose(TransposeOp t) {
     OpBuilder builder(use->getOwner());
     use->set(builder.clone(*t)->getResult(0));
   }
+  return true;
+}
+
+/// max_pool2d(transpose(x, NHWC -> NCHW)) -> transpose(max_pool2d(x) in
+/// NHWC, NHWC -> NCHW): the transpose moves past the pool (ResNets' stem),
+/// where it can sink on and cancel. Adds the ops it erases to `erased`;
+/// returns whether it rewrote `pool`.
+bool sinkThroughMaxPool(MaxPool2DOp pool, llvm::DenseSet<Operation *> &erased) {
+  auto t = pool.getInput().getDefiningOp<TransposeOp>();
+  if (!t || !t->hasOneUse() || !poolSinks(pool, t))
+    return false;
+  DeviceAttr device = getDevice(pool);
+  OpBuilder builder(pool);
+  auto type = cast<RankedTensorType>(pool.getType());
+  auto nhwc = MaxPool2DOp::create(
+      builder, pool.getLoc(), permuted(type, kToChannelsLast), t.getInput(),
+      pool.getKernelShapeAttr(), pool.getStridesAttr(), pool.getPadsAttr(),
+      pool.getDilationsAttr(), pool.getCeilModeAttr(),
+      builder.getStringAttr("NHWC"));
+  for (NamedAttribute attr : pool->getDiscardableAttrs())
+    nhwc->setAttr(attr.getName(), attr.getValue());
+  Value back = transposeOn(builder, pool.getLoc(), nhwc.getResult(),
+                           kToChannelsFirst, device);
+  pool.getResult().replaceAllUsesWith(back);
+  erased.insert(pool);
+  pool.erase();
+  erased.insert(t);
+  t.erase();
   return true;
 }
 
@@ -431,6 +446,8 @@ struct AssignGPULayoutPass
           changed |= composeTransposes(t, erased) || splitSharedTranspose(t);
         else if (auto pool = dyn_cast<GlobalAvgPoolOp>(op))
           changed |= poolChannelsLast(pool, erased);
+        else if (auto pool = dyn_cast<MaxPool2DOp>(op))
+          changed |= sinkThroughMaxPool(pool, erased);
         else
           changed |= sinkThroughElementwise(op, erased);
       }

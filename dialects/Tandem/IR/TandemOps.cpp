@@ -748,11 +748,19 @@ static LogicalResult
 inferPool2DType(std::optional<Location> loc, StringRef name, Value inputValue,
                 ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
                 ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
-                bool ceilMode, SmallVectorImpl<Type> &types) {
+                bool ceilMode, SmallVectorImpl<Type> &types,
+                StringRef layout = "NCHW") {
   RankedTensorType input = rankedType(inputValue);
   if (!input)
     return ShapeError(loc, name) << "expects a ranked tensor operand";
-  if (failed(checkRank(loc, name, "NCHW input", input, 4)) ||
+  if (layout != "NCHW" && layout != "NHWC")
+    return ShapeError(loc, name)
+           << "'layout' must be \"NCHW\" or \"NHWC\", got \"" << layout << "\"";
+  bool last = layout == "NHWC";
+  // The first spatial dimension.
+  int64_t sd = last ? 1 : 2;
+  if (failed(
+          checkRank(loc, name, last ? "NHWC input" : "NCHW input", input, 4)) ||
       failed(checkArraySize(loc, name, "kernel_shape", kernel, 2)) ||
       failed(checkArraySize(loc, name, "strides", strides, 2)) ||
       failed(checkArraySize(loc, name, "pads", pads, 4)) ||
@@ -762,23 +770,27 @@ inferPool2DType(std::optional<Location> loc, StringRef name, Value inputValue,
       failed(checkAtLeast(loc, name, "dilations", dilations, 1)) ||
       failed(checkAtLeast(loc, name, "pads", pads, 0)))
     return failure();
-  shape::Shape result = {input.getDimSize(0), input.getDimSize(1)};
+  shape::Shape result = {input.getDimSize(0)};
+  if (!last)
+    result.push_back(input.getDimSize(1));
   for (int d = 0; d < 2; ++d) {
     if (pads[d] >= kernel[d] || pads[d + 2] >= kernel[d])
       return ShapeError(loc, name)
              << "pads " << fmt(pads) << " must be smaller than the kernel "
              << fmt(kernel);
     int64_t size =
-        shape::windowOutputSize(input.getDimSize(2 + d), kernel[d], strides[d],
+        shape::windowOutputSize(input.getDimSize(sd + d), kernel[d], strides[d],
                                 pads[d], pads[d + 2], dilations[d], ceilMode);
     if (size <= 0)
       return ShapeError(loc, name)
              << "the " << (d == 0 ? "height" : "width") << " window ("
              << kernel[d] << ") does not fit the padded input ("
-             << input.getDimSize(2 + d) << " + " << pads[d] << " + "
+             << input.getDimSize(sd + d) << " + " << pads[d] << " + "
              << pads[d + 2] << ")";
     result.push_back(size);
   }
+  if (last)
+    result.push_back(input.getDimSize(3));
   types.push_back(RankedTensorType::get(result, input.getElementType()));
   return success();
 }
@@ -790,7 +802,7 @@ LogicalResult MaxPool2DOp::inferReturnTypes(MLIRContext *,
   return inferPool2DType(loc, getOperationName(), adaptor.getInput(),
                          adaptor.getKernelShape(), adaptor.getStrides(),
                          adaptor.getPads(), adaptor.getDilations(),
-                         adaptor.getCeilMode(), types);
+                         adaptor.getCeilMode(), types, adaptor.getLayout());
 }
 
 LogicalResult AvgPool2DOp::inferReturnTypes(MLIRContext *,

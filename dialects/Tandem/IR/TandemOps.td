@@ -910,14 +910,16 @@ def Tandem_ClipOp : Tandem_UnaryElementwiseOp<"clip", Tandem_NumericTensor,
 def Tandem_MaxPool2DOp : Tandem_InferredOp<"max_pool2d",
     [Pure, Tandem_WindowRole, Tandem_CostFormula,
      SameOperandsAndResultElementType]> {
-  let summary = "2-D max pooling over NCHW";
+  let summary = "2-D max pooling over NCHW (or NHWC)";
   let description = [{
     Takes the maximum over `kernel_shape` windows. `strides`, `dilations`
     and `kernel_shape` have two entries (H, W); `pads` has four
     (`[top, left, bottom, right]`). With `ceil_mode`, output sizes round up,
     but a window that would start inside the end padding is dropped (as in
     ONNX and PyTorch). Integer inputs (a uint8 image, say) pool too, with
-    their signedness.
+    their signedness. `layout = "NHWC"` (default `"NCHW"`) puts the
+    channels last, in the input and the result
+    (`tandem-assign-gpu-layout` makes such pools on GPUs).
 
     Example:
 
@@ -932,9 +934,14 @@ def Tandem_MaxPool2DOp : Tandem_InferredOp<"max_pool2d",
                        DenseI64ArrayAttr:$kernel_shape,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
-                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<StrAttr, "\"NCHW\"">:$layout);
   let results = (outs Tandem_NumericTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let extraClassDeclaration = [{
+    /// Whether the channels come last (`layout = "NHWC"`).
+    bool isChannelsLast() { return getLayout() == "NHWC"; }
+  }];
 }
 
 def Tandem_AvgPool2DOp : Tandem_InferredOp<"avg_pool2d",

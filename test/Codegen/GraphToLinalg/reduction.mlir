@@ -76,6 +76,21 @@ func.func @max_pool_ceil(%a: tensor<1x2x7x7xf32>) -> tensor<1x2x4x4xf32> {
 
 // -----
 
+// An NHWC max pool (a GPU partition's, from tandem-assign-gpu-layout) pads
+// H and W, the second and third dimensions, and pools with
+// linalg.pooling_nhwc_max.
+// CHECK-LABEL: func.func @max_pool_nhwc
+// CHECK-SAME: (%[[A:.+]]: tensor<1x7x7x2xf32>)
+// CHECK: %[[PAD:.+]] = tensor.pad %[[A]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: %[[WIN:.+]] = tensor.empty() : tensor<3x3xf32>
+// CHECK: linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[PAD]], %[[WIN]] : tensor<1x9x9x2xf32>, tensor<3x3xf32>) outs(%{{.+}} : tensor<1x4x4x2xf32>)
+func.func @max_pool_nhwc(%a: tensor<1x7x7x2xf32>) -> tensor<1x4x4x2xf32> {
+  %0 = tandem.max_pool2d %a {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, layout = "NHWC"} : tensor<1x7x7x2xf32> -> tensor<1x4x4x2xf32>
+  return %0 : tensor<1x4x4x2xf32>
+}
+
+// -----
+
 // Padded average pooling without count_include_pad divides each position by
 // the number of real elements under its window.
 // CHECK-DAG: #[[HW:.+]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>

@@ -401,6 +401,24 @@ func.func @clip_bounds(%x: tensor<3xf32>) {
 
 // -----
 
+func.func @pool_layout(%x: tensor<1x9x9x8xf32>) {
+  // expected-error @+1 {{'tandem.max_pool2d' op 'layout' must be "NCHW" or "NHWC", got "NCWH"}}
+  %0 = tandem.max_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, layout = "NCWH"} : tensor<1x9x9x8xf32> -> tensor<1x5x5x8xf32>
+  return
+}
+
+// -----
+
+// The NHWC shape check: the window runs over dimensions 1 and 2.
+func.func @pool_nhwc_shape(%x: tensor<1x9x9x8xf32>) {
+  // expected-error @+2 {{'tandem.max_pool2d' op inferred type(s) 'tensor<1x5x5x8xf32>' are incompatible with return type(s) of operation 'tensor<1x5x5x4xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tandem.max_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, layout = "NHWC"} : tensor<1x9x9x8xf32> -> tensor<1x5x5x4xf32>
+  return
+}
+
+// -----
+
 func.func @pool_rank(%x: tensor<8x9x9xf32>) {
   // expected-error @+1 {{'tandem.max_pool2d' op expects a rank-4 NCHW input, got 'tensor<8x9x9xf32>'}}
   %0 = tandem.max_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : tensor<8x9x9xf32> -> tensor<8x5x5xf32>

@@ -102,3 +102,37 @@ func.func @hardswish_pool(%x: tensor<1x2x4x4xf32>) -> tensor<1x3x1x1xf32> {
   %6 = tandem.conv2d %5, %fc {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x1x1xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x1x1xf32>
   return %6 : tensor<1x3x1x1xf32>
 }
+
+// -----
+
+// A ResNet stem: conv, ReLU, max pool, conv. The transpose back to NCHW
+// sinks through the ReLU and the pool (which becomes NHWC) and cancels
+// against the next conv's: one transpose in, one out. A CPU pool and a
+// pool whose input is no transpose stay NCHW.
+// CHECK-LABEL: func.func @stem
+// CHECK: %[[T:.*]] = tandem.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>
+// CHECK-NOT: tandem.transpose
+// CHECK: %[[C1:.*]] = tandem.conv2d %[[T]], {{.*}} layout = "NHWC"
+// CHECK-NOT: tandem.transpose
+// CHECK: %[[R:.*]] = tandem.relu %[[C1]] {{.*}} : tensor<1x8x8x2xf32>
+// CHECK: %[[P:.*]] = tandem.max_pool2d %[[R]] {{{.*}}layout = "NHWC"{{.*}}} : tensor<1x8x8x2xf32> -> tensor<1x4x4x2xf32>
+// CHECK-NOT: tandem.transpose
+// CHECK: %[[C2:.*]] = tandem.conv2d %[[P]], {{.*}} layout = "NHWC"
+// CHECK: tandem.transpose %[[C2]] {perm = array<i64: 0, 3, 1, 2>
+// CHECK: tandem.max_pool2d %arg1 {{{.*}}"/device:CPU:0"{{.*}}} : tensor<1x2x8x8xf32> -> tensor<1x2x4x4xf32>
+// CHECK: tandem.max_pool2d %arg1 {{{.*}}"/device:GPU:0"{{.*}}} : tensor<1x2x8x8xf32> -> tensor<1x2x4x4xf32>
+// CHECK-NOT: tandem.transpose
+// CHECK: return
+// NCHW-LABEL: func.func @stem
+// NCHW-NOT: layout
+func.func @stem(%x: tensor<1x2x8x8xf32>, %y: tensor<1x2x8x8xf32>) -> (tensor<1x3x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %w1 = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<1.0> : tensor<2x2x1x1xf32>
+  %w2 = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<0.5> : tensor<3x2x3x3xf32>
+  %0 = tandem.conv2d %x, %w1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x8x8xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x8x8xf32>
+  %1 = tandem.relu %0 {tandem.device = #tandem.device<"/device:GPU:0">} : tensor<1x2x8x8xf32>
+  %2 = tandem.max_pool2d %1 {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : tensor<1x2x8x8xf32> -> tensor<1x2x4x4xf32>
+  %3 = tandem.conv2d %2, %w2 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x4x4xf32>
+  %4 = tandem.max_pool2d %y {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:CPU:0">} : tensor<1x2x8x8xf32> -> tensor<1x2x4x4xf32>
+  %5 = tandem.max_pool2d %y {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : tensor<1x2x8x8xf32> -> tensor<1x2x4x4xf32>
+  return %3, %4, %5 : tensor<1x3x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}

@@ -962,21 +962,39 @@ POOLS = [
 ]
 
 
-@case("reduction")
-def max_pool():
+def max_pool_cases(nhwc):
+    """POOLS as tandem.max_pool2d ops; with `nhwc` in layout = "NHWC" (input
+    and result N x H x W x C)."""
     p = Prog()
     refs = []
+    to_last = (0, 2, 3, 1)
     for xs, k, s, pd, dl, ceil in POOLS:
         x = rand(*xs)
         ref = pool_ref(x, k, s, pd, dl, ceil, "max")
+        layout = ""
+        if nhwc:
+            ref = ref.transpose(to_last)
+            x = np.ascontiguousarray(x.transpose(to_last))
+            layout = ', layout = "NHWC"'
         j = lambda v: ", ".join(map(str, v))
         v = p.op(f"tandem.max_pool2d {p.const(x)} {{kernel_shape = array<i64: "
                  f"{j(k)}>, strides = array<i64: {j(s)}>, pads = array<i64: "
                  f"{j(pd)}>, dilations = array<i64: {j(dl)}>, ceil_mode = "
-                 f"{str(ceil).lower()}}} : {t(xs)} -> {t(ref.shape)}")
+                 f"{str(ceil).lower()}{layout}}} : {t(x.shape)} -> "
+                 f"{t(ref.shape)}")
         p.out(v, ref.shape)
         refs.append(ref)
     return p, refs
+
+
+@case("reduction")
+def max_pool():
+    return max_pool_cases(nhwc=False)
+
+
+@case("reduction")
+def max_pool_nhwc():
+    return max_pool_cases(nhwc=True)
 
 
 @case("reduction")

@@ -311,7 +311,12 @@ def TandemFuseElementwise : Pass<"tandem-fuse-elementwise"> {
     convolution, and no reshape is propagated through one. Upstream would
     fold the im2col that an f32 conv2d lowers to back into its GEMM, and
     generalise named matmuls, which hides them from
-    `tandem-call-cpu-kernels`.
+    `tandem-call-cpu-kernels`. A generic that reads a chain of reshapes
+    which only moves size-1 dimensions, and which no single
+    collapse or expand makes (N x C x 1 x 1 to N x 1 x 1 x C: an NHWC
+    squeeze-and-excitation scale), reads the chain's source instead,
+    through a map that indexes its size-1 dimensions at 0, so that the
+    source's producer can fuse into it.
 
     Before:
     ```mlir
@@ -724,7 +729,10 @@ def TandemOutlineKernels : Pass<"tandem-outline-kernels", "::mlir::ModuleOp"> {
     leading parallel loops (unit loops aside) whose accesses to buffers the
     chain writes stay in their own row. Allocations only the chain touches
     become local to it; the call goes where the chain's last op was, and
-    deallocations in between move after it.
+    deallocations in between move after it. A reduction whose parallel
+    loops do not all come first (an NHWC mean over H and W) first has its
+    loops interchanged, parallel ones first, so that it can anchor such a
+    chain.
 
     The op is replaced by a `func.call` of its kernel carrying the launch
     geometry of the mapping (one thread per point of the parallel loops,

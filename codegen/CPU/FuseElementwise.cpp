@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -209,6 +210,79 @@ void foldReluEpilogues(Operation *root, KernelActivations allowed) {
   }
 }
 
+/// The sizes of `type`'s dimensions other than 1.
+SmallVector<int64_t> nonUnitSizes(RankedTensorType type) {
+  return llvm::to_vector(llvm::make_filter_range(
+      type.getShape(), [](int64_t size) { return size != 1; }));
+}
+
+/// Whether one tensor.collapse_shape or tensor.expand_shape reshapes
+/// `from` to `to` (which upstream's reshape propagation then handles).
+bool isSingleReshape(RankedTensorType from, RankedTensorType to) {
+  if (from.getRank() < to.getRank())
+    std::swap(from, to);
+  return getReassociationIndicesForCollapse(from.getShape(), to.getShape())
+      .has_value();
+}
+
+/// A generic reading a chain of tensor reshapes that only move size-1
+/// dimensions, and that no single collapse or expand could make
+/// ([1, 72, 1, 1] -> [72] -> [1, 1, 1, 72]: a squeeze-and-excitation
+/// scale turned NHWC by tandem-assign-gpu-layout), reads the
+/// chain's source instead, through a map that indexes the source's size-1
+/// dimensions at 0 and its others as the map indexed the same dimensions of
+/// the reshaped value. The source's producer can then fuse into the generic
+/// (the hard-sigmoid of the scale into the multiply), which upstream's
+/// reshape propagation does not do across such a reshape. Only generics
+/// whose outputs are indexed by permutations (every loop's trip count comes
+/// from them) are rewritten.
+struct ReadUnitDimReshapeSources : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() ||
+        !llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+          return op.getMatchingIndexingMap(&init).isPermutation();
+        }))
+      return failure();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    SmallVector<std::pair<OpOperand *, Value>> reads;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      Value source = input->get();
+      while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+          source.getDefiningOp()))
+        source = source.getDefiningOp()->getOperand(0);
+      auto from = dyn_cast<RankedTensorType>(source.getType());
+      auto to = dyn_cast<RankedTensorType>(input->get().getType());
+      if (source == input->get() || !from || !to || !from.hasStaticShape() ||
+          !to.hasStaticShape() || nonUnitSizes(from) != nonUnitSizes(to) ||
+          isSingleReshape(from, to))
+        continue;
+      AffineMap map = maps[input->getOperandNumber()];
+      SmallVector<AffineExpr> nonUnit;
+      for (auto [size, expr] : llvm::zip(to.getShape(), map.getResults()))
+        if (size != 1)
+          nonUnit.push_back(expr);
+      SmallVector<AffineExpr> exprs;
+      auto next = nonUnit.begin();
+      for (int64_t size : from.getShape())
+        exprs.push_back(size == 1 ? rewriter.getAffineConstantExpr(0)
+                                  : *next++);
+      maps[input->getOperandNumber()] =
+          AffineMap::get(map.getNumDims(), 0, exprs, op.getContext());
+      reads.push_back({input, source});
+    }
+    if (reads.empty())
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      for (auto [input, source] : reads)
+        input->set(source);
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+    return success();
+  }
+};
+
 /// Fused loop bodies stop growing at this many ops. Each fusion clones the
 /// producer's body into the consumer's, so an unbounded chain of n
 /// single-use elementwise ops (the partition's fusions are inlined side by
@@ -243,6 +317,7 @@ struct FuseElementwisePass
     };
     RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    patterns.add<ReadUnitDimReshapeSources>(context);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
     tensor::populateBubbleUpExpandShapePatterns(patterns);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);

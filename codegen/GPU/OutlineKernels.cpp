@@ -106,6 +106,14 @@ public:
              << "cannot run in GPU partition '@" << partition.getSymName()
              << "': only linalg ops, copies, views and allocations can";
     }
+    // Reductions with their parallel loops first, so that they can be
+    // row-kernel stages.
+    IRRewriter rewriter(partition.getContext());
+    for (Operation *op : kernelOps)
+      if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+        rewriter.setInsertionPoint(generic);
+        hoistParallelLoops(rewriter, generic);
+      }
     // Each linalg op with the prologue it absorbs; absorbed ops get no
     // kernel of their own.
     llvm::DenseMap<Operation *, KernelPrologue> prologues;

@@ -4,6 +4,7 @@
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -227,6 +228,34 @@ bool rowsStayApart(ArrayRef<linalg::LinalgOp> chain, ArrayRef<int64_t> rows) {
 }
 
 } // namespace
+
+bool mlir::tandem::hoistParallelLoops(RewriterBase &rewriter,
+                                      linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || linalg::isaContractionOpInterface(op) ||
+      linalg::isaConvolutionOpInterface(op) ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isProjectedPermutation(); }))
+    return false;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<unsigned> order;
+  for (auto [dim, iterator] : llvm::enumerate(iterators))
+    if (iterator == utils::IteratorType::parallel)
+      order.push_back(dim);
+  unsigned parallel = order.size();
+  for (auto [dim, iterator] : llvm::enumerate(iterators))
+    if (iterator != utils::IteratorType::parallel)
+      order.push_back(dim);
+  if (llvm::equal(order, llvm::seq<unsigned>(0, order.size())))
+    return false;
+  // Only reductions move: an op whose other loops are not all reductions
+  // keeps its order.
+  if (!llvm::all_of(ArrayRef<unsigned>(order).drop_front(parallel),
+                    [&](unsigned dim) {
+                      return iterators[dim] == utils::IteratorType::reduction;
+                    }))
+    return false;
+  return succeeded(linalg::interchangeGenericOp(rewriter, op, order));
+}
 
 SmallVector<RowChain> mlir::tandem::formRowChains(
     ArrayRef<Operation *> ops,

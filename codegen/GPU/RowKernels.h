@@ -75,6 +75,17 @@ int64_t rowCount(ArrayRef<int64_t> rows);
 /// are `rows`; none when no prefix is.
 std::optional<unsigned> rowLoopsOf(linalg::LinalgOp op, ArrayRef<int64_t> rows);
 
+/// Moves the parallel loops of `op` before its reduction loops, each kind
+/// keeping its order, when a reduction loop comes first (an NHWC mean over
+/// H and W, whose channel loop is last): the op then has its rows leading,
+/// so that formRowChains can grow a chain from it (the mean's division, a
+/// squeeze-and-excitation's next elementwise work). Its launch on its own
+/// stays the same: a kernel plan takes the parallel and the reduction loops
+/// each in order, wherever they lie. Only generics that index every operand
+/// by a projected permutation and are neither contractions nor
+/// convolutions are touched. Returns whether it changed `op`.
+bool hoistParallelLoops(RewriterBase &rewriter, linalg::GenericOp op);
+
 /// Finds the row chains among `ops` (the main ops of a GPU partition in
 /// block order, `prologues` the prologue each absorbs). A chain has at least
 /// two ops, at least one of them a reduction that would get a block per

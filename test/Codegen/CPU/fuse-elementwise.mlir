@@ -171,3 +171,59 @@ func.func @relu_after_generic_contraction(%a: tensor<8x4xf32>, %bt: tensor<16x4x
   } -> tensor<8x16xf32>
   return %r : tensor<8x16xf32>
 }
+
+// -----
+
+// An NHWC squeeze-and-excitation scale: the hard-sigmoid of an
+// N x C x 1 x 1 value, reshaped to N x 1 x 1 x C (a collapse and an expand
+// that only move size-1 dimensions, which no single reshape makes), scales
+// an NHWC tensor. The multiply reads the hard-sigmoid's result itself
+// through a map with the unit dimensions at 0, and the hard-sigmoid fuses
+// into it: one generic, no reshape left.
+// CHECK: #[[SMAP:.+]] = affine_map<(d0, d1, d2, d3) -> ({{0|d0}}, d3, 0, 0)>
+// CHECK-LABEL: func.func @unit_dim_reshape
+// CHECK-SAME: (%[[S:.+]]: tensor<1x8x1x1xf32>, %[[X:.+]]: tensor<1x4x4x8xf32>)
+// CHECK-NOT: tensor.collapse_shape
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic {indexing_maps = [#[[SMAP]], #{{.+}}, #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[S]], %[[X]] : tensor<1x8x1x1xf32>, tensor<1x4x4x8xf32>)
+// CHECK: arith.minimumf
+// CHECK: arith.mulf
+// CHECK-NOT: linalg.generic
+// A collapse of N x 1 x C to N x C alone is one reshape, which upstream's
+// propagation handles (here by expanding the multiply): every operand
+// keeps an identity map.
+// CHECK-LABEL: func.func @single_reshape
+// CHECK: linalg.generic {indexing_maps = [#[[ID:.+]], #[[ID]], #[[ID]]]
+// CHECK: tensor.collapse_shape
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#bcast = affine_map<(d0, d1, d2, d3) -> (d0, 0, 0, d3)>
+func.func @unit_dim_reshape(%s: tensor<1x8x1x1xf32>, %x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
+  %e = tensor.empty() : tensor<1x8x1x1xf32>
+  %h = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s : tensor<1x8x1x1xf32>) outs(%e : tensor<1x8x1x1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %one = arith.constant 1.0 : f32
+    %m = arith.maximumf %a, %z : f32
+    %c = arith.minimumf %m, %one : f32
+    linalg.yield %c : f32
+  } -> tensor<1x8x1x1xf32>
+  %flat = tensor.collapse_shape %h [[0, 1, 2, 3]] : tensor<1x8x1x1xf32> into tensor<8xf32>
+  %nhwc = tensor.expand_shape %flat [[0, 1, 2, 3]] output_shape [1, 1, 1, 8] : tensor<8xf32> into tensor<1x1x1x8xf32>
+  %ey = tensor.empty() : tensor<1x4x4x8xf32>
+  %y = linalg.generic {indexing_maps = [#bcast, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%nhwc, %x : tensor<1x1x1x8xf32>, tensor<1x4x4x8xf32>) outs(%ey : tensor<1x4x4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    linalg.yield %p : f32
+  } -> tensor<1x4x4x8xf32>
+  return %y : tensor<1x4x4x8xf32>
+}
+func.func @single_reshape(%s: tensor<2x1x8xf32>, %x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %flat = tensor.collapse_shape %s [[0, 1], [2]] : tensor<2x1x8xf32> into tensor<2x8xf32>
+  %e = tensor.empty() : tensor<2x8xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%flat, %x : tensor<2x8xf32>, tensor<2x8xf32>) outs(%e : tensor<2x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    linalg.yield %p : f32
+  } -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}

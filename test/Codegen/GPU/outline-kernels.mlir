@@ -365,3 +365,46 @@ func.func private @w_p0_gpu0(%x: memref<4x8192xf32>, %y: memref<4xf32>)
   }
   return
 }
+
+// -----
+
+// An NHWC mean over H and W (a squeeze-and-excitation pool of an NHWC GPU
+// partition): the channel loop comes after the reductions, so its loops are
+// interchanged (parallel first, the reductions' order kept), and the sum
+// and its division become one row kernel with a block per channel (its
+// threads stride over the 8 x 8 points). Before the interchange these were
+// two kernels.
+// CHECK: #[[IN:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>
+// CHECK: #[[OUT:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+// CHECK-LABEL: func.func private @p_p0_gpu0
+// CHECK: call @p_p0_gpu0_k0_pool_generic_rows(%{{.+}}, %{{.+}}) {tandem.launch_dims = array<i64: 16, 1, 1, 64, 1, 1>}
+// CHECK-NOT: call
+// CHECK: func.func private @p_p0_gpu0_k0_pool_generic_rows({{.*}}) attributes {tandem.kernel, tandem.row_kernel = array<i64: 16>}
+// CHECK: linalg.fill
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+// CHECK: linalg.generic
+// CHECK: return
+#nhwc = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#nc = affine_map<(d0, d1, d2, d3) -> (d0, d3)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func private @p_p0_gpu0(%x: memref<1x8x8x16xf32>, %y: memref<1x16xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %zero = arith.constant 0.0 : f32
+  %count = arith.constant 64.0 : f32
+  %sum = memref.alloc() : memref<1x16xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<1x16xf32>)
+  linalg.generic {indexing_maps = [#nhwc, #nc], iterator_types = ["parallel", "reduction", "reduction", "parallel"]}
+      ins(%x : memref<1x8x8x16xf32>) outs(%sum : memref<1x16xf32>) attrs = {tandem.kernel = "fusion.pool"} {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%sum : memref<1x16xf32>) outs(%y : memref<1x16xf32>) attrs = {tandem.kernel = "fusion.pool"} {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.divf %in, %count : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %sum : memref<1x16xf32>
+  return
+}

@@ -19,6 +19,11 @@ static constexpr size_t kMaxRowStages = 16;
 /// (132 SMs) idle, so a neighbour with more than kMaxPointsPerRow points per
 /// row, which runs on every SM as a kernel of its own, stays one.
 static constexpr int64_t kMinRowsForWideNeighbours = 128;
+
+/// A chain grows only from a reduction of rows of at least this many
+/// points: a block per row has two warps (planRowStages), more than three
+/// quarters of which shorter rows would leave idle.
+static constexpr int64_t kMinRowPoints = 16;
 static constexpr int64_t kMaxPointsPerRow = 16 * kThreadsPerBlock;
 
 int64_t mlir::tandem::rowCount(ArrayRef<int64_t> rows) {
@@ -151,9 +156,13 @@ bool readsOutputOf(ArrayRef<linalg::LinalgOp> readers,
   });
 }
 
-/// The rows of `op` when it would be a block reduction on its own
-/// (planKernelLaunch) with its reductions trailing: a chain can grow from
-/// it.
+/// The rows of `op` when it reduces rows of at least kMinRowPoints points
+/// (its reductions trailing, fewer than kMaxBlockReductionPoints rows): a
+/// chain can grow from it. Rows from kMinBlockReduction points on would be
+/// block reductions on their own too (planKernelLaunch); shorter ones (a
+/// Swin window attention's 49 keys, the 7 x 7 maps of a late stage's pool)
+/// are a thread per row alone, but a block per row (two warps) in a chain
+/// whose other stages would each be a launch.
 std::optional<SmallVector<int64_t>> anchorRows(linalg::LinalgOp op,
                                                const KernelPrologue &prologue) {
   if (!op || !op.hasPureBufferSemantics())
@@ -168,7 +177,7 @@ std::optional<SmallVector<int64_t>> anchorRows(linalg::LinalgOp op,
       rows.push_back(bound);
   if (stageKind(op, prologue, rows) != StageKind::Reduction ||
       rowLoopsOf(op, rows) != parallel ||
-      innerSize(op, parallel) < kMinBlockReduction ||
+      innerSize(op, parallel) < kMinRowPoints ||
       rowCount(rows) >= kMaxBlockReductionPoints)
     return std::nullopt;
   return rows;

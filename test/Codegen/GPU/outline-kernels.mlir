@@ -408,3 +408,54 @@ func.func private @p_p0_gpu0(%x: memref<1x8x8x16xf32>, %y: memref<1x16xf32>)
   memref.dealloc %sum : memref<1x16xf32>
   return
 }
+
+// -----
+
+// Rows shorter than a block reduction's 64 points still form a chain from
+// 16 points on (a Swin window attention's softmax over 49 keys): a sum over
+// rows of 24 and the division by it are one row kernel with a block of two
+// warps per row. Rows of 8 points (of another row count, so that they
+// cannot join that chain) do not: the sum stays a thread per row and the
+// division a kernel of its own.
+// CHECK-LABEL: func.func private @r_p0_gpu0
+// CHECK: call @r_p0_gpu0_k0_norm_generic_rows({{.*}}) {tandem.launch_dims = array<i64: 32, 1, 1, 64, 1, 1>}
+// CHECK: call @r_p0_gpu0_k1_norm_generic({{.*}} : (memref<16x8xf32>, memref<16xf32>) -> ()
+// CHECK: call @r_p0_gpu0_k2_norm_generic({{.*}} : (memref<16x8xf32>, memref<16xf32>, memref<16x8xf32>) -> ()
+// CHECK: func.func private @r_p0_gpu0_k0_norm_generic_rows({{.*}}) attributes {tandem.kernel, tandem.row_kernel = array<i64: 32>}
+#id2r = affine_map<(d0, d1) -> (d0, d1)>
+#row2 = affine_map<(d0, d1) -> (d0)>
+func.func private @r_p0_gpu0(%x: memref<32x24xf32>, %y: memref<32x24xf32>, %a: memref<16x8xf32>, %b: memref<16x8xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %zero = arith.constant 0.0 : f32
+  %sum = memref.alloc() : memref<32xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<32xf32>)
+  linalg.generic {indexing_maps = [#id2r, #row2], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<32x24xf32>) outs(%sum : memref<32xf32>) attrs = {tandem.kernel = "fusion.norm"} {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id2r, #row2, #id2r], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : memref<32x24xf32>, memref<32xf32>) outs(%y : memref<32x24xf32>) attrs = {tandem.kernel = "fusion.norm"} {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = arith.divf %in, %s : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %sum : memref<32xf32>
+  %short = memref.alloc() : memref<16xf32>
+  linalg.fill ins(%zero : f32) outs(%short : memref<16xf32>)
+  linalg.generic {indexing_maps = [#id2r, #row2], iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<16x8xf32>) outs(%short : memref<16xf32>) attrs = {tandem.kernel = "fusion.norm"} {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id2r, #row2, #id2r], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %short : memref<16x8xf32>, memref<16xf32>) outs(%b : memref<16x8xf32>) attrs = {tandem.kernel = "fusion.norm"} {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = arith.divf %in, %s : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %short : memref<16xf32>
+  return
+}

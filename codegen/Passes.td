@@ -725,9 +725,10 @@ def TandemOutlineKernels : Pass<"tandem-outline-kernels", "::mlir::ModuleOp"> {
     and the elementwise ops next to them; codegen/GPU/RowKernels.h) becomes
     one *row kernel*, `@<partition>_k<i>_<fusion>_<op>_rows` with
     `tandem.row_kernel = array<i64: rows...>`: the chain grows from a
-    reduction that would get a block per row, over neighbours with the same
-    leading parallel loops (unit loops aside) whose accesses to buffers the
-    chain writes stay in their own row. Allocations only the chain touches
+    reduction over rows of at least 16 points, over neighbours with the
+    same leading parallel loops (unit loops aside; a pointwise neighbour's
+    row loops are moved first when that lets it join) whose accesses to
+    buffers the chain writes stay in their own row. Allocations only the chain touches
     become local to it; the call goes where the chain's last op was, and
     deallocations in between move after it. A reduction whose parallel
     loops do not all come first (an NHWC mean over H and W) first has its

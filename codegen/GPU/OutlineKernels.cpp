@@ -196,6 +196,9 @@ private:
       }
       return true;
     };
+    SmallVector<linalg::LinalgOp> chainOps;
+    for (const KernelMember &member : members)
+      chainOps.push_back(cast<linalg::LinalgOp>(member.op));
     SetVector<Value> local;
     int64_t bytes = 0;
     for (const KernelMember &member : members)
@@ -211,7 +214,8 @@ private:
         MemRefType type = alloc.getType();
         int64_t rowBytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8) *
                            (type.getNumElements() / rowCount(rows));
-        if (bytes + rowBytes > kMaxRowLocalBytes)
+        if (bytes + rowBytes > kMaxRowLocalBytes ||
+            !rowsContiguous(chainOps, rows, root))
           continue;
         bytes += rowBytes;
         local.insert(root);

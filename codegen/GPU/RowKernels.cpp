@@ -183,25 +183,98 @@ std::optional<SmallVector<int64_t>> anchorRows(linalg::LinalgOp op,
   return rows;
 }
 
+/// The row loops of `op` over rows `rows` other than unit ones.
+SmallVector<unsigned> rowDimsOf(linalg::LinalgOp op, ArrayRef<int64_t> rows) {
+  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+  SmallVector<unsigned> rowDims;
+  for (unsigned dim = 0, loops = *rowLoopsOf(op, rows); dim < loops; ++dim)
+    if (bounds[dim] != 1)
+      rowDims.push_back(dim);
+  return rowDims;
+}
+
+/// Whether the access of `operand` to a value of type `type` (map `map`)
+/// holds the rows first: dropping unit dimensions, its first indices are
+/// the row loops `rowDims` in order, over dimensions of the rows' sizes
+/// `rows`, and no other index uses them.
+bool leadingRows(MemRefType type, AffineMap map, ArrayRef<unsigned> rowDims,
+                 ArrayRef<int64_t> rows) {
+  unsigned matched = 0;
+  for (auto [size, expr] : llvm::zip(type.getShape(), map.getResults())) {
+    bool usesRow = llvm::any_of(rowDims, [&, expr = expr](unsigned dim) {
+      return expr.isFunctionOfDim(dim);
+    });
+    if (size == 1 && !usesRow)
+      continue;
+    if (matched < rowDims.size()) {
+      if (expr != getAffineDimExpr(rowDims[matched], map.getContext()) ||
+          size != rows[matched])
+        return false;
+      ++matched;
+      continue;
+    }
+    if (usesRow)
+      return false;
+  }
+  return matched == rowDims.size();
+}
+
+/// The dimensions of a value of type `type` that an access through `map`
+/// indexes by the row loops `rowDims` (one per row loop, in order), counted
+/// among the dimensions other than unit ones: each a dimension of its row's
+/// size indexed by that loop alone, no other index using a row loop. None
+/// otherwise.
+std::optional<SmallVector<unsigned>> rowPositions(MemRefType type,
+                                                  AffineMap map,
+                                                  ArrayRef<unsigned> rowDims,
+                                                  ArrayRef<int64_t> rows) {
+  SmallVector<unsigned> positions(rowDims.size(), ~0u);
+  unsigned nonUnit = 0;
+  for (auto [size, expr] : llvm::zip(type.getShape(), map.getResults())) {
+    auto row = llvm::find_if(rowDims, [&, expr = expr](unsigned loop) {
+      return expr.isFunctionOfDim(loop);
+    });
+    unsigned position = size == 1 ? ~0u : nonUnit++;
+    if (row == rowDims.end())
+      continue;
+    size_t k = row - rowDims.begin();
+    if (expr != getAffineDimExpr(*row, map.getContext()) || size != rows[k] ||
+        positions[k] != ~0u)
+      return std::nullopt;
+    positions[k] = position;
+  }
+  if (llvm::is_contained(positions, ~0u))
+    return std::nullopt;
+  return positions;
+}
+
 /// Whether the ops of `chain` touch a buffer the chain writes only in the
-/// row of their point. Each such access goes to the buffer itself or to a
-/// reshape of it; dropping the unit dimensions of what it accesses, its
-/// first indices are the op's row loops other than unit ones, in order,
-/// over dimensions of the rows' sizes, and no other index uses a row loop.
-/// Every such buffer then holds its rows one after the other, the same for
-/// every access.
+/// row of their point, the same elements for every access. Each such
+/// access goes to the buffer or to a reshape of it (expand/collapse, which
+/// keep the row-major order of the elements) and holds the rows first
+/// (leadingRows): the buffer then holds its rows one after the other. Or
+/// every access to a buffer goes to the buffer itself and indexes the same
+/// dimensions by the row loops (rowPositions), directly or through
+/// reshapes that only add or drop unit dimensions: an NHWC buffer's
+/// channels when the rows are channels, a softmax over a middle axis's
+/// other dimensions. (Only buffers of the first kind can be row-local:
+/// rowsContiguous.)
 bool rowsStayApart(ArrayRef<linalg::LinalgOp> chain, ArrayRef<int64_t> rows) {
   llvm::SmallPtrSet<Value, 8> written;
   for (linalg::LinalgOp op : chain)
     for (Value init : op.getDpsInits())
       written.insert(viewedBuffer(init));
+  // Per buffer: whether every access holds the rows first, whether every
+  // access is direct (to the buffer, or a view of it that only adds or
+  // drops unit dimensions), and the dimensions of the rows of direct
+  // accesses.
+  struct Accesses {
+    bool leading = true, direct = true;
+    SmallVector<SmallVector<unsigned>> positions;
+  };
+  llvm::DenseMap<Value, Accesses> buffers;
   for (linalg::LinalgOp op : chain) {
-    unsigned loops = *rowLoopsOf(op, rows);
-    SmallVector<int64_t> bounds = op.getStaticLoopRanges();
-    SmallVector<unsigned> rowDims;
-    for (unsigned dim = 0; dim < loops; ++dim)
-      if (bounds[dim] != 1)
-        rowDims.push_back(dim);
+    SmallVector<unsigned> rowDims = rowDimsOf(op, rows);
     for (OpOperand &operand : op->getOpOperands()) {
       Value value = operand.get();
       auto type = dyn_cast<MemRefType>(value.getType());
@@ -212,31 +285,80 @@ bool rowsStayApart(ArrayRef<linalg::LinalgOp> chain, ArrayRef<int64_t> rows) {
           !cast<MemRefType>(root.getType()).getLayout().isIdentity())
         return false;
       AffineMap map = op.getMatchingIndexingMap(&operand);
-      unsigned matched = 0;
-      for (auto [size, expr] : llvm::zip(type.getShape(), map.getResults())) {
-        bool usesRow = llvm::any_of(rowDims, [&, expr = expr](unsigned dim) {
-          return expr.isFunctionOfDim(dim);
-        });
-        if (size == 1 && !usesRow)
-          continue;
-        if (matched < rowDims.size()) {
-          if (expr != getAffineDimExpr(rowDims[matched], op.getContext()) ||
-              size != rows[matched])
-            return false;
-          ++matched;
-          continue;
-        }
-        if (usesRow)
-          return false;
+      Accesses &accesses = buffers[root];
+      accesses.leading &= leadingRows(type, map, rowDims, rows);
+      auto nonUnit = [](ShapedType shaped) {
+        return llvm::to_vector(llvm::make_filter_range(
+            shaped.getShape(), [](int64_t size) { return size != 1; }));
+      };
+      if (nonUnit(type) != nonUnit(cast<MemRefType>(root.getType()))) {
+        accesses.direct = false;
+        continue;
       }
-      if (matched != rowDims.size())
+      std::optional<SmallVector<unsigned>> positions =
+          rowPositions(type, map, rowDims, rows);
+      if (!positions)
         return false;
+      accesses.positions.push_back(std::move(*positions));
     }
   }
-  return true;
+  return llvm::all_of(buffers, [](const auto &entry) {
+    const Accesses &accesses = entry.second;
+    return accesses.leading ||
+           (accesses.direct && llvm::all_equal(ArrayRef(accesses.positions)));
+  });
+}
+
+/// The loop order of pointwise generic `op` that puts a loop of each of
+/// the trip counts of `rows` first, in order (for each, the first loop of
+/// that count not taken yet), then the others in order: an NHWC hard-swish
+/// over rows of channels, a softmax's exponentials over rows of a middle
+/// axis's other dimensions. None when `op` is not such a generic, has no
+/// such loops, or already has them first.
+std::optional<SmallVector<unsigned>> rowsFirstOrder(Operation *op,
+                                                    ArrayRef<int64_t> rows) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || !generic.hasPureBufferSemantics() ||
+      generic.getNumReductionLoops() != 0 ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isProjectedPermutation(); }))
+    return std::nullopt;
+  SmallVector<int64_t> bounds = generic.getStaticLoopRanges();
+  SmallVector<bool> taken(bounds.size(), false);
+  SmallVector<unsigned> order;
+  for (int64_t row : rows) {
+    auto loop =
+        llvm::find_if(llvm::seq<unsigned>(0, bounds.size()), [&](unsigned dim) {
+          return !taken[dim] && bounds[dim] == row;
+        });
+    if (loop == llvm::seq<unsigned>(0, bounds.size()).end())
+      return std::nullopt;
+    taken[*loop] = true;
+    order.push_back(*loop);
+  }
+  for (unsigned dim = 0; dim < bounds.size(); ++dim)
+    if (!taken[dim])
+      order.push_back(dim);
+  if (llvm::equal(order, llvm::seq<unsigned>(0, order.size())))
+    return std::nullopt;
+  return order;
 }
 
 } // namespace
+
+bool mlir::tandem::rowsContiguous(ArrayRef<linalg::LinalgOp> chain,
+                                  ArrayRef<int64_t> rows, Value buffer) {
+  for (linalg::LinalgOp op : chain) {
+    SmallVector<unsigned> rowDims = rowDimsOf(op, rows);
+    for (OpOperand &operand : op->getOpOperands())
+      if (isa<MemRefType>(operand.get().getType()) &&
+          viewedBuffer(operand.get()) == buffer &&
+          !leadingRows(cast<MemRefType>(operand.get().getType()),
+                       op.getMatchingIndexingMap(&operand), rowDims, rows))
+        return false;
+  }
+  return true;
+}
 
 bool mlir::tandem::hoistParallelLoops(RewriterBase &rewriter,
                                       linalg::GenericOp op) {
@@ -306,17 +428,39 @@ SmallVector<RowChain> mlir::tandem::formRowChains(
         chain.push_back(linalgAt(i));
       return chain;
     };
+    // Whether op `i` can join the chain of ops [from, to) (which include
+    // it): it fits and the rows stay apart, as it is or with its row loops
+    // moved first (rowsFirstOrder; undone when it does not join).
+    auto joins = [&](size_t i, size_t from, size_t to) {
+      if (fits(i) && rowsStayApart(chainOps(from, to), *rows))
+        return true;
+      std::optional<SmallVector<unsigned>> order =
+          rowsFirstOrder(ops[i], *rows);
+      if (!order)
+        return false;
+      auto generic = cast<linalg::GenericOp>(ops[i]);
+      IRRewriter rewriter(generic);
+      if (failed(linalg::interchangeGenericOp(rewriter, generic, *order)))
+        return false;
+      if (fits(i) && rowsStayApart(chainOps(from, to), *rows))
+        return true;
+      SmallVector<unsigned> undo(order->size());
+      for (auto [position, dim] : llvm::enumerate(*order))
+        undo[dim] = position;
+      (void)linalg::interchangeGenericOp(rewriter, generic, undo);
+      return false;
+    };
     // Grow backwards over elementwise neighbours, then forwards over the
     // rest of the chain, one op at a time while the rows stay apart.
     size_t begin = anchor, end = anchor + 1;
     bool attention = false;
     if (!rowsStayApart(chainOps(begin, end), *rows))
       continue;
-    while (begin > taken && end - begin < kMaxRowStages && fits(begin - 1) &&
-           rowsStayApart(chainOps(begin - 1, end), *rows))
+    while (begin > taken && end - begin < kMaxRowStages &&
+           joins(begin - 1, begin - 1, end))
       --begin;
-    while (end < ops.size() && end - begin < kMaxRowStages && fits(end) &&
-           rowsStayApart(chainOps(begin, end + 1), *rows))
+    while (end < ops.size() && end - begin < kMaxRowStages &&
+           joins(end, begin, end + 1))
       ++end;
     // An attention: a softmax's chain with the contraction that computes
     // its scores (Q K^T) before it and the one that weighs the values with

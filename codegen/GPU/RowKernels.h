@@ -75,6 +75,15 @@ int64_t rowCount(ArrayRef<int64_t> rows);
 /// are `rows`; none when no prefix is.
 std::optional<unsigned> rowLoopsOf(linalg::LinalgOp op, ArrayRef<int64_t> rows);
 
+/// Whether every access of the ops of `chain` (a row chain over `rows`) to
+/// `buffer` holds the rows first, so that the buffer holds its rows one
+/// after the other and can be row-local (a row of it in a block's shared
+/// memory). formRowChains also lets a chain write a buffer whose accesses
+/// all index the same non-leading dimensions by the rows (an NHWC
+/// buffer's channels); such a buffer stays in global memory.
+bool rowsContiguous(ArrayRef<linalg::LinalgOp> chain, ArrayRef<int64_t> rows,
+                    Value buffer);
+
 /// Moves the parallel loops of `op` before its reduction loops, each kind
 /// keeping its order, when a reduction loop comes first (an NHWC mean over
 /// H and W, whose channel loop is last): the op then has its rows leading,
@@ -91,7 +100,9 @@ bool hoistParallelLoops(RewriterBase &rewriter, linalg::GenericOp op);
 /// two ops, at least one of them a reduction that would get a block per
 /// output point on its own (planKernelLaunch), and reads a row of a buffer
 /// the chain writes only in the stage's own row (through the buffer or
-/// reshapes of it).
+/// reshapes of it). A pointwise neighbour whose row loops are not its
+/// leading loops (an NHWC hard-swish before a pool over rows of channels)
+/// has them moved first when that lets it join a chain.
 SmallVector<RowChain>
 formRowChains(ArrayRef<Operation *> ops,
               const llvm::DenseMap<Operation *, KernelPrologue> &prologues);

@@ -459,3 +459,66 @@ func.func private @r_p0_gpu0(%x: memref<32x24xf32>, %y: memref<32x24xf32>, %a: m
   memref.dealloc %short : memref<16xf32>
   return
 }
+
+// -----
+
+// A softmax over the middle axis of 2 x 40 x 30: its rows (2 x 30) are the
+// first and last loops. The reductions get their parallel loops first, the
+// exponentials and the division their row loops first (moved only because
+// they then join the chain), and the four ops are one row kernel. The
+// maxima and sums hold their rows one after the other and become local to
+// the kernel; the exponentials hold theirs strided (rows 0 and 2 of
+// 2 x 40 x 30), so they stay a buffer of the partition, an argument of the
+// kernel.
+// CHECK-LABEL: func.func private @mid_p0_gpu0
+// CHECK: %[[E:.+]] = memref.alloc() : memref<2x40x30xf32>
+// CHECK: call @mid_p0_gpu0_k0_softmax_generic_rows(%{{.+}}, %[[E]], %{{.+}}) {tandem.launch_dims = array<i64: 60, 1, 1, 64, 1, 1>}
+// CHECK-NOT: call
+// CHECK: func.func private @mid_p0_gpu0_k0_softmax_generic_rows({{.*}}) attributes {tandem.kernel, tandem.row_kernel = array<i64: 2, 30>}
+// CHECK-COUNT-2: memref.alloc() : memref<2x30xf32>
+// CHECK-NOT: memref.alloc
+// CHECK: iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: iterator_types = ["parallel", "parallel", "parallel"]
+// CHECK: iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: iterator_types = ["parallel", "parallel", "parallel"]
+#m3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#mrow = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func private @mid_p0_gpu0(%x: memref<2x40x30xf32>, %y: memref<2x40x30xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %lowest = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %max = memref.alloc() : memref<2x30xf32>
+  linalg.fill ins(%lowest : f32) outs(%max : memref<2x30xf32>)
+  linalg.generic {indexing_maps = [#m3, #mrow], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x : memref<2x40x30xf32>) outs(%max : memref<2x30xf32>) attrs = {tandem.kernel = "fusion.softmax"} {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %e = memref.alloc() : memref<2x40x30xf32>
+  linalg.generic {indexing_maps = [#m3, #mrow, #m3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %max : memref<2x40x30xf32>, memref<2x30xf32>) outs(%e : memref<2x40x30xf32>) attrs = {tandem.kernel = "fusion.softmax"} {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %max : memref<2x30xf32>
+  %sum = memref.alloc() : memref<2x30xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<2x30xf32>)
+  linalg.generic {indexing_maps = [#m3, #mrow], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%e : memref<2x40x30xf32>) outs(%sum : memref<2x30xf32>) attrs = {tandem.kernel = "fusion.softmax"} {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#m3, #mrow, #m3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%e, %sum : memref<2x40x30xf32>, memref<2x30xf32>) outs(%y : memref<2x40x30xf32>) attrs = {tandem.kernel = "fusion.softmax"} {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = arith.divf %in, %s : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %e : memref<2x40x30xf32>
+  memref.dealloc %sum : memref<2x30xf32>
+  return
+}

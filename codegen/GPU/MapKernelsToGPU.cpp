@@ -97,13 +97,33 @@ kernelOp(func::FuncOp kernel) {
   return std::make_pair(main, std::move(prologue));
 }
 
-/// One block's row of the row-local buffer `alloc` of a kernel over `rows`
-/// rows: a 1-D buffer in `space`.
-MemRefType rowLocalType(memref::AllocOp alloc, int64_t rows,
-                        Attribute space = {}) {
-  MemRefType type = alloc.getType();
-  return MemRefType::get({type.getNumElements() / rows}, type.getElementType(),
-                         AffineMap(), space);
+/// The shared-memory slots of the row-local buffers of `planned`, a row
+/// kernel over `rows` rows (rowLocalSlots): each buffer's slot, and each
+/// slot's type, one block's row of its largest buffer as a 1-D buffer in
+/// `space`.
+std::pair<SmallVector<unsigned>, SmallVector<MemRefType>>
+rowLocalSlotTypes(const PlannedKernel &planned, int64_t rows,
+                  Attribute space = {}) {
+  SmallVector<SmallVector<Operation *>> stageOps;
+  for (const RowStage &stage : planned.stages) {
+    stageOps.emplace_back(stage.prologue.ops.begin(), stage.prologue.ops.end());
+    stageOps.back().push_back(stage.op);
+  }
+  SmallVector<Value> buffers;
+  for (memref::AllocOp alloc : planned.rowLocal)
+    buffers.push_back(alloc.getResult());
+  SmallVector<unsigned> slots = rowLocalSlots(stageOps, buffers);
+  SmallVector<MemRefType> types;
+  for (auto [buffer, slot] : llvm::zip(buffers, slots)) {
+    auto type = cast<MemRefType>(buffer.getType());
+    int64_t row = type.getNumElements() / rows;
+    if (slot >= types.size())
+      types.resize(slot + 1);
+    if (!types[slot] || types[slot].getNumElements() < row)
+      types[slot] =
+          MemRefType::get({row}, type.getElementType(), AffineMap(), space);
+  }
+  return {slots, types};
 }
 
 /// Checks `kernel` and plans its launch.
@@ -197,11 +217,14 @@ FailureOr<func::FuncOp> emulateKernel(func::FuncOp kernel) {
     return arith::ConstantIndexOp::create(builder, loc, v);
   };
   Value zero = index(0), one = index(1), bx = index(plan.launch[3]);
-  // A row kernel's blocks keep one row of each row-local buffer.
-  for (memref::AllocOp alloc : planned->rowLocal)
-    mapping.map(alloc.getResult(),
-                memref::AllocaOp::create(builder, loc,
-                                         rowLocalType(alloc, plan.total)));
+  // A row kernel's blocks keep one row of each row-local buffer, buffers
+  // whose stages do not overlap in one slot.
+  auto [slots, slotTypes] = rowLocalSlotTypes(*planned, plan.total);
+  SmallVector<Value> slotBuffers;
+  for (MemRefType type : slotTypes)
+    slotBuffers.push_back(memref::AllocaOp::create(builder, loc, type));
+  for (auto [alloc, slot] : llvm::zip(planned->rowLocal, slots))
+    mapping.map(alloc.getResult(), slotBuffers[slot]);
   auto blocks =
       scf::ForOp::create(builder, loc, zero, index(plan.launch[0]), one);
   builder.setInsertionPoint(blocks.getBody()->getTerminator());
@@ -245,14 +268,16 @@ LogicalResult mapKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule) {
   IRMapping mapping;
   mapping.map(kernel.getArguments(), entry.getArguments());
   // A row kernel's blocks keep one row of each row-local buffer in shared
-  // memory.
+  // memory, buffers whose stages do not overlap in one slot.
   auto workgroup = gpu::AddressSpaceAttr::get(builder.getContext(),
                                               gpu::AddressSpace::Workgroup);
-  for (memref::AllocOp alloc : planned->rowLocal)
-    mapping.map(
-        alloc.getResult(),
-        gpuFunc.addWorkgroupAttribution(
-            rowLocalType(alloc, plan.total, workgroup), alloc.getLoc()));
+  auto [slots, slotTypes] = rowLocalSlotTypes(*planned, plan.total, workgroup);
+  SmallVector<Value> slotBuffers;
+  for (MemRefType type : slotTypes)
+    slotBuffers.push_back(
+        gpuFunc.addWorkgroupAttribution(type, kernel.getLoc()));
+  for (auto [alloc, slot] : llvm::zip(planned->rowLocal, slots))
+    mapping.map(alloc.getResult(), slotBuffers[slot]);
   cloneMappedBody(builder, kernel, *planned, mapping);
   gpu::ReturnOp::create(builder, kernel.getLoc());
   return success();

@@ -21,9 +21,11 @@
 #include "dialects/Tandem/IR/TandemDialect.h"
 
 #include "mlir/IR/IRMapping.h"
+
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include <numeric>
 
 namespace mlir::tandem {
 #define GEN_PASS_DEF_TANDEMOUTLINEKERNELS
@@ -172,7 +174,9 @@ public:
 
 private:
   /// The buffers of a row kernel with `members` over rows `rows` that only
-  /// it uses, whose rows fit in shared memory together (kMaxRowLocalBytes):
+  /// it uses and that hold their rows one after the other (rowsContiguous),
+  /// whose rows fit in shared memory together (kMaxRowLocalBytes, buffers
+  /// whose stages do not overlap sharing a slot: rowLocalSlots):
   /// allocations of the partition that the members write and that nothing
   /// else touches, directly or through views, but deallocations.
   SetVector<Value> rowLocalBuffers(ArrayRef<KernelMember> members,
@@ -197,10 +201,31 @@ private:
       return true;
     };
     SmallVector<linalg::LinalgOp> chainOps;
-    for (const KernelMember &member : members)
+    SmallVector<SmallVector<Operation *>> stageOps;
+    for (const KernelMember &member : members) {
       chainOps.push_back(cast<linalg::LinalgOp>(member.op));
+      stageOps.emplace_back(member.prologue.ops.begin(),
+                            member.prologue.ops.end());
+      stageOps.back().push_back(member.op);
+    }
+    auto rowBytes = [&](Value buffer) {
+      auto type = cast<MemRefType>(buffer.getType());
+      return llvm::divideCeil(type.getElementTypeBitWidth(), 8) *
+             (type.getNumElements() / rowCount(rows));
+    };
+    // The shared memory `buffers` take: a row of the largest buffer of
+    // each slot (rowLocalSlots; buffers whose stages do not overlap share
+    // one).
+    auto slotBytes = [&](ArrayRef<Value> buffers) {
+      SmallVector<unsigned> slots = rowLocalSlots(stageOps, buffers);
+      SmallVector<int64_t> bytes;
+      for (auto [buffer, slot] : llvm::zip(buffers, slots)) {
+        bytes.resize(std::max<size_t>(bytes.size(), slot + 1), 0);
+        bytes[slot] = std::max(bytes[slot], rowBytes(buffer));
+      }
+      return std::accumulate(bytes.begin(), bytes.end(), int64_t(0));
+    };
     SetVector<Value> local;
-    int64_t bytes = 0;
     for (const KernelMember &member : members)
       for (Value init : cast<linalg::LinalgOp>(member.op).getDpsInits()) {
         Value root = viewedBuffer(init);
@@ -209,15 +234,12 @@ private:
             alloc->getParentOp() != partition.getOperation() ||
             !alloc.getType().hasStaticShape() ||
             !alloc.getType().getElementType().isIntOrFloat() ||
-            !onlyKernelUses(root))
+            !onlyKernelUses(root) || !rowsContiguous(chainOps, rows, root))
           continue;
-        MemRefType type = alloc.getType();
-        int64_t rowBytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8) *
-                           (type.getNumElements() / rowCount(rows));
-        if (bytes + rowBytes > kMaxRowLocalBytes ||
-            !rowsContiguous(chainOps, rows, root))
+        SmallVector<Value> with(local.begin(), local.end());
+        with.push_back(root);
+        if (slotBytes(with) > kMaxRowLocalBytes)
           continue;
-        bytes += rowBytes;
         local.insert(root);
       }
     return local;

@@ -157,12 +157,14 @@ bool readsOutputOf(ArrayRef<linalg::LinalgOp> readers,
 }
 
 /// The rows of `op` when it reduces rows of at least kMinRowPoints points
-/// (its reductions trailing, fewer than kMaxBlockReductionPoints rows): a
-/// chain can grow from it. Rows from kMinBlockReduction points on would be
-/// block reductions on their own too (planKernelLaunch); shorter ones (a
-/// Swin window attention's 49 keys, the 7 x 7 maps of a late stage's pool)
-/// are a thread per row alone, but a block per row (two warps) in a chain
-/// whose other stages would each be a launch.
+/// (its reductions trailing): a chain can grow from it. Rows from
+/// kMinBlockReduction points on get a block each however many there are
+/// (a softmax over 8192 keys for 4 heads has 32768 rows; alone, such a
+/// reduction is a block reduction only below kMaxBlockReductionPoints
+/// rows). Shorter ones (a Swin window attention's 49 keys, the 7 x 7 maps
+/// of a late stage's pool) are a thread per row alone, but a block per row
+/// (two warps) in a chain whose other stages would each be a launch, when
+/// there are fewer than kMaxBlockReductionPoints rows.
 std::optional<SmallVector<int64_t>> anchorRows(linalg::LinalgOp op,
                                                const KernelPrologue &prologue) {
   if (!op || !op.hasPureBufferSemantics())
@@ -175,10 +177,11 @@ std::optional<SmallVector<int64_t>> anchorRows(linalg::LinalgOp op,
   for (int64_t bound : ArrayRef<int64_t>(bounds).take_front(parallel))
     if (bound != 1)
       rows.push_back(bound);
+  int64_t points = innerSize(op, parallel);
   if (stageKind(op, prologue, rows) != StageKind::Reduction ||
-      rowLoopsOf(op, rows) != parallel ||
-      innerSize(op, parallel) < kMinRowPoints ||
-      rowCount(rows) >= kMaxBlockReductionPoints)
+      rowLoopsOf(op, rows) != parallel || points < kMinRowPoints ||
+      (points < kMinBlockReduction &&
+       rowCount(rows) >= kMaxBlockReductionPoints))
     return std::nullopt;
   return rows;
 }
@@ -345,6 +348,104 @@ std::optional<SmallVector<unsigned>> rowsFirstOrder(Operation *op,
 }
 
 } // namespace
+
+/// Whether the stage that runs `ops` (its prologue's, then its own) may
+/// write `to` over `from`, which it reads last: it is pointwise, reads
+/// `from` and writes `to` through operands of one type and one indexing map
+/// (each thread reads an element before it writes the same one) and never
+/// reads `to`, and its prologue touches neither.
+bool writesInPlace(ArrayRef<Operation *> ops, Value from, Value to) {
+  auto op = dyn_cast<linalg::LinalgOp>(ops.back());
+  if (!op || op.getNumLoops() != op.getNumParallelLoops())
+    return false;
+  auto touches = [](Operation *other, Value buffer) {
+    return llvm::any_of(other->getOperands(), [&](Value operand) {
+      return isa<MemRefType>(operand.getType()) &&
+             viewedBuffer(operand) == buffer;
+    });
+  };
+  if (llvm::any_of(ops.drop_back(), [&](Operation *prologue) {
+        return touches(prologue, from) || touches(prologue, to);
+      }))
+    return false;
+  OpOperand *read = nullptr, *write = nullptr;
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    Value buffer = viewedBuffer(operand.get());
+    bool init = op.isDpsInit(&operand);
+    if (buffer == from) {
+      if (init || read)
+        return false;
+      read = &operand;
+    } else if (buffer == to) {
+      if (!init || write || !op.getMatchingBlockArgument(&operand).use_empty())
+        return false;
+      write = &operand;
+    }
+  }
+  return read && write && read->get().getType() == write->get().getType() &&
+         op.getMatchingIndexingMap(read) == op.getMatchingIndexingMap(write);
+}
+
+SmallVector<unsigned>
+mlir::tandem::rowLocalSlots(ArrayRef<SmallVector<Operation *>> stageOps,
+                            ArrayRef<Value> buffers) {
+  // The first and last stage touching each buffer (all of them when none
+  // does, which then shares with no other).
+  SmallVector<std::pair<size_t, size_t>> spans;
+  for (Value buffer : buffers) {
+    size_t first = stageOps.size(), last = 0;
+    for (auto [stage, ops] : llvm::enumerate(stageOps)) {
+      bool touches = llvm::any_of(ops, [&, buffer = buffer](Operation *op) {
+        return llvm::any_of(op->getOperands(), [&](Value operand) {
+          return isa<MemRefType>(operand.getType()) &&
+                 viewedBuffer(operand) == buffer;
+        });
+      });
+      if (touches) {
+        first = std::min(first, stage);
+        last = std::max(last, stage);
+      }
+    }
+    if (first > last)
+      std::tie(first, last) = std::make_pair(size_t(0), stageOps.size());
+    spans.push_back({first, last});
+  }
+  auto order = llvm::to_vector(llvm::seq<unsigned>(0, buffers.size()));
+  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+    return spans[a].first < spans[b].first;
+  });
+  // Each slot's element type, the last stage of the buffers in it, and the
+  // buffer that stage touches.
+  struct Slot {
+    Type element;
+    size_t last;
+    unsigned buffer;
+  };
+  SmallVector<Slot> slots;
+  SmallVector<unsigned> slotOf(buffers.size());
+  for (unsigned buffer : order) {
+    Type element = cast<MemRefType>(buffers[buffer].getType()).getElementType();
+    size_t first = spans[buffer].first, last = spans[buffer].second;
+    auto free = llvm::find_if(slots, [&](const Slot &slot) {
+      return slot.element == element &&
+             (slot.last < first ||
+              (slot.last == first &&
+               writesInPlace(stageOps[first], buffers[slot.buffer],
+                             buffers[buffer])));
+    });
+    if (free == slots.end()) {
+      slotOf[buffer] = slots.size();
+      slots.push_back({element, last, buffer});
+      continue;
+    }
+    slotOf[buffer] = free - slots.begin();
+    free->last = last;
+    free->buffer = buffer;
+  }
+  return slotOf;
+}
 
 bool mlir::tandem::rowsContiguous(ArrayRef<linalg::LinalgOp> chain,
                                   ArrayRef<int64_t> rows, Value buffer) {

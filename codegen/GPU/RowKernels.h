@@ -75,6 +75,19 @@ int64_t rowCount(ArrayRef<int64_t> rows);
 /// are `rows`; none when no prefix is.
 std::optional<unsigned> rowLoopsOf(linalg::LinalgOp op, ArrayRef<int64_t> rows);
 
+/// Shared-memory slots for the row-local buffers `buffers` of a row kernel
+/// whose stage i runs the ops `stageOps[i]` (its prologue's, then its
+/// own): buffers of one element type share a slot when their stages do
+/// not overlap (every stage that touches one comes before every stage that
+/// touches the other; a barrier separates consecutive stages), or when
+/// they meet in a pointwise stage that reads the first for the last time
+/// and writes the second element for element (an attention's masked
+/// scores, exponentials and probabilities all take its scores' slot).
+/// Returns each buffer's slot, numbered from 0 (first fit, in the order of
+/// the buffers' first stages).
+SmallVector<unsigned> rowLocalSlots(ArrayRef<SmallVector<Operation *>> stageOps,
+                                    ArrayRef<Value> buffers);
+
 /// Whether every access of the ops of `chain` (a row chain over `rows`) to
 /// `buffer` holds the rows first, so that the buffer holds its rows one
 /// after the other and can be row-local (a row of it in a block's shared

@@ -331,6 +331,21 @@ bool poolSinks(Operation *pool, TransposeOp t) {
   return isa<GlobalAvgPoolOp>(pool);
 }
 
+/// Replaces `pool` by `result`, computed from the NHWC value by
+/// `replacement` (which takes the pool's discardable attributes: its
+/// device, its fusion name), and erases the pool and the transpose `t` it
+/// read, adding both to `erased`.
+void replacePool(Operation *pool, Operation *replacement, Value result,
+                 TransposeOp t, llvm::DenseSet<Operation *> &erased) {
+  for (NamedAttribute attr : pool->getDiscardableAttrs())
+    replacement->setAttr(attr.getName(), attr.getValue());
+  pool->getResult(0).replaceAllUsesWith(result);
+  erased.insert(pool);
+  pool->erase();
+  erased.insert(t);
+  t.erase();
+}
+
 /// global_avg_pool(transpose(x, NHWC -> NCHW)) -> reshape(reduce_mean(x,
 /// [1, 2])): the NHWC mean over H and W, N x 1 x 1 x C, holds the
 /// N x C x 1 x 1 result's elements in order. Adds the ops it erases to
@@ -347,15 +362,9 @@ bool poolChannelsLast(GlobalAvgPoolOp pool,
   auto mean = ReduceMeanOp::create(
       builder, pool.getLoc(), meanType, t.getInput(),
       builder.getDenseI64ArrayAttr({1, 2}), builder.getBoolAttr(true));
-  for (NamedAttribute attr : pool->getDiscardableAttrs())
-    mean->setAttr(attr.getName(), attr.getValue());
   Value result = reshapeOn(builder, pool.getLoc(), mean.getResult(),
                            cast<RankedTensorType>(pool.getType()), device);
-  pool.getResult().replaceAllUsesWith(result);
-  erased.insert(pool);
-  pool.erase();
-  erased.insert(t);
-  t.erase();
+  replacePool(pool, mean, result, t, erased);
   return true;
 }
 
@@ -398,15 +407,9 @@ bool sinkThroughMaxPool(MaxPool2DOp pool, llvm::DenseSet<Operation *> &erased) {
       pool.getKernelShapeAttr(), pool.getStridesAttr(), pool.getPadsAttr(),
       pool.getDilationsAttr(), pool.getCeilModeAttr(),
       builder.getStringAttr("NHWC"));
-  for (NamedAttribute attr : pool->getDiscardableAttrs())
-    nhwc->setAttr(attr.getName(), attr.getValue());
   Value back = transposeOn(builder, pool.getLoc(), nhwc.getResult(),
                            kToChannelsFirst, device);
-  pool.getResult().replaceAllUsesWith(back);
-  erased.insert(pool);
-  pool.erase();
-  erased.insert(t);
-  t.erase();
+  replacePool(pool, nhwc, back, t, erased);
   return true;
 }
 

@@ -210,13 +210,15 @@ func.func private @conv_bias_relu(%x: memref<1x2x5x5xf32>, %b: memref<3xf32>, %w
 
 // A row kernel (a softmax over 6 rows of 100): one block per row, 128
 // threads. Its row-local buffers (the maximum, the exponentials, the sum)
-// are one row each in shared memory, after them the two block reductions'
-// warp slots. The stages run in order: the max reduction (thread 0 stores
-// the row's maximum in shared memory), a barrier, the exponentials (each
-// thread strides over the row, reading the maximum), a barrier, the sum, a
+// are one row each in shared memory, the maximum and the sum in one slot
+// (the maximum's last stage, the exponentials, comes before the sum's
+// first: rowLocalSlots), after them the two block reductions' warp slots.
+// The stages run in order: the max reduction (thread 0 stores the row's
+// maximum in shared memory), a barrier, the exponentials (each thread
+// strides over the row, reading the maximum), a barrier, the sum, a
 // barrier, the division into the output in global memory.
 // CHECK-LABEL: gpu.func @softmax_rows
-// CHECK-SAME: workgroup(%[[MAX:.+]] : memref<1xf32, #gpu.address_space<workgroup>>, %[[E:.+]] : memref<100xf32, #gpu.address_space<workgroup>>, %[[SUM:.+]] : memref<1xf32, #gpu.address_space<workgroup>>, %{{.+}} : memref<4xf32, #gpu.address_space<workgroup>>, %{{.+}} : memref<4xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[MAX:.+]] : memref<1xf32, #gpu.address_space<workgroup>>, %[[E:.+]] : memref<100xf32, #gpu.address_space<workgroup>>, %{{.+}} : memref<4xf32, #gpu.address_space<workgroup>>, %{{.+}} : memref<4xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK: gpu.barrier
 // CHECK: memref.store %{{.+}}, %[[MAX]][%{{.+}}]
@@ -231,10 +233,10 @@ func.func private @conv_bias_relu(%x: memref<1x2x5x5xf32>, %b: memref<3xf32>, %w
 // CHECK: gpu.barrier
 // CHECK: memref.load %[[E]]
 // CHECK: gpu.barrier
-// CHECK: memref.store %{{.+}}, %[[SUM]]
+// CHECK: memref.store %{{.+}}, %[[MAX]]
 // CHECK: gpu.barrier
 // CHECK: memref.load %[[E]]
-// CHECK: memref.load %[[SUM]]
+// CHECK: memref.load %[[MAX]]
 // CHECK: arith.divf
 // CHECK: memref.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : memref<6x100xf32>
 // CHECK-NOT: gpu.barrier
@@ -306,5 +308,65 @@ func.func private @softmax_rows(%x: memref<6x100xf32>, %y: memref<6x100xf32>) at
 // CHECK: gpu.return
 func.func private @tiled_mm(%a: memref<100x40xf32>, %b: memref<40x70xf32>, %c: memref<100x70xf32>) attributes {tandem.kernel} {
   linalg.matmul ins(%a, %b : memref<100x40xf32>, memref<40x70xf32>) outs(%c : memref<100x70xf32>)
+  return
+}
+
+// -----
+
+// An attention as one row kernel (2 heads x 64 query rows, 64 keys): its
+// row-local scores, exponentials and probabilities share one slot of shared
+// memory (each written by a pointwise stage that reads the one before for
+// the last time, element for element: rowLocalSlots), and its maximum and
+// sum another (the maximum's last stage comes before the sum's first):
+// two row buffers where there were five, before the warp slots of the
+// block reductions.
+// CHECK-LABEL: gpu.func @attention_rows
+// CHECK-SAME: workgroup(%[[S:.+]] : memref<64xf32, #gpu.address_space<workgroup>>, %[[M:.+]] : memref<1xf32, #gpu.address_space<workgroup>>, %{{.+}} : memref<2xf32, #gpu.address_space<workgroup>>, %{{.+}} : memref<2xf32, #gpu.address_space<workgroup>>)
+// CHECK: memref.store %{{.+}}, %[[S]]
+// CHECK: memref.store %{{.+}}, %[[M]]
+// CHECK: math.exp
+// CHECK: memref.store %{{.+}}, %[[S]]
+// CHECK: arith.divf
+// CHECK: memref.store %{{.+}}, %[[S]]
+// CHECK: gpu.return
+func.func private @attention_rows(%q: memref<2x64x16xf32>, %kt: memref<2x16x64xf32>, %v: memref<2x64x16xf32>, %o: memref<2x64x16xf32>) attributes {tandem.kernel, tandem.row_kernel = array<i64: 2, 64>} {
+  %lowest = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<2x64x64xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<2x64x64xf32>)
+  linalg.batch_matmul ins(%q, %kt : memref<2x64x16xf32>, memref<2x16x64xf32>) outs(%s : memref<2x64x64xf32>)
+  %max = memref.alloc() : memref<2x64xf32>
+  linalg.fill ins(%lowest : f32) outs(%max : memref<2x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%s : memref<2x64x64xf32>) outs(%max : memref<2x64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %e = memref.alloc() : memref<2x64x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %max : memref<2x64x64xf32>, memref<2x64xf32>) outs(%e : memref<2x64x64xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  }
+  %sum = memref.alloc() : memref<2x64xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<2x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%e : memref<2x64x64xf32>) outs(%sum : memref<2x64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %p = memref.alloc() : memref<2x64x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%e, %sum : memref<2x64x64xf32>, memref<2x64xf32>) outs(%p : memref<2x64x64xf32>) {
+  ^bb0(%in: f32, %t: f32, %out: f32):
+    %r = arith.divf %in, %t : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%o : memref<2x64x16xf32>)
+  linalg.batch_matmul ins(%p, %v : memref<2x64x64xf32>, memref<2x64x16xf32>) outs(%o : memref<2x64x16xf32>)
   return
 }

@@ -347,7 +347,13 @@ std::optional<SmallVector<unsigned>> rowsFirstOrder(Operation *op,
   return order;
 }
 
-} // namespace
+/// Whether `op` has an operand that is `buffer` or a view of it.
+bool touchesBuffer(Operation *op, Value buffer) {
+  return llvm::any_of(op->getOperands(), [&](Value operand) {
+    return isa<MemRefType>(operand.getType()) &&
+           viewedBuffer(operand) == buffer;
+  });
+}
 
 /// Whether the stage that runs `ops` (its prologue's, then its own) may
 /// write `to` over `from`, which it reads last: it is pointwise, reads
@@ -358,14 +364,8 @@ bool writesInPlace(ArrayRef<Operation *> ops, Value from, Value to) {
   auto op = dyn_cast<linalg::LinalgOp>(ops.back());
   if (!op || op.getNumLoops() != op.getNumParallelLoops())
     return false;
-  auto touches = [](Operation *other, Value buffer) {
-    return llvm::any_of(other->getOperands(), [&](Value operand) {
-      return isa<MemRefType>(operand.getType()) &&
-             viewedBuffer(operand) == buffer;
-    });
-  };
   if (llvm::any_of(ops.drop_back(), [&](Operation *prologue) {
-        return touches(prologue, from) || touches(prologue, to);
+        return touchesBuffer(prologue, from) || touchesBuffer(prologue, to);
       }))
     return false;
   OpOperand *read = nullptr, *write = nullptr;
@@ -388,6 +388,8 @@ bool writesInPlace(ArrayRef<Operation *> ops, Value from, Value to) {
          op.getMatchingIndexingMap(read) == op.getMatchingIndexingMap(write);
 }
 
+} // namespace
+
 SmallVector<unsigned>
 mlir::tandem::rowLocalSlots(ArrayRef<SmallVector<Operation *>> stageOps,
                             ArrayRef<Value> buffers) {
@@ -397,13 +399,9 @@ mlir::tandem::rowLocalSlots(ArrayRef<SmallVector<Operation *>> stageOps,
   for (Value buffer : buffers) {
     size_t first = stageOps.size(), last = 0;
     for (auto [stage, ops] : llvm::enumerate(stageOps)) {
-      bool touches = llvm::any_of(ops, [&, buffer = buffer](Operation *op) {
-        return llvm::any_of(op->getOperands(), [&](Value operand) {
-          return isa<MemRefType>(operand.getType()) &&
-                 viewedBuffer(operand) == buffer;
-        });
-      });
-      if (touches) {
+      if (llvm::any_of(ops, [&, buffer = buffer](Operation *op) {
+            return touchesBuffer(op, buffer);
+          })) {
         first = std::min(first, stage);
         last = std::max(last, stage);
       }

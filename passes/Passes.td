@@ -269,12 +269,12 @@ def TandemAssignGPULayout
     is transposed alike, a broadcast no permutation changes, a broadcast
     whose permutation moves only size-1 dimensions (a reshape), or a value
     another user already transposes to NHWC; a transpose several such ops
-    read is split; a max pool of an NHWC value becomes an NHWC max pool
-    (`layout = "NHWC"`, the transpose moving past it), and a global
+    read is split; a max or average pool of an NHWC value becomes an NHWC
+    pool (`layout = "NHWC"`, the transpose moving past it), and a global
     average pool of one a `tandem.reduce_mean` over H and W and a
-    reshape. A chain of convolutions, elementwise work and max pools on
-    one GPU so stays NHWC, and transposes remain only where a value enters
-    or leaves it (partition boundaries, average pools, reshapes). A transpose that moves
+    reshape. A chain of convolutions, elementwise work and pools on one
+    GPU so stays NHWC, and transposes remain only where a value enters or
+    leaves it (partition boundaries, reshapes). A transpose that moves
     only size-1 dimensions is made a reshape. Every op it creates takes
     the GPU of the op it came from. `layout=nchw` (the default) changes
     nothing; CPU ops are never touched.

@@ -477,6 +477,18 @@ struct PoolDim {
   }
 };
 
+/// The low and high padding of a pool's input with spatial dims `h`, `w`
+/// (the ceil-mode overhang included): H and W are dims 2 and 3 of NCHW, 1
+/// and 2 of NHWC (`channelsLast`).
+std::pair<SmallVector<int64_t>, SmallVector<int64_t>>
+spatialPads(const PoolDim &h, const PoolDim &w, bool channelsLast) {
+  if (channelsLast)
+    return {{0, h.padBegin, w.padBegin, 0},
+            {0, h.padEnd + h.extraEnd(), w.padEnd + w.extraEnd(), 0}};
+  return {{0, 0, h.padBegin, w.padBegin},
+          {0, 0, h.padEnd + h.extraEnd(), w.padEnd + w.extraEnd()}};
+}
+
 /// Geometry of both spatial dims (from dimension `spatial` on: 2 in NCHW,
 /// 1 in NHWC), or an error when a window lies wholly in the padding (its
 /// max or average would be undefined).
@@ -530,13 +542,7 @@ struct MaxPoolToLinalg : OpConversionPattern<MaxPool2DOp> {
       input = flipSignBit(rewriter, loc, input, elem);
     }
     Value lowest = lowestValue(rewriter, loc, elem);
-    SmallVector<int64_t> low = {0, 0, h.padBegin, w.padBegin},
-                         high = {0, 0, h.padEnd + h.extraEnd(),
-                                 w.padEnd + w.extraEnd()};
-    if (last) {
-      low = {0, h.padBegin, w.padBegin, 0};
-      high = {0, h.padEnd + h.extraEnd(), w.padEnd + w.extraEnd(), 0};
-    }
+    auto [low, high] = spatialPads(h, w, last);
     input = padWithConstant(rewriter, loc, input, low, high, lowest);
     Value window = tensor::EmptyOp::create(
         rewriter, loc, ArrayRef<int64_t>{h.kernel, w.kernel}, elem);
@@ -574,7 +580,9 @@ struct AvgPoolToLinalg : OpConversionPattern<AvgPool2DOp> {
     SmallVector<int64_t> dilations(op.getDilations());
     if (dilations.empty())
       dilations.assign(2, 1);
-    auto geometry = poolGeometry(op, dilations, /*checkWindows=*/!includePad);
+    bool last = op.isChannelsLast();
+    auto geometry = poolGeometry(op, dilations, /*checkWindows=*/!includePad,
+                                 /*spatial=*/last ? 1 : 2);
     if (failed(geometry))
       return failure();
     auto [h, w] = *geometry;
@@ -583,10 +591,10 @@ struct AvgPoolToLinalg : OpConversionPattern<AvgPool2DOp> {
     elem = accumulatorType(elem);
     type = type.clone(elem);
     Value zero = scalarConstant(rewriter, loc, elem, 0.0);
+    auto [low, high] = spatialPads(h, w, last);
     Value input = padWithConstant(
-        rewriter, loc, castTensor(rewriter, loc, adaptor.getInput(), elem),
-        {0, 0, h.padBegin, w.padBegin},
-        {0, 0, h.padEnd + h.extraEnd(), w.padEnd + w.extraEnd()}, zero);
+        rewriter, loc, castTensor(rewriter, loc, adaptor.getInput(), elem), low,
+        high, zero);
     Value window = tensor::EmptyOp::create(
         rewriter, loc, ArrayRef<int64_t>{h.kernel, w.kernel}, elem);
     Value init = createFilled(rewriter, loc, type, zero);
@@ -595,10 +603,15 @@ struct AvgPoolToLinalg : OpConversionPattern<AvgPool2DOp> {
                               rewriter.getI64TensorAttr(op.getStrides())),
         rewriter.getNamedAttr("dilations",
                               rewriter.getI64TensorAttr(dilations))};
-    Value sum = linalg::PoolingNchwSumOp::create(rewriter, loc, TypeRange{type},
-                                                 ValueRange{input, window},
-                                                 ValueRange{init}, attrs)
-                    .getResult(0);
+    Value sum =
+        last ? linalg::PoolingNhwcSumOp::create(rewriter, loc, TypeRange{type},
+                                                ValueRange{input, window},
+                                                ValueRange{init}, attrs)
+                   .getResult(0)
+             : linalg::PoolingNchwSumOp::create(rewriter, loc, TypeRange{type},
+                                                ValueRange{input, window},
+                                                ValueRange{init}, attrs)
+                   .getResult(0);
     // Divisors per output position; one scalar when they are all equal.
     SmallVector<double> divisors;
     bool uniform = true;
@@ -621,10 +634,13 @@ struct AvgPoolToLinalg : OpConversionPattern<AvgPool2DOp> {
     Value divTensor = arith::ConstantOp::create(
         rewriter, loc, DenseElementsAttr::get(divType, values));
     MLIRContext *ctx = getContext();
-    AffineMap maps[] = {
-        rewriter.getMultiDimIdentityMap(4),
-        AffineMap::get(
-            4, 0, {getAffineDimExpr(2, ctx), getAffineDimExpr(3, ctx)}, ctx)};
+    // The divisors index the output's spatial dims: 2 and 3, or 1 and 2.
+    unsigned spatial = last ? 1 : 2;
+    AffineMap maps[] = {rewriter.getMultiDimIdentityMap(4),
+                        AffineMap::get(4, 0,
+                                       {getAffineDimExpr(spatial, ctx),
+                                        getAffineDimExpr(spatial + 1, ctx)},
+                                       ctx)};
     Value avg = buildElementwiseWithMaps(
         rewriter, loc, type, ValueRange{sum, divTensor}, maps,
         [](OpBuilder &b, Location nloc, ValueRange args) {

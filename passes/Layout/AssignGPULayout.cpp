@@ -317,8 +317,8 @@ bool sinkThroughElementwise(Operation *op,
   return true;
 }
 
-/// Whether `pool`, a global average pool or an NCHW max pool, can move the
-/// transpose back to NCHW that it reads, `t`, past itself: both on one
+/// Whether `pool`, a global average pool or an NCHW max or average pool, can
+/// move the transpose back to NCHW that it reads, `t`, past itself: both on one
 /// device. (`t` must also have no other reader; splitSharedTranspose makes
 /// it so.)
 bool poolSinks(Operation *pool, TransposeOp t) {
@@ -328,6 +328,8 @@ bool poolSinks(Operation *pool, TransposeOp t) {
     return false;
   if (auto max = dyn_cast<MaxPool2DOp>(pool))
     return !max.isChannelsLast();
+  if (auto avg = dyn_cast<AvgPool2DOp>(pool))
+    return !avg.isChannelsLast();
   return isa<GlobalAvgPoolOp>(pool);
 }
 
@@ -391,22 +393,23 @@ bool splitSharedTranspose(TransposeOp t) {
   return true;
 }
 
-/// max_pool2d(transpose(x, NHWC -> NCHW)) -> transpose(max_pool2d(x) in
-/// NHWC, NHWC -> NCHW): the transpose moves past the pool (ResNets' stem),
-/// where it can sink on and cancel. Adds the ops it erases to `erased`;
-/// returns whether it rewrote `pool`.
-bool sinkThroughMaxPool(MaxPool2DOp pool, llvm::DenseSet<Operation *> &erased) {
-  auto t = pool.getInput().getDefiningOp<TransposeOp>();
+/// pool(transpose(x, NHWC -> NCHW)) -> transpose(pool(x) in NHWC, NHWC ->
+/// NCHW) for a max or average pool: the transpose moves past the pool (the
+/// ResNets' stem, an Inception or DenseNet transition), where it can sink
+/// on and cancel. Adds the ops it erases to `erased`; returns whether it
+/// rewrote `pool`.
+template <typename PoolOp>
+bool sinkThroughPool(PoolOp pool, llvm::DenseSet<Operation *> &erased) {
+  auto t = pool.getInput().template getDefiningOp<TransposeOp>();
   if (!t || !t->hasOneUse() || !poolSinks(pool, t))
     return false;
   DeviceAttr device = getDevice(pool);
   OpBuilder builder(pool);
-  auto type = cast<RankedTensorType>(pool.getType());
-  auto nhwc = MaxPool2DOp::create(
-      builder, pool.getLoc(), permuted(type, kToChannelsLast), t.getInput(),
-      pool.getKernelShapeAttr(), pool.getStridesAttr(), pool.getPadsAttr(),
-      pool.getDilationsAttr(), pool.getCeilModeAttr(),
-      builder.getStringAttr("NHWC"));
+  auto nhwc = cast<PoolOp>(builder.clone(*pool));
+  nhwc.getInputMutable().assign(t.getInput());
+  nhwc.getResult().setType(
+      permuted(cast<RankedTensorType>(pool.getType()), kToChannelsLast));
+  nhwc.setLayout("NHWC");
   Value back = transposeOn(builder, pool.getLoc(), nhwc.getResult(),
                            kToChannelsFirst, device);
   replacePool(pool, nhwc, back, t, erased);
@@ -450,7 +453,9 @@ struct AssignGPULayoutPass
         else if (auto pool = dyn_cast<GlobalAvgPoolOp>(op))
           changed |= poolChannelsLast(pool, erased);
         else if (auto pool = dyn_cast<MaxPool2DOp>(op))
-          changed |= sinkThroughMaxPool(pool, erased);
+          changed |= sinkThroughPool(pool, erased);
+        else if (auto pool = dyn_cast<AvgPool2DOp>(op))
+          changed |= sinkThroughPool(pool, erased);
         else
           changed |= sinkThroughElementwise(op, erased);
       }

@@ -216,9 +216,35 @@ def video_block():
          weight("fc", 5, 8), weight("fcb", 5)], opset=17)
 
 
+def conv_pools():
+    """A conv (+ReLU) feeding 2-D max and average pools (pads, ceil_mode,
+    dilations, count_include_pad 0 and 1), each pool feeding a 1x1 conv:
+    with --gpu-layout nhwc every pool reads the conv's NHWC result and
+    becomes an NHWC pool."""
+    n = helper.make_node
+    nodes = [n("Conv", ["x", "w"], ["c"], kernel_shape=[3, 3],
+               pads=[1, 1, 1, 1]),
+             n("Relu", ["c"], ["r"]),
+             n("MaxPool", ["r"], ["m"], kernel_shape=[2, 3], strides=[2, 2],
+               dilations=[3, 2], pads=[1, 1, 1, 1], ceil_mode=1),
+             n("Conv", ["m", "v"], ["ym"], kernel_shape=[1, 1])]
+    outs = ["ym"]
+    for include in (0, 1):
+        nodes += [n("AveragePool", ["r"], ["a%d" % include],
+                    kernel_shape=[3, 2], strides=[2, 1], dilations=[2, 3],
+                    pads=[2, 1, 1, 1], ceil_mode=1,
+                    count_include_pad=include),
+                  n("Conv", ["a%d" % include, "v"], ["ya%d" % include],
+                    kernel_shape=[1, 1])]
+        outs.append("ya%d" % include)
+    return build(nodes, [vi("x", [2, 3, 9, 11])], [vi(o) for o in outs],
+                 [weight("w", 4, 3, 3, 3), weight("v", 5, 4, 1, 1)])
+
+
 MODELS = {"conv3d": conv3d, "pool3d": pool3d,
           "dilated_pools": dilated_pools, "max_pool_indices": max_pool_indices,
-          "conv_transpose3d": conv_transpose3d, "video_block": video_block}
+          "conv_transpose3d": conv_transpose3d, "video_block": video_block,
+          "conv_pools": conv_pools}
 
 
 def main():

@@ -312,6 +312,8 @@ def op_models_main(label, models, import_models=None, check_model=None,
     parser.add_argument("--gpu", choices=["none", "all"], default="none")
     parser.add_argument("--gpu-twins", choices=["linalg", "mapped"],
                         default="linalg")
+    parser.add_argument("--gpu-layout", choices=["auto", "nchw", "nhwc"],
+                        default="auto")
     parser.add_argument("--devices", default="")
     parser.add_argument("--write-only", action="store_true")
     parser.add_argument("names", nargs="*")

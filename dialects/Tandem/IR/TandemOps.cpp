@@ -815,7 +815,7 @@ LogicalResult AvgPool2DOp::inferReturnTypes(MLIRContext *,
       loc, getOperationName(), adaptor.getInput(), adaptor.getKernelShape(),
       adaptor.getStrides(), adaptor.getPads(),
       dilations.empty() ? ArrayRef<int64_t>(unitDilations) : dilations,
-      adaptor.getCeilMode(), types);
+      adaptor.getCeilMode(), types, adaptor.getLayout());
 }
 
 LogicalResult GlobalAvgPoolOp::inferReturnTypes(MLIRContext *,

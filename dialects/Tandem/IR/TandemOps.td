@@ -947,14 +947,15 @@ def Tandem_MaxPool2DOp : Tandem_InferredOp<"max_pool2d",
 def Tandem_AvgPool2DOp : Tandem_InferredOp<"avg_pool2d",
     [Pure, Tandem_WindowRole, Tandem_CostFormula,
      SameOperandsAndResultElementType]> {
-  let summary = "2-D average pooling over NCHW";
+  let summary = "2-D average pooling over NCHW (or NHWC)";
   let description = [{
     Averages over `kernel_shape` windows, as ONNX `AveragePool`. Padding
     elements are counted in the divisor only with `count_include_pad`; a
     `ceil_mode` window's overhang past the end padding never counts (as in
     onnxruntime and PyTorch). Attributes are laid out as for
-    `tandem.max_pool2d`; `dilations` may be omitted (no dilation), and a
-    dilated window's divisor counts its taps, not its span.
+    `tandem.max_pool2d` (`layout = "NHWC"` included); `dilations` may be
+    omitted (no dilation), and a dilated window's divisor counts its taps,
+    not its span.
 
     Example:
 
@@ -970,9 +971,14 @@ def Tandem_AvgPool2DOp : Tandem_InferredOp<"avg_pool2d",
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
                        DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
                        DefaultValuedOptionalAttr<DenseI64ArrayAttr,
-                                                 "{}">:$dilations);
+                                                 "{}">:$dilations,
+                       DefaultValuedAttr<StrAttr, "\"NCHW\"">:$layout);
   let results = (outs Tandem_FloatTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let extraClassDeclaration = [{
+    /// Whether the channels come last (`layout = "NHWC"`).
+    bool isChannelsLast() { return getLayout() == "NHWC"; }
+  }];
 }
 
 def Tandem_GlobalAvgPoolOp : Tandem_InferredOp<"global_avg_pool",

@@ -107,6 +107,22 @@ func.func @avg_pool_exclude_pad(%a: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> 
 
 // -----
 
+// NHWC (a GPU partition's, from tandem-assign-gpu-layout): H and W padded
+// as dims 1 and 2, linalg.pooling_nhwc_sum, and the per-position divisors
+// indexed by the output's dims 1 and 2.
+// CHECK-DAG: #[[HW:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d2)>
+// CHECK-LABEL: func.func @avg_pool_nhwc
+// CHECK: %[[PAD:.+]] = tensor.pad %{{.+}} low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: %[[SUM:.+]] = linalg.pooling_nhwc_sum {{.+}} ins(%[[PAD]], %{{.+}} : tensor<1x6x6x2xf32>, tensor<3x3xf32>)
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[HW]], #{{.+}}], {{.+}} ins(%[[SUM]], %{{.+}} :
+// CHECK: arith.divf
+func.func @avg_pool_nhwc(%a: tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32> {
+  %0 = tandem.avg_pool2d %a {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, layout = "NHWC"} : tensor<1x4x4x2xf32> -> tensor<1x2x2x2xf32>
+  return %0 : tensor<1x2x2x2xf32>
+}
+
+// -----
+
 // With count_include_pad every window counts 9 elements: one scalar divisor.
 // CHECK-LABEL: func.func @avg_pool_include_pad
 // CHECK: linalg.pooling_nchw_sum

@@ -195,6 +195,8 @@ func.func @pool_and_norm(%x: tensor<1x8x9x9xf32>, %y: tensor<1x9x9x8xf32>,
   %1 = tandem.max_pool2d %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = true} : tensor<1x8x9x9xf32> -> tensor<1x8x5x5xf32>
   // CHECK: tandem.max_pool2d %{{.*}} {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, layout = "NHWC", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<1x9x9x8xf32> -> tensor<1x5x5x8xf32>
   %nhwc = tandem.max_pool2d %y {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, layout = "NHWC"} : tensor<1x9x9x8xf32> -> tensor<1x5x5x8xf32>
+  // CHECK: tandem.avg_pool2d %{{.*}} {kernel_shape = array<i64: 3, 3>, layout = "NHWC", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<1x9x9x8xf32> -> tensor<1x5x5x8xf32>
+  %avg_nhwc = tandem.avg_pool2d %y {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, layout = "NHWC"} : tensor<1x9x9x8xf32> -> tensor<1x5x5x8xf32>
   // CHECK: tandem.avg_pool2d %{{.*}} {count_include_pad = true, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x8x9x9xf32> -> tensor<1x8x9x9xf32>
   %2 = tandem.avg_pool2d %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = true} : tensor<1x8x9x9xf32> -> tensor<1x8x9x9xf32>
   // CHECK: tandem.avg_pool2d %{{.*}} {dilations = array<i64: 2, 3>, kernel_shape = array<i64: 3, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x9x9xf32> -> tensor<1x8x5x6xf32>

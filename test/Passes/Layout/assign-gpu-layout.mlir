@@ -136,3 +136,27 @@ func.func @stem(%x: tensor<1x2x8x8xf32>, %y: tensor<1x2x8x8xf32>) -> (tensor<1x3
   %5 = tandem.max_pool2d %y {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : tensor<1x2x8x8xf32> -> tensor<1x2x4x4xf32>
   return %3, %4, %5 : tensor<1x3x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// A DenseNet-style transition: conv, average pool, conv. The pool becomes
+// NHWC and the transposes around it cancel: one transpose in, one out.
+// CHECK-LABEL: func.func @transition
+// CHECK: %[[T:.*]] = tandem.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>
+// CHECK-NOT: tandem.transpose
+// CHECK: %[[C1:.*]] = tandem.conv2d %[[T]], {{.*}} layout = "NHWC"
+// CHECK-NOT: tandem.transpose
+// CHECK: %[[P:.*]] = tandem.avg_pool2d %[[C1]] {{{.*}}layout = "NHWC"{{.*}}} : tensor<1x8x8x2xf32> -> tensor<1x4x4x2xf32>
+// CHECK-NOT: tandem.transpose
+// CHECK: %[[C2:.*]] = tandem.conv2d %[[P]], {{.*}} layout = "NHWC"
+// CHECK: tandem.transpose %[[C2]] {perm = array<i64: 0, 3, 1, 2>
+// NCHW-LABEL: func.func @transition
+// NCHW-NOT: layout
+func.func @transition(%x: tensor<1x2x8x8xf32>) -> tensor<1x3x4x4xf32> {
+  %w1 = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<1.0> : tensor<2x2x1x1xf32>
+  %w2 = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<0.5> : tensor<3x2x3x3xf32>
+  %0 = tandem.conv2d %x, %w1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x8x8xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x8x8xf32>
+  %1 = tandem.avg_pool2d %0 {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, tandem.device = #tandem.device<"/device:GPU:0">} : tensor<1x2x8x8xf32> -> tensor<1x2x4x4xf32>
+  %2 = tandem.conv2d %1, %w2 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x4x4xf32>
+  return %2 : tensor<1x3x4x4xf32>
+}

@@ -962,59 +962,54 @@ POOLS = [
 ]
 
 
-def max_pool_cases(nhwc):
-    """POOLS as tandem.max_pool2d ops; with `nhwc` in layout = "NHWC" (input
-    and result N x H x W x C)."""
+def pool_cases(kind, nhwc):
+    """POOLS as tandem.max_pool2d or tandem.avg_pool2d ops (the average ones
+    with and without count_include_pad); with `nhwc` in layout = "NHWC"
+    (input and result N x H x W x C)."""
     p = Prog()
     refs = []
     to_last = (0, 2, 3, 1)
+    j = lambda v: ", ".join(map(str, v))
     for xs, k, s, pd, dl, ceil in POOLS:
-        x = rand(*xs)
-        ref = pool_ref(x, k, s, pd, dl, ceil, "max")
-        layout = ""
-        if nhwc:
-            ref = ref.transpose(to_last)
-            x = np.ascontiguousarray(x.transpose(to_last))
-            layout = ', layout = "NHWC"'
-        j = lambda v: ", ".join(map(str, v))
-        v = p.op(f"tandem.max_pool2d {p.const(x)} {{kernel_shape = array<i64: "
-                 f"{j(k)}>, strides = array<i64: {j(s)}>, pads = array<i64: "
-                 f"{j(pd)}>, dilations = array<i64: {j(dl)}>, ceil_mode = "
-                 f"{str(ceil).lower()}{layout}}} : {t(x.shape)} -> "
-                 f"{t(ref.shape)}")
-        p.out(v, ref.shape)
-        refs.append(ref)
+        for include in (False,) if kind == "max" else (False, True):
+            x = rand(*xs)
+            ref = pool_ref(x, k, s, pd, dl, ceil, kind, include)
+            attrs = (f"kernel_shape = array<i64: {j(k)}>, strides = "
+                     f"array<i64: {j(s)}>, pads = array<i64: {j(pd)}>, "
+                     f"ceil_mode = {str(ceil).lower()}")
+            if kind == "avg":
+                attrs += f", count_include_pad = {str(include).lower()}"
+            if kind == "max" or dl != (1, 1):
+                attrs += f", dilations = array<i64: {j(dl)}>"
+            if nhwc:
+                ref = ref.transpose(to_last)
+                x = np.ascontiguousarray(x.transpose(to_last))
+                attrs += ', layout = "NHWC"'
+            v = p.op(f"tandem.{kind}_pool2d {p.const(x)} {{{attrs}}} : "
+                     f"{t(x.shape)} -> {t(ref.shape)}")
+            p.out(v, ref.shape)
+            refs.append(ref)
     return p, refs
 
 
 @case("reduction")
 def max_pool():
-    return max_pool_cases(nhwc=False)
+    return pool_cases("max", nhwc=False)
 
 
 @case("reduction")
 def max_pool_nhwc():
-    return max_pool_cases(nhwc=True)
+    return pool_cases("max", nhwc=True)
 
 
 @case("reduction")
 def avg_pool():
-    p = Prog()
-    refs = []
-    for xs, k, s, pd, dl, ceil in POOLS:
-        for include in (False, True):
-            x = rand(*xs)
-            ref = pool_ref(x, k, s, pd, dl, ceil, "avg", include)
-            j = lambda v: ", ".join(map(str, v))
-            dil = "" if dl == (1, 1) else f", dilations = array<i64: {j(dl)}>"
-            v = p.op(f"tandem.avg_pool2d {p.const(x)} {{kernel_shape = "
-                     f"array<i64: {j(k)}>, strides = array<i64: {j(s)}>, pads = "
-                     f"array<i64: {j(pd)}>, ceil_mode = {str(ceil).lower()}, "
-                     f"count_include_pad = {str(include).lower()}{dil}}} : "
-                     f"{t(xs)} -> {t(ref.shape)}")
-            p.out(v, ref.shape)
-            refs.append(ref)
-    return p, refs
+    return pool_cases("avg", nhwc=False)
+
+
+@case("reduction")
+def avg_pool_nhwc():
+    return pool_cases("avg", nhwc=True)
 
 
 @case("reduction")

@@ -489,6 +489,25 @@ spatialPads(const PoolDim &h, const PoolDim &w, bool channelsLast) {
           {0, 0, h.padEnd + h.extraEnd(), w.padEnd + w.extraEnd()}};
 }
 
+/// A named pooling op over the padded `input` and its `window` into `init`
+/// (of type `type`), with `strides` and `dilations`: `NhwcOp` when
+/// `channelsLast`, `NchwOp` otherwise.
+template <typename NchwOp, typename NhwcOp>
+Value createPool(OpBuilder &b, Location loc, bool channelsLast,
+                 RankedTensorType type, Value input, Value window, Value init,
+                 ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations) {
+  SmallVector<NamedAttribute> attrs = {
+      b.getNamedAttr("strides", b.getI64TensorAttr(strides)),
+      b.getNamedAttr("dilations", b.getI64TensorAttr(dilations))};
+  if (channelsLast)
+    return NhwcOp::create(b, loc, TypeRange{type}, ValueRange{input, window},
+                          ValueRange{init}, attrs)
+        .getResult(0);
+  return NchwOp::create(b, loc, TypeRange{type}, ValueRange{input, window},
+                        ValueRange{init}, attrs)
+      .getResult(0);
+}
+
 /// Geometry of both spatial dims (from dimension `spatial` on: 2 in NCHW,
 /// 1 in NHWC), or an error when a window lies wholly in the padding (its
 /// max or average would be undefined).
@@ -547,20 +566,10 @@ struct MaxPoolToLinalg : OpConversionPattern<MaxPool2DOp> {
     Value window = tensor::EmptyOp::create(
         rewriter, loc, ArrayRef<int64_t>{h.kernel, w.kernel}, elem);
     Value init = createFilled(rewriter, loc, type, lowest);
-    SmallVector<NamedAttribute> attrs = {
-        rewriter.getNamedAttr("strides",
-                              rewriter.getI64TensorAttr(op.getStrides())),
-        rewriter.getNamedAttr("dilations",
-                              rewriter.getI64TensorAttr(op.getDilations()))};
     Value result =
-        last ? linalg::PoolingNhwcMaxOp::create(rewriter, loc, TypeRange{type},
-                                                ValueRange{input, window},
-                                                ValueRange{init}, attrs)
-                   .getResult(0)
-             : linalg::PoolingNchwMaxOp::create(rewriter, loc, TypeRange{type},
-                                                ValueRange{input, window},
-                                                ValueRange{init}, attrs)
-                   .getResult(0);
+        createPool<linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp>(
+            rewriter, loc, last, type, input, window, init, op.getStrides(),
+            op.getDilations());
     if (resultElem != elem)
       result = flipSignBit(rewriter, loc, result, resultElem);
     rewriter.replaceOp(op, result);
@@ -598,20 +607,9 @@ struct AvgPoolToLinalg : OpConversionPattern<AvgPool2DOp> {
     Value window = tensor::EmptyOp::create(
         rewriter, loc, ArrayRef<int64_t>{h.kernel, w.kernel}, elem);
     Value init = createFilled(rewriter, loc, type, zero);
-    SmallVector<NamedAttribute> attrs = {
-        rewriter.getNamedAttr("strides",
-                              rewriter.getI64TensorAttr(op.getStrides())),
-        rewriter.getNamedAttr("dilations",
-                              rewriter.getI64TensorAttr(dilations))};
-    Value sum =
-        last ? linalg::PoolingNhwcSumOp::create(rewriter, loc, TypeRange{type},
-                                                ValueRange{input, window},
-                                                ValueRange{init}, attrs)
-                   .getResult(0)
-             : linalg::PoolingNchwSumOp::create(rewriter, loc, TypeRange{type},
-                                                ValueRange{input, window},
-                                                ValueRange{init}, attrs)
-                   .getResult(0);
+    Value sum = createPool<linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp>(
+        rewriter, loc, last, type, input, window, init, op.getStrides(),
+        dilations);
     // Divisors per output position; one scalar when they are all equal.
     SmallVector<double> divisors;
     bool uniform = true;

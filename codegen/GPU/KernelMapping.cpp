@@ -224,14 +224,11 @@ FailureOr<KernelPlan> mlir::tandem::planKernelLaunch(linalg::LinalgOp op) {
       return blocks;
     }
   }
-  // One block of 256 threads at most; a small op gets whole warps.
-  int64_t threads = std::min<int64_t>(
-      kThreadsPerBlock, llvm::alignTo(std::max<int64_t>(plan.total, 1), 32));
-  int64_t blocks = llvm::divideCeil(std::max<int64_t>(plan.total, 1), threads);
-  if (blocks > kMaxGridX)
-    return op.emitOpError() << "needs " << blocks << " blocks of " << threads
-                            << " threads, more than a 1-D grid holds";
-  plan.launch = {blocks, 1, 1, threads, 1, 1};
+  plan.launch = flatLaunchDims(plan.total);
+  if (plan.launch[0] > kMaxGridX)
+    return op.emitOpError()
+           << "needs " << plan.launch[0] << " blocks of " << plan.launch[3]
+           << " threads, more than a 1-D grid holds";
   return plan;
 }
 

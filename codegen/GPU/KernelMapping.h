@@ -17,6 +17,7 @@
 #ifndef TANDEM_CODEGEN_GPU_KERNELMAPPING_H
 #define TANDEM_CODEGEN_GPU_KERNELMAPPING_H
 
+#include "codegen/GPU/FlatLaunch.h"
 #include "codegen/GPU/KernelPrologue.h"
 #include "codegen/LinalgPayloads.h"
 
@@ -27,9 +28,6 @@
 #include <array>
 
 namespace mlir::tandem {
-
-/// Threads per block of the flattened mapping.
-constexpr int64_t kThreadsPerBlock = 256;
 
 /// A reduction of at least this many iterations per output point may get a
 /// block per point (planKernelLaunch).

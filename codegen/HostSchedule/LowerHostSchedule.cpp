@@ -179,7 +179,8 @@ Value ScheduleLowering::gemmDescriptor(Location loc, GemmOp gemm) {
                       gemm.getEpilogueCode(),
                       gemm.getPrecisionFlag() /* TANDEM_GEMM_ALLOW_* */ |
                           (isWeight(gemm.getA()) ? TANDEM_GEMM_CONSTANT_A : 0) |
-                          (isWeight(gemm.getB()) ? TANDEM_GEMM_CONSTANT_B : 0)};
+                          (isWeight(gemm.getB()) ? TANDEM_GEMM_CONSTANT_B : 0) |
+                          (gemm.has16BitOperands() ? TANDEM_GEMM_16BIT_AB : 0)};
   return descriptorGlobal(loc, "__tandem_gemm_desc_", numGemms, fields);
 }
 

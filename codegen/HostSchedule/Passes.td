@@ -119,6 +119,65 @@ def TandemFormLibraryGemms : Pass<"tandem-form-library-gemms", "ModuleOp"> {
   let dependentDialects = ["::mlir::tandem::exec::TandemExecDialect"];
 }
 
+def TandemNarrowGemmOperands : Pass<"tandem-narrow-gemm-operands", "ModuleOp"> {
+  let summary = "stores the operands of bf16 and fp16 library GEMMs in 16 bits";
+  let description = [{
+    Runs on the host schedule (after `tandem-form-library-gemms`). A
+    `tandem_exec.gemm` of precision `bf16` or `fp16` one of whose operands
+    is a weight (`tandem_exec.weight`) and the other a whole f32 buffer
+    reads both in that 16-bit format instead (`TANDEM_GEMM_16BIT_AB`):
+
+    - the weight's constant `memref.global` is converted here, once, at
+      compile time (round to nearest even, as the tensor cores would round
+      it in the call), into a new global `@<name>_bf16` (or `_f16`) of half
+      the bytes, which the device holds instead of the f32 one;
+    - the other operand is converted by a generated kernel
+      (`@tandem_f32_to_bf16_<shape>`, one thread per element) launched
+      right before the gemm into a new device buffer; gemms that read the
+      same buffer share the copy when nothing writes the buffer in between.
+
+    The results do not change: the library rounded the operands to the
+    same format inside the call before; it now reads them rounded. The
+    gemm's fallback launches (the generated kernels, run without cuBLASLt)
+    read the weight in f32: a launch widening the 16-bit copy into a
+    temporary becomes their first. A weight that anything else reads (a
+    CPU partition, another kernel, a gemm of another precision) stays f32,
+    as do gemms with no weight operand or two (attention's products).
+
+    Before:
+
+    ```mlir
+    %w = tandem_exec.weight @w : memref<8x5xf32, #gpu>
+    tandem_exec.gemm @k1_matmul(%x, %w) -> %y on compute {precision = "bf16", ...}
+        : memref<3x8xf32, #gpu>, memref<8x5xf32, #gpu> -> memref<3x5xf32, #gpu> fallback 1
+    tandem_exec.launch @k1_matmul(%x, %w, %y) ...
+    ```
+
+    After:
+
+    ```mlir
+    %w = tandem_exec.weight @w_bf16 : memref<8x5xbf16, #gpu>
+    %x16 = tandem_exec.alloc : memref<3x8xbf16, #gpu>
+    tandem_exec.launch @tandem_f32_to_bf16_3_8(%x, %x16) ...
+    %t = tandem_exec.alloc : memref<8x5xf32, #gpu>
+    tandem_exec.gemm @k1_matmul(%x16, %w) -> %y on compute {precision = "bf16", ...}
+        : memref<3x8xbf16, #gpu>, memref<8x5xbf16, #gpu> -> memref<3x5xf32, #gpu> fallback 2
+    tandem_exec.launch @tandem_bf16_to_f32_8_5(%w, %t) ...
+    tandem_exec.launch @k1_matmul(%x, %t, %y) ...
+    ```
+  }];
+  let options = [
+    Option<"launchBytes", "launch-bytes", "int64_t", /*default=*/"16777216",
+           "bytes a GPU moves in the time one kernel launch costs (16 MiB: "
+           "4 us at about 4 TB/s, the H100/H200 cost presets); a conversion "
+           "launch is added only when the gemms it feeds save more weight "
+           "bytes than that plus the conversion's own traffic">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tandem::exec::TandemExecDialect"];
+}
+
 def TandemFormLibraryConvs : Pass<"tandem-form-library-convs", "ModuleOp"> {
   let summary = "turns convolution launches into library convolutions with fused epilogues";
   let description = [{

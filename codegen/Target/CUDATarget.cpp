@@ -19,6 +19,8 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::tandem;
 
@@ -50,6 +52,14 @@ public:
     TandemFormLibraryGemmsOptions gemms;
     gemms.precision = options.cuda.precision;
     pm.addPass(createTandemFormLibraryGemms(gemms));
+    // bf16 and fp16 GEMMs read a weight converted at compile time and
+    // their other operand in 16 bits, where that pays.
+    if (options.cuda.sixteenBitOperands != "never") {
+      TandemNarrowGemmOperandsOptions narrow;
+      if (options.cuda.sixteenBitOperands == "always")
+        narrow.launchBytes = std::numeric_limits<int64_t>::min();
+      pm.addPass(createTandemNarrowGemmOperands(narrow));
+    }
     // 2-D convolutions as cuDNN calls with their bias, residual and
     // activation fused, likewise with the generated kernels as fallback.
     TandemFormLibraryConvsOptions convs;

@@ -57,6 +57,13 @@ struct CUDATargetOptions {
   /// NHWC; NCHW in FP32, where its FMA kernels read NCHW), "nchw" or
   /// "nhwc" (tandemc --gpu-layout; docs/GPU.md, "Layouts").
   std::string layout = "auto";
+  /// Whether bf16 and fp16 library GEMMs read 16-bit operands, a weight
+  /// converted at compile time and the other operand in 16 bits
+  /// (tandem-narrow-gemm-operands; tandemc --gpu-16bit-operands): "auto"
+  /// where it pays (the producer writes 16 bits itself, or the weight
+  /// bytes saved outweigh a conversion launch), "always" for every weight
+  /// that can be (half the weights' device memory), "never".
+  std::string sixteenBitOperands = "auto";
 
   /// `layout` with "auto" resolved to "nchw" or "nhwc" (any other value
   /// as given: tandem-assign-gpu-layout rejects it).

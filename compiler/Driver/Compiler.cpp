@@ -664,6 +664,16 @@ static LogicalResult runPhase(Compilation &c, Phase phase) {
       if (auto bytes = func->getAttrOfType<IntegerAttr>(
               TandemDialect::getArenaBytesAttrName()))
         c.signature->arenaBytes = bytes.getInt();
+  // The weights the object holds are the constant globals of the host
+  // schedule: with GPU partitions, some are 16-bit copies of the graph's
+  // f32 constants (tandem-narrow-gemm-operands).
+  if (phase == Phase::Bufferized && c.signature && !c.devices.empty()) {
+    int64_t weightBytes = 0;
+    for (auto global : c.module->getOps<memref::GlobalOp>())
+      if (global.getConstant() && global.getInitialValue())
+        weightBytes += exec::memRefBytes(global.getType());
+    c.signature->weightBytes = static_cast<uint64_t>(weightBytes);
+  }
   return success();
 }
 

@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
+#include <cmath>
 #include <cstring>
 
 using namespace mlir;
@@ -169,6 +170,56 @@ ElementsAttr mlir::tandem::f32ElementsAttr(RankedTensorType type,
     attr = DenseElementsAttr::get(type, ArrayRef<float>(data));
   }
   return attr;
+}
+
+uint16_t mlir::tandem::toBFloat16Bits(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, sizeof(bits));
+  if ((bits & 0x7f800000u) == 0x7f800000u)
+    // Infinity keeps its top half; a NaN whose payload lies in the bottom
+    // half must not become infinity.
+    return static_cast<uint16_t>((bits >> 16) |
+                                 ((bits & 0x7fffffu) ? 0x40u : 0));
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+uint16_t mlir::tandem::toFloat16Bits(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, sizeof(bits));
+  auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  uint32_t magnitude = bits & 0x7fffffffu;
+  if (magnitude > 0x7f800000u) // NaN: quiet, with the payload's top bits
+    return sign | 0x7e00u | static_cast<uint16_t>((magnitude >> 13) & 0x3ffu);
+  if (magnitude >= 0x477ff000u) // from 65520 up (and infinity): infinity
+    return sign | 0x7c00u;
+  if (magnitude >= 0x38800000u) {
+    // Normal: round the 23-bit mantissa to 10, to nearest even (a carry
+    // into the exponent is right), and rebias the exponent from 127 to 15.
+    uint32_t rounded = magnitude + 0xfffu + ((magnitude >> 13) & 1u);
+    return sign | static_cast<uint16_t>((rounded - 0x38000000u) >> 13);
+  }
+  // Subnormal (or zero): a multiple of 2^-24; the scaling is exact and
+  // nearbyint rounds to nearest even (1024 is the smallest normal).
+  float value;
+  std::memcpy(&value, &magnitude, sizeof(value));
+  return sign | static_cast<uint16_t>(std::nearbyint(value * 0x1p24f));
+}
+
+ElementsAttr mlir::tandem::sixteenBitElementsAttr(RankedTensorType type,
+                                                  std::vector<uint16_t> bits,
+                                                  llvm::StringRef nameHint) {
+  if (bits.size() * sizeof(uint16_t) > kInlineBytes) {
+    std::string name = sanitizeName(nameHint.empty() ? "narrowed" : nameHint);
+    for (char &c : name)
+      if (c == '.')
+        c = '_';
+    return DenseResourceElementsAttr::get(
+        type, name, ownedBlob(std::move(bits), alignof(int64_t)));
+  }
+  return DenseElementsAttr::getFromRawBuffer(
+      type, ArrayRef<char>(reinterpret_cast<const char *>(bits.data()),
+                           bits.size() * sizeof(uint16_t)));
 }
 
 std::vector<float> mlir::tandem::transposeF32(const F32Values &in,

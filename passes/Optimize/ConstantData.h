@@ -80,6 +80,22 @@ Value createF32Constant(OpBuilder &builder, Location loc, RankedTensorType type,
 ElementsAttr f32ElementsAttr(RankedTensorType type, std::vector<float> data,
                              llvm::StringRef nameHint);
 
+/// `x` rounded to nearest even in bfloat16 (f32's range, 8 significant
+/// bits), as that format's bits. Infinity stays; a NaN stays a (quiet) NaN.
+uint16_t toBFloat16Bits(float x);
+
+/// `x` rounded to nearest even in IEEE binary16 (11 significant bits,
+/// subnormals below 2^-14, infinity from 65520 up), as that format's bits.
+/// A NaN stays a (quiet) NaN.
+uint16_t toFloat16Bits(float x);
+
+/// An elements attribute of `type` (16-bit bf16 or f16 elements) holding
+/// `bits`: inline when small, a dense_resource blob named after `nameHint`
+/// that takes over `bits`' buffer when large, as f32ElementsAttr.
+ElementsAttr sixteenBitElementsAttr(RankedTensorType type,
+                                    std::vector<uint16_t> bits,
+                                    llvm::StringRef nameHint);
+
 /// Erases the tandem.constant defining `weight` when a rewrite has left it
 /// without uses, and frees a large blob of it (1 MiB or more) at once
 /// unless something else under `releaseScope` refers to that blob. A pass

@@ -131,7 +131,9 @@ def check(args, name, model_path, flags):
                           (["--gpu-twins=" + args.gpu_twins,
                             "--gpu-precision=" + precision,
                             "--gpu-layout=" + getattr(args, "gpu_layout",
-                                                      "auto")]
+                                                      "auto"),
+                            "--gpu-16bit-operands=" +
+                            getattr(args, "gpu_16bit_operands", "auto")]
                            if args.gpu != "none" else []),
                           capture_output=True, text=True, timeout=1200)
     if proc.returncode != 0:
@@ -208,6 +210,10 @@ def main():
                         default="auto",
                         help="with --gpu: tandemc --gpu-layout (auto: NHWC "
                         "with tf32/bf16/fp16)")
+    parser.add_argument("--gpu-16bit-operands",
+                        choices=["auto", "always", "never"], default="auto",
+                        help="with --gpu: tandemc --gpu-16bit-operands (bf16 "
+                        "and fp16 GEMMs reading 16-bit operands)")
     parser.add_argument("--devices", default="",
                         help="comma-separated tandem-run --device values")
     parser.add_argument("--small", choices=["base", "dtypes", "folds"],

@@ -166,9 +166,109 @@ TEST(Precision, DescriptorsTakeOnePrecision) {
   char message[128];
   EXPECT_FALSE(tandem::gemm::check(g.d, message, sizeof(message)));
   EXPECT_NE(std::strstr(message, "more than one"), nullptr) << message;
-  g.d.flags = 32;
+  g.d.flags = 64;
   EXPECT_FALSE(tandem::gemm::check(g.d, message, sizeof(message)));
   EXPECT_NE(std::strstr(message, "unknown flags"), nullptr) << message;
+  // 16-bit operands name their format with BF16 or FP16.
+  for (int64_t flags :
+       {int64_t(TANDEM_GEMM_16BIT_AB),
+        int64_t(TANDEM_GEMM_16BIT_AB | TANDEM_GEMM_ALLOW_TF32)}) {
+    g.d.flags = flags;
+    EXPECT_FALSE(tandem::gemm::check(g.d, message, sizeof(message)));
+    EXPECT_NE(std::strstr(message, "16-bit operands"), nullptr) << message;
+  }
+  g.d.flags = TANDEM_GEMM_16BIT_AB | TANDEM_GEMM_ALLOW_FP16;
+  EXPECT_TRUE(tandem::gemm::check(g.d, message, sizeof(message))) << message;
+  // A and B then span 2 bytes an element, C 4.
+  EXPECT_EQ(tandem::gemm::extentBytes(g.d, tandem::gemm::kA), 3u * 7u * 2u);
+  EXPECT_EQ(tandem::gemm::extentBytes(g.d, tandem::gemm::kB), 7u * 5u * 2u);
+  EXPECT_EQ(tandem::gemm::extentBytes(g.d, tandem::gemm::kC), 3u * 5u * 4u);
+}
+
+/// The 16-bit element of `format` holding `x` rounded to it (what tandemc
+/// stores for a weight), from the top half of the rounded f32 (BF16) or the
+/// compiler's _Float16 (FP16).
+uint16_t encode16(float x, Format format) {
+  if (format == Format::FP16) {
+    _Float16 h = static_cast<_Float16>(x);
+    uint16_t bits;
+    std::memcpy(&bits, &h, sizeof(bits));
+    return bits;
+  }
+  float r = roundTo(x, Format::BF16);
+  uint32_t word;
+  std::memcpy(&word, &r, sizeof(word));
+  return static_cast<uint16_t>(word >> 16);
+}
+
+TEST(Precision, WidensEvery16BitValue) {
+  for (uint32_t bits = 0; bits < 0x10000u; ++bits) {
+    auto h = static_cast<uint16_t>(bits);
+    _Float16 half;
+    std::memcpy(&half, &h, sizeof(half));
+    float expected = static_cast<float>(half);
+    float got = tandem::precision::widen(h, Format::FP16);
+    if (std::isnan(expected))
+      ASSERT_TRUE(std::isnan(got)) << bits;
+    else
+      ASSERT_EQ(got, expected) << bits;
+    uint32_t word = bits << 16;
+    float bf;
+    std::memcpy(&bf, &word, sizeof(bf));
+    float gotBF = tandem::precision::widen(h, Format::BF16);
+    ASSERT_EQ(std::memcmp(&gotBF, &bf, sizeof(bf)), 0) << bits;
+  }
+}
+
+/// A and B stored as 16-bit elements (TANDEM_GEMM_16BIT_AB) give exactly
+/// the result of the f32 operands rounded in the call: on the host and on
+/// the emulated device, whose operand extents are 2 bytes an element.
+TEST(Precision, GemmReads16BitOperands) {
+  const struct {
+    int64_t flag;
+    Format format;
+  } kModes[] = {{TANDEM_GEMM_ALLOW_BF16, Format::BF16},
+                {TANDEM_GEMM_ALLOW_FP16, Format::FP16}};
+  tandem_device_options_t options;
+  tandem_device_options_init(&options);
+  tandem_device_t *device = nullptr;
+  ASSERT_OK(tandem_device_open("emulated", &options, &device));
+  std::unique_ptr<tandem_device_t, void (*)(tandem_device_t *)> closer(
+      device, [](tandem_device_t *d) { tandem_device_close(d); });
+  tandem_stream_t *stream = nullptr;
+  ASSERT_OK(tandem_stream_create(device, &stream));
+  for (const auto &mode : kModes) {
+    SmallGemm rounded(mode.flag);
+    std::vector<float> expected(15);
+    tandem::gemm::runOnHost(nullptr, rounded.d, rounded.a.data(),
+                            rounded.b.data(), expected.data(), nullptr);
+    SmallGemm narrow(mode.flag | TANDEM_GEMM_16BIT_AB);
+    std::vector<uint16_t> a16, b16;
+    for (float x : narrow.a)
+      a16.push_back(encode16(x, mode.format));
+    for (float x : narrow.b)
+      b16.push_back(encode16(x, mode.format));
+    std::vector<float> host(15);
+    tandem::gemm::runOnHost(nullptr, narrow.d, a16.data(), b16.data(),
+                            host.data(), nullptr);
+    EXPECT_EQ(host, expected) << "flag " << mode.flag;
+
+    tandem_device_ptr_t a = 0, b = 0, c = 0;
+    ASSERT_OK(tandem_device_alloc(device, a16.size() * 2, &a));
+    ASSERT_OK(tandem_device_alloc(device, b16.size() * 2, &b));
+    ASSERT_OK(tandem_device_alloc(device, 15 * 4, &c));
+    ASSERT_OK(tandem_memcpy_h2d_async(stream, a, a16.data(), a16.size() * 2));
+    ASSERT_OK(tandem_memcpy_h2d_async(stream, b, b16.data(), b16.size() * 2));
+    ASSERT_OK(tandem_device_gemm(stream, &narrow.d, a, b, c, 0, "gemm16"));
+    std::vector<float> out(15);
+    ASSERT_OK(tandem_memcpy_d2h_async(stream, out.data(), c, 15 * 4));
+    ASSERT_OK(tandem_stream_synchronize(stream));
+    EXPECT_EQ(out, expected) << "emulated, flag " << mode.flag;
+    ASSERT_OK(tandem_device_free(device, a));
+    ASSERT_OK(tandem_device_free(device, b));
+    ASSERT_OK(tandem_device_free(device, c));
+  }
+  ASSERT_OK(tandem_stream_destroy(stream));
 }
 
 } // namespace

@@ -182,6 +182,15 @@ int main(int argc, char **argv) {
                  "a value enters or leaves the GPU's convolutions")
       ->check(CLI::IsMember({"auto", "nchw", "nhwc"}))
       ->capture_default_str();
+  app.add_option("--gpu-16bit-operands", options.cudaTarget.sixteenBitOperands,
+                 "with --gpu-precision=bf16|fp16, whether library GEMMs read "
+                 "16-bit operands (a weight converted at compile time, the "
+                 "other operand written in 16 bits by its producer or a "
+                 "conversion kernel): auto (where the bytes saved outweigh "
+                 "an added launch), always (every weight that can be: half "
+                 "the weights' device memory) or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
   // The flag of earlier releases, the same as --gpu-precision=tf32.
   app.add_flag_callback(
          "--gpu-tf32", [&] { options.cudaTarget.precision = "tf32"; },

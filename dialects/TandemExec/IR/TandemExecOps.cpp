@@ -334,19 +334,31 @@ int64_t GemmOp::getPrecisionFlag() {
       .Default(-1);
 }
 
+Type GemmOp::get16BitOperandType() {
+  if (getPrecision() == "bf16")
+    return BFloat16Type::get(getContext());
+  if (getPrecision() == "fp16")
+    return Float16Type::get(getContext());
+  return Type();
+}
+
+bool GemmOp::has16BitOperands() {
+  return !cast<MemRefType>(getA().getType()).getElementType().isF32();
+}
+
 /// Checks that `value`, a GEMM operand of `rows` x `cols` per problem
 /// (stored row-major with leading dimension `ld`, `batch` problems
 /// `stride` elements apart), is an f32 device buffer holding all of it.
 static LogicalResult checkGemmOperand(GemmOp op, StringRef what, Value value,
                                       int64_t rows, int64_t cols, int64_t ld,
-                                      int64_t stride) {
+                                      int64_t stride, Type element) {
   auto type = cast<MemRefType>(value.getType());
   if (!isDeviceMemRef(type))
     return op.emitOpError()
            << "operand " << what << " is not a device buffer: " << type;
-  if (!type.getElementType().isF32())
-    return op.emitOpError()
-           << "operand " << what << " must hold f32, got " << type;
+  if (type.getElementType() != element)
+    return op.emitOpError() << "operand " << what << " must hold " << element
+                            << ", got " << type;
   if (ld < cols)
     return op.emitOpError() << "operand " << what << " has leading dimension "
                             << ld << " below its row of " << cols;
@@ -399,20 +411,33 @@ LogicalResult GemmOp::verify() {
   if (wantsBias != static_cast<bool>(getBias()))
     return emitOpError() << "has epilogue '" << getEpilogue() << "' "
                          << (wantsBias ? "but no bias" : "and a bias");
+  // A and B hold f32, or both the 16-bit format of a bf16 or fp16
+  // precision (stored by tandem-form-library-gemms).
+  Type f32 = Float32Type::get(getContext());
+  Type operands = cast<MemRefType>(getA().getType()).getElementType();
+  if (operands != f32) {
+    Type stored = get16BitOperandType();
+    if (operands != stored)
+      return emitOpError()
+             << "operand a holds " << operands << ", which precision '"
+             << getPrecision()
+             << "' does not store (f32, or bf16 with precision bf16 and f16 "
+                "with fp16)";
+  }
   int64_t ldc = v(getLdc()), strideC = v(getStrideC());
   if (failed(checkGemmOperand(*this, "a", getA(), getTransA() ? k : m,
-                              getTransA() ? m : k, v(getLda()),
-                              v(getStrideA()))) ||
+                              getTransA() ? m : k, v(getLda()), v(getStrideA()),
+                              operands)) ||
       failed(checkGemmOperand(*this, "b", getB(), getTransB() ? n : k,
-                              getTransB() ? k : n, v(getLdb()),
-                              v(getStrideB()))) ||
-      failed(checkGemmOperand(*this, "c", getC(), m, n, ldc, strideC)))
+                              getTransB() ? k : n, v(getLdb()), v(getStrideB()),
+                              operands)) ||
+      failed(checkGemmOperand(*this, "c", getC(), m, n, ldc, strideC, f32)))
     return failure();
   if (batch > 1 && strideC < (m - 1) * ldc + n)
     return emitOpError() << "writes overlapping problems: batch stride of c "
                          << strideC << " is below " << (m - 1) * ldc + n;
   if (getBias() &&
-      failed(checkGemmOperand(*this, "bias", getBias(), 1, n, n, 0)))
+      failed(checkGemmOperand(*this, "bias", getBias(), 1, n, n, 0, f32)))
     return failure();
   return verifyFallback(*this, v(getFallback()));
 }

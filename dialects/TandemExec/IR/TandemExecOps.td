@@ -227,9 +227,12 @@ def TandemExec_GemmOp : TandemExec_Op<"gemm",
     `bias`, `bias_relu`, `gelu` or `bias_gelu` (GELU's tanh approximation,
     `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`, cuBLASLt's).
     `precision` is the narrowest format the library may round `a` and `b`
-    to inside the product (tensor cores, f32 accumulation; storage stays
-    f32): `fp32` (the default: none), `tf32`, `bf16` or `fp16`
-    (`tandemc --gpu-precision`).
+    to inside the product (tensor cores, f32 accumulation): `fp32` (the
+    default: none), `tf32`, `bf16` or `fp16` (`tandemc --gpu-precision`).
+    `a` and `b` hold f32, or, with `bf16` or `fp16`, both that format
+    already rounded (a weight converted at compile time and the other
+    operand converted by a kernel before the call,
+    `tandem-form-library-gemms`); `c` and `bias` hold f32.
     `c` is overwritten.
 
     The runtime runs it with cuBLASLt on CUDA and with its CPU sgemm on the
@@ -285,6 +288,12 @@ def TandemExec_GemmOp : TandemExec_Op<"gemm",
     /// The TANDEM_GEMM_ALLOW_* flag of `precision` (0 for fp32), or -1
     /// when unknown.
     int64_t getPrecisionFlag();
+    /// The 16-bit type `precision` may store `a` and `b` in (bf16, f16),
+    /// or null.
+    ::mlir::Type get16BitOperandType();
+    /// Whether `a` and `b` hold that type rather than f32
+    /// (TANDEM_GEMM_16BIT_AB).
+    bool has16BitOperands();
     /// The launches after this op that are its fallback, in order (as
     /// many as are there; the verifier checks that all are).
     ::llvm::SmallVector<::mlir::Operation *> getFallbackLaunches();

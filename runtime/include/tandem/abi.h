@@ -212,9 +212,19 @@ enum {
  * ignores them. */
 #define TANDEM_GEMM_CONSTANT_A 8
 #define TANDEM_GEMM_CONSTANT_B 16
+/* A and B are stored in the format TANDEM_GEMM_ALLOW_BF16 or _FP16 names
+ * (2-byte elements, which one of the two flags must be set; added
+ * 2026-12-07, runtimes before it reject the flag as unknown): tandemc
+ * --gpu-precision=bf16|fp16 converts a weight operand once at compile time
+ * and the other operand in a generated kernel before the call, so cuBLASLt
+ * reads half the bytes (CUDA_R_16BF / CUDA_R_16F operands,
+ * CUBLAS_COMPUTE_32F). Strides and leading dimensions stay in elements;
+ * C and the bias stay f32. */
+#define TANDEM_GEMM_16BIT_AB 32
 
-/** An f32 GEMM of a device program, for a library (cuBLASLt) or the CPU
- *  sgemm: for each of `batch` problems p,
+/** An f32 GEMM of a device program (A and B may be 16-bit,
+ *  TANDEM_GEMM_16BIT_AB), for a library (cuBLASLt) or the CPU sgemm: for
+ *  each of `batch` problems p,
  *    C_p = epilogue(op(A_p) * op(B_p) [+ bias])
  *  with op(A_p) m x k, op(B_p) k x n and C_p m x n, all row-major with
  *  leading dimensions (elements between rows) lda, ldb, ldc. op(A) is A
@@ -230,7 +240,7 @@ typedef struct {
   int64_t lda, ldb, ldc;
   int64_t stride_a, stride_b, stride_c; /* elements between problems */
   int64_t epilogue;                     /* TANDEM_GEMM_EPILOGUE_* */
-  int64_t flags; /* TANDEM_GEMM_ALLOW_*, TANDEM_GEMM_CONSTANT_A/B */
+  int64_t flags; /* TANDEM_GEMM_ALLOW_*, _CONSTANT_A/B, _16BIT_AB */
 } tandem_gemm_desc_t;
 
 /** Activations of a library convolution (tandem_conv_desc_t::activation),

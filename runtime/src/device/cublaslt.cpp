@@ -67,6 +67,8 @@ constexpr ComputeType kCompute32FFast16F = 74;
 constexpr ComputeType kCompute32FFast16BF = 75;
 constexpr ComputeType kCompute32FFastTF32 = 77;
 constexpr DataType kR32F = 0;
+constexpr DataType kR16F = 2;
+constexpr DataType kR16BF = 14;
 constexpr int32_t kOpN = 0;
 constexpr int32_t kOpT = 1;
 constexpr DescAttribute kDescTransA = 3;
@@ -178,7 +180,8 @@ static_assert(CUBLAS_STATUS_SUCCESS == lt::kSuccess &&
                   CUBLAS_COMPUTE_32F_FAST_TF32 == lt::kCompute32FFastTF32 &&
                   CUBLAS_COMPUTE_32F_FAST_16BF == lt::kCompute32FFast16BF &&
                   CUBLAS_COMPUTE_32F_FAST_16F == lt::kCompute32FFast16F &&
-                  CUDA_R_32F == lt::kR32F && CUBLAS_OP_N == lt::kOpN &&
+                  CUDA_R_32F == lt::kR32F && CUDA_R_16F == lt::kR16F &&
+                  CUDA_R_16BF == lt::kR16BF && CUBLAS_OP_N == lt::kOpN &&
                   CUBLAS_OP_T == lt::kOpT,
               "cublas values");
 static_assert(CUBLASLT_MATMUL_DESC_TRANSA == lt::kDescTransA &&
@@ -319,10 +322,15 @@ tandem_status_t Context::getPlan(const tandem_gemm_desc_t &g,
   plan->api = &api;
   // Column-major: X = our B (op gives n x k), Y = our A (op gives k x m),
   // D = C^T (n x m).
-  // The operands stay f32; a fast compute type lets the tensor cores round
-  // them (TANDEM_GEMM_ALLOW_*, at most one set: gemm::check).
+  // f32 operands: a fast compute type lets the tensor cores round them
+  // (TANDEM_GEMM_ALLOW_*, at most one set: gemm::check). 16-bit operands
+  // (TANDEM_GEMM_16BIT_AB) are BF16 or FP16 in memory, multiplied with f32
+  // accumulation (CUBLAS_COMPUTE_32F) into an f32 C.
   lt::ComputeType compute = lt::kCompute32F;
-  if (g.flags & TANDEM_GEMM_ALLOW_TF32)
+  lt::DataType operandType = lt::kR32F;
+  if (gemm::has16BitOperands(g))
+    operandType = (g.flags & TANDEM_GEMM_ALLOW_BF16) ? lt::kR16BF : lt::kR16F;
+  else if (g.flags & TANDEM_GEMM_ALLOW_TF32)
     compute = lt::kCompute32FFastTF32;
   else if (g.flags & TANDEM_GEMM_ALLOW_BF16)
     compute = lt::kCompute32FFast16BF;
@@ -370,16 +378,18 @@ tandem_status_t Context::getPlan(const tandem_gemm_desc_t &g,
     return s;
   struct Shape {
     lt::Layout *layout;
+    lt::DataType type;
     uint64_t rows, cols;
     int64_t ld, stride;
-  } shapes[] = {{&plan->x, uint64_t(g.trans_b ? g.k : g.n),
-                 uint64_t(g.trans_b ? g.n : g.k), g.ldb, g.stride_b},
-                {&plan->y, uint64_t(g.trans_a ? g.m : g.k),
-                 uint64_t(g.trans_a ? g.k : g.m), g.lda, g.stride_a},
-                {&plan->d, uint64_t(g.n), uint64_t(g.m), g.ldc, g.stride_c}};
+  } shapes[] = {
+      {&plan->x, operandType, uint64_t(g.trans_b ? g.k : g.n),
+       uint64_t(g.trans_b ? g.n : g.k), g.ldb, g.stride_b},
+      {&plan->y, operandType, uint64_t(g.trans_a ? g.m : g.k),
+       uint64_t(g.trans_a ? g.k : g.m), g.lda, g.stride_a},
+      {&plan->d, lt::kR32F, uint64_t(g.n), uint64_t(g.m), g.ldc, g.stride_c}};
   for (const Shape &shape : shapes) {
     if (tandem_status_t s =
-            check(api.layoutCreate(shape.layout, lt::kR32F, shape.rows,
+            check(api.layoutCreate(shape.layout, shape.type, shape.rows,
                                    shape.cols, shape.ld),
                   "cublasLtMatrixLayoutCreate"))
       return s;

@@ -2,6 +2,7 @@
 
 #include "kernels/gemm_desc.h"
 
+#include "kernels/kernel_status.h"
 #include "kernels/precision.h"
 
 #include <cmath>
@@ -69,11 +70,15 @@ bool check(const tandem_gemm_desc_t &d, char *message, size_t size) {
     return fail("unknown epilogue");
   const int64_t kPrecisions =
       TANDEM_GEMM_ALLOW_TF32 | TANDEM_GEMM_ALLOW_BF16 | TANDEM_GEMM_ALLOW_FP16;
-  if (d.flags &
-      ~(kPrecisions | TANDEM_GEMM_CONSTANT_A | TANDEM_GEMM_CONSTANT_B))
+  if (d.flags & ~(kPrecisions | TANDEM_GEMM_CONSTANT_A |
+                  TANDEM_GEMM_CONSTANT_B | TANDEM_GEMM_16BIT_AB))
     return fail("unknown flags");
   if ((d.flags & kPrecisions) & ((d.flags & kPrecisions) - 1))
     return fail("more than one TANDEM_GEMM_ALLOW_* precision");
+  if (has16BitOperands(d) &&
+      !(d.flags & (TANDEM_GEMM_ALLOW_BF16 | TANDEM_GEMM_ALLOW_FP16)))
+    return fail("16-bit operands (TANDEM_GEMM_16BIT_AB) without "
+                "TANDEM_GEMM_ALLOW_BF16 or TANDEM_GEMM_ALLOW_FP16");
   // Each leading dimension covers a stored row; a problem's C does not
   // overlap the next one's.
   for (Operand operand : {kA, kB, kC}) {
@@ -95,21 +100,45 @@ uint64_t extentBytes(const tandem_gemm_desc_t &d, Operand operand) {
   int64_t span = problemSpan(rows, cols, ld);
   if (span == 0)
     return 0;
-  return static_cast<uint64_t>((d.batch - 1) * stride + span) * sizeof(float);
+  uint64_t elementBytes =
+      (operand == kA || operand == kB) && has16BitOperands(d) ? 2 : 4;
+  return static_cast<uint64_t>((d.batch - 1) * stride + span) * elementBytes;
 }
 
 void runOnHost(const tandem_exec_ctx_t *ctx, const tandem_gemm_desc_t &d,
-               const float *a, const float *b, float *c, const float *bias) {
-  // A precision mode rounds A and B as the tensor cores would (into
-  // scratch copies, so a rounded operand is not the weight at its address).
+               const void *aData, const void *bData, float *c,
+               const float *bias) {
   precision::Format format = precision::ofGemmFlags(d.flags);
-  if (!precision::roundOperands(a, extentBytes(d, kA) / sizeof(float), b,
-                                extentBytes(d, kB) / sizeof(float), format,
-                                "gemm"))
+  const float *a = static_cast<const float *>(aData),
+              *b = static_cast<const float *>(bData);
+  if (has16BitOperands(d)) {
+    // 16-bit operands are already rounded: widened (exactly) into scratch
+    // copies, they multiply in f32 as the tensor cores would.
+    a = precision::widened(static_cast<const uint16_t *>(aData),
+                           extentBytes(d, kA) / 2, format, 0);
+    b = precision::widened(static_cast<const uint16_t *>(bData),
+                           extentBytes(d, kB) / 2, format, 1);
+    if (!a || !b) {
+      tandem_internal_kernel_failure failure;
+      tandem_internal_kernel_fail(&failure,
+                                  "gemm: out of memory for the widened "
+                                  "16-bit operands");
+      tandem_internal_kernel_report(&failure);
+      return;
+    }
+    format = precision::Format::FP32;
+  } else if (!precision::roundOperands(a, extentBytes(d, kA) / sizeof(float), b,
+                                       extentBytes(d, kB) / sizeof(float),
+                                       format, "gemm")) {
+    // A precision mode rounds A and B as the tensor cores would (into
+    // scratch copies, so a rounded operand is not the weight at its
+    // address).
     return;
+  }
   int32_t flags = hasRelu(d) ? TANDEM_SGEMM_RELU : 0;
-  // A weight operand's packed form is cached in the instance.
-  if (format == precision::Format::FP32) {
+  // A weight operand's packed form is cached in the instance (not a
+  // scratch copy's, whose address holds other values next time).
+  if (format == precision::Format::FP32 && !has16BitOperands(d)) {
     if (d.flags & TANDEM_GEMM_CONSTANT_A)
       flags |= TANDEM_SGEMM_CONSTANT_A;
     if (d.flags & TANDEM_GEMM_CONSTANT_B)

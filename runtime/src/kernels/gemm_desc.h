@@ -40,6 +40,11 @@ inline bool hasGelu(const tandem_gemm_desc_t &d) {
          d.epilogue == TANDEM_GEMM_EPILOGUE_BIAS_GELU;
 }
 
+/// Whether A and B hold 16-bit elements (TANDEM_GEMM_16BIT_AB).
+inline bool has16BitOperands(const tandem_gemm_desc_t &d) {
+  return (d.flags & TANDEM_GEMM_16BIT_AB) != 0;
+}
+
 /// GELU's tanh approximation, as TANDEM_GEMM_EPILOGUE_GELU defines it.
 float geluTanh(float x);
 
@@ -52,11 +57,12 @@ bool check(const tandem_gemm_desc_t &d, char *message, size_t size);
 uint64_t extentBytes(const tandem_gemm_desc_t &d, Operand operand);
 
 /// Runs the checked GEMM `d` on host memory with tandem_sgemm_f32 on
-/// ctx's thread pool (NULL: the calling thread). `bias` may be NULL
-/// without a bias epilogue. Failures go through the kernel-error channel
-/// of tandem_sgemm_f32.
+/// ctx's thread pool (NULL: the calling thread). `a` and `b` hold f32, or
+/// 16-bit elements with TANDEM_GEMM_16BIT_AB (widened first). `bias` may be
+/// NULL without a bias epilogue. Failures go through the kernel-error
+/// channel of tandem_sgemm_f32.
 void runOnHost(const tandem_exec_ctx_t *ctx, const tandem_gemm_desc_t &d,
-               const float *a, const float *b, float *c, const float *bias);
+               const void *a, const void *b, float *c, const float *bias);
 
 } // namespace gemm
 } // namespace tandem

@@ -91,6 +91,36 @@ const float *rounded(const float *src, size_t n, Format format, int slot) {
   return out;
 }
 
+float widen(uint16_t bits, Format format) {
+  if (format == Format::BF16) {
+    uint32_t word = static_cast<uint32_t>(bits) << 16;
+    float x;
+    std::memcpy(&x, &word, sizeof(x));
+    return x;
+  }
+  // binary16: 1 sign, 5 exponent (bias 15), 10 mantissa bits.
+  uint32_t exponent = (bits >> 10) & 0x1fu, mantissa = bits & 0x3ffu;
+  float magnitude;
+  if (exponent == 0)
+    magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+  else if (exponent == 0x1f)
+    magnitude = mantissa ? NAN : INFINITY;
+  else
+    magnitude = std::ldexp(static_cast<float>(mantissa | 0x400u),
+                           static_cast<int>(exponent) - 25);
+  return (bits & 0x8000u) ? -magnitude : magnitude;
+}
+
+const float *widened(const uint16_t *src, size_t n, Format format, int slot) {
+  thread_local tandem_internal::Scratch buffers[2];
+  float *out = buffers[slot & 1].get(n ? n : 1);
+  if (!out)
+    return nullptr;
+  for (size_t i = 0; i < n; ++i)
+    out[i] = widen(src[i], format);
+  return out;
+}
+
 bool roundOperands(const float *&lhs, size_t lhsCount, const float *&rhs,
                    size_t rhsCount, Format format, const char *what) {
   if (format == Format::FP32)

@@ -46,6 +46,16 @@ const float *rounded(const float *src, size_t n, Format format, int slot);
 bool roundOperands(const float *&lhs, size_t lhsCount, const float *&rhs,
                    size_t rhsCount, Format format, const char *what);
 
+/// The f32 value of the 16-bit element `bits` in `format` (BF16: the top
+/// half of an f32; FP16: IEEE binary16, subnormals and infinity included).
+/// Exact: every BF16 and FP16 value is an f32.
+float widen(uint16_t bits, Format format);
+
+/// The 16-bit elements `src[0..n)` of `format` (BF16 or FP16) widened to
+/// f32 into a buffer of the calling thread (valid until its next call with
+/// the same `slot`, 0 or 1). nullptr when memory is exhausted.
+const float *widened(const uint16_t *src, size_t n, Format format, int slot);
+
 } // namespace precision
 } // namespace tandem
 

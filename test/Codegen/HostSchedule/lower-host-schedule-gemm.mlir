@@ -16,6 +16,8 @@
 // CHECK-DAG:   llvm.mlir.global private constant @__tandem_gemm_desc_1(dense<[1, 2, 3, 4, 1, 1, 2, 4, 3, 0, 0, 0, 0, 4]> : tensor<14xi64>)
 // CHECK-DAG:   llvm.mlir.global private constant @__tandem_gemm_desc_2(dense<[1, 2, 3, 4, 0, 0, 4, 3, 3, 0, 0, 0, 0, 16]> : tensor<14xi64>)
 // CHECK-DAG:   llvm.mlir.global private constant @__tandem_gemm_desc_3(dense<[1, 4, 2, 3, 0, 0, 3, 2, 2, 0, 0, 0, 0, 8]> : tensor<14xi64>)
+// 50 = BF16 (2) | B is a weight (16) | A and B hold 16-bit elements (32).
+// CHECK-DAG:   llvm.mlir.global private constant @__tandem_gemm_desc_4(dense<[1, 2, 3, 4, 0, 0, 4, 3, 3, 0, 0, 0, 0, 50]> : tensor<14xi64>)
 
 // CHECK-LABEL: func.func @m(
 // CHECK-SAME:    %[[CTX:[^:]+]]: !llvm.ptr {tandem.exec_ctx})
@@ -50,6 +52,7 @@ func.func private @k_mm3(%a: memref<4x3xf32>, %b: memref<3x2xf32>, %c: memref<4x
 func.func private @k_bias(%c: memref<2x3xf32>, %b: memref<3xf32>, %y: memref<2x3xf32>) attributes {tandem.kernel}
 
 memref.global "private" constant @__constant_4x3xf32 : memref<4x3xf32> = dense<1.0>
+memref.global "private" constant @__constant_4x3xbf16 : memref<4x3xbf16> = dense<1.0>
 
 func.func @m() attributes {tandem_exec.device_arena_bytes = array<i64: 4096>} {
   %a = tandem_exec.alloc {offset = 0 : i64} : memref<2x4xf32, #gpu>
@@ -71,6 +74,10 @@ func.func @m() attributes {tandem_exec.device_arena_bytes = array<i64: 4096>} {
   %c3 = tandem_exec.alloc {offset = 2560 : i64} : memref<4x2xf32, #gpu>
   tandem_exec.gemm @k_mm3(%w, %x3) -> %c3 on compute {batch = 1 : i64, m = 4 : i64, n = 2 : i64, k = 3 : i64, lda = 3 : i64, ldb = 2 : i64, ldc = 2 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, epilogue = "none"} : memref<4x3xf32, #gpu>, memref<3x2xf32, #gpu> -> memref<4x2xf32, #gpu> fallback 1
   tandem_exec.launch @k_mm3(%w, %x3, %c3) on compute grid [1, 1, 1] block [32, 1, 1] : memref<4x3xf32, #gpu>, memref<3x2xf32, #gpu>, memref<4x2xf32, #gpu>
+  %a16 = tandem_exec.alloc {offset = 2816 : i64} : memref<2x4xbf16, #gpu>
+  %w16 = tandem_exec.weight @__constant_4x3xbf16 {offset = 3072 : i64} : memref<4x3xbf16, #gpu>
+  tandem_exec.gemm @k_mm(%a16, %w16) -> %c on compute {batch = 1 : i64, m = 2 : i64, n = 3 : i64, k = 4 : i64, lda = 4 : i64, ldb = 3 : i64, ldc = 3 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, epilogue = "none", precision = "bf16"} : memref<2x4xbf16, #gpu>, memref<4x3xbf16, #gpu> -> memref<2x3xf32, #gpu> fallback 1
+  tandem_exec.launch @k_mm(%a, %b, %c) on compute grid [1, 1, 1] block [32, 1, 1] : memref<2x4xf32, #gpu>, memref<4x3xf32, #gpu>, memref<2x3xf32, #gpu>
   tandem_exec.partition_end "m_p0_gpu0" on compute
   return
 }

@@ -460,6 +460,26 @@ func.func @gemm_unknown_precision(%a: memref<2x4xf32, #tandem.device<"/device:GP
 
 // -----
 
+func.func private @k_mm(%a: memref<2x4xf32>, %b: memref<4x3xf32>, %c: memref<2x3xf32>) attributes {tandem.kernel}
+
+func.func @gemm_16bit_without_its_precision(%a: memref<2x4xbf16, #tandem.device<"/device:GPU:0">>, %b: memref<4x3xbf16, #tandem.device<"/device:GPU:0">>, %c: memref<2x3xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{operand a holds 'bf16', which precision 'tf32' does not store (f32, or bf16 with precision bf16 and f16 with fp16)}}
+  tandem_exec.gemm @k_mm(%a, %b) -> %c on compute {batch = 1 : i64, m = 2 : i64, n = 3 : i64, k = 4 : i64, lda = 4 : i64, ldb = 3 : i64, ldc = 3 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, epilogue = "none", precision = "tf32"} : memref<2x4xbf16, #tandem.device<"/device:GPU:0">>, memref<4x3xbf16, #tandem.device<"/device:GPU:0">> -> memref<2x3xf32, #tandem.device<"/device:GPU:0">> fallback 0
+  return
+}
+
+// -----
+
+func.func private @k_mm(%a: memref<2x4xf32>, %b: memref<4x3xf32>, %c: memref<2x3xf32>) attributes {tandem.kernel}
+
+func.func @gemm_16bit_a_f32_b(%a: memref<2x4xf16, #tandem.device<"/device:GPU:0">>, %b: memref<4x3xf32, #tandem.device<"/device:GPU:0">>, %c: memref<2x3xf32, #tandem.device<"/device:GPU:0">>) {
+  // expected-error @+1 {{operand b must hold 'f16', got 'memref<4x3xf32, #tandem.device<"/device:GPU:0">>'}}
+  tandem_exec.gemm @k_mm(%a, %b) -> %c on compute {batch = 1 : i64, m = 2 : i64, n = 3 : i64, k = 4 : i64, lda = 4 : i64, ldb = 3 : i64, ldc = 3 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, epilogue = "none", precision = "fp16"} : memref<2x4xf16, #tandem.device<"/device:GPU:0">>, memref<4x3xf32, #tandem.device<"/device:GPU:0">> -> memref<2x3xf32, #tandem.device<"/device:GPU:0">> fallback 0
+  return
+}
+
+// -----
+
 func.func private @k_conv(%x: memref<1x2x5x5xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x3x3xf32>) attributes {tandem.kernel}
 
 func.func @conv_unknown_precision(%x: memref<1x2x5x5xf32, #tandem.device<"/device:GPU:0">>, %w: memref<4x2x3x3xf32, #tandem.device<"/device:GPU:0">>, %y: memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>) {

@@ -257,29 +257,34 @@ struct NarrowGemmOperandsPass
     return result.wasInterrupted();
   }
 
-  /// Whether nothing from `launch` (exclusive) to `gemm` may write
-  /// `buffer`: allocations, weights, waits, gemms writing elsewhere, and
-  /// launches whose kernels do not write it lie in between.
-  bool untouchedBetween(Operation *launch, GemmOp gemm, Value buffer) {
-    for (Operation *op = launch->getNextNode(); op && op != gemm;
-         op = op->getNextNode()) {
+  /// The first op that may write `buffer`, walking the block from `start`
+  /// (exclusive) forward, or backward, until `end` (exclusive; null: the
+  /// block's edge). Allocations, weights, waits, gemms writing elsewhere
+  /// and launches whose kernels do not write it are passed. A launch that
+  /// writes it comes with the argument it writes; a gemm writing it or an
+  /// op the walk cannot see into is returned alone.
+  std::pair<Operation *, unsigned> firstWriter(Operation *start,
+                                               Operation *end, Value buffer,
+                                               bool backward) {
+    for (Operation *op = backward ? start->getPrevNode() : start->getNextNode();
+         op && op != end; op = backward ? op->getPrevNode() : op->getNextNode()) {
       if (isa<exec::AllocOp, WeightOp, WaitOp>(op))
         continue;
       if (auto other = dyn_cast<GemmOp>(op)) {
         if (other.getC() == buffer)
-          return false;
+          return {op, 0};
         continue;
       }
-      auto other = dyn_cast<LaunchOp>(op);
-      if (!other)
-        return false;
+      auto launch = dyn_cast<LaunchOp>(op);
+      if (!launch)
+        return {op, 0};
       auto kernel = symbols->lookupNearestSymbolFrom<func::FuncOp>(
-          other, other.getKernelAttr());
-      for (auto [index, arg] : llvm::enumerate(other.getArgs()))
+          launch, launch.getKernelAttr());
+      for (auto [index, arg] : llvm::enumerate(launch.getArgs()))
         if (arg == buffer && writesArgument(kernel, index))
-          return false;
+          return {op, static_cast<unsigned>(index)};
     }
-    return true;
+    return {nullptr, 0};
   }
 
   /// Makes the launch widening `narrow` (16-bit) into the f32 buffer
@@ -319,28 +324,9 @@ struct NarrowGemmOperandsPass
     if (!activation.getDefiningOp<exec::AllocOp>())
       return nullptr;
     // The producer: the last launch before the gemm that writes it.
-    LaunchOp producer;
-    unsigned argIndex = 0;
-    for (Operation *op = gemm->getPrevNode(); op && !producer;
-         op = op->getPrevNode()) {
-      if (isa<exec::AllocOp, WeightOp, WaitOp>(op))
-        continue;
-      if (auto other = dyn_cast<GemmOp>(op)) {
-        if (other.getC() == activation)
-          return nullptr;
-        continue;
-      }
-      auto launch = dyn_cast<LaunchOp>(op);
-      if (!launch)
-        return nullptr;
-      auto kernel = symbols->lookupNearestSymbolFrom<func::FuncOp>(
-          launch, launch.getKernelAttr());
-      for (auto [index, arg] : llvm::enumerate(launch.getArgs()))
-        if (arg == activation && writesArgument(kernel, index)) {
-          producer = launch;
-          argIndex = index;
-        }
-    }
+    auto [writer, argIndex] =
+        firstWriter(gemm, nullptr, activation, /*backward=*/true);
+    auto producer = dyn_cast_or_null<LaunchOp>(writer);
     if (!producer || fallbacks.contains(producer) ||
         llvm::count(producer.getArgs(), activation) != 1)
       return nullptr;
@@ -508,7 +494,9 @@ struct NarrowGemmOperandsPass
         // either outside fallbacks (foldIntoProducer).
         narrowActivation = folded;
       } else if (cached != narrowActivations.end() &&
-                 untouchedBetween(cached->second.second, gemm, activation)) {
+                        !firstWriter(cached->second.second, gemm, activation,
+                              /*backward=*/false)
+                      .first) {
         narrowActivation = cached->second.first;
       } else if (Value folded = foldIntoProducer(gemm, activation, element,
                                                  narrowing, fallbacks)) {

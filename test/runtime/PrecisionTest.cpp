@@ -18,7 +18,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <random>
 #include <vector>
 
@@ -137,15 +136,26 @@ TEST(Precision, HostGemmRoundsItsOperands) {
   }
 }
 
-TEST(Precision, EmulatedGemmRoundsItsOperands) {
-  tandem_device_options_t options;
-  tandem_device_options_init(&options);
+/// An emulated device and a stream on it.
+class EmulatedGemm : public ::testing::Test {
+protected:
+  void SetUp() override {
+    tandem_device_options_t options;
+    tandem_device_options_init(&options);
+    ASSERT_OK(tandem_device_open("emulated", &options, &device));
+    ASSERT_OK(tandem_stream_create(device, &stream));
+  }
+  void TearDown() override {
+    if (stream)
+      EXPECT_OK(tandem_stream_destroy(stream));
+    if (device)
+      tandem_device_close(device);
+  }
   tandem_device_t *device = nullptr;
-  ASSERT_OK(tandem_device_open("emulated", &options, &device));
-  std::unique_ptr<tandem_device_t, void (*)(tandem_device_t *)> closer(
-      device, [](tandem_device_t *d) { tandem_device_close(d); });
   tandem_stream_t *stream = nullptr;
-  ASSERT_OK(tandem_stream_create(device, &stream));
+};
+
+TEST_F(EmulatedGemm, RoundsItsOperands) {
   SmallGemm g(TANDEM_GEMM_ALLOW_BF16);
   tandem_device_ptr_t a = 0, b = 0, c = 0;
   ASSERT_OK(tandem_device_alloc(device, g.a.size() * 4, &a));
@@ -158,7 +168,6 @@ TEST(Precision, EmulatedGemmRoundsItsOperands) {
   ASSERT_OK(tandem_memcpy_d2h_async(stream, out.data(), c, 15 * 4));
   ASSERT_OK(tandem_stream_synchronize(stream));
   expectNear(out, g.reference(Format::BF16), "emulated bf16");
-  ASSERT_OK(tandem_stream_destroy(stream));
 }
 
 TEST(Precision, DescriptorsTakeOnePrecision) {
@@ -223,20 +232,12 @@ TEST(Precision, WidensEvery16BitValue) {
 /// A and B stored as 16-bit elements (TANDEM_GEMM_16BIT_AB) give exactly
 /// the result of the f32 operands rounded in the call: on the host and on
 /// the emulated device, whose operand extents are 2 bytes an element.
-TEST(Precision, GemmReads16BitOperands) {
+TEST_F(EmulatedGemm, Reads16BitOperands) {
   const struct {
     int64_t flag;
     Format format;
   } kModes[] = {{TANDEM_GEMM_ALLOW_BF16, Format::BF16},
                 {TANDEM_GEMM_ALLOW_FP16, Format::FP16}};
-  tandem_device_options_t options;
-  tandem_device_options_init(&options);
-  tandem_device_t *device = nullptr;
-  ASSERT_OK(tandem_device_open("emulated", &options, &device));
-  std::unique_ptr<tandem_device_t, void (*)(tandem_device_t *)> closer(
-      device, [](tandem_device_t *d) { tandem_device_close(d); });
-  tandem_stream_t *stream = nullptr;
-  ASSERT_OK(tandem_stream_create(device, &stream));
   for (const auto &mode : kModes) {
     SmallGemm rounded(mode.flag);
     std::vector<float> expected(15);
@@ -268,7 +269,6 @@ TEST(Precision, GemmReads16BitOperands) {
     ASSERT_OK(tandem_device_free(device, b));
     ASSERT_OK(tandem_device_free(device, c));
   }
-  ASSERT_OK(tandem_stream_destroy(stream));
 }
 
 } // namespace

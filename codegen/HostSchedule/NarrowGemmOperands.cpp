@@ -29,10 +29,13 @@ using namespace mlir::tandem::exec;
 
 namespace {
 
-/// `type` with element type `element` and no memory space (a kernel
-/// function's argument type).
-MemRefType kernelArgType(MemRefType type, Type element) {
-  return MemRefType::get(type.getShape(), element);
+/// `type`'s shape with element type `element`: in `type`'s memory space (a
+/// device buffer of the schedule), or in none (a kernel function's
+/// argument).
+MemRefType withElement(MemRefType type, Type element,
+                       bool keepMemorySpace = true) {
+  return MemRefType::get(type.getShape(), element, MemRefLayoutAttrInterface(),
+                         keepMemorySpace ? type.getMemorySpace() : Attribute());
 }
 
 /// `x` (f32) rounded to nearest even in bf16, with integer operations (a
@@ -64,6 +67,18 @@ Value buildFromBFloat16(OpBuilder &b, Location loc, Value x) {
   Value shifted = arith::ShLIOp::create(
       b, loc, wide, arith::ConstantIntOp::create(b, loc, i32, 16));
   return arith::BitcastOp::create(b, loc, b.getF32Type(), shifted);
+}
+
+/// `x` converted to `target`: f32 rounded to bf16 or f16, or a 16-bit value
+/// widened back to f32 (exact).
+Value buildConversion(OpBuilder &b, Location loc, Value x, Type target) {
+  if (target.isBF16())
+    return buildToBFloat16(b, loc, x);
+  if (target.isF16())
+    return arith::TruncFOp::create(b, loc, target, x);
+  if (x.getType().isBF16())
+    return buildFromBFloat16(b, loc, x);
+  return arith::ExtFOp::create(b, loc, target, x);
 }
 
 struct NarrowGemmOperandsPass
@@ -180,41 +195,39 @@ struct NarrowGemmOperandsPass
         ValueRange{entry->getArgument(1)},
         ArrayRef<AffineMap>{identity, identity}, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Type target = to.getElementType();
-          Value out;
-          if (target.isBF16())
-            out = buildToBFloat16(b, l, args[0]);
-          else if (target.isF16())
-            out = arith::TruncFOp::create(b, l, target, args[0]);
-          else if (from.getElementType().isBF16())
-            out = buildFromBFloat16(b, l, args[0]);
-          else
-            out = arith::ExtFOp::create(b, l, target, args[0]);
-          linalg::YieldOp::create(b, l, out);
+          linalg::YieldOp::create(
+              b, l, buildConversion(b, l, args[0], to.getElementType()));
         });
     func::ReturnOp::create(body, loc);
     return kernel;
   }
 
-  /// Launches the conversion of `source` into a new buffer of `element`
-  /// at `builder`'s insertion point, on `stream`; returns the buffer.
-  Value convert(OpBuilder &builder, Location loc, Value source, Type element,
-                StreamAttr stream) {
-    auto type = cast<MemRefType>(source.getType());
-    auto converted =
-        MemRefType::get(type.getShape(), element, MemRefLayoutAttrInterface(),
-                        type.getMemorySpace());
-    Value buffer =
-        exec::AllocOp::create(builder, loc, converted, IntegerAttr());
-    func::FuncOp kernel =
-        conversionKernel(kernelArgType(type, type.getElementType()),
-                         kernelArgType(type, element));
-    std::array<int64_t, 6> dims = flatLaunchDims(type.getNumElements());
+  /// Launches the conversion of `source` into `target` (same shape, f32
+  /// and a 16-bit format) at `builder`'s insertion point, on `stream`.
+  void launchConversion(OpBuilder &builder, Location loc, Value source,
+                        Value target, StreamAttr stream) {
+    auto from = cast<MemRefType>(source.getType());
+    auto to = cast<MemRefType>(target.getType());
+    func::FuncOp kernel = conversionKernel(
+        withElement(from, from.getElementType(), /*keepMemorySpace=*/false),
+        withElement(to, to.getElementType(), /*keepMemorySpace=*/false));
+    std::array<int64_t, 6> dims = flatLaunchDims(from.getNumElements());
     LaunchOp::create(
         builder, loc, FlatSymbolRefAttr::get(kernel),
-        ValueRange{source, buffer}, stream,
+        ValueRange{source, target}, stream,
         builder.getDenseI64ArrayAttr(ArrayRef(dims).take_front(3)),
         builder.getDenseI64ArrayAttr(ArrayRef(dims).drop_front(3)));
+  }
+
+  /// Converts `source` into a new buffer of `element` at `builder`'s
+  /// insertion point, on `stream`; returns the buffer.
+  Value convert(OpBuilder &builder, Location loc, Value source, Type element,
+                StreamAttr stream) {
+    Value buffer = exec::AllocOp::create(
+        builder, loc,
+        withElement(cast<MemRefType>(source.getType()), element),
+        IntegerAttr());
+    launchConversion(builder, loc, source, buffer, stream);
     return buffer;
   }
 
@@ -292,17 +305,7 @@ struct NarrowGemmOperandsPass
   void widenInFallback(GemmOp gemm, Value narrow, Value wide) {
     OpBuilder builder(gemm);
     builder.setInsertionPointAfter(gemm);
-    auto narrowType = cast<MemRefType>(narrow.getType());
-    auto wideType = cast<MemRefType>(wide.getType());
-    func::FuncOp kernel =
-        conversionKernel(kernelArgType(narrowType, narrowType.getElementType()),
-                         kernelArgType(wideType, wideType.getElementType()));
-    std::array<int64_t, 6> dims = flatLaunchDims(wideType.getNumElements());
-    LaunchOp::create(
-        builder, gemm.getLoc(), FlatSymbolRefAttr::get(kernel),
-        ValueRange{narrow, wide}, gemm.getStream(),
-        builder.getDenseI64ArrayAttr(ArrayRef(dims).take_front(3)),
-        builder.getDenseI64ArrayAttr(ArrayRef(dims).drop_front(3)));
+    launchConversion(builder, gemm.getLoc(), narrow, wide, gemm.getStream());
     gemm.setFallbackAttr(builder.getI64IntegerAttr(
         static_cast<int64_t>(gemm.getFallback()) + 1));
   }
@@ -362,9 +365,8 @@ struct NarrowGemmOperandsPass
       return activation;
     // The kernel writes the 16-bit buffer: its argument, the payload's
     // output argument and the value it yields change type.
-    auto oldType = cast<MemRefType>(arg.getType());
-    auto newType = MemRefType::get(oldType.getShape(), element);
-    arg.setType(newType);
+    arg.setType(withElement(cast<MemRefType>(arg.getType()), element,
+                            /*keepMemorySpace=*/false));
     kernel.setType(FunctionType::get(
         kernel.getContext(), kernel.getBody().front().getArgumentTypes(), {}));
     generic.getMatchingBlockArgument(&use).setType(element);
@@ -372,20 +374,14 @@ struct NarrowGemmOperandsPass
     unsigned result = use.getOperandNumber() - generic.getNumDpsInputs();
     OpBuilder body(yield);
     Value value = yield.getOperand(result);
-    yield.setOperand(result, element.isBF16()
-                                 ? buildToBFloat16(body, yield.getLoc(), value)
-                                 : arith::TruncFOp::create(body, yield.getLoc(),
-                                                           element, value)
-                                       .getResult());
+    yield.setOperand(result,
+                     buildConversion(body, yield.getLoc(), value, element));
     // The schedule: a new buffer, which the producer writes.
-    auto bufferType = cast<MemRefType>(activation.getType());
     OpBuilder builder(producer);
-    Value narrow =
-        exec::AllocOp::create(builder, producer.getLoc(),
-                              MemRefType::get(bufferType.getShape(), element,
-                                              MemRefLayoutAttrInterface(),
-                                              bufferType.getMemorySpace()),
-                              IntegerAttr());
+    Value narrow = exec::AllocOp::create(
+        builder, producer.getLoc(),
+        withElement(cast<MemRefType>(activation.getType()), element),
+        IntegerAttr());
     producer->setOperand(argIndex, narrow);
     return narrow;
   }
@@ -474,12 +470,10 @@ struct NarrowGemmOperandsPass
       if (!narrowWeight) {
         memref::GlobalOp narrowed = narrowGlobal(global, element);
         OpBuilder builder(weight);
-        narrowWeight = WeightOp::create(
-                           builder, weight.getLoc(),
-                           MemRefType::get(weight.getType().getShape(), element,
-                                           MemRefLayoutAttrInterface(),
-                                           weight.getType().getMemorySpace()),
-                           FlatSymbolRefAttr::get(narrowed), IntegerAttr())
+        narrowWeight = WeightOp::create(builder, weight.getLoc(),
+                                        withElement(weight.getType(), element),
+                                        FlatSymbolRefAttr::get(narrowed),
+                                        IntegerAttr())
                            .getResult();
       }
       // The activation: written in 16 bits by its producer, or converted
@@ -520,12 +514,9 @@ struct NarrowGemmOperandsPass
       };
       if (fallbackReads(weightValue)) {
         OpBuilder builder(gemm);
-        auto f32Type = weight.getType();
         Value wide = exec::AllocOp::create(
             builder, loc,
-            MemRefType::get(f32Type.getShape(), f32Type.getElementType(),
-                            MemRefLayoutAttrInterface(),
-                            f32Type.getMemorySpace()),
+            withElement(weight.getType(), weight.getType().getElementType()),
             IntegerAttr());
         for (Operation *op : fallbackLaunches)
           op->replaceUsesOfWith(weightValue, wide);

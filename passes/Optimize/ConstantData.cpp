@@ -8,6 +8,7 @@
 #include "dialects/Tandem/IR/TandemOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/bit.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -173,8 +174,7 @@ ElementsAttr mlir::tandem::f32ElementsAttr(RankedTensorType type,
 }
 
 uint16_t mlir::tandem::toBFloat16Bits(float x) {
-  uint32_t bits;
-  std::memcpy(&bits, &x, sizeof(bits));
+  auto bits = llvm::bit_cast<uint32_t>(x);
   if ((bits & 0x7f800000u) == 0x7f800000u)
     // Infinity keeps its top half; a NaN whose payload lies in the bottom
     // half must not become infinity.
@@ -185,8 +185,7 @@ uint16_t mlir::tandem::toBFloat16Bits(float x) {
 }
 
 uint16_t mlir::tandem::toFloat16Bits(float x) {
-  uint32_t bits;
-  std::memcpy(&bits, &x, sizeof(bits));
+  auto bits = llvm::bit_cast<uint32_t>(x);
   auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
   uint32_t magnitude = bits & 0x7fffffffu;
   if (magnitude > 0x7f800000u) // NaN: quiet, with the payload's top bits
@@ -201,9 +200,8 @@ uint16_t mlir::tandem::toFloat16Bits(float x) {
   }
   // Subnormal (or zero): a multiple of 2^-24; the scaling is exact and
   // nearbyint rounds to nearest even (1024 is the smallest normal).
-  float value;
-  std::memcpy(&value, &magnitude, sizeof(value));
-  return sign | static_cast<uint16_t>(std::nearbyint(value * 0x1p24f));
+  return sign | static_cast<uint16_t>(
+                    std::nearbyint(llvm::bit_cast<float>(magnitude) * 0x1p24f));
 }
 
 ElementsAttr mlir::tandem::sixteenBitElementsAttr(RankedTensorType type,

@@ -11,10 +11,11 @@
 
 #include "passes/Optimize/ConstantData.h"
 
+#include "llvm/ADT/bit.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <random>
 
 #include "gtest/gtest.h"
@@ -23,17 +24,7 @@ using namespace mlir::tandem;
 
 namespace {
 
-float fromBits(uint32_t bits) {
-  float x;
-  std::memcpy(&x, &bits, sizeof(x));
-  return x;
-}
-
-uint16_t halfBits(_Float16 h) {
-  uint16_t bits;
-  std::memcpy(&bits, &h, sizeof(bits));
-  return bits;
-}
+float fromBits(uint32_t bits) { return llvm::bit_cast<float>(bits); }
 
 TEST(SixteenBit, BFloat16RoundsToNearestEven) {
   EXPECT_EQ(toBFloat16Bits(1.0f), 0x3f80);
@@ -56,9 +47,8 @@ TEST(SixteenBit, BFloat16RoundsToNearestEven) {
       continue;
     int exponent = std::max(std::ilogb(x), -126);
     double ulp = std::ldexp(1.0, exponent - 7);
-    auto expected = static_cast<float>(std::nearbyint(x / ulp) * ulp);
-    uint32_t want;
-    std::memcpy(&want, &expected, sizeof(want));
+    auto want = llvm::bit_cast<uint32_t>(
+        static_cast<float>(std::nearbyint(x / ulp) * ulp));
     ASSERT_EQ(want & 0xffffu, 0u) << x;
     ASSERT_EQ(toBFloat16Bits(x), want >> 16) << x;
   }
@@ -86,7 +76,8 @@ TEST(SixteenBit, Float16HasItsRangeAndSubnormals) {
     // Exponents from 2^-30 to 2^17, both signs.
     u = (u & 0x807fffffu) | ((97u + (u >> 23) % 48u) << 23);
     float x = fromBits(u);
-    ASSERT_EQ(toFloat16Bits(x), halfBits(static_cast<_Float16>(x))) << x;
+    ASSERT_EQ(toFloat16Bits(x), llvm::bit_cast<uint16_t>(static_cast<_Float16>(x)))
+        << x;
   }
 }
 

@@ -91,9 +91,15 @@ StageKind stageKind(linalg::LinalgOp op, const KernelPrologue &prologue,
   if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic) ||
       !outputsPartitionedByParallelLoops(op))
     return StageKind::None;
-  for (Operation &inner : op.getBlock()->without_terminator())
-    if (isa_and_nonnull<memref::MemRefDialect>(inner.getDialect()))
-      return StageKind::None;
+  // Nested regions too: a gathering concat loads inside `scf.if`s.
+  if (op.getBlock()
+          ->walk([](Operation *inner) {
+            return isa_and_nonnull<memref::MemRefDialect>(inner->getDialect())
+                       ? WalkResult::interrupt()
+                       : WalkResult::advance();
+          })
+          .wasInterrupted())
+    return StageKind::None;
   std::optional<unsigned> loops = rowLoopsOf(op, rows);
   if (!loops)
     return StageKind::None;

@@ -1,7 +1,8 @@
 //===- ShapeToLinalg.cpp - shape and data-movement tandem ops to linalg ---===//
 //
 // constant (arith.constant, dense_resource kept), reshape (collapse/expand
-// shape), transpose (linalg.transpose), concat (insert_slice chain), slice
+// shape), transpose (linalg.transpose), concat (insert_slice chain; in GPU
+// partitions one gathering linalg.generic), slice
 // (strided extract_slice), pad (tensor.pad, or a gathering linalg.generic for
 // reflect/edge), gather, gather_elements, gather_nd and broadcast_to
 // (linalg.generic).
@@ -20,6 +21,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
+
+#include <functional>
 
 using namespace mlir;
 using namespace mlir::tandem;
@@ -68,6 +71,73 @@ struct TransposeToLinalg : OpConversionPattern<TransposeOp> {
   }
 };
 
+/// A concat in a GPU partition as one linalg.generic over the output: each
+/// element reads the input whose part of `axis` holds it (a binary search
+/// of `scf.if`s over the parts' offsets, so one load an element), so that
+/// the concat is one launch rather than one copy kernel per input (Swin's
+/// rolls, SqueezeNet's fire modules, DenseNet's growing concats). `inputs`
+/// are the converted inputs; empty ones are left out. Null when the types
+/// are not static.
+Value buildGatheringConcat(OpBuilder &b, Location loc, RankedTensorType type,
+                           int64_t axis, ValueRange inputs) {
+  if (!type.hasStaticShape())
+    return {};
+  SmallVector<Value> parts;
+  SmallVector<int64_t> offsets;
+  int64_t offset = 0;
+  for (Value input : inputs) {
+    auto inputType = cast<RankedTensorType>(input.getType());
+    if (!inputType.hasStaticShape())
+      return {};
+    int64_t size = inputType.getDimSize(axis);
+    if (size > 0) {
+      parts.push_back(input);
+      offsets.push_back(offset);
+    }
+    offset += size;
+  }
+  if (parts.empty())
+    return {};
+  Value init = createEmpty(b, loc, type);
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  Type element = type.getElementType();
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+      SmallVector<AffineMap>{b.getMultiDimIdentityMap(type.getRank())},
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange) {
+        SmallVector<Value> indices;
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          indices.push_back(linalg::IndexOp::create(nb, nloc, d));
+        // The element of parts [lo, hi): one part reads it, others split
+        // at the middle part's offset.
+        std::function<Value(OpBuilder &, size_t, size_t)> read =
+            [&](OpBuilder &rb, size_t lo, size_t hi) -> Value {
+          if (hi - lo == 1) {
+            SmallVector<Value> at = indices;
+            if (offsets[lo])
+              at[axis] = arith::SubIOp::create(
+                  rb, nloc, at[axis],
+                  arith::ConstantIndexOp::create(rb, nloc, offsets[lo]));
+            return tensor::ExtractOp::create(rb, nloc, parts[lo], at);
+          }
+          size_t mid = (lo + hi) / 2;
+          Value before = arith::CmpIOp::create(
+              rb, nloc, arith::CmpIPredicate::ult, indices[axis],
+              arith::ConstantIndexOp::create(rb, nloc, offsets[mid]));
+          auto branch = scf::IfOp::create(rb, nloc, element, before,
+                                          /*withElseRegion=*/true);
+          OpBuilder thenB = branch.getThenBodyBuilder();
+          scf::YieldOp::create(thenB, nloc, read(thenB, lo, mid));
+          OpBuilder elseB = branch.getElseBodyBuilder();
+          scf::YieldOp::create(elseB, nloc, read(elseB, mid, hi));
+          return branch.getResult(0);
+        };
+        linalg::YieldOp::create(nb, nloc, read(nb, 0, parts.size()));
+      });
+  return generic.getResult(0);
+}
+
 struct ConcatToInsertSlices : OpConversionPattern<ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -76,6 +146,15 @@ struct ConcatToInsertSlices : OpConversionPattern<ConcatOp> {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getType());
     int64_t axis = op.getAxis();
+    // On a GPU each insert_slice would be a copy kernel of its own; on the
+    // CPU they are copies of contiguous runs.
+    auto func = op->getParentOfType<func::FuncOp>();
+    if (func && isGPUPartition(func) && adaptor.getInputs().size() > 1)
+      if (Value gathered = buildGatheringConcat(rewriter, loc, type, axis,
+                                                adaptor.getInputs())) {
+        rewriter.replaceOp(op, gathered);
+        return success();
+      }
     Value result = createEmpty(rewriter, loc, type);
     int64_t offset = 0;
     for (Value input : adaptor.getInputs()) {

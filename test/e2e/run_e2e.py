@@ -61,7 +61,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tools", "tandemc", "Inputs"))
 
 # (name, source, extra tandemc flags): source "small" models are built here,
 # "torch" ones come from --models with their NAME.shape flags.
-SMALL = ["mlp", "conv_block", "attention", "mlp_gelu"]
+SMALL = ["mlp", "conv_block", "attention", "mlp_gelu", "windows"]
 CI_TORCH = ["mlp", "conv_bn_relu", "grouped_convs", "resnet18", "mobilenet_v2",
             "resnet18_bn", "mobilenet_v2_bn", "squeezenet1_0", "transformer_encoder", "lstm_tagger",
             "gru_encoder", "unet_small", "gpt_block", "audio_encoder",
@@ -71,7 +71,8 @@ FULL_TORCH = CI_TORCH + ["bert_block", "bert_block_opset17",
                          "transformer_encoder_mask", "mnasnet0_5",
                          "shufflenet_v2_x0_5", "efficientnet_b0",
                          "mobilenet_v3_small", "resnet50",
-                         "resnext50_32x4d", "swin_t",
+                         "resnext50_32x4d", "swin_t", "densenet121",
+                         "googlenet",
                          "deeplabv3_mobilenet_v3_large",
                          "lraspp_mobilenet_v3_large"]
 # timm and transformers exports (generate_hub_models.py): --set hub-ci and

@@ -74,6 +74,37 @@ func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2x8xf32> {
 
 // -----
 
+// In a GPU partition a concat is one generic over the output, so one launch
+// rather than a copy kernel per input: each element reads the input whose
+// part of the axis holds it, found by a tree of scf.if on the axis index
+// (here parts at 0, 3 and 5: below 3, else below 5), at its index less the
+// part's offset. Empty inputs take no part.
+// CHECK-LABEL: func.func private @concat_gpu
+// CHECK-SAME: (%[[A:.+]]: tensor<2x3xf32>, %[[B:.+]]: tensor<2x2xf32>, %[[E:.+]]: tensor<2x0xf32>, %[[C:.+]]: tensor<2x4xf32>)
+// CHECK-NOT: tensor.insert_slice
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} outs(%{{.+}} : tensor<2x9xf32>)
+// CHECK: %[[I:.+]] = linalg.index 0 : index
+// CHECK-NEXT: %[[J:.+]] = linalg.index 1 : index
+// CHECK: %[[LT3:.+]] = arith.cmpi ult, %[[J]], %c3
+// CHECK-NEXT: scf.if %[[LT3]] -> (f32) {
+// CHECK-NEXT: %[[VA:.+]] = tensor.extract %[[A]][%[[I]], %[[J]]]
+// CHECK-NEXT: scf.yield %[[VA]]
+// CHECK-NEXT: } else {
+// CHECK: %[[LT5:.+]] = arith.cmpi ult, %[[J]], %c5
+// CHECK-NEXT: scf.if %[[LT5]] -> (f32) {
+// CHECK: %[[JB:.+]] = arith.subi %[[J]], %c3
+// CHECK-NEXT: tensor.extract %[[B]][%[[I]], %[[JB]]]
+// CHECK: } else {
+// CHECK: %[[JC:.+]] = arith.subi %[[J]], %c5
+// CHECK-NEXT: tensor.extract %[[C]][%[[I]], %[[JC]]]
+// CHECK-NOT: tensor.insert_slice
+func.func private @concat_gpu(%a: tensor<2x3xf32>, %b: tensor<2x2xf32>, %e: tensor<2x0xf32>, %c: tensor<2x4xf32>) -> tensor<2x9xf32> attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %0 = tandem.concat %a, %b, %e, %c {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xf32>, tensor<2x0xf32>, tensor<2x4xf32>) -> tensor<2x9xf32>
+  return %0 : tensor<2x9xf32>
+}
+
+// -----
+
 // slice with steps is a strided extract_slice.
 // CHECK-LABEL: func.func @slice
 // CHECK-SAME: (%[[A:.+]]: tensor<4x8xf32>)

@@ -141,6 +141,42 @@ def attention():
          f("half", 0.5), ints("split", [8, 8])])
 
 
+def windows():
+    """Swin-style data movement: a LayerNorm, then a cyclic shift (torch.roll
+    exports two Slices and a Concat per axis), a residual add, and a patch
+    merge (four strided Slices concatenated along the channels)."""
+    n, c, s = 8, 16, 3
+
+    def cut(x, out, starts, ends, axes, steps=None):
+        names = [out + "_" + k for k in ("starts", "ends", "axes", "steps")]
+        inits.extend([ints(names[0], starts), ints(names[1], ends),
+                      ints(names[2], axes)])
+        inputs = [x] + names[:3]
+        if steps:
+            inits.append(ints(names[3], steps))
+            inputs.append(names[3])
+        nodes.append(helper.make_node("Slice", inputs, [out], name=out))
+
+    inits = [weight("g", c), weight("b", c)]
+    nodes = [helper.make_node("LayerNormalization", ["x", "g", "b"], ["ln"],
+                              name="ln", axis=-1, epsilon=1e-5)]
+    cut("ln", "h_tail", [s], [n], [1])
+    cut("ln", "h_head", [0], [s], [1])
+    nodes.append(helper.make_node("Concat", ["h_tail", "h_head"], ["rolled_h"],
+                                  name="roll_h", axis=1))
+    cut("rolled_h", "w_tail", [s], [n], [2])
+    cut("rolled_h", "w_head", [0], [s], [2])
+    nodes.append(helper.make_node("Concat", ["w_tail", "w_head"], ["rolled"],
+                                  name="roll_w", axis=2))
+    nodes.append(helper.make_node("Add", ["rolled", "x"], ["r"], name="res"))
+    for i, (h0, w0) in enumerate([(0, 0), (1, 0), (0, 1), (1, 1)]):
+        cut("r", "p%d" % i, [h0, w0], [n, n], [1, 2], [2, 2])
+    nodes.append(helper.make_node("Concat", ["p0", "p1", "p2", "p3"], ["y"],
+                                  name="merge", axis=3))
+    return model(nodes, [tensor("x", [1, n, n, c])],
+                 [tensor("y", [1, n // 2, n // 2, 4 * c])], inits)
+
+
 def opset13_squeeze():
     """Squeeze/Unsqueeze axes and ReduceSum axes as inputs (opset 13)."""
     return model(
@@ -726,6 +762,7 @@ MODELS = {
     "aspp": aspp,
     "shape_subgraph": shape_subgraph,
     "attention": attention,
+    "windows": windows,
     "opset13_squeeze": opset13_squeeze,
     "opset18_reduce": opset18_reduce,
     "dynamic_dims": dynamic_dims,

@@ -530,7 +530,7 @@ struct BatchNormToGeneric : OpConversionPattern<BatchNormOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
     int64_t rank = type.getRank();
-    AffineMap channel = channelMap(getContext(), rank, 1);
+    AffineMap channel = channelMap(getContext(), rank, op.getAxis());
     AffineMap maps[] = {rewriter.getMultiDimIdentityMap(rank), channel, channel,
                         channel, channel};
     double epsilon = op.getEpsilonAttr().getValueAsDouble();

@@ -5,8 +5,8 @@
 // before it and one back after it, its constant filter is transposed at
 // compile time, and the transposes then sink through the elementwise ops
 // after them and cancel against the next conv's, so that transposes stay
-// only where a value enters or leaves a run of GPU convolutions and
-// elementwise work.
+// only where a value enters or leaves a run of GPU convolutions,
+// elementwise work, pools, BatchNorms and concats.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +37,14 @@ constexpr int64_t kToChannelsFirst[] = {0, 3, 1, 2};
 /// `type`'s shape permuted as tandem.transpose with `perm` permutes it.
 RankedTensorType permuted(RankedTensorType type, ArrayRef<int64_t> perm) {
   return type.clone(shape::permute(type.getShape(), perm));
+}
+
+/// `type` with 1s before its dimensions up to rank `rank` (how an
+/// elementwise op broadcasts an operand of lower rank).
+RankedTensorType atRank(RankedTensorType type, int64_t rank) {
+  SmallVector<int64_t> shape(rank - type.getRank(), 1);
+  llvm::append_range(shape, type.getShape());
+  return type.clone(shape);
 }
 
 /// A tandem.reshape of `value` to `type` on `device`.
@@ -252,15 +260,19 @@ std::optional<SinkPlan> planSink(Operation *op, bool sharedTransposes,
   SmallVector<int64_t> inv = shape::invertPermutation(plan.perm);
   for (Value other : others) {
     auto type = dyn_cast<RankedTensorType>(other.getType());
-    if (!type || type.getRank() != resultType.getRank())
+    if (!type || type.getRank() > resultType.getRank())
       return std::nullopt;
     if (pending && computedFrom(other, pending))
       continue;
-    if (shape::movesOnlyUnitDims(type.getShape(), inv)) {
+    // A broadcast of lower rank (a BatchNorm's [C, 1, 1] scale after a
+    // DenseNet concat) as if its shape had leading 1s: reshaped too.
+    if (shape::movesOnlyUnitDims(atRank(type, resultType.getRank()).getShape(),
+                                 inv)) {
       plan.others.push_back({other, TransposeOp()});
       continue;
     }
-    TransposeOp existing = type.getShape() == resultType.getShape()
+    TransposeOp existing = type.getRank() == resultType.getRank() &&
+                                   type.getShape() == resultType.getShape()
                                ? findTranspose(op, other, inv, device)
                                : TransposeOp();
     if (!existing)
@@ -291,9 +303,12 @@ bool sinkThroughElementwise(Operation *op,
       continue;
     }
     mapping.map(
-        other, reshapeOn(builder, op->getLoc(), other,
-                         permuted(cast<RankedTensorType>(other.getType()), inv),
-                         device));
+        other,
+        reshapeOn(builder, op->getLoc(), other,
+                  permuted(atRank(cast<RankedTensorType>(other.getType()),
+                                  resultType.getRank()),
+                           inv),
+                  device));
   }
   SmallVector<Operation *> inputs;
   for (Value operand : op->getOperands())
@@ -370,18 +385,53 @@ bool poolChannelsLast(GlobalAvgPoolOp pool,
   return true;
 }
 
+/// Whether `bn` can move the transpose it reads, `t`, past itself: both on
+/// one device, `t` a transpose back to NCHW. (`t` must also have no other
+/// reader; splitSharedTranspose makes it so.)
+bool batchNormSinks(BatchNormOp bn, TransposeOp t) {
+  DeviceAttr device = getDevice(bn);
+  return device && getDevice(t) == device &&
+         t.getPerm() == ArrayRef<int64_t>(kToChannelsFirst);
+}
+
+/// batch_norm(transpose(x, NHWC -> NCHW)) -> transpose(batch_norm(x) over
+/// channels last, NHWC -> NCHW): a BatchNorm that folded into no
+/// convolution (a DenseNet layer's, after its concat) normalises the NHWC
+/// value, and the transpose sinks on. Adds the ops it erases to `erased`;
+/// returns whether it rewrote `bn`.
+bool sinkThroughBatchNorm(BatchNormOp bn, llvm::DenseSet<Operation *> &erased) {
+  auto t = bn.getInput().getDefiningOp<TransposeOp>();
+  if (!t || !t->hasOneUse() || !batchNormSinks(bn, t))
+    return false;
+  OpBuilder builder(bn);
+  auto nhwc = cast<BatchNormOp>(builder.clone(*bn));
+  nhwc.getInputMutable().assign(t.getInput());
+  nhwc.setAxis(t.getPerm()[bn.getAxis()]);
+  nhwc.getResult().setType(cast<RankedTensorType>(t.getInput().getType()));
+  Value back = transposeOn(builder, bn.getLoc(), nhwc.getResult(), t.getPerm(),
+                           getDevice(bn));
+  bn.getResult().replaceAllUsesWith(back);
+  erased.insert(bn);
+  bn.erase();
+  erased.insert(t);
+  t.erase();
+  return true;
+}
+
 /// A transpose back to NCHW that several ops read, each of which could
 /// sink it (elementwise ops, as planSink allows with shared transposes,
-/// and pools, as poolSinks allows): one copy per reader, so that each sinks
-/// on its own (a hard-swish's x * hardsigmoid(x), a squeeze-and-excitation's
-/// pool and scale). Returns whether it split one.
+/// pools, as poolSinks allows, and BatchNorms): one copy per reader, so that
+/// each sinks on its own (a hard-swish's x * hardsigmoid(x), a
+/// squeeze-and-excitation's pool and scale). Returns whether it split one.
 bool splitSharedTranspose(TransposeOp t) {
-  if (t->hasOneUse() || t.getPerm() != ArrayRef<int64_t>(kToChannelsFirst))
+  if (t->use_empty() || t->hasOneUse() ||
+      t.getPerm() != ArrayRef<int64_t>(kToChannelsFirst))
     return false;
   SmallVector<OpOperand *> uses;
   for (OpOperand &use : t->getUses()) {
     Operation *user = use.getOwner();
-    if (!poolSinks(user, t) &&
+    auto bn = dyn_cast<BatchNormOp>(user);
+    if (!poolSinks(user, t) && !(bn && batchNormSinks(bn, t)) &&
         !planSink(user, /*sharedTransposes=*/true, t.getResult()))
       return false;
     uses.push_back(&use);
@@ -413,6 +463,52 @@ bool sinkThroughPool(PoolOp pool, llvm::DenseSet<Operation *> &erased) {
   Value back = transposeOn(builder, pool.getLoc(), nhwc.getResult(),
                            kToChannelsFirst, device);
   replacePool(pool, nhwc, back, t, erased);
+  return true;
+}
+
+/// concat(transpose(x1, p), ..., transpose(xk, p)) along `axis` ->
+/// transpose(concat(x1, ..., xk) along p[axis], p): the NHWC outputs of
+/// an Inception module's, a SqueezeNet fire module's or a DenseNet layer's
+/// convolutions are concatenated along their channels in NHWC, and the
+/// transpose back sinks on (to the next convolution's, where it cancels).
+/// Every input must be such a transpose on the concat's device; a
+/// transpose other ops also read stays for them (DenseNet concatenates each
+/// layer's output again in every later layer). Adds the ops it erases to
+/// `erased`; returns whether it rewrote `concat`.
+bool sinkThroughConcat(ConcatOp concat, llvm::DenseSet<Operation *> &erased) {
+  DeviceAttr device = getDevice(concat);
+  auto type = dyn_cast<RankedTensorType>(concat.getType());
+  if (!device || !type)
+    return false;
+  SmallVector<TransposeOp> inputs;
+  for (Value input : concat.getInputs()) {
+    auto t = input.getDefiningOp<TransposeOp>();
+    if (!t || getDevice(t) != device ||
+        (!inputs.empty() && inputs.front().getPerm() != t.getPerm()))
+      return false;
+    inputs.push_back(t);
+  }
+  ArrayRef<int64_t> perm = inputs.front().getPerm();
+  SmallVector<Value> sources = llvm::map_to_vector(
+      inputs, [](TransposeOp t) -> Value { return t.getInput(); });
+  OpBuilder builder(concat);
+  auto inner = ConcatOp::create(
+      builder, concat.getLoc(), permuted(type, shape::invertPermutation(perm)),
+      sources, builder.getI64IntegerAttr(perm[concat.getAxis()]));
+  for (NamedAttribute attr : concat->getDiscardableAttrs())
+    inner->setAttr(attr.getName(), attr.getValue());
+  Value back =
+      transposeOn(builder, concat.getLoc(), inner.getResult(), perm, device);
+  concat.getResult().replaceAllUsesWith(back);
+  erased.insert(concat);
+  concat.erase();
+  // An input may be there twice; `erased` may hold a reused address.
+  llvm::SmallPtrSet<Operation *, 4> seen;
+  for (TransposeOp t : inputs)
+    if (seen.insert(t).second && t->use_empty()) {
+      erased.insert(t);
+      t.erase();
+    }
   return true;
 }
 
@@ -456,6 +552,10 @@ struct AssignGPULayoutPass
           changed |= sinkThroughPool(pool, erased);
         else if (auto pool = dyn_cast<AvgPool2DOp>(op))
           changed |= sinkThroughPool(pool, erased);
+        else if (auto concat = dyn_cast<ConcatOp>(op))
+          changed |= sinkThroughConcat(concat, erased);
+        else if (auto bn = dyn_cast<BatchNormOp>(op))
+          changed |= sinkThroughBatchNorm(bn, erased);
         else
           changed |= sinkThroughElementwise(op, erased);
       }

@@ -37,8 +37,11 @@ struct Affine {
 } // namespace
 
 /// Reads a BatchNorm's constant parameters; std::nullopt if any is not an
-/// f32 constant.
+/// f32 constant, or if its channels are not dimension 1 (the folds below
+/// scale the producer's dimension 1).
 static std::optional<Affine> readAffine(BatchNormOp bn) {
+  if (bn.getAxis() != 1)
+    return std::nullopt;
   auto scale = readF32Constant(bn.getScale());
   auto bias = readF32Constant(bn.getBias());
   auto mean = readF32Constant(bn.getMean());

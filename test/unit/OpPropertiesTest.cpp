@@ -125,7 +125,8 @@ TEST_F(OpPropertiesReadTest, RolesComeFromTraits) {
             FusionRole::Elementwise);
   // Elementwise to fusion without the Elementwise trait.
   EXPECT_EQ(getFusionRole(BatchNormOp::create(builder, loc, bn4, v, v, v, v,
-                                              builder.getF32FloatAttr(1e-5f))),
+                                              builder.getF32FloatAttr(1e-5f),
+                                              builder.getI64IntegerAttr(1))),
             FusionRole::Elementwise);
   EXPECT_EQ(getFusionRole(
                 TransposeOp::create(builder, loc, x, ArrayRef<int64_t>{1, 0})),

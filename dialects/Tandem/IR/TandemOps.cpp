@@ -844,7 +844,12 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
     return ShapeError(loc, name)
            << "expects an input of rank 2 or more (N x C x ...), got "
            << adaptor.getInput().getType();
-  int64_t channels = input.getDimSize(1);
+  int64_t axis = adaptor.getAxis();
+  if (axis < 1 || axis >= input.getRank())
+    return ShapeError(loc, name)
+           << "has channel axis " << axis << ", which must be a dimension of "
+           << input << " past the batch (1 to " << input.getRank() - 1 << ")";
+  int64_t channels = input.getDimSize(axis);
   const std::pair<StringRef, Value> params[] = {
       {"scale", adaptor.getScale()},
       {"bias", adaptor.getBias()},

@@ -1007,8 +1007,11 @@ def Tandem_BatchNormOp : Tandem_InferredOp<"batch_norm",
   let summary = "inference-mode batch normalisation";
   let description = [{
     `(x - mean[c]) / sqrt(variance[c] + epsilon) * scale[c] + bias[c]` with
-    `c` the channel (dimension 1) of an input of rank 2 or more. The four
-    parameters are 1-D with C elements.
+    `c` the channel (dimension `axis`, 1 by default, as in ONNX) of an input
+    of rank 2 or more. The four parameters are 1-D with C elements.
+    `tandem-assign-gpu-layout` makes channels-last ones (`axis = 3` on
+    NHWC), where a BatchNorm follows no convolution it could fold into (a
+    DenseNet layer's, after its concat).
 
     Example:
 
@@ -1021,7 +1024,8 @@ def Tandem_BatchNormOp : Tandem_InferredOp<"batch_norm",
   let arguments = (ins Tandem_FloatTensor:$input, Tandem_FloatTensor:$scale,
                        Tandem_FloatTensor:$bias, Tandem_FloatTensor:$mean,
                        Tandem_FloatTensor:$variance,
-                       DefaultValuedAttr<F32Attr, "1.0e-5f">:$epsilon);
+                       DefaultValuedAttr<F32Attr, "1.0e-5f">:$epsilon,
+                       DefaultValuedAttr<I64Attr, "1">:$axis);
   let results = (outs Tandem_FloatTensor:$output);
   let assemblyFormat = [{
     $input `,` $scale `,` $bias `,` $mean `,` $variance attr-dict `:`

@@ -196,6 +196,18 @@ func.func @batch_norm(%x: tensor<1x8x4x4xf32>, %s: tensor<8xf32>, %b: tensor<8xf
 
 // -----
 
+// A channels-last batch_norm (axis 3, from tandem-assign-gpu-layout) reads
+// its parameters at the last index.
+// CHECK-DAG: #[[LAST:.+]] = affine_map<(d0, d1, d2, d3) -> (d3)>
+// CHECK-LABEL: func.func @batch_norm_nhwc
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[LAST]], #[[LAST]], #[[LAST]], #[[LAST]], #{{.+}}]
+func.func @batch_norm_nhwc(%x: tensor<1x4x4x8xf32>, %s: tensor<8xf32>, %b: tensor<8xf32>, %m: tensor<8xf32>, %v: tensor<8xf32>) -> tensor<1x4x4x8xf32> {
+  %0 = tandem.batch_norm %x, %s, %b, %m, %v {axis = 3 : i64} : (tensor<1x4x4x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x4x4x8xf32>
+  return %0 : tensor<1x4x4x8xf32>
+}
+
+// -----
+
 // The trigonometric, hyperbolic and rounding ops map to math ops; round is
 // half to even.
 // CHECK-LABEL: func.func @math_unary

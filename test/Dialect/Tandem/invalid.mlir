@@ -483,6 +483,22 @@ func.func @batch_norm_params(%x: tensor<1x8x4x4xf32>, %p: tensor<8xf32>, %q: ten
 
 // -----
 
+func.func @batch_norm_axis(%x: tensor<1x8x4x4xf32>, %p: tensor<8xf32>) {
+  // expected-error @+1 {{'tandem.batch_norm' op has channel axis 4, which must be a dimension of 'tensor<1x8x4x4xf32>' past the batch (1 to 3)}}
+  %0 = tandem.batch_norm %x, %p, %p, %p, %p {axis = 4 : i64} : (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_axis_params(%x: tensor<1x8x4x4xf32>, %p: tensor<8xf32>) {
+  // expected-error @+1 {{'scale' must have shape [4] (the channels of 'tensor<1x8x4x4xf32>'), got 'tensor<8xf32>'}}
+  %0 = tandem.batch_norm %x, %p, %p, %p, %p {axis = 3 : i64} : (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
+  return
+}
+
+// -----
+
 func.func @layer_norm_scale(%x: tensor<2x4x16xf32>, %s: tensor<4x16xf32>) {
   // expected-error @+1 {{scale and bias must have type 'tensor<16xf32>' (dimensions 2.. of 'tensor<2x4x16xf32>'), got 'tensor<4x16xf32>'}}
   %0 = tandem.layer_norm %x, %s {axis = 2 : i64} : (tensor<2x4x16xf32>, tensor<4x16xf32>) -> tensor<2x4x16xf32>

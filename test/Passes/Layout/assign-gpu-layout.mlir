@@ -160,3 +160,48 @@ func.func @transition(%x: tensor<1x2x8x8xf32>) -> tensor<1x3x4x4xf32> {
   %2 = tandem.conv2d %1, %w2 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x4x4xf32>
   return %2 : tensor<1x3x4x4xf32>
 }
+
+// -----
+
+// DenseNet: two convs' outputs concatenated along the channels, then
+// BatchNorm (folded into no conv), ReLU and a conv; a second concat reads
+// the first conv's output again. Both concats join the NHWC values along
+// axis 3, the BatchNorm normalises channels last (axis 3, its [C]
+// parameters as they were), and no transpose is left between the convs:
+// the one the first conv's output had for the two concats goes once both
+// have sunk.
+// A [C, 1, 1] broadcast (rank 3 under rank 4) reaches the NHWC add as a
+// reshape to [1, 1, 1, C].
+// CHECK-LABEL: func.func @dense
+// CHECK: %[[T:.*]] = tandem.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>
+// CHECK: %[[A:.*]] = tandem.conv2d %[[T]], {{.*}} -> tensor<1x4x4x2xf32>
+// CHECK: %[[B:.*]] = tandem.conv2d %[[T]], {{.*}} -> tensor<1x4x4x3xf32>
+// CHECK-NOT: tandem.transpose
+// CHECK: %[[CAT:.*]] = tandem.concat %[[A]], %[[B]] {axis = 3 : i64, {{.*}}} : (tensor<1x4x4x2xf32>, tensor<1x4x4x3xf32>) -> tensor<1x4x4x5xf32>
+// CHECK-NOT: tandem.transpose
+// CHECK: %[[BN:.*]] = tandem.batch_norm %[[CAT]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {axis = 3 : i64, {{.*}}} : (tensor<1x4x4x5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>) -> tensor<1x4x4x5xf32>
+// CHECK: %[[SHIFT:.*]] = tandem.reshape %{{.*}} : tensor<5x1x1xf32> -> tensor<1x1x1x5xf32>
+// CHECK: %[[ADD:.*]] = tandem.add %[[BN]], %[[SHIFT]] {{.*}} -> tensor<1x4x4x5xf32>
+// CHECK: %[[R:.*]] = tandem.relu %[[ADD]]
+// CHECK: %[[C:.*]] = tandem.conv2d %[[R]], {{.*}} -> tensor<1x4x4x2xf32>
+// CHECK-NOT: tandem.transpose
+// CHECK: %[[CAT2:.*]] = tandem.concat %[[A]], %[[C]] {axis = 3 : i64, {{.*}} -> tensor<1x4x4x4xf32>
+// CHECK: %[[OUT:.*]] = tandem.transpose %[[CAT2]] {perm = array<i64: 0, 3, 1, 2>
+// CHECK-NOT: tandem.transpose
+// CHECK: return %[[OUT]]
+func.func @dense(%x: tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  %wa = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<1.0> : tensor<2x2x1x1xf32>
+  %wb = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<0.5> : tensor<3x2x1x1xf32>
+  %wc = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<0.25> : tensor<2x5x1x1xf32>
+  %s = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<2.0> : tensor<5xf32>
+  %h = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<[[[1.0]], [[2.0]], [[3.0]], [[4.0]], [[5.0]]]> : tensor<5x1x1xf32>
+  %a = tandem.conv2d %x, %wa {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %b = tandem.conv2d %x, %wb {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x4x4xf32>
+  %cat = tandem.concat %a, %b {axis = 1 : i64, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<1x3x4x4xf32>) -> tensor<1x5x4x4xf32>
+  %bn = tandem.batch_norm %cat, %s, %s, %s, %s {tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x5x4x4xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>) -> tensor<1x5x4x4xf32>
+  %add = tandem.add %bn, %h {tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x5x4x4xf32>, tensor<5x1x1xf32>) -> tensor<1x5x4x4xf32>
+  %r = tandem.relu %add {tandem.device = #tandem.device<"/device:GPU:0">} : tensor<1x5x4x4xf32>
+  %c = tandem.conv2d %r, %wc {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x5x4x4xf32>, tensor<2x5x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %cat2 = tandem.concat %a, %c {axis = 1 : i64, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %cat2 : tensor<1x4x4x4xf32>
+}

@@ -90,3 +90,18 @@ func.func @resource_weights(%x: tensor<1x8x2x2xf32>) -> tensor<1x64x2x2xf32> {
   %1 = tandem.batch_norm %0, %p, %p, %p, %p : (tensor<1x64x2x2xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<1x64x2x2xf32>
   return %1 : tensor<1x64x2x2xf32>
 }
+
+// -----
+
+// A channels-last BatchNorm (axis 3) scales the conv's last dimension, not
+// its output channels: it does not fold.
+// CHECK-LABEL: func.func @conv_bn_axis3
+// CHECK: tandem.conv2d
+// CHECK: tandem.batch_norm {{.*}}axis = 3
+func.func @conv_bn_axis3(%x: tensor<1x1x4x4xf32>) -> tensor<1x2x4x3xf32> {
+  %w = tandem.constant dense<1.0> : tensor<2x1x1x2xf32>
+  %p = tandem.constant dense<[2.0, 1.0, 3.0]> : tensor<3xf32>
+  %0 = tandem.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x1x4x4xf32>, tensor<2x1x1x2xf32>) -> tensor<1x2x4x3xf32>
+  %1 = tandem.batch_norm %0, %p, %p, %p, %p {axis = 3 : i64} : (tensor<1x2x4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<1x2x4x3xf32>
+  return %1 : tensor<1x2x4x3xf32>
+}

@@ -6,7 +6,7 @@
 // compile time, and the transposes then sink through the elementwise ops
 // after them and cancel against the next conv's, so that transposes stay
 // only where a value enters or leaves a run of GPU convolutions,
-// elementwise work, pools, BatchNorms and concats.
+// elementwise work, pools, reductions, BatchNorms and concats.
 //
 //===----------------------------------------------------------------------===//
 
@@ -418,9 +418,70 @@ bool sinkThroughBatchNorm(BatchNormOp bn, llvm::DenseSet<Operation *> &erased) {
   return true;
 }
 
+/// Whether `op` is a reduction (reduce_sum, reduce_mean, reduce_max,
+/// reduce_min, reduce_prod) that can move the transpose back to NCHW it
+/// reads, `t`, past itself: both on one device. (`t` must also have no
+/// other reader; splitSharedTranspose makes it so.)
+bool reduceSinks(Operation *op, TransposeOp t) {
+  DeviceAttr device = getDevice(op);
+  return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(
+             op) &&
+         device && getDevice(t) == device &&
+         t.getPerm() == ArrayRef<int64_t>(kToChannelsFirst);
+}
+
+/// reduce(transpose(x, p), axes) -> transpose(reduce(x, p[axes]), q), q
+/// being p over the dimensions the reduction keeps: a squeeze-and-
+/// excitation pool written as a mean over H and W (timm's `x.mean((2, 3),
+/// keepdim=True)`) reads the NHWC value, and its N x 1 x 1 x C result
+/// reaches N x C x 1 x 1 by a reshape. Adds the ops it erases to
+/// `erased`; returns whether it rewrote `op`.
+template <typename ReduceOp>
+bool sinkThroughReduce(ReduceOp op, llvm::DenseSet<Operation *> &erased) {
+  auto t = op.getInput().template getDefiningOp<TransposeOp>();
+  if (!t || !t->hasOneUse() || !reduceSinks(op, t))
+    return false;
+  ArrayRef<int64_t> perm = t.getPerm();
+  int64_t rank = perm.size();
+  llvm::SmallDenseSet<int64_t> reduced;
+  for (int64_t axis : op.getAxes())
+    reduced.insert(perm[axis < 0 ? axis + rank : axis]);
+  SmallVector<int64_t> axes(reduced.begin(), reduced.end());
+  llvm::sort(axes);
+  // Where each dimension of x lands in the reduction's result.
+  SmallVector<int64_t> position(rank);
+  for (int64_t d = 0, kept = 0; d < rank; ++d)
+    position[d] = op.getKeepdims() || !reduced.contains(d) ? kept++ : -1;
+  SmallVector<int64_t> back;
+  for (int64_t d = 0; d < rank; ++d)
+    if (op.getKeepdims() || !reduced.contains(perm[d]))
+      back.push_back(position[perm[d]]);
+  auto in = cast<RankedTensorType>(t.getInput().getType());
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!reduced.contains(d))
+      shape.push_back(in.getDimSize(d));
+    else if (op.getKeepdims())
+      shape.push_back(1);
+  OpBuilder builder(op);
+  auto nhwc = cast<ReduceOp>(builder.clone(*op));
+  nhwc.getInputMutable().assign(t.getInput());
+  nhwc.setAxes(axes);
+  nhwc.getResult().setType(in.clone(shape));
+  Value result =
+      transposeOn(builder, op.getLoc(), nhwc.getResult(), back, getDevice(op));
+  op.getResult().replaceAllUsesWith(result);
+  erased.insert(op);
+  op.erase();
+  erased.insert(t);
+  t.erase();
+  return true;
+}
+
 /// A transpose back to NCHW that several ops read, each of which could
 /// sink it (elementwise ops, as planSink allows with shared transposes,
-/// pools, as poolSinks allows, and BatchNorms): one copy per reader, so that
+/// pools, as poolSinks allows, BatchNorms and reductions): one copy per
+/// reader, so that
 /// each sinks on its own (a hard-swish's x * hardsigmoid(x), a
 /// squeeze-and-excitation's pool and scale). Returns whether it split one.
 bool splitSharedTranspose(TransposeOp t) {
@@ -432,6 +493,7 @@ bool splitSharedTranspose(TransposeOp t) {
     Operation *user = use.getOwner();
     auto bn = dyn_cast<BatchNormOp>(user);
     if (!poolSinks(user, t) && !(bn && batchNormSinks(bn, t)) &&
+        !reduceSinks(user, t) &&
         !planSink(user, /*sharedTransposes=*/true, t.getResult()))
       return false;
     uses.push_back(&use);
@@ -556,6 +618,16 @@ struct AssignGPULayoutPass
           changed |= sinkThroughConcat(concat, erased);
         else if (auto bn = dyn_cast<BatchNormOp>(op))
           changed |= sinkThroughBatchNorm(bn, erased);
+        else if (auto reduce = dyn_cast<ReduceMeanOp>(op))
+          changed |= sinkThroughReduce(reduce, erased);
+        else if (auto reduce = dyn_cast<ReduceSumOp>(op))
+          changed |= sinkThroughReduce(reduce, erased);
+        else if (auto reduce = dyn_cast<ReduceMaxOp>(op))
+          changed |= sinkThroughReduce(reduce, erased);
+        else if (auto reduce = dyn_cast<ReduceMinOp>(op))
+          changed |= sinkThroughReduce(reduce, erased);
+        else if (auto reduce = dyn_cast<ReduceProdOp>(op))
+          changed |= sinkThroughReduce(reduce, erased);
         else
           changed |= sinkThroughElementwise(op, erased);
       }

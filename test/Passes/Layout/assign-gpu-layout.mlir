@@ -205,3 +205,33 @@ func.func @dense(%x: tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xf32> {
   %cat2 = tandem.concat %a, %c {axis = 1 : i64, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %cat2 : tensor<1x4x4x4xf32>
 }
+
+// -----
+
+// timm's squeeze-and-excitation: the pool is a mean over H and W
+// (reduce_mean, keepdims) and the scale multiplies the conv's output. The
+// transpose back that both read is split, the mean reads the NHWC value
+// over axes 1 and 2 and reaches N x C x 1 x 1 by a reshape, the multiply
+// sinks, and the next conv reads the NHWC product: no transpose between
+// the convs. A sum without keepdims over H keeps (N, W, C) in NHWC and
+// transposes them back to (N, C, W).
+// CHECK-LABEL: func.func @timm_se
+// CHECK: %[[C:.*]] = tandem.conv2d {{.*}} -> tensor<1x4x4x2xf32>
+// CHECK-NOT: tandem.transpose
+// CHECK: %[[M:.*]] = tandem.reduce_mean %[[C]] {axes = array<i64: 1, 2>, {{.*}} : tensor<1x4x4x2xf32> -> tensor<1x1x1x2xf32>
+// CHECK: tandem.reshape %[[M]] {{.*}} -> tensor<1x2x1x1xf32>
+// CHECK-NOT: tandem.transpose
+// CHECK: %[[P:.*]] = tandem.mul %[[C]], %{{.*}} -> tensor<1x4x4x2xf32>
+// CHECK: tandem.conv2d %[[P]]
+// CHECK: %[[S:.*]] = tandem.reduce_sum %[[C]] {axes = array<i64: 1>, keepdims = false, {{.*}} : tensor<1x4x4x2xf32> -> tensor<1x4x2xf32>
+// CHECK: tandem.transpose %[[S]] {perm = array<i64: 0, 2, 1>, {{.*}} -> tensor<1x2x4xf32>
+func.func @timm_se(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4xf32>) {
+  %w = tandem.constant {tandem.device = #tandem.device<"/device:GPU:0">} dense<1.0> : tensor<2x2x1x1xf32>
+  %c = tandem.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %m = tandem.reduce_mean %c {axes = array<i64: 2, 3>, tandem.device = #tandem.device<"/device:GPU:0">} : tensor<1x2x4x4xf32> -> tensor<1x2x1x1xf32>
+  %g = tandem.sigmoid %m {tandem.device = #tandem.device<"/device:GPU:0">} : tensor<1x2x1x1xf32>
+  %p = tandem.mul %c, %g {tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %y = tandem.conv2d %p, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tandem.device = #tandem.device<"/device:GPU:0">} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %s = tandem.reduce_sum %c {axes = array<i64: 2>, keepdims = false, tandem.device = #tandem.device<"/device:GPU:0">} : tensor<1x2x4x4xf32> -> tensor<1x2x4xf32>
+  return %y, %s : tensor<1x2x4x4xf32>, tensor<1x2x4xf32>
+}

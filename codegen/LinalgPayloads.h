@@ -42,6 +42,24 @@ inline bool yieldsFirstArgument(linalg::GenericOp generic) {
          yield.getOperand(0) == generic.getBody()->getArgument(0);
 }
 
+/// True if `op` is a transpose written as a generic (GPU partitions lower
+/// tandem.transpose so, to fuse it): one input read through a permutation
+/// that is not the identity, the output written in order, the input's
+/// element yielded as it is.
+inline bool isPermutationCopy(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 0 ||
+      generic.getBody()->getOperations().size() != 1 ||
+      !yieldsFirstArgument(generic))
+    return false;
+  AffineMap read =
+      generic.getMatchingIndexingMap(generic.getDpsInputOperand(0));
+  AffineMap write =
+      generic.getMatchingIndexingMap(generic.getDpsInitOperand(0));
+  return write.isIdentity() && read.isPermutation() && !read.isIdentity();
+}
+
 /// True if `block` is `yield(acc + a * b)` on f32 (either operand order).
 inline bool isF32MultiplyAccumulate(Block &block) {
   if (block.getNumArguments() != 3 ||

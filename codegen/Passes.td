@@ -308,7 +308,11 @@ def TandemFuseElementwise : Pass<"tandem-fuse-elementwise"> {
     Upstream `linalg-fuse-elementwise-ops` (producer-consumer fusion of
     elementwise `linalg.generic`s, reshape propagation by expansion, constant
     folding), except that nothing is fused into or out of a contraction or
-    convolution, and no reshape is propagated through one. Upstream would
+    convolution (a grouped one's `tandem.conv_groups` generic included),
+    and no reshape is propagated through one; a transpose written as a
+    generic (GPU partitions) does not fuse with a contraction's or
+    convolution's epilogue (an op reading its result), which the library
+    call formation absorbs only with identity maps. Upstream would
     fold the im2col that an f32 conv2d lowers to back into its GEMM, and
     generalise named matmuls, which hides them from
     `tandem-call-cpu-kernels`. A generic that reads a chain of reshapes

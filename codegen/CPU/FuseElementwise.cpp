@@ -32,13 +32,33 @@ using namespace mlir;
 
 namespace {
 
-/// True for ops a GEMM kernel (or a later conv kernel) should see whole.
+/// True for ops a GEMM kernel (or a later conv kernel) should see whole:
+/// contractions, convolutions, and the grouped convolutions of GPU
+/// partitions (`tandem.conv_groups` generics), which
+/// tandem-form-library-convs makes library calls.
 bool isContractionLike(Operation *op) {
   auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
   if (!linalgOp || linalgOp.getNumReductionLoops() == 0)
     return false;
   return linalg::isaContractionOpInterface(linalgOp) ||
-         isa<linalg::ConvolutionOpInterface>(op);
+         isa<linalg::ConvolutionOpInterface>(op) ||
+         op->hasAttr(tandem::TandemDialect::getConvGroupsAttrName());
+}
+
+/// True if an input of `op` is the result of a contraction-like op (through
+/// reshapes): `op` is then its epilogue, which the library GEMM and conv
+/// formation absorb only as it is, its maps the identity.
+bool readsContraction(Operation *op) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return false;
+  return llvm::any_of(linalgOp.getDpsInputOperands(), [](OpOperand *input) {
+    Value value = input->get();
+    while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+        value.getDefiningOp()))
+      value = value.getDefiningOp()->getOperand(0);
+    return isContractionLike(value.getDefiningOp());
+  });
 }
 
 /// True if `v` is a float constant equal to `expected`.
@@ -309,9 +329,21 @@ struct FuseElementwisePass
     foldReluEpilogues(getOperation(), allowed);
     linalg::ControlFusionFn control = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
+      Operation *consumer = fused->getOwner();
+      // A transpose (a generic in GPU partitions) stays out of an epilogue
+      // (an op reading a contraction's result), which would then write or
+      // read through a permutation; two transposes still compose.
+      auto transposes = [](Operation *op) {
+        return tandem::isPermutationCopy(op);
+      };
+      bool transposesEpilogue =
+          (transposes(producer) && !transposes(consumer) &&
+           readsContraction(consumer)) ||
+          (transposes(consumer) && !transposes(producer) &&
+           readsContraction(producer));
       return producer && producer->hasOneUse() &&
-             !isContractionLike(producer) &&
-             !isContractionLike(fused->getOwner()) &&
+             !isContractionLike(producer) && !isContractionLike(consumer) &&
+             !transposesEpilogue &&
              bodySize(producer) + bodySize(fused->getOwner()) <=
                  kMaxFusedBodyOps;
     };

@@ -17,6 +17,7 @@
 #include "codegen/GPU/KernelMapping.h"
 #include "codegen/GPU/KernelPrologue.h"
 #include "codegen/GPU/RowKernels.h"
+#include "codegen/LinalgPayloads.h"
 #include "codegen/Passes.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
 
@@ -47,7 +48,9 @@ std::string sanitize(llvm::StringRef text) {
 
 /// "<fusion>_<op>", e.g. "fc1_matmul"; "generic" when no fusion is known.
 std::string kernelSuffix(Operation *op) {
-  std::string name = sanitize(op->getName().stripDialect());
+  std::string name = isPermutationCopy(op)
+                         ? std::string("transpose")
+                         : sanitize(op->getName().stripDialect());
   if (auto fusion =
           op->getAttrOfType<StringAttr>(TandemDialect::getKernelAttrName())) {
     llvm::StringRef fused = fusion.getValue();

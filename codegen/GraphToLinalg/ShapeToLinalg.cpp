@@ -63,6 +63,22 @@ struct TransposeToLinalg : OpConversionPattern<TransposeOp> {
   matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
+    // In a GPU partition a generic, so that it fuses with the elementwise
+    // ops around it (a query's transpose and its scale: one kernel).
+    auto func = op->getParentOfType<func::FuncOp>();
+    if (func && isGPUPartition(func)) {
+      // out[i] = in[j] with in dimension perm[d] at out dimension d.
+      SmallVector<AffineExpr> exprs(type.getRank());
+      for (auto [d, p] : llvm::enumerate(op.getPerm()))
+        exprs[p] = rewriter.getAffineDimExpr(d);
+      AffineMap read = AffineMap::get(type.getRank(), 0, exprs, getContext());
+      rewriter.replaceOp(
+          op,
+          buildElementwiseWithMaps(
+              rewriter, op.getLoc(), type, adaptor.getInput(), read,
+              [](OpBuilder &, Location, ValueRange args) { return args[0]; }));
+      return success();
+    }
     Value init = createEmpty(rewriter, op.getLoc(), type);
     auto transpose = linalg::TransposeOp::create(
         rewriter, op.getLoc(), adaptor.getInput(), init, op.getPerm());

@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/Matchers.h"
 
 namespace mlir::tandem {
@@ -103,6 +104,9 @@ struct ConvKernel {
   FusedEpilogue fused = FusedEpilogue::None;
   /// NHWC buffers and a KRSC filter.
   bool channelsLast = false;
+  /// The 4-D shape the convolution reads its input argument as (the
+  /// argument may hold it in another shape: a channel shuffle's 5-D view).
+  SmallVector<int64_t, 4> xShape;
 };
 
 /// Matches kernel function `kernel`: one 2-D NCHW convolution
@@ -266,12 +270,14 @@ std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
     if (!padFill || !copy || !subview || !padFill->isBeforeInBlock(copy) ||
         !copy->isBeforeInBlock(conv.getOperation()))
       return std::nullopt;
-    BlockArgument source =
-        dyn_cast<BlockArgument>(cast<memref::CopyOp>(copy).getSource());
-    if (!source || !isDenseF32(source.getType(), 4))
+    Value copied = cast<memref::CopyOp>(copy).getSource();
+    BlockArgument source = rootArgument(copied);
+    if (!source || !isDenseF32(copied.getType(), 4) ||
+        !isDenseF32(source.getType(),
+                    cast<MemRefType>(source.getType()).getRank()))
       return std::nullopt;
     k.x = source.getArgNumber();
-    xs = cast<MemRefType>(source.getType()).getShape();
+    xs = cast<MemRefType>(copied.getType()).getShape();
     ArrayRef<int64_t> offsets = subview.getStaticOffsets(),
                       sizes = subview.getStaticSizes(),
                       steps = subview.getStaticStrides();
@@ -282,10 +288,17 @@ std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
     k.pads[0] = offsets[sd];
     k.pads[1] = offsets[sd + 1];
   } else {
-    xs = cast<MemRefType>(input.getType()).getShape();
-    if (!isDenseF32(input.getType(), 4))
+    // The 4-D argument (a grouped conv reads it through 5-D views), or a
+    // reshape of another argument that the conv reads as 4-D.
+    Value read =
+        isDenseF32(input.getType(), 4) ? input : conv.getDpsInputs()[0];
+    xs = cast<MemRefType>(read.getType()).getShape();
+    if (!isDenseF32(read.getType(), 4) ||
+        !isDenseF32(input.getType(),
+                    cast<MemRefType>(input.getType()).getRank()))
       return std::nullopt;
   }
+  k.xShape.assign(xs.begin(), xs.end());
   k.groups = groups < 0 ? xs[cd] : groups;
   // Shapes: what tandem_exec.conv will check (symmetric padding included).
   if (ys[0] != xs[0] || ws[0] != ys[cd] || k.groups < 1 || xs[cd] % k.groups ||
@@ -460,6 +473,18 @@ struct FormLibraryConvsPass
     Value bias = k->bias ? args[*k->bias] : Value();
     if (y == x || y == w || (bias && y == bias))
       return;
+    // An argument the kernel reads through a reshape: the conv reads the
+    // same bytes through one collapse or expand of it (nothing else).
+    auto xType = cast<MemRefType>(x.getType());
+    std::optional<SmallVector<ReassociationIndices>> reassociation;
+    if (xType.getShape() != ArrayRef<int64_t>(k->xShape)) {
+      if (xType.getRank() == 4)
+        return;
+      reassociation = getReassociationIndicesForReshape(
+          xType, MemRefType::get(k->xShape, xType.getElementType()));
+      if (!reassociation)
+        return;
+    }
     // The next launch, if it is an epilogue of the product alone.
     LaunchOp epilogueLaunch;
     std::optional<Epilogue> epilogue;
@@ -504,6 +529,17 @@ struct FormLibraryConvsPass
     Operation *last =
         epilogueLaunch ? epilogueLaunch.getOperation() : launch.getOperation();
     OpBuilder builder(last);
+    if (reassociation) {
+      if (xType.getRank() > 4)
+        x = memref::CollapseShapeOp::create(builder, launch.getLoc(), x,
+                                            *reassociation);
+      else
+        x = memref::ExpandShapeOp::create(
+            builder, launch.getLoc(),
+            MemRefType::get(k->xShape, xType.getElementType(), nullptr,
+                            xType.getMemorySpace()),
+            x, *reassociation);
+    }
     auto conv = ConvOp::create(
         builder, launch.getLoc(), launch.getKernelAttr(), x, w, bias, z, result,
         launch.getStream(), builder.getI64IntegerAttr(k->groups),

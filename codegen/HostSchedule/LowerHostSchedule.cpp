@@ -251,11 +251,18 @@ void ScheduleLowering::guardFallback(Location loc, Value done,
     launch->moveBefore(yield);
 }
 
+/// Whether `op` is a memref.collapse_shape or expand_shape of a device
+/// buffer (a library conv reading its input in another shape).
+static bool isDeviceReshape(Operation *op) {
+  return isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(op) &&
+         isDeviceMemRef(cast<MemRefType>(op->getResult(0).getType()));
+}
+
 LogicalResult ScheduleLowering::lowerFunction(func::FuncOp func) {
   Block &body = func.getBody().front();
   llvm::SmallVector<Operation *> ops;
   for (Operation &op : body)
-    if (isa<TandemExecDialect>(op.getDialect()))
+    if (isa<TandemExecDialect>(op.getDialect()) || isDeviceReshape(&op))
       ops.push_back(&op);
   if (ops.empty())
     return success();
@@ -323,6 +330,17 @@ LogicalResult ScheduleLowering::lowerFunction(func::FuncOp func) {
             .Case([&](exec::AllocOp alloc) {
               return deviceAddress(alloc.getBuffer(), alloc.getOffset());
             })
+            .Case<memref::CollapseShapeOp, memref::ExpandShapeOp>(
+                [&](Operation *reshape) -> LogicalResult {
+                  // The same bytes (identity layouts): the same address.
+                  Value source = address.lookup(reshape->getOperand(0));
+                  if (!source)
+                    return reshape->emitOpError()
+                           << "reshapes a device buffer the schedule does "
+                              "not place";
+                  address[reshape->getResult(0)] = source;
+                  return success();
+                })
             .Case([&](WeightOp weight) {
               if (failed(deviceAddress(weight.getBuffer(), weight.getOffset())))
                 return failure();

@@ -199,7 +199,10 @@ def TandemFormLibraryConvs : Pass<"tandem-form-library-convs", "ModuleOp"> {
     `x * sigmoid(x)` (as tandem.sigmoid and SiLU lower), or the sum then
     one of them, and nothing else reads the product. The replaced launches follow the conv, in order, as
     its `fallback` launches (run only when the device has no convolution
-    library). Everything else stays a generated kernel.
+    library). An input argument the kernel reads (or pads) through a
+    reshape to 4-D (a channel shuffle's 5-D view) reaches the conv as one
+    `memref.collapse_shape` or `expand_shape` of the launch's buffer, the
+    same bytes. Everything else stays a generated kernel.
 
     Before:
 
@@ -241,7 +244,8 @@ def TandemPlanDeviceMemory : Pass<"tandem-plan-device-memory", "ModuleOp"> {
       live for the whole run as well, since the copy streams run ahead of
       or behind the compute stream;
     * every other buffer is only touched by launches on `compute`, which run
-      in program order, so it lives from its definition to its last use.
+      in program order, so it lives from its first use to its last, its
+      views' uses (a reshape a library conv reads) included.
 
     Sets `offset` on every buffer op and `tandem_exec.device_arena_bytes` on
     the function.

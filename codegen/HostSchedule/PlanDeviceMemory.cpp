@@ -9,6 +9,8 @@
 #include "codegen/HostSchedule/Passes.h"
 #include "passes/MemoryPlan/ArenaPlanner.h"
 
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
 #include "llvm/ADT/MapVector.h"
 
 namespace mlir::tandem {
@@ -64,7 +66,13 @@ struct PlanDeviceMemoryPass
       // well before the launch that first writes them.
       unsigned start = last, end = 0;
       bool copied = false;
-      for (Operation *user : alloc->getUsers()) {
+      // Its users and its views' (a library conv reads a reshape of it).
+      SmallVector<Operation *> users(alloc->getUsers());
+      for (size_t i = 0; i < users.size(); ++i)
+        if (isa<ViewLikeOpInterface>(users[i]))
+          for (Operation *viewUser : users[i]->getUsers())
+            users.push_back(viewUser);
+      for (Operation *user : users) {
         Operation *top = body.findAncestorOpInBlock(*user);
         if (!top)
           return user->emitOpError() << "uses a device buffer outside the "

@@ -228,11 +228,102 @@ struct TransposeOfUnitDimsToReshape : OpRewritePattern<TransposeOp> {
     return success();
   }
 };
+
+/// The index of a gather whose indices are one constant scalar, wrapped
+/// into its axis; nullopt otherwise (or when out of range: the run-time
+/// check reports that).
+std::optional<int64_t> constantScalarIndex(GatherOp gather) {
+  DenseIntElementsAttr indices;
+  if (gather.getIndices().getType().getRank() != 0 ||
+      !matchPattern(gather.getIndices(), m_Constant(&indices)))
+    return std::nullopt;
+  auto dataType = gather.getData().getType();
+  int64_t axis = gather.getAxis();
+  if (axis < 0)
+    axis += dataType.getRank();
+  if (axis < 0 || axis >= dataType.getRank())
+    return std::nullopt;
+  int64_t size = dataType.getDimSize(axis);
+  int64_t index = (*indices.begin()).getSExtValue();
+  if (index < 0)
+    index += size;
+  if (ShapedType::isDynamic(size) || index < 0 || index >= size)
+    return std::nullopt;
+  return index;
+}
+
+/// A transpose read only by gathers of one constant index each
+/// (`q, k, v = qkv[0], qkv[1], qkv[2]` after an attention's head split, as
+/// torchvision's Swin exports it): each gather becomes a transpose of the
+/// slice it reads, taken before the transpose (a view, then a squeeze),
+/// so that no transposed copy of the whole and no copy per gather is made;
+/// the new transposes compose with the ones after them (k's) and fuse
+/// into their consumers like any other.
+struct GatherIndicesOfTranspose : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inType = op.getInput().getType();
+    if (op->use_empty() || !inType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "no static users");
+    SmallVector<std::pair<GatherOp, int64_t>> gathers;
+    for (Operation *user : op->getUsers()) {
+      auto gather = dyn_cast<GatherOp>(user);
+      std::optional<int64_t> index =
+          gather && gather.getData() == op.getResult()
+              ? constantScalarIndex(gather)
+              : std::nullopt;
+      if (!index)
+        return rewriter.notifyMatchFailure(
+            op, "read by something other than a constant-index gather");
+      gathers.push_back({gather, *index});
+    }
+    ArrayRef<int64_t> perm = op.getPerm();
+    ArrayRef<int64_t> shape = inType.getShape();
+    int64_t rank = shape.size();
+    for (auto [gather, index] : gathers) {
+      int64_t axis = gather.getAxis();
+      if (axis < 0)
+        axis += rank;
+      int64_t dim = perm[axis];
+      SmallVector<int64_t> starts(rank, 0), limits(shape), steps(rank, 1);
+      starts[dim] = index;
+      limits[dim] = index + 1;
+      rewriter.setInsertionPoint(gather);
+      Location loc = gather.getLoc();
+      SmallVector<Operation *> created;
+      created.push_back(
+          SliceOp::create(rewriter, loc, op.getInput(), starts, limits, steps));
+      SmallVector<int64_t> squeezed;
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != dim)
+          squeezed.push_back(shape[d]);
+      created.push_back(ReshapeOp::create(
+          rewriter, loc, created.back()->getResult(0), squeezed));
+      // The transpose over the dimensions left: dimension `dim` is gone.
+      SmallVector<int64_t> rest;
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != axis)
+          rest.push_back(perm[d] > dim ? perm[d] - 1 : perm[d]);
+      if (!shape::isIdentityPermutation(rest))
+        created.push_back(TransposeOp::create(
+            rewriter, loc, created.back()->getResult(0), rest));
+      // The gather's device (once placed) and other discardable attributes.
+      for (Operation *newOp : created)
+        for (NamedAttribute attr : gather->getDiscardableAttrs())
+          newOp->setAttr(attr.getName(), attr.getValue());
+      Value part = created.back()->getResult(0);
+      rewriter.replaceOp(gather, part);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
 } // namespace
 
 void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
-  results.add<TransposeOfUnitDimsToReshape>(context);
+  results.add<TransposeOfUnitDimsToReshape, GatherIndicesOfTranspose>(context);
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {

@@ -254,6 +254,13 @@ def Tandem_TransposeOp : Tandem_InferredOp<"transpose",
     Result dimension `i` is input dimension `perm[i]`. `perm` must be a
     permutation of `[0, rank)`.
 
+    Canonicalisation composes transposes of transposes, makes one that
+    moves only size-1 dimensions a reshape, and splits one read only by
+    gathers of one constant index each (`q, k, v = qkv[0], qkv[1],
+    qkv[2]` after a head split) into a transpose of each gathered slice,
+    taken before the transpose. In GPU partitions it lowers to a
+    `linalg.generic`, which fuses with its elementwise neighbours.
+
     Example:
 
     ```mlir

@@ -227,3 +227,52 @@ func.func @single_reshape(%s: tensor<2x1x8xf32>, %x: tensor<2x8xf32>) -> tensor<
   } -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
 }
+
+// -----
+
+// A transpose as a generic (GPU partitions) fuses with the elementwise op
+// after it (a query's transpose and its scale: one generic reading the
+// input through the permutation), and two transposes compose; but it does
+// not fuse into the epilogue of a contraction (the bias add after the
+// matmul), which the library GEMM formation absorbs only with identity
+// maps.
+// CHECK-LABEL: func.func @transposes
+// CHECK: %[[MM:.+]] = linalg.matmul
+// CHECK: %[[EPI:.+]] = linalg.generic {{.*}} ins(%[[MM]], %{{.+}} : tensor<4x8xf32>, tensor<8xf32>)
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}} ins(%[[EPI]] : tensor<4x8xf32>) outs(%{{.+}} : tensor<8x4xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]]
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #{{.+}}], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<4x8xf32>) outs(%{{.+}} : tensor<8x4xf32>)
+// CHECK: arith.mulf
+// CHECK-NOT: linalg.generic
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @transposes(%x: tensor<4x8xf32>, %a: tensor<4x6xf32>, %b: tensor<6x8xf32>, %bias: tensor<8xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e48 = tensor.empty() : tensor<4x8xf32>
+  %e84 = tensor.empty() : tensor<8x4xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e48 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<4x6xf32>, tensor<6x8xf32>) outs(%fill : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %epi = linalg.generic {indexing_maps = [#id2, #col, #id2], iterator_types = ["parallel", "parallel"]} ins(%mm, %bias : tensor<4x8xf32>, tensor<8xf32>) outs(%e48 : tensor<4x8xf32>) {
+  ^bb0(%m: f32, %c: f32, %o: f32):
+    %s = arith.addf %m, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %t1 = linalg.generic {indexing_maps = [#tr, #id2], iterator_types = ["parallel", "parallel"]} ins(%epi : tensor<4x8xf32>) outs(%e84 : tensor<8x4xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    linalg.yield %i : f32
+  } -> tensor<8x4xf32>
+  %t2 = linalg.generic {indexing_maps = [#tr, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e84 : tensor<8x4xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    linalg.yield %i : f32
+  } -> tensor<8x4xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%t2 : tensor<8x4xf32>) outs(%e84 : tensor<8x4xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %two = arith.constant 2.0 : f32
+    %m = arith.mulf %i, %two : f32
+    linalg.yield %m : f32
+  } -> tensor<8x4xf32>
+  return %t1, %s : tensor<8x4xf32>, tensor<8x4xf32>
+}

@@ -247,10 +247,11 @@ func.func private @s_p0_gpu0(%x: memref<4x8x128xf32>, %y: memref<4x8x128xf32>, %
 // -----
 
 // A row sum whose next op reads the sums of other rows (a transposed map)
-// forms no chain: two kernels, the reduction with a block per row.
+// forms no chain: two kernels, the reduction with a block per row (the
+// second, a copy through a permutation, is named as a transpose).
 // CHECK-LABEL: func.func private @t_p0_gpu0
 // CHECK: call @t_p0_gpu0_k0_generic({{.*}}) {tandem.launch_dims = array<i64: 64, 1, 1, 128, 1, 1>}
-// CHECK: call @t_p0_gpu0_k1_generic(
+// CHECK: call @t_p0_gpu0_k1_transpose(
 // CHECK-NOT: tandem.row_kernel
 func.func private @t_p0_gpu0(%x: memref<8x8x128xf32>, %y: memref<8x8xf32>)
     attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {

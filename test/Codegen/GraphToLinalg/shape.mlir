@@ -60,6 +60,22 @@ func.func @transpose(%a: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
 
 // -----
 
+// In a GPU partition a transpose is a generic reading its input through
+// the permutation (output dimension d is input dimension perm[d]), so that
+// it fuses with the elementwise ops around it.
+// CHECK-DAG: #[[READ:.+]] = affine_map<(d0, d1, d2) -> (d1, d2, d0)>
+// CHECK-LABEL: func.func private @transpose_gpu
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.generic {indexing_maps = [#[[READ]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg0 : tensor<2x3x4xf32>) outs(%{{.+}} : tensor<4x2x3xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]]
+func.func private @transpose_gpu(%a: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %0 = tandem.transpose %a {perm = array<i64: 2, 0, 1>} : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+  return %0 : tensor<4x2x3xf32>
+}
+
+// -----
+
 // concat inserts each input at its running offset along the axis.
 // CHECK-LABEL: func.func @concat
 // CHECK-SAME: (%[[A:.+]]: tensor<2x3xf32>, %[[B:.+]]: tensor<2x5xf32>)

@@ -284,3 +284,45 @@ func.func @swish_sigmoid(%x: memref<1x2x3x3xf32, #gpu>, %b: memref<2xf32, #gpu>,
   return
 }
 
+
+// -----
+
+// A conv whose input the kernel reads through a collapse of a 5-D argument
+// (a channel shuffle's view, NHWC): the library conv reads the same bytes
+// through a collapse of the launch's buffer in the schedule.
+
+#gpu = #tandem.device<"/device:GPU:0">
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+func.func private @k0_conv(%x: memref<1x5x5x2x2xf32>, %w: memref<3x3x3x4xf32>, %y: memref<1x5x5x3xf32>) attributes {tandem.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() {alignment = 64 : i64} : memref<1x7x7x4xf32>
+  %c = memref.collapse_shape %x [[0], [1], [2], [3, 4]] : memref<1x5x5x2x2xf32> into memref<1x5x5x4xf32>
+  %sub = memref.subview %p[0, 1, 1, 0] [1, 5, 5, 4] [1, 1, 1, 1] : memref<1x7x7x4xf32> to memref<1x5x5x4xf32, strided<[196, 28, 4, 1], offset: 32>>
+  linalg.map outs(%p : memref<1x7x7x4xf32>) (%init: f32) {
+    linalg.yield %zero : f32
+  }
+  memref.copy %c, %sub : memref<1x5x5x4xf32> to memref<1x5x5x4xf32, strided<[196, 28, 4, 1], offset: 32>>
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%y : memref<1x5x5x3xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %zero : f32
+  }
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : memref<1x7x7x4xf32>, memref<3x3x3x4xf32>) outs(%y : memref<1x5x5x3xf32>)
+  memref.dealloc %p : memref<1x7x7x4xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @reshaped_input(
+// CHECK-SAME:    %[[X:[^:]+]]: memref<1x5x5x2x2xf32, {{.+}}>, %[[W:[^:]+]]: memref<3x3x3x4xf32
+// CHECK:         %[[Y:.+]] = tandem_exec.alloc : memref<1x5x5x3xf32
+// CHECK-NEXT:    %[[C:.+]] = memref.collapse_shape %[[X]] {{\[\[}}0], [1], [2], [3, 4]] : memref<1x5x5x2x2xf32, #tandem.device<"/device:GPU:0">> into memref<1x5x5x4xf32, #tandem.device<"/device:GPU:0">>
+// CHECK-NEXT:    tandem_exec.conv @k0_conv(%[[C]], %[[W]]) -> %[[Y]] on compute
+// CHECK-SAME:      layout = "NHWC", pads = array<i64: 1, 1>
+// CHECK-NEXT:    tandem_exec.launch @k0_conv(%[[X]], %[[W]], %[[Y]])
+func.func @reshaped_input(%x: memref<1x5x5x2x2xf32, #gpu>, %w: memref<3x3x3x4xf32, #gpu>) {
+  tandem_exec.partition_begin "m_p0_gpu0" on compute
+  %y = tandem_exec.alloc : memref<1x5x5x3xf32, #gpu>
+  tandem_exec.launch @k0_conv(%x, %w, %y) on compute grid [1, 1, 1] block [128, 1, 1] : memref<1x5x5x2x2xf32, #gpu>, memref<3x3x3x4xf32, #gpu>, memref<1x5x5x3xf32, #gpu>
+  tandem_exec.partition_end "m_p0_gpu0" on compute
+  return
+}

@@ -49,3 +49,36 @@ func.func @chain(%x: memref<16xf32>, %y: memref<16xf32>) {
   tandem_exec.host_wait %down
   return
 }
+
+// A buffer read through a view (a library conv reading a reshape of it)
+// lives until the view's last reader: %t1, read through %v by the launch
+// that first writes %t3, does not share its place with %t3.
+
+// (Counting the view's own position only, %t3 took %t1's place, 256.)
+// CHECK-LABEL: func.func @view
+// CHECK:         %[[T1:.+]] = tandem_exec.alloc {offset = 256 : i64}
+// CHECK-NEXT:    %[[T3:.+]] = tandem_exec.alloc {offset = 512 : i64}
+// CHECK:         memref.expand_shape %[[T1]]
+func.func private @k2(%a: memref<4x4xf32>, %b: memref<16xf32>) attributes {tandem.kernel}
+
+func.func @view(%x: memref<16xf32>, %y: memref<16xf32>) {
+  %xd = tandem_exec.alloc : memref<16xf32, #tandem.device<"/device:GPU:0">>
+  tandem_exec.copy %x, %xd on h2d bytes 64 : memref<16xf32>, memref<16xf32, #tandem.device<"/device:GPU:0">>
+  %up = tandem_exec.record on h2d
+  %t1 = tandem_exec.alloc : memref<16xf32, #tandem.device<"/device:GPU:0">>
+  %t3 = tandem_exec.alloc : memref<16xf32, #tandem.device<"/device:GPU:0">>
+  %yd = tandem_exec.alloc : memref<16xf32, #tandem.device<"/device:GPU:0">>
+  tandem_exec.partition_begin "view_p0_gpu0" on compute
+  tandem_exec.wait %up on compute
+  tandem_exec.launch @k(%xd, %t1) on compute grid [1, 1, 1] block [16, 1, 1] : memref<16xf32, #tandem.device<"/device:GPU:0">>, memref<16xf32, #tandem.device<"/device:GPU:0">>
+  %v = memref.expand_shape %t1 [[0, 1]] output_shape [4, 4] : memref<16xf32, #tandem.device<"/device:GPU:0">> into memref<4x4xf32, #tandem.device<"/device:GPU:0">>
+  tandem_exec.launch @k2(%v, %t3) on compute grid [1, 1, 1] block [16, 1, 1] : memref<4x4xf32, #tandem.device<"/device:GPU:0">>, memref<16xf32, #tandem.device<"/device:GPU:0">>
+  tandem_exec.launch @k(%t3, %yd) on compute grid [1, 1, 1] block [16, 1, 1] : memref<16xf32, #tandem.device<"/device:GPU:0">>, memref<16xf32, #tandem.device<"/device:GPU:0">>
+  tandem_exec.partition_end "view_p0_gpu0" on compute
+  %done = tandem_exec.record on compute
+  tandem_exec.wait %done on d2h
+  tandem_exec.copy %yd, %y on d2h bytes 64 : memref<16xf32, #tandem.device<"/device:GPU:0">>, memref<16xf32>
+  %down = tandem_exec.record on d2h
+  tandem_exec.host_wait %down
+  return
+}

@@ -280,3 +280,47 @@ func.func @fold_integer_bit_ops() -> (tensor<4xi32>, tensor<4xi32>, tensor<4xi32
   %x = tandem.xor %t, %u : (tensor<2xi1>, tensor<i1>) -> tensor<2xi1>
   return %m, %f, %s, %n, %x : tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<2xi1>
 }
+
+// -----
+
+// q, k, v = qkv[0], qkv[1], qkv[2] after a head split's transpose (torch's
+// Swin): each gather of one constant index becomes a transpose of the
+// slice it reads, taken before the transpose and squeezed, so that
+// neither the whole transposed tensor nor a copy per gather is made; the
+// transpose after k composes with k's own. An index of -1 counts from
+// the end.
+// CHECK-LABEL: func.func @gathers_of_transpose
+// CHECK-SAME: (%[[X:.+]]: tensor<4x5x3x2x6xf32>)
+// CHECK-NOT: tandem.gather
+// CHECK-DAG: %[[Q:.+]] = tandem.slice %[[X]] {limits = array<i64: 4, 5, 1, 2, 6>, starts = array<i64: 0, 0, 0, 0, 0>, steps = array<i64: 1, 1, 1, 1, 1>}
+// CHECK-DAG: %[[QR:.+]] = tandem.reshape %[[Q]] {shape = array<i64: 4, 5, 2, 6>}
+// CHECK-DAG: tandem.transpose %[[QR]] {perm = array<i64: 0, 2, 1, 3>} : tensor<4x5x2x6xf32> -> tensor<4x2x5x6xf32>
+// CHECK-DAG: %[[K:.+]] = tandem.slice %[[X]] {limits = array<i64: 4, 5, 2, 2, 6>, starts = array<i64: 0, 0, 1, 0, 0>
+// CHECK-DAG: %[[KR:.+]] = tandem.reshape %[[K]]
+// CHECK-DAG: tandem.transpose %[[KR]] {perm = array<i64: 0, 2, 3, 1>} : tensor<4x5x2x6xf32> -> tensor<4x2x6x5xf32>
+// CHECK-DAG: %[[V:.+]] = tandem.slice %[[X]] {limits = array<i64: 4, 5, 3, 2, 6>, starts = array<i64: 0, 0, 2, 0, 0>
+// CHECK-NOT: tandem.gather
+func.func @gathers_of_transpose(%x: tensor<4x5x3x2x6xf32>) -> (tensor<4x2x5x6xf32>, tensor<4x2x6x5xf32>, tensor<4x2x5x6xf32>) {
+  %i0 = tandem.constant dense<0> : tensor<i64>
+  %i1 = tandem.constant dense<1> : tensor<i64>
+  %i2 = tandem.constant dense<-1> : tensor<i64>
+  %t = tandem.transpose %x {perm = array<i64: 2, 0, 3, 1, 4>} : tensor<4x5x3x2x6xf32> -> tensor<3x4x2x5x6xf32>
+  %q = tandem.gather %t, %i0 {axis = 0 : i64} : (tensor<3x4x2x5x6xf32>, tensor<i64>) -> tensor<4x2x5x6xf32>
+  %k = tandem.gather %t, %i1 {axis = 0 : i64} : (tensor<3x4x2x5x6xf32>, tensor<i64>) -> tensor<4x2x5x6xf32>
+  %v = tandem.gather %t, %i2 {axis = 0 : i64} : (tensor<3x4x2x5x6xf32>, tensor<i64>) -> tensor<4x2x5x6xf32>
+  %kt = tandem.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<4x2x5x6xf32> -> tensor<4x2x6x5xf32>
+  return %q, %kt, %v : tensor<4x2x5x6xf32>, tensor<4x2x6x5xf32>, tensor<4x2x5x6xf32>
+}
+
+// -----
+
+// A transpose something else also reads stays as it is.
+// CHECK-LABEL: func.func @gather_and_other_user
+// CHECK: %[[T:.+]] = tandem.transpose
+// CHECK: tandem.gather %[[T]]
+func.func @gather_and_other_user(%x: tensor<2x3xf32>) -> (tensor<2xf32>, tensor<3x2xf32>) {
+  %i = tandem.constant dense<0> : tensor<i64>
+  %t = tandem.transpose %x {perm = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+  %g = tandem.gather %t, %i {axis = 0 : i64} : (tensor<3x2xf32>, tensor<i64>) -> tensor<2xf32>
+  return %g, %t : tensor<2xf32>, tensor<3x2xf32>
+}

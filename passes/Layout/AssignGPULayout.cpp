@@ -20,6 +20,8 @@
 
 #include "mlir/IR/IRMapping.h"
 
+#include "llvm/ADT/TypeSwitch.h"
+
 namespace mlir::tandem {
 #define GEN_PASS_DEF_TANDEMASSIGNGPULAYOUT
 #include "passes/Passes.h.inc"
@@ -348,10 +350,11 @@ bool poolSinks(Operation *pool, TransposeOp t) {
   return isa<GlobalAvgPoolOp>(pool);
 }
 
-/// Replaces `pool` by `result`, computed from the NHWC value by
-/// `replacement` (which takes the pool's discardable attributes: its
-/// device, its fusion name), and erases the pool and the transpose `t` it
-/// read, adding both to `erased`.
+/// Replaces `pool` (or a BatchNorm or reduction sinking a transpose the
+/// same way) by `result`, computed from the NHWC value by `replacement`
+/// (which takes the pool's discardable attributes: its device, its fusion
+/// name), and erases the pool and the transpose `t` it read, adding both
+/// to `erased`.
 void replacePool(Operation *pool, Operation *replacement, Value result,
                  TransposeOp t, llvm::DenseSet<Operation *> &erased) {
   for (NamedAttribute attr : pool->getDiscardableAttrs())
@@ -410,11 +413,7 @@ bool sinkThroughBatchNorm(BatchNormOp bn, llvm::DenseSet<Operation *> &erased) {
   nhwc.getResult().setType(cast<RankedTensorType>(t.getInput().getType()));
   Value back = transposeOn(builder, bn.getLoc(), nhwc.getResult(), t.getPerm(),
                            getDevice(bn));
-  bn.getResult().replaceAllUsesWith(back);
-  erased.insert(bn);
-  bn.erase();
-  erased.insert(t);
-  t.erase();
+  replacePool(bn, nhwc, back, t, erased);
   return true;
 }
 
@@ -470,11 +469,7 @@ bool sinkThroughReduce(ReduceOp op, llvm::DenseSet<Operation *> &erased) {
   nhwc.getResult().setType(in.clone(shape));
   Value result =
       transposeOn(builder, op.getLoc(), nhwc.getResult(), back, getDevice(op));
-  op.getResult().replaceAllUsesWith(result);
-  erased.insert(op);
-  op.erase();
-  erased.insert(t);
-  t.erase();
+  replacePool(op, nhwc, result, t, erased);
   return true;
 }
 
@@ -606,30 +601,30 @@ struct AssignGPULayoutPass
       for (Operation *op : ops) {
         if (erased.contains(op))
           continue;
-        if (auto t = dyn_cast<TransposeOp>(op))
-          changed |= composeTransposes(t, erased) || splitSharedTranspose(t);
-        else if (auto pool = dyn_cast<GlobalAvgPoolOp>(op))
-          changed |= poolChannelsLast(pool, erased);
-        else if (auto pool = dyn_cast<MaxPool2DOp>(op))
-          changed |= sinkThroughPool(pool, erased);
-        else if (auto pool = dyn_cast<AvgPool2DOp>(op))
-          changed |= sinkThroughPool(pool, erased);
-        else if (auto concat = dyn_cast<ConcatOp>(op))
-          changed |= sinkThroughConcat(concat, erased);
-        else if (auto bn = dyn_cast<BatchNormOp>(op))
-          changed |= sinkThroughBatchNorm(bn, erased);
-        else if (auto reduce = dyn_cast<ReduceMeanOp>(op))
-          changed |= sinkThroughReduce(reduce, erased);
-        else if (auto reduce = dyn_cast<ReduceSumOp>(op))
-          changed |= sinkThroughReduce(reduce, erased);
-        else if (auto reduce = dyn_cast<ReduceMaxOp>(op))
-          changed |= sinkThroughReduce(reduce, erased);
-        else if (auto reduce = dyn_cast<ReduceMinOp>(op))
-          changed |= sinkThroughReduce(reduce, erased);
-        else if (auto reduce = dyn_cast<ReduceProdOp>(op))
-          changed |= sinkThroughReduce(reduce, erased);
-        else
-          changed |= sinkThroughElementwise(op, erased);
+        changed |= llvm::TypeSwitch<Operation *, bool>(op)
+                       .Case([&](TransposeOp t) {
+                         return composeTransposes(t, erased) ||
+                                splitSharedTranspose(t);
+                       })
+                       .Case([&](GlobalAvgPoolOp pool) {
+                         return poolChannelsLast(pool, erased);
+                       })
+                       .Case<MaxPool2DOp, AvgPool2DOp>([&](auto pool) {
+                         return sinkThroughPool(pool, erased);
+                       })
+                       .Case([&](ConcatOp concat) {
+                         return sinkThroughConcat(concat, erased);
+                       })
+                       .Case([&](BatchNormOp bn) {
+                         return sinkThroughBatchNorm(bn, erased);
+                       })
+                       .Case<ReduceMeanOp, ReduceSumOp, ReduceMaxOp,
+                             ReduceMinOp, ReduceProdOp>([&](auto reduce) {
+                         return sinkThroughReduce(reduce, erased);
+                       })
+                       .Default([&](Operation *other) {
+                         return sinkThroughElementwise(other, erased);
+                       });
       }
     }
   }

@@ -45,6 +45,15 @@ bool isContractionLike(Operation *op) {
          op->hasAttr(tandem::TandemDialect::getConvGroupsAttrName());
 }
 
+/// `value` with tensor.expand_shape and tensor.collapse_shape looked
+/// through (the tensor twin of throughReshapes).
+Value throughTensorReshapes(Value value) {
+  while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+      value.getDefiningOp()))
+    value = value.getDefiningOp()->getOperand(0);
+  return value;
+}
+
 /// True if an input of `op` is the result of a contraction-like op (through
 /// reshapes): `op` is then its epilogue, which the library GEMM and conv
 /// formation absorb only as it is, its maps the identity.
@@ -53,11 +62,8 @@ bool readsContraction(Operation *op) {
   if (!linalgOp)
     return false;
   return llvm::any_of(linalgOp.getDpsInputOperands(), [](OpOperand *input) {
-    Value value = input->get();
-    while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
-        value.getDefiningOp()))
-      value = value.getDefiningOp()->getOperand(0);
-    return isContractionLike(value.getDefiningOp());
+    return isContractionLike(
+        throughTensorReshapes(input->get()).getDefiningOp());
   });
 }
 
@@ -268,10 +274,7 @@ struct ReadUnitDimReshapeSources : OpRewritePattern<linalg::GenericOp> {
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     SmallVector<std::pair<OpOperand *, Value>> reads;
     for (OpOperand *input : op.getDpsInputOperands()) {
-      Value source = input->get();
-      while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
-          source.getDefiningOp()))
-        source = source.getDefiningOp()->getOperand(0);
+      Value source = throughTensorReshapes(input->get());
       auto from = dyn_cast<RankedTensorType>(source.getType());
       auto to = dyn_cast<RankedTensorType>(input->get().getType());
       if (source == input->get() || !from || !to || !from.hasStaticShape() ||
@@ -333,14 +336,12 @@ struct FuseElementwisePass
       // A transpose (a generic in GPU partitions) stays out of an epilogue
       // (an op reading a contraction's result), which would then write or
       // read through a permutation; two transposes still compose.
-      auto transposes = [](Operation *op) {
-        return tandem::isPermutationCopy(op);
-      };
-      bool transposesEpilogue =
-          (transposes(producer) && !transposes(consumer) &&
-           readsContraction(consumer)) ||
-          (transposes(consumer) && !transposes(producer) &&
-           readsContraction(producer));
+      bool producerTransposes = tandem::isPermutationCopy(producer),
+           consumerTransposes = tandem::isPermutationCopy(consumer);
+      bool transposesEpilogue = (producerTransposes && !consumerTransposes &&
+                                 readsContraction(consumer)) ||
+                                (consumerTransposes && !producerTransposes &&
+                                 readsContraction(producer));
       return producer && producer->hasOneUse() &&
              !isContractionLike(producer) && !isContractionLike(consumer) &&
              !transposesEpilogue &&

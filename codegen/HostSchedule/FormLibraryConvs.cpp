@@ -34,11 +34,13 @@ BlockArgument rootArgument(Value value) {
   return dyn_cast<BlockArgument>(throughReshapes(value));
 }
 
-/// Whether `type` is a static identity-layout f32 buffer of rank `rank`.
-bool isDenseF32(Type type, int64_t rank) {
+/// Whether `type` is a static identity-layout f32 buffer of rank `rank`
+/// (of any rank when `rank` is negative).
+bool isDenseF32(Type type, int64_t rank = -1) {
   auto memref = dyn_cast<MemRefType>(type);
   return memref && memref.hasStaticShape() && memref.getLayout().isIdentity() &&
-         memref.getElementType().isF32() && memref.getRank() == rank;
+         memref.getElementType().isF32() &&
+         (rank < 0 || memref.getRank() == rank);
 }
 
 /// A generic with no inputs and identity-mapped output that yields `value`
@@ -273,8 +275,7 @@ std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
     Value copied = cast<memref::CopyOp>(copy).getSource();
     BlockArgument source = rootArgument(copied);
     if (!source || !isDenseF32(copied.getType(), 4) ||
-        !isDenseF32(source.getType(),
-                    cast<MemRefType>(source.getType()).getRank()))
+        !isDenseF32(source.getType()))
       return std::nullopt;
     k.x = source.getArgNumber();
     xs = cast<MemRefType>(copied.getType()).getShape();
@@ -293,9 +294,7 @@ std::optional<ConvKernel> matchConvKernel(func::FuncOp kernel) {
     Value read =
         isDenseF32(input.getType(), 4) ? input : conv.getDpsInputs()[0];
     xs = cast<MemRefType>(read.getType()).getShape();
-    if (!isDenseF32(read.getType(), 4) ||
-        !isDenseF32(input.getType(),
-                    cast<MemRefType>(input.getType()).getRank()))
+    if (!isDenseF32(read.getType(), 4) || !isDenseF32(input.getType()))
       return std::nullopt;
   }
   k.xShape.assign(xs.begin(), xs.end());

@@ -229,10 +229,11 @@ struct TransposeOfUnitDimsToReshape : OpRewritePattern<TransposeOp> {
   }
 };
 
-/// The index of a gather whose indices are one constant scalar, wrapped
-/// into its axis; nullopt otherwise (or when out of range: the run-time
-/// check reports that).
-std::optional<int64_t> constantScalarIndex(GatherOp gather) {
+/// The axis (non-negative) and index of a gather whose indices are one
+/// constant scalar, wrapped into its axis; nullopt otherwise (or when out
+/// of range: the run-time check reports that).
+std::optional<std::pair<int64_t, int64_t>>
+constantScalarIndex(GatherOp gather) {
   DenseIntElementsAttr indices;
   if (gather.getIndices().getType().getRank() != 0 ||
       !matchPattern(gather.getIndices(), m_Constant(&indices)))
@@ -249,7 +250,7 @@ std::optional<int64_t> constantScalarIndex(GatherOp gather) {
     index += size;
   if (ShapedType::isDynamic(size) || index < 0 || index >= size)
     return std::nullopt;
-  return index;
+  return std::make_pair(axis, index);
 }
 
 /// A transpose read only by gathers of one constant index each
@@ -266,25 +267,22 @@ struct GatherIndicesOfTranspose : OpRewritePattern<TransposeOp> {
     auto inType = op.getInput().getType();
     if (op->use_empty() || !inType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "no static users");
-    SmallVector<std::pair<GatherOp, int64_t>> gathers;
+    SmallVector<std::tuple<GatherOp, int64_t, int64_t>> gathers;
     for (Operation *user : op->getUsers()) {
       auto gather = dyn_cast<GatherOp>(user);
-      std::optional<int64_t> index =
+      std::optional<std::pair<int64_t, int64_t>> at =
           gather && gather.getData() == op.getResult()
               ? constantScalarIndex(gather)
               : std::nullopt;
-      if (!index)
+      if (!at)
         return rewriter.notifyMatchFailure(
             op, "read by something other than a constant-index gather");
-      gathers.push_back({gather, *index});
+      gathers.push_back({gather, at->first, at->second});
     }
     ArrayRef<int64_t> perm = op.getPerm();
     ArrayRef<int64_t> shape = inType.getShape();
     int64_t rank = shape.size();
-    for (auto [gather, index] : gathers) {
-      int64_t axis = gather.getAxis();
-      if (axis < 0)
-        axis += rank;
+    for (auto [gather, axis, index] : gathers) {
       int64_t dim = perm[axis];
       SmallVector<int64_t> starts(rank, 0), limits(shape), steps(rank, 1);
       starts[dim] = index;

@@ -37,17 +37,21 @@ std::optional<unsigned> mlir::tandem::rowLoopsOf(linalg::LinalgOp op,
                                                  ArrayRef<int64_t> rows) {
   SmallVector<int64_t> bounds = op.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  unsigned loops = 0, matched = 0;
+  int64_t want = rowCount(rows), have = 1;
+  unsigned loops = 0;
   for (; loops < bounds.size(); ++loops) {
     if (iterators[loops] != utils::IteratorType::parallel)
       break;
-    if (bounds[loops] == 1)
-      continue;
-    if (matched == rows.size() || bounds[loops] != rows[matched])
+    if (bounds[loops] <= 0)
+      return std::nullopt;
+    // Unit loops after the last row loop are row loops too.
+    if (have == want && bounds[loops] != 1)
       break;
-    ++matched;
+    if (have > want / bounds[loops])
+      return std::nullopt;
+    have *= bounds[loops];
   }
-  if (matched != rows.size())
+  if (have != want)
     return std::nullopt;
   return loops;
 }
@@ -204,10 +208,10 @@ SmallVector<unsigned> rowDimsOf(linalg::LinalgOp op, ArrayRef<int64_t> rows) {
 
 /// Whether the access of `operand` to a value of type `type` (map `map`)
 /// holds the rows first: dropping unit dimensions, its first indices are
-/// the row loops `rowDims` in order, over dimensions of the rows' sizes
-/// `rows`, and no other index uses them.
+/// the row loops `rowDims` in order, over dimensions of those loops' trip
+/// counts (`bounds`, the op's), and no other index uses them.
 bool leadingRows(MemRefType type, AffineMap map, ArrayRef<unsigned> rowDims,
-                 ArrayRef<int64_t> rows) {
+                 ArrayRef<int64_t> bounds) {
   unsigned matched = 0;
   for (auto [size, expr] : llvm::zip(type.getShape(), map.getResults())) {
     bool usesRow = llvm::any_of(rowDims, [&, expr = expr](unsigned dim) {
@@ -217,7 +221,7 @@ bool leadingRows(MemRefType type, AffineMap map, ArrayRef<unsigned> rowDims,
       continue;
     if (matched < rowDims.size()) {
       if (expr != getAffineDimExpr(rowDims[matched], map.getContext()) ||
-          size != rows[matched])
+          size != bounds[rowDims[matched]])
         return false;
       ++matched;
       continue;
@@ -230,13 +234,13 @@ bool leadingRows(MemRefType type, AffineMap map, ArrayRef<unsigned> rowDims,
 
 /// The dimensions of a value of type `type` that an access through `map`
 /// indexes by the row loops `rowDims` (one per row loop, in order), counted
-/// among the dimensions other than unit ones: each a dimension of its row's
-/// size indexed by that loop alone, no other index using a row loop. None
-/// otherwise.
+/// among the dimensions other than unit ones: each a dimension of its
+/// loop's trip count (`bounds`, the op's) indexed by that loop alone, no
+/// other index using a row loop. None otherwise.
 std::optional<SmallVector<unsigned>> rowPositions(MemRefType type,
                                                   AffineMap map,
                                                   ArrayRef<unsigned> rowDims,
-                                                  ArrayRef<int64_t> rows) {
+                                                  ArrayRef<int64_t> bounds) {
   SmallVector<unsigned> positions(rowDims.size(), ~0u);
   unsigned nonUnit = 0;
   for (auto [size, expr] : llvm::zip(type.getShape(), map.getResults())) {
@@ -247,8 +251,8 @@ std::optional<SmallVector<unsigned>> rowPositions(MemRefType type,
     if (row == rowDims.end())
       continue;
     size_t k = row - rowDims.begin();
-    if (expr != getAffineDimExpr(*row, map.getContext()) || size != rows[k] ||
-        positions[k] != ~0u)
+    if (expr != getAffineDimExpr(*row, map.getContext()) ||
+        size != bounds[*row] || positions[k] != ~0u)
       return std::nullopt;
     positions[k] = position;
   }
@@ -284,6 +288,7 @@ bool rowsStayApart(ArrayRef<linalg::LinalgOp> chain, ArrayRef<int64_t> rows) {
   llvm::DenseMap<Value, Accesses> buffers;
   for (linalg::LinalgOp op : chain) {
     SmallVector<unsigned> rowDims = rowDimsOf(op, rows);
+    SmallVector<int64_t> bounds = op.getStaticLoopRanges();
     for (OpOperand &operand : op->getOpOperands()) {
       Value value = operand.get();
       auto type = dyn_cast<MemRefType>(value.getType());
@@ -295,7 +300,7 @@ bool rowsStayApart(ArrayRef<linalg::LinalgOp> chain, ArrayRef<int64_t> rows) {
         return false;
       AffineMap map = op.getMatchingIndexingMap(&operand);
       Accesses &accesses = buffers[root];
-      accesses.leading &= leadingRows(type, map, rowDims, rows);
+      accesses.leading &= leadingRows(type, map, rowDims, bounds);
       auto nonUnit = [](ShapedType shaped) {
         return llvm::to_vector(llvm::make_filter_range(
             shaped.getShape(), [](int64_t size) { return size != 1; }));
@@ -305,7 +310,7 @@ bool rowsStayApart(ArrayRef<linalg::LinalgOp> chain, ArrayRef<int64_t> rows) {
         continue;
       }
       std::optional<SmallVector<unsigned>> positions =
-          rowPositions(type, map, rowDims, rows);
+          rowPositions(type, map, rowDims, bounds);
       if (!positions)
         return false;
       accesses.positions.push_back(std::move(*positions));
@@ -455,11 +460,12 @@ bool mlir::tandem::rowsContiguous(ArrayRef<linalg::LinalgOp> chain,
                                   ArrayRef<int64_t> rows, Value buffer) {
   for (linalg::LinalgOp op : chain) {
     SmallVector<unsigned> rowDims = rowDimsOf(op, rows);
+    SmallVector<int64_t> bounds = op.getStaticLoopRanges();
     for (OpOperand &operand : op->getOpOperands())
       if (isa<MemRefType>(operand.get().getType()) &&
           viewedBuffer(operand.get()) == buffer &&
           !leadingRows(cast<MemRefType>(operand.get().getType()),
-                       op.getMatchingIndexingMap(&operand), rowDims, rows))
+                       op.getMatchingIndexingMap(&operand), rowDims, bounds))
         return false;
   }
   return true;
@@ -518,6 +524,14 @@ SmallVector<RowChain> mlir::tandem::formRowChains(
       linalg::LinalgOp op = linalgAt(i);
       return parallelInnerSize(op, *rowLoopsOf(op, *rows)) <= width;
     };
+    // An attention's contractions may be wider than the row, up to a
+    // block's threads: DistilBERT's P V has 64 columns per query row over
+    // 32 keys.
+    auto narrowContraction = [&](size_t i) {
+      linalg::LinalgOp op = linalgAt(i);
+      return parallelInnerSize(op, *rowLoopsOf(op, *rows)) <=
+             std::max(width, kThreadsPerBlock);
+    };
     bool fewRows = rowCount(*rows) < kMinRowsForWideNeighbours;
     auto fits = [&](size_t i) {
       StageKind kind = kindAt(i);
@@ -575,8 +589,8 @@ SmallVector<RowChain> mlir::tandem::formRowChains(
     if (begin > taken && end < ops.size() && end - begin + 2 <= kMaxRowStages &&
         isMaxReduction(linalgAt(anchor)) &&
         kindAt(begin - 1) == StageKind::Contraction &&
-        kindAt(end) == StageKind::Contraction && narrow(begin - 1) &&
-        narrow(end) &&
+        kindAt(end) == StageKind::Contraction && narrowContraction(begin - 1) &&
+        narrowContraction(end) &&
         readsOutputOf(chainOps(begin, end), linalgAt(begin - 1)) &&
         llvm::any_of(chainOps(begin, end),
                      [&](linalg::LinalgOp stage) {

@@ -71,8 +71,12 @@ struct RowChain {
 int64_t rowCount(ArrayRef<int64_t> rows);
 
 /// How many leading loops of `op` index rows `rows` (RowChain::rows): the
-/// longest prefix of parallel loops whose trip counts, unit ones left out,
-/// are `rows`; none when no prefix is.
+/// longest prefix of parallel loops whose trip counts multiply to the row
+/// count, in any grouping (a batch matmul's 192 batches over rows [64, 3,
+/// 49] of a Swin attention's softmax: its loops [192, 49]); none when no
+/// prefix does. The block's row delinearised by these loops' trip counts is
+/// the same row-major position however they group the rows; the buffer
+/// checks (rowsStayApart) make sure every access agrees on it.
 std::optional<unsigned> rowLoopsOf(linalg::LinalgOp op, ArrayRef<int64_t> rows);
 
 /// Shared-memory slots for the row-local buffers `buffers` of a row kernel

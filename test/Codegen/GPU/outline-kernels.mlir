@@ -338,6 +338,70 @@ func.func private @a_p0_gpu0(%q: memref<2x64x16xf32>, %kt: memref<2x16x64xf32>, 
 
 // -----
 
+// An attention over 2 windows x 2 heads, 32 queries and keys, head size 64:
+// the batched matmuls run over the 4 (window, head) pairs, the softmax over
+// rows [2, 2, 32] of 4-D views. The matmuls' loops [4, 32] group the same
+// 128 rows, so the three are still one kernel and the scores stay
+// row-local; P V's 64 columns per row, wider than the row's 32 keys, set
+// the block's threads.
+// CHECK-LABEL: func.func private @ga_p0_gpu0
+// CHECK: call @ga_p0_gpu0_k0_pv_batch_matmul_attention({{.*}}) {tandem.launch_dims = array<i64: 128, 1, 1, 64, 1, 1>}
+// CHECK-NOT: call
+// CHECK: func.func private @ga_p0_gpu0_k0_pv_batch_matmul_attention({{.*}}) attributes {tandem.kernel, tandem.row_kernel = array<i64: 2, 2, 32>}
+// CHECK-COUNT-5: memref.alloc()
+// CHECK-NOT: memref.alloc
+// CHECK: linalg.batch_matmul
+// CHECK: linalg.batch_matmul
+// CHECK: return
+#g4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#gr4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func private @ga_p0_gpu0(%q: memref<4x32x64xf32>, %kt: memref<4x64x32xf32>, %v: memref<4x32x64xf32>, %o: memref<4x32x64xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %lowest = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<4x32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<4x32x32xf32>)
+  linalg.batch_matmul {tandem.kernel = "fusion.qk"} ins(%q, %kt : memref<4x32x64xf32>, memref<4x64x32xf32>) outs(%s : memref<4x32x32xf32>)
+  %s4 = memref.expand_shape %s [[0, 1], [2], [3]] output_shape [2, 2, 32, 32] : memref<4x32x32xf32> into memref<2x2x32x32xf32>
+  %max = memref.alloc() : memref<2x2x32xf32>
+  linalg.fill ins(%lowest : f32) outs(%max : memref<2x2x32xf32>)
+  linalg.generic {indexing_maps = [#g4, #gr4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s4 : memref<2x2x32x32xf32>) outs(%max : memref<2x2x32xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %e = memref.alloc() : memref<2x2x32x32xf32>
+  linalg.generic {indexing_maps = [#g4, #gr4, #g4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s4, %max : memref<2x2x32x32xf32>, memref<2x2x32xf32>) outs(%e : memref<2x2x32x32xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  }
+  %sum = memref.alloc() : memref<2x2x32xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<2x2x32xf32>)
+  linalg.generic {indexing_maps = [#g4, #gr4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%e : memref<2x2x32x32xf32>) outs(%sum : memref<2x2x32xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %p = memref.alloc() : memref<2x2x32x32xf32>
+  linalg.generic {indexing_maps = [#g4, #gr4, #g4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%e, %sum : memref<2x2x32x32xf32>, memref<2x2x32xf32>) outs(%p : memref<2x2x32x32xf32>) {
+  ^bb0(%in: f32, %t: f32, %out: f32):
+    %r = arith.divf %in, %t : f32
+    linalg.yield %r : f32
+  }
+  %p3 = memref.collapse_shape %p [[0, 1], [2], [3]] : memref<2x2x32x32xf32> into memref<4x32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%o : memref<4x32x64xf32>)
+  linalg.batch_matmul {tandem.kernel = "fusion.pv"} ins(%p3, %v : memref<4x32x32xf32>, memref<4x32x64xf32>) outs(%o : memref<4x32x64xf32>)
+  return
+}
+
+// -----
+
 // Few rows (4 blocks) and wide ones (8192 points): the elementwise op before
 // the row sum stays a kernel of its own, which runs on every SM; the sum is
 // a block reduction alone.

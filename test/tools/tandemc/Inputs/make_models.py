@@ -141,6 +141,45 @@ def attention():
          f("half", 0.5), ints("split", [8, 8])])
 
 
+def window_attention():
+    """Swin-style window attention over a batch of windows: q, k and v
+    gathered from one transposed qkv projection, scaled scores plus a
+    relative position bias, a softmax and P V, the heads merged back and a
+    projection. Its batched MatMuls run over windows x heads, which the
+    softmax's rows split into windows and heads; a head (32 values) is wider
+    than a window (16 tokens)."""
+    w, t, c, h = 4, 16, 64, 2
+    d = c // h
+    f = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
+    nodes = [
+        helper.make_node("MatMul", ["x", "wqkv"], ["qkv"], name="qkv"),
+        helper.make_node("Reshape", ["qkv", "qkv_shape"], ["qkv5"],
+                         name="qkv_split"),
+        helper.make_node("Transpose", ["qkv5"], ["qkv_t"], name="qkv_t",
+                         perm=[2, 0, 3, 1, 4]),
+        helper.make_node("Gather", ["qkv_t", "i0"], ["q"], name="q", axis=0),
+        helper.make_node("Gather", ["qkv_t", "i1"], ["k"], name="k", axis=0),
+        helper.make_node("Gather", ["qkv_t", "i2"], ["v"], name="v", axis=0),
+        helper.make_node("Mul", ["q", "scale"], ["qs"], name="q_scale"),
+        helper.make_node("Transpose", ["k"], ["kt"], name="k_t",
+                         perm=[0, 1, 3, 2]),
+        helper.make_node("MatMul", ["qs", "kt"], ["sc"], name="scores"),
+        helper.make_node("Add", ["sc", "bias"], ["scb"], name="rel_bias"),
+        helper.make_node("Softmax", ["scb"], ["p"], name="softmax", axis=-1),
+        helper.make_node("MatMul", ["p", "v"], ["o"], name="pv"),
+        helper.make_node("Transpose", ["o"], ["ot"], name="o_t",
+                         perm=[0, 2, 1, 3]),
+        helper.make_node("Reshape", ["ot", "merged"], ["om"], name="merge"),
+        helper.make_node("MatMul", ["om", "wo"], ["y"], name="proj"),
+    ]
+    return model(
+        nodes, [tensor("x", [w, t, c])], [tensor("y", [w, t, c])],
+        [weight("wqkv", c, 3 * c), ints("qkv_shape", [w, t, 3, h, d]),
+         ints("i0", 0), ints("i1", 1), ints("i2", 2),
+         f("scale", 1 / np.sqrt(d)), weight("bias", 1, h, t, t),
+         ints("merged", [w, t, c]), weight("wo", c, c)])
+
+
 def windows():
     """Swin-style data movement: a LayerNorm, then a cyclic shift (torch.roll
     exports two Slices and a Concat per axis), a residual add, and a patch
@@ -763,6 +802,7 @@ MODELS = {
     "shape_subgraph": shape_subgraph,
     "attention": attention,
     "windows": windows,
+    "window_attention": window_attention,
     "opset13_squeeze": opset13_squeeze,
     "opset18_reduce": opset18_reduce,
     "dynamic_dims": dynamic_dims,

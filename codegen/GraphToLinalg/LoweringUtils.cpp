@@ -236,6 +236,64 @@ Value mlir::tandem::linalg_lowering::castTensor(OpBuilder &b, Location loc,
                           });
 }
 
+namespace {
+/// A reshape as a collapse into `shape` (the source's dimensions grouped
+/// by `sourceGroups`) and an expand from it (into the target's, grouped by
+/// `targetGroups`).
+struct Coarsening {
+  SmallVector<int64_t> shape;
+  SmallVector<ReassociationIndices> sourceGroups, targetGroups;
+};
+} // namespace
+
+/// The finest shape that both `source` and `target` (as many elements)
+/// refine: each of its dimensions the product of consecutive dimensions of
+/// either, a unit dimension joining its neighbour's group. None for
+/// dynamic, empty or rank-0 shapes.
+static std::optional<Coarsening> commonCoarsening(ArrayRef<int64_t> source,
+                                                  ArrayRef<int64_t> target) {
+  if (source.empty() || target.empty() || ShapedType::isDynamicShape(source) ||
+      ShapedType::isDynamicShape(target) || llvm::is_contained(source, 0) ||
+      llvm::is_contained(target, 0))
+    return std::nullopt;
+  Coarsening result;
+  int64_t i = 0, j = 0;
+  int64_t sourceRank = source.size(), targetRank = target.size();
+  while (i < sourceRank && j < targetRank) {
+    ReassociationIndices sourceGroup{i}, targetGroup{j};
+    int64_t sourceSize = source[i++], targetSize = target[j++];
+    while (sourceSize != targetSize) {
+      if (sourceSize < targetSize) {
+        if (i == sourceRank)
+          return std::nullopt;
+        sourceGroup.push_back(i);
+        sourceSize *= source[i++];
+      } else {
+        if (j == targetRank)
+          return std::nullopt;
+        targetGroup.push_back(j);
+        targetSize *= target[j++];
+      }
+    }
+    result.shape.push_back(sourceSize);
+    result.sourceGroups.push_back(std::move(sourceGroup));
+    result.targetGroups.push_back(std::move(targetGroup));
+  }
+  // What is left on either side are unit dimensions: they join the last
+  // group.
+  for (; i < sourceRank; ++i) {
+    if (source[i] != 1)
+      return std::nullopt;
+    result.sourceGroups.back().push_back(i);
+  }
+  for (; j < targetRank; ++j) {
+    if (target[j] != 1)
+      return std::nullopt;
+    result.targetGroups.back().push_back(j);
+  }
+  return result;
+}
+
 Value mlir::tandem::linalg_lowering::reshapeTensor(OpBuilder &b, Location loc,
                                                    Value value,
                                                    RankedTensorType type) {
@@ -257,9 +315,26 @@ Value mlir::tandem::linalg_lowering::reshapeTensor(OpBuilder &b, Location loc,
     if (auto reassociation = getReassociationIndicesForReshape(type, source))
       return tensor::ExpandShapeOp::create(b, loc, type, value, *reassociation);
   }
-  // Neither a pure collapse nor a pure expand: go through 1-D, which static
-  // shapes always allow (and which bufferizes to views, unlike
-  // tensor.reshape).
+  // Neither a pure collapse nor a pure expand: collapse into the finest
+  // shape both sides refine, then expand. Going through 1-D instead would
+  // need the whole source contiguous: a reshape of a slice (a head split of
+  // a packed q/k/v projection, 128x1x256 of 128x1x768 into 128x4x64)
+  // would bufferize to a copy, where 128x256 is a view of it.
+  if (std::optional<Coarsening> common =
+          commonCoarsening(source.getShape(), type.getShape())) {
+    auto midType =
+        RankedTensorType::get(common->shape, source.getElementType());
+    Value mid = common->shape == source.getShape()
+                    ? value
+                    : tensor::CollapseShapeOp::create(b, loc, midType, value,
+                                                      common->sourceGroups);
+    return common->shape == type.getShape()
+               ? mid
+               : tensor::ExpandShapeOp::create(b, loc, type, mid,
+                                               common->targetGroups);
+  }
+  // Go through 1-D, which static shapes always allow (and which bufferizes
+  // to views, unlike tensor.reshape).
   auto flatType =
       RankedTensorType::get({source.getNumElements()}, source.getElementType());
   ReassociationIndices all;

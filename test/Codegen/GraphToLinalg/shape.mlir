@@ -19,19 +19,28 @@ func.func @constant_resource() -> tensor<4xf32> {
 
 // -----
 
-// reshape: collapse, expand, or (neither) collapse to 1-D then expand.
+// reshape: collapse, expand, or (neither) collapse into the finest shape
+// both refine, then expand: 2x3x4 -> 3x8 goes through 24 (1-D); a head
+// split of a slice, 5x1x12 -> 5x3x4, through 5x12, which a strided view
+// of the slice can be (through 1-D it would be a copy).
 // CHECK-LABEL: func.func @reshape
-// CHECK-SAME: (%[[A:.+]]: tensor<2x3x4xf32>)
+// CHECK-SAME: (%[[A:.+]]: tensor<2x3x4xf32>, %[[S:.+]]: tensor<5x1x12xf32>)
 // CHECK: %[[C:.+]] = tensor.collapse_shape %[[A]] {{\[}}[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
 // CHECK: %[[E:.+]] = tensor.expand_shape %[[A]] {{\[}}[0], [1], [2, 3]] output_shape [2, 3, 2, 2]
 // CHECK: %[[FLAT:.+]] = tensor.collapse_shape %[[A]] {{\[}}[0, 1, 2]] : tensor<2x3x4xf32> into tensor<24xf32>
-// CHECK: %[[G:.+]] = tensor.expand_shape %[[FLAT]] {{\[}}[0, 1]] output_shape [4, 6]
-// CHECK: return %[[C]], %[[E]], %[[G]]
-func.func @reshape(%a: tensor<2x3x4xf32>) -> (tensor<6x4xf32>, tensor<2x3x2x2xf32>, tensor<4x6xf32>) {
+// CHECK: %[[G:.+]] = tensor.expand_shape %[[FLAT]] {{\[}}[0, 1]] output_shape [3, 8]
+// CHECK: %[[MID:.+]] = tensor.collapse_shape %[[S]] {{\[}}[0], [1, 2]] : tensor<5x1x12xf32> into tensor<5x12xf32>
+// CHECK: %[[H:.+]] = tensor.expand_shape %[[MID]] {{\[}}[0], [1, 2]] output_shape [5, 3, 4]
+// CHECK: %[[MID2:.+]] = tensor.collapse_shape %[[A]] {{\[}}[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+// CHECK: %[[I:.+]] = tensor.expand_shape %[[MID2]] {{\[}}[0, 1], [2, 3]] output_shape [3, 2, 4, 1]
+// CHECK: return %[[C]], %[[E]], %[[G]], %[[H]], %[[I]]
+func.func @reshape(%a: tensor<2x3x4xf32>, %s: tensor<5x1x12xf32>) -> (tensor<6x4xf32>, tensor<2x3x2x2xf32>, tensor<3x8xf32>, tensor<5x3x4xf32>, tensor<3x2x4x1xf32>) {
   %0 = tandem.reshape %a {shape = array<i64: 6, 4>} : tensor<2x3x4xf32> -> tensor<6x4xf32>
   %1 = tandem.reshape %a {shape = array<i64: 2, 3, 2, 2>} : tensor<2x3x4xf32> -> tensor<2x3x2x2xf32>
-  %2 = tandem.reshape %a {shape = array<i64: 4, 6>} : tensor<2x3x4xf32> -> tensor<4x6xf32>
-  return %0, %1, %2 : tensor<6x4xf32>, tensor<2x3x2x2xf32>, tensor<4x6xf32>
+  %2 = tandem.reshape %a {shape = array<i64: 3, 8>} : tensor<2x3x4xf32> -> tensor<3x8xf32>
+  %3 = tandem.reshape %s {shape = array<i64: 5, 3, 4>} : tensor<5x1x12xf32> -> tensor<5x3x4xf32>
+  %4 = tandem.reshape %a {shape = array<i64: 3, 2, 4, 1>} : tensor<2x3x4xf32> -> tensor<3x2x4x1xf32>
+  return %0, %1, %2, %3, %4 : tensor<6x4xf32>, tensor<2x3x2x2xf32>, tensor<3x8xf32>, tensor<5x3x4xf32>, tensor<3x2x4x1xf32>
 }
 
 // -----

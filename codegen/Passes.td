@@ -737,7 +737,16 @@ def TandemOutlineKernels : Pass<"tandem-outline-kernels", "::mlir::ModuleOp"> {
     deallocations in between move after it. A reduction whose parallel
     loops do not all come first (an NHWC mean over H and W) first has its
     loops interchanged, parallel ones first, so that it can anchor such a
-    chain.
+    chain. A softmax's chain takes in the contractions around it (Q K^T and
+    P V, whose loops may group the rows differently: a batched matmul over
+    windows x heads) as one *attention* kernel, `..._attention`; the
+    query's producer (the head split's transpose with its scale) moves
+    right before it and joins as its first stage, and a transpose that
+    writes its V (or a plain transposed query) or reads its output (the
+    head merge) folds into the contraction's indexing map when the block's
+    threads still access consecutive elements
+    (codegen/GPU/AttentionOperands.h). Allocations local to a chain are
+    chosen longest rows first within 32 KiB of shared memory per block.
 
     The op is replaced by a `func.call` of its kernel carrying the launch
     geometry of the mapping (one thread per point of the parallel loops,

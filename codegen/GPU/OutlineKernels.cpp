@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/GPU/AttentionOperands.h"
 #include "codegen/GPU/GPUPipeline.h"
 #include "codegen/GPU/KernelMapping.h"
 #include "codegen/GPU/KernelPrologue.h"
@@ -142,6 +143,14 @@ public:
     // Chains that work row by row become one kernel each.
     llvm::DenseMap<Operation *, const RowChain *> chainOf;
     SmallVector<RowChain> chains = formRowChains(mains, prologues);
+    // An attention reads its V and writes its output through the head
+    // split's and merge's transposes where it can (AttentionOperands.h).
+    llvm::SmallPtrSet<Operation *, 32> chained;
+    for (const RowChain &chain : chains)
+      for (const RowStage &stage : chain.stages)
+        chained.insert(stage.op);
+    for (RowChain &chain : chains)
+      foldAttentionTransposes(chain, mains, prologues, chained);
     for (const RowChain &chain : chains)
       for (const RowStage &stage : chain.stages)
         chainOf[stage.op] = &chain;
@@ -228,23 +237,38 @@ private:
       }
       return std::accumulate(bytes.begin(), bytes.end(), int64_t(0));
     };
-    SetVector<Value> local;
+    // Candidates with the longest rows first: when not all fit, those
+    // that save the most global traffic (an attention's scores at 8192
+    // keys rather than its query row) take the shared memory.
+    SmallVector<Value> candidates;
     for (const KernelMember &member : members)
-      for (Value init : cast<linalg::LinalgOp>(member.op).getDpsInits()) {
-        Value root = viewedBuffer(init);
-        auto alloc = root.getDefiningOp<memref::AllocOp>();
-        if (!alloc || local.contains(root) ||
-            alloc->getParentOp() != partition.getOperation() ||
-            !alloc.getType().hasStaticShape() ||
-            !alloc.getType().getElementType().isIntOrFloat() ||
-            !onlyKernelUses(root) || !rowsContiguous(chainOps, rows, root))
-          continue;
-        SmallVector<Value> with(local.begin(), local.end());
-        with.push_back(root);
-        if (slotBytes(with) > kMaxRowLocalBytes)
-          continue;
-        local.insert(root);
-      }
+      for (Value init : cast<linalg::LinalgOp>(member.op).getDpsInits())
+        candidates.push_back(init);
+    llvm::stable_sort(candidates, [&](Value a, Value b) {
+      auto bytes = [&](Value value) {
+        auto type = cast<MemRefType>(viewedBuffer(value).getType());
+        return type.hasStaticShape()
+                   ? type.getNumElements() * type.getElementTypeBitWidth()
+                   : int64_t(0);
+      };
+      return bytes(a) > bytes(b);
+    });
+    SetVector<Value> local;
+    for (Value init : candidates) {
+      Value root = viewedBuffer(init);
+      auto alloc = root.getDefiningOp<memref::AllocOp>();
+      if (!alloc || local.contains(root) ||
+          alloc->getParentOp() != partition.getOperation() ||
+          !alloc.getType().hasStaticShape() ||
+          !alloc.getType().getElementType().isIntOrFloat() ||
+          !onlyKernelUses(root) || !rowsContiguous(chainOps, rows, root))
+        continue;
+      SmallVector<Value> with(local.begin(), local.end());
+      with.push_back(root);
+      if (slotBytes(with) > kMaxRowLocalBytes)
+        continue;
+      local.insert(root);
+    }
     return local;
   }
 

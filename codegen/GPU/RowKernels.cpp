@@ -2,6 +2,9 @@
 
 #include "codegen/GPU/RowKernels.h"
 
+#include "codegen/GPU/AttentionOperands.h"
+#include "codegen/LinalgPayloads.h"
+
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -261,68 +264,6 @@ std::optional<SmallVector<unsigned>> rowPositions(MemRefType type,
   return positions;
 }
 
-/// Whether the ops of `chain` touch a buffer the chain writes only in the
-/// row of their point, the same elements for every access. Each such
-/// access goes to the buffer or to a reshape of it (expand/collapse, which
-/// keep the row-major order of the elements) and holds the rows first
-/// (leadingRows): the buffer then holds its rows one after the other. Or
-/// every access to a buffer goes to the buffer itself and indexes the same
-/// dimensions by the row loops (rowPositions), directly or through
-/// reshapes that only add or drop unit dimensions: an NHWC buffer's
-/// channels when the rows are channels, a softmax over a middle axis's
-/// other dimensions. (Only buffers of the first kind can be row-local:
-/// rowsContiguous.)
-bool rowsStayApart(ArrayRef<linalg::LinalgOp> chain, ArrayRef<int64_t> rows) {
-  llvm::SmallPtrSet<Value, 8> written;
-  for (linalg::LinalgOp op : chain)
-    for (Value init : op.getDpsInits())
-      written.insert(viewedBuffer(init));
-  // Per buffer: whether every access holds the rows first, whether every
-  // access is direct (to the buffer, or a view of it that only adds or
-  // drops unit dimensions), and the dimensions of the rows of direct
-  // accesses.
-  struct Accesses {
-    bool leading = true, direct = true;
-    SmallVector<SmallVector<unsigned>> positions;
-  };
-  llvm::DenseMap<Value, Accesses> buffers;
-  for (linalg::LinalgOp op : chain) {
-    SmallVector<unsigned> rowDims = rowDimsOf(op, rows);
-    SmallVector<int64_t> bounds = op.getStaticLoopRanges();
-    for (OpOperand &operand : op->getOpOperands()) {
-      Value value = operand.get();
-      auto type = dyn_cast<MemRefType>(value.getType());
-      if (!type || !written.contains(viewedBuffer(value)))
-        continue;
-      Value root = reshapedBuffer(value);
-      if (!root || !type.getLayout().isIdentity() ||
-          !cast<MemRefType>(root.getType()).getLayout().isIdentity())
-        return false;
-      AffineMap map = op.getMatchingIndexingMap(&operand);
-      Accesses &accesses = buffers[root];
-      accesses.leading &= leadingRows(type, map, rowDims, bounds);
-      auto nonUnit = [](ShapedType shaped) {
-        return llvm::to_vector(llvm::make_filter_range(
-            shaped.getShape(), [](int64_t size) { return size != 1; }));
-      };
-      if (nonUnit(type) != nonUnit(cast<MemRefType>(root.getType()))) {
-        accesses.direct = false;
-        continue;
-      }
-      std::optional<SmallVector<unsigned>> positions =
-          rowPositions(type, map, rowDims, bounds);
-      if (!positions)
-        return false;
-      accesses.positions.push_back(std::move(*positions));
-    }
-  }
-  return llvm::all_of(buffers, [](const auto &entry) {
-    const Accesses &accesses = entry.second;
-    return accesses.leading ||
-           (accesses.direct && llvm::all_equal(ArrayRef(accesses.positions)));
-  });
-}
-
 /// The loop order of pointwise generic `op` that puts a loop of each of
 /// the trip counts of `rows` first, in order (for each, the first loop of
 /// that count not taken yet), then the others in order: an NHWC hard-swish
@@ -400,6 +341,58 @@ bool writesInPlace(ArrayRef<Operation *> ops, Value from, Value to) {
 }
 
 } // namespace
+
+bool mlir::tandem::rowsStayApart(ArrayRef<linalg::LinalgOp> chain,
+                                 ArrayRef<int64_t> rows) {
+  llvm::SmallPtrSet<Value, 8> written;
+  for (linalg::LinalgOp op : chain)
+    for (Value init : op.getDpsInits())
+      written.insert(viewedBuffer(init));
+  // Per buffer: whether every access holds the rows first, whether every
+  // access is direct (to the buffer, or a view of it that only adds or
+  // drops unit dimensions), and the dimensions of the rows of direct
+  // accesses.
+  struct Accesses {
+    bool leading = true, direct = true;
+    SmallVector<SmallVector<unsigned>> positions;
+  };
+  llvm::DenseMap<Value, Accesses> buffers;
+  for (linalg::LinalgOp op : chain) {
+    SmallVector<unsigned> rowDims = rowDimsOf(op, rows);
+    SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value value = operand.get();
+      auto type = dyn_cast<MemRefType>(value.getType());
+      if (!type || !written.contains(viewedBuffer(value)))
+        continue;
+      Value root = reshapedBuffer(value);
+      if (!root || !type.getLayout().isIdentity() ||
+          !cast<MemRefType>(root.getType()).getLayout().isIdentity())
+        return false;
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      Accesses &accesses = buffers[root];
+      accesses.leading &= leadingRows(type, map, rowDims, bounds);
+      auto nonUnit = [](ShapedType shaped) {
+        return llvm::to_vector(llvm::make_filter_range(
+            shaped.getShape(), [](int64_t size) { return size != 1; }));
+      };
+      if (nonUnit(type) != nonUnit(cast<MemRefType>(root.getType()))) {
+        accesses.direct = false;
+        continue;
+      }
+      std::optional<SmallVector<unsigned>> positions =
+          rowPositions(type, map, rowDims, bounds);
+      if (!positions)
+        return false;
+      accesses.positions.push_back(std::move(*positions));
+    }
+  }
+  return llvm::all_of(buffers, [](const auto &entry) {
+    const Accesses &accesses = entry.second;
+    return accesses.leading ||
+           (accesses.direct && llvm::all_equal(ArrayRef(accesses.positions)));
+  });
+}
 
 SmallVector<unsigned>
 mlir::tandem::rowLocalSlots(ArrayRef<SmallVector<Operation *>> stageOps,
@@ -500,7 +493,7 @@ bool mlir::tandem::hoistParallelLoops(RewriterBase &rewriter,
 }
 
 SmallVector<RowChain> mlir::tandem::formRowChains(
-    ArrayRef<Operation *> ops,
+    MutableArrayRef<Operation *> ops,
     const llvm::DenseMap<Operation *, KernelPrologue> &prologues) {
   static const KernelPrologue none;
   auto prologueOf = [&](size_t i) -> const KernelPrologue & {
@@ -600,6 +593,31 @@ SmallVector<RowChain> mlir::tandem::formRowChains(
       --begin;
       ++end;
       attention = true;
+    }
+    // The query's producer (the head split's transpose, with a scale)
+    // joins as the first stage when it can move right before the scores'
+    // contraction: each block computes its own query row into shared
+    // memory instead of a kernel writing every query out.
+    if (attention && begin > taken && end - begin < kMaxRowStages) {
+      Value query = viewedBuffer(linalgAt(begin).getDpsInputs().front());
+      for (size_t i = begin; i-- > taken;) {
+        linalg::LinalgOp producer = linalgAt(i);
+        if (!producer || llvm::none_of(producer.getDpsInits(), [&](Value init) {
+              return viewedBuffer(init) == query;
+            }))
+          continue;
+        // A plain transpose is left to foldAttentionTransposes, which reads
+        // through it without shared memory.
+        if (isPermutationCopy(producer) || !prologueOf(i).empty() ||
+            kindAt(i) != StageKind::Pointwise || !narrowContraction(i) ||
+            !movableBefore(producer, ops[begin]))
+          break;
+        producer->moveBefore(ops[begin]);
+        std::rotate(ops.begin() + i, ops.begin() + i + 1, ops.begin() + begin);
+        if (rowsStayApart(chainOps(begin - 1, end), *rows))
+          --begin;
+        break;
+      }
     }
     if (end - begin < 2)
       continue;

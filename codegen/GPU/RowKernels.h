@@ -92,6 +92,19 @@ std::optional<unsigned> rowLoopsOf(linalg::LinalgOp op, ArrayRef<int64_t> rows);
 SmallVector<unsigned> rowLocalSlots(ArrayRef<SmallVector<Operation *>> stageOps,
                                     ArrayRef<Value> buffers);
 
+/// Whether the ops of `chain` (over rows `rows`) touch a buffer the chain
+/// writes only in the row of their point, the same elements for every access.
+/// Each such access goes to the buffer or to a reshape of it (expand/collapse,
+/// which keep the row-major order of the elements) and holds the rows first
+/// (leadingRows): the buffer then holds its rows one after the other. Or
+/// every access to a buffer goes to the buffer itself and indexes the same
+/// dimensions by the row loops (rowPositions), directly or through
+/// reshapes that only add or drop unit dimensions: an NHWC buffer's
+/// channels when the rows are channels, a softmax over a middle axis's
+/// other dimensions. (Only buffers of the first kind can be row-local:
+/// rowsContiguous.)
+bool rowsStayApart(ArrayRef<linalg::LinalgOp> chain, ArrayRef<int64_t> rows);
+
 /// Whether every access of the ops of `chain` (a row chain over `rows`) to
 /// `buffer` holds the rows first, so that the buffer holds its rows one
 /// after the other and can be row-local (a row of it in a block's shared
@@ -119,9 +132,14 @@ bool hoistParallelLoops(RewriterBase &rewriter, linalg::GenericOp op);
 /// the chain writes only in the stage's own row (through the buffer or
 /// reshapes of it). A pointwise neighbour whose row loops are not its
 /// leading loops (an NHWC hard-swish before a pool over rows of channels)
-/// has them moved first when that lets it join a chain.
+/// has them moved first when that lets it join a chain. An attention's
+/// query producer (a pointwise op writing the scores contraction's first
+/// input, such as the head split's transpose with its scale) moves, in the
+/// block and in `ops`, right before the contraction when nothing between
+/// depends on it (movableBefore), and joins as the first stage when the
+/// rows stay apart.
 SmallVector<RowChain>
-formRowChains(ArrayRef<Operation *> ops,
+formRowChains(MutableArrayRef<Operation *> ops,
               const llvm::DenseMap<Operation *, KernelPrologue> &prologues);
 
 /// Plans the stages of a row kernel whose ops are `ops` (with their

@@ -402,6 +402,112 @@ func.func private @ga_p0_gpu0(%q: memref<4x32x64xf32>, %kt: memref<4x64x32xf32>,
 
 // -----
 
+// The head split and merge around an attention (2 heads, 16 tokens, head
+// size 32): V's transpose out of tokens x heads and the output's back into
+// it fold into the attention's contractions (V read and the output written
+// through the composed maps: the threads, over the head's 32 values, still
+// access consecutive elements). K^T's transpose stays a kernel: folded,
+// each thread (a key) would read another token's row. The query's
+// transpose with its scale moves past the other two and becomes the
+// attention's first stage: its buffer is row-local (a kernel allocation, a
+// row of shared memory per block).
+// CHECK-DAG: #[[VMAP:.+]] = affine_map<(d0, d1, d2, d3) -> (d3, d0, d2)>
+// CHECK-DAG: #[[OMAP:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2)>
+// CHECK-LABEL: func.func private @hs_p0_gpu0
+// CHECK-SAME: (%[[Q:.+]]: memref<16x2x32xf32>, %[[K:.+]]: memref<16x2x32xf32>, %[[V:.+]]: memref<16x2x32xf32>, %[[Y:.+]]: memref<16x2x32xf32>)
+// CHECK: %[[KT:.+]] = memref.alloc() : memref<2x32x16xf32>
+// CHECK: call @hs_p0_gpu0_k0_kt_transpose(%[[K]], %[[KT]])
+// CHECK: call @hs_p0_gpu0_k1_pv_generic_attention(%[[Q]], %[[KT]], %[[V]], %[[Y]])
+// CHECK-NOT: call
+// CHECK-NOT: memref.alloc
+// CHECK: func.func private @hs_p0_gpu0_k1_pv_generic_attention({{.*}}) attributes {tandem.kernel, tandem.row_kernel = array<i64: 2, 16>}
+// CHECK: memref.alloc() {{.*}}: memref<2x16x32xf32>
+// CHECK: linalg.generic
+// CHECK: arith.mulf
+// CHECK: linalg.fill
+// CHECK: linalg.batch_matmul
+// CHECK: linalg.fill
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[VMAP]], #[[OMAP]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME: outs(%arg3 : memref<16x2x32xf32>)
+#hs3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#hsr = affine_map<(d0, d1, d2) -> (d0, d1)>
+#hst = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
+#hsk = affine_map<(d0, d1, d2) -> (d2, d0, d1)>
+func.func private @hs_p0_gpu0(%q: memref<16x2x32xf32>, %k: memref<16x2x32xf32>, %v: memref<16x2x32xf32>, %y: memref<16x2x32xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %lowest = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 0.125 : f32
+  %qt = memref.alloc() : memref<2x16x32xf32>
+  linalg.generic {indexing_maps = [#hst, #hs3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%q : memref<16x2x32xf32>) outs(%qt : memref<2x16x32xf32>) attrs = {tandem.kernel = "fusion.qt"} {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.mulf %in, %scale : f32
+    linalg.yield %r : f32
+  }
+  %kt = memref.alloc() : memref<2x32x16xf32>
+  linalg.generic {indexing_maps = [#hsk, #hs3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%k : memref<16x2x32xf32>) outs(%kt : memref<2x32x16xf32>) attrs = {tandem.kernel = "fusion.kt"} {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %vt = memref.alloc() : memref<2x16x32xf32>
+  linalg.generic {indexing_maps = [#hst, #hs3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%v : memref<16x2x32xf32>) outs(%vt : memref<2x16x32xf32>) attrs = {tandem.kernel = "fusion.vt"} {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %s = memref.alloc() : memref<2x16x16xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<2x16x16xf32>)
+  linalg.batch_matmul {tandem.kernel = "fusion.qk"} ins(%qt, %kt : memref<2x16x32xf32>, memref<2x32x16xf32>) outs(%s : memref<2x16x16xf32>)
+  %max = memref.alloc() : memref<2x16xf32>
+  linalg.fill ins(%lowest : f32) outs(%max : memref<2x16xf32>)
+  linalg.generic {indexing_maps = [#hs3, #hsr], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%s : memref<2x16x16xf32>) outs(%max : memref<2x16xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %e = memref.alloc() : memref<2x16x16xf32>
+  linalg.generic {indexing_maps = [#hs3, #hsr, #hs3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %max : memref<2x16x16xf32>, memref<2x16xf32>) outs(%e : memref<2x16x16xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  }
+  %sum = memref.alloc() : memref<2x16xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<2x16xf32>)
+  linalg.generic {indexing_maps = [#hs3, #hsr], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%e : memref<2x16x16xf32>) outs(%sum : memref<2x16xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %p = memref.alloc() : memref<2x16x16xf32>
+  linalg.generic {indexing_maps = [#hs3, #hsr, #hs3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%e, %sum : memref<2x16x16xf32>, memref<2x16xf32>) outs(%p : memref<2x16x16xf32>) {
+  ^bb0(%in: f32, %t: f32, %out: f32):
+    %r = arith.divf %in, %t : f32
+    linalg.yield %r : f32
+  }
+  %o = memref.alloc() : memref<2x16x32xf32>
+  linalg.fill ins(%zero : f32) outs(%o : memref<2x16x32xf32>)
+  linalg.batch_matmul {tandem.kernel = "fusion.pv"} ins(%p, %vt : memref<2x16x16xf32>, memref<2x16x32xf32>) outs(%o : memref<2x16x32xf32>)
+  linalg.generic {indexing_maps = [#hst, #hs3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%o : memref<2x16x32xf32>) outs(%y : memref<16x2x32xf32>) attrs = {tandem.kernel = "fusion.merge"} {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  memref.dealloc %qt : memref<2x16x32xf32>
+  memref.dealloc %kt : memref<2x32x16xf32>
+  memref.dealloc %vt : memref<2x16x32xf32>
+  memref.dealloc %o : memref<2x16x32xf32>
+  return
+}
+
+// -----
+
 // Few rows (4 blocks) and wide ones (8192 points): the elementwise op before
 // the row sum stays a kernel of its own, which runs on every SM; the sum is
 // a block reduction alone.

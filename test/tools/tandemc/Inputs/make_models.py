@@ -174,10 +174,13 @@ def window_attention():
     ]
     return model(
         nodes, [tensor("x", [w, t, c])], [tensor("y", [w, t, c])],
-        [weight("wqkv", c, 3 * c), ints("qkv_shape", [w, t, 3, h, d]),
-         ints("i0", 0), ints("i1", 1), ints("i2", 2),
-         f("scale", 1 / np.sqrt(d)), weight("bias", 1, h, t, t),
-         ints("merged", [w, t, c]), weight("wo", c, c)])
+        # Weights scaled by 1/sqrt(fan-in), as trained ones are: scores of
+        # unit size, whose softmax bf16's rounding does not flip.
+        [f("wqkv", RNG.standard_normal((c, 3 * c)) / np.sqrt(c)),
+         ints("qkv_shape", [w, t, 3, h, d]), ints("i0", 0), ints("i1", 1),
+         ints("i2", 2), f("scale", 1 / np.sqrt(d)),
+         weight("bias", 1, h, t, t), ints("merged", [w, t, c]),
+         f("wo", RNG.standard_normal((c, c)) / np.sqrt(c))])
 
 
 def windows():

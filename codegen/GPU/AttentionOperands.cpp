@@ -1,0 +1,493 @@
+//===- AttentionOperands.cpp - head splits and merges read in place -------===//
+
+#include "codegen/GPU/AttentionOperands.h"
+
+#include "codegen/LinalgPayloads.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+using namespace mlir;
+using namespace mlir::tandem;
+
+namespace {
+
+/// The map from coarse indices to fine ones where `groups` of the fine
+/// dimensions (of sizes `fine`) make the coarse ones (row-major): each fine
+/// index is its coarse index divided by the sizes after it in its group,
+/// modulo its size.
+AffineMap delinearizeMap(ArrayRef<ReassociationIndices> groups,
+                         ArrayRef<int64_t> fine, MLIRContext *context) {
+  SmallVector<AffineExpr> exprs(fine.size());
+  for (auto [coarse, group] : llvm::enumerate(groups)) {
+    SmallVector<int64_t> sizes;
+    for (int64_t dim : group)
+      sizes.push_back(fine[dim]);
+    SmallVector<int64_t> strides = computeSuffixProduct(sizes);
+    AffineExpr index = getAffineDimExpr(coarse, context);
+    // A unit dimension's index is 0; one after only unit dimensions needs
+    // no modulo (the coarse index stays below its size times its stride).
+    bool outer = false;
+    for (auto [k, dim] : llvm::enumerate(group)) {
+      if (fine[dim] == 1) {
+        exprs[dim] = getAffineConstantExpr(0, context);
+        continue;
+      }
+      AffineExpr expr = strides[k] == 1 ? index : index.floorDiv(strides[k]);
+      exprs[dim] = outer ? expr % fine[dim] : expr;
+      outer = true;
+    }
+  }
+  return AffineMap::get(groups.size(), 0, exprs, context);
+}
+
+/// The map from fine indices to coarse ones where `groups` of the fine
+/// dimensions (of sizes `fine`) make the coarse ones (row-major).
+AffineMap linearizeMap(ArrayRef<ReassociationIndices> groups,
+                       ArrayRef<int64_t> fine, MLIRContext *context) {
+  SmallVector<AffineExpr> exprs;
+  for (const ReassociationIndices &group : groups) {
+    AffineExpr expr = getAffineConstantExpr(0, context);
+    for (int64_t dim : group)
+      expr = expr * fine[dim] + getAffineDimExpr(dim, context);
+    exprs.push_back(expr);
+  }
+  return AffineMap::get(fine.size(), 0, exprs, context);
+}
+
+/// The reshapes (expand/collapse, static shapes) from `root` to `view`,
+/// outermost first; none when another op lies between.
+std::optional<SmallVector<Operation *>> reshapesBetween(Value view,
+                                                        Value root) {
+  SmallVector<Operation *> reshapes;
+  while (view != root) {
+    Operation *def = view.getDefiningOp();
+    if (!isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+      return std::nullopt;
+    reshapes.push_back(def);
+    view = def->getOperand(0);
+  }
+  return reshapes;
+}
+
+/// The map from the indices of `view` to those of `root` it views through
+/// expand/collapse shapes; none through other ops.
+std::optional<AffineMap> rootIndices(Value view, Value root) {
+  std::optional<SmallVector<Operation *>> reshapes =
+      reshapesBetween(view, root);
+  if (!reshapes)
+    return std::nullopt;
+  MLIRContext *context = view.getContext();
+  AffineMap map = AffineMap::getMultiDimIdentityMap(
+      cast<MemRefType>(view.getType()).getRank(), context);
+  for (Operation *reshape : *reshapes) {
+    AffineMap step;
+    if (auto expand = dyn_cast<memref::ExpandShapeOp>(reshape))
+      step = linearizeMap(expand.getReassociationIndices(),
+                          expand.getResultType().getShape(), context);
+    else {
+      auto collapse = cast<memref::CollapseShapeOp>(reshape);
+      step = delinearizeMap(collapse.getReassociationIndices(),
+                            collapse.getSrcType().getShape(), context);
+    }
+    map = step.compose(map);
+  }
+  return map;
+}
+
+/// The map from the indices of `root` to those of `view`, a view of it
+/// through expand/collapse shapes; none through other ops.
+std::optional<AffineMap> viewIndices(Value view, Value root) {
+  std::optional<SmallVector<Operation *>> reshapes =
+      reshapesBetween(view, root);
+  if (!reshapes)
+    return std::nullopt;
+  MLIRContext *context = view.getContext();
+  AffineMap map = AffineMap::getMultiDimIdentityMap(
+      cast<MemRefType>(root.getType()).getRank(), context);
+  for (Operation *reshape : llvm::reverse(*reshapes)) {
+    AffineMap step;
+    if (auto expand = dyn_cast<memref::ExpandShapeOp>(reshape))
+      step = delinearizeMap(expand.getReassociationIndices(),
+                            expand.getResultType().getShape(), context);
+    else {
+      auto collapse = cast<memref::CollapseShapeOp>(reshape);
+      step = linearizeMap(collapse.getReassociationIndices(),
+                          collapse.getSrcType().getShape(), context);
+    }
+    map = step.compose(map);
+  }
+  return map;
+}
+
+/// The buffer `value` views through expand/collapse shapes only.
+Value reshapeRoot(Value value) {
+  while (isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp>(
+      value.getDefiningOp()))
+    value = value.getDefiningOp()->getOperand(0);
+  return value;
+}
+
+/// The ops that use `buffer` directly or through views (the views left
+/// out).
+SmallVector<Operation *> usersThroughViews(Value buffer) {
+  SmallVector<Operation *> users;
+  SmallVector<Value> worklist = {buffer};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (isa<ViewLikeOpInterface>(user)) {
+        worklist.append(user->result_begin(), user->result_end());
+        continue;
+      }
+      if (!llvm::is_contained(users, user))
+        users.push_back(user);
+    }
+  }
+  return users;
+}
+
+/// Whether the ops strictly between `from` and `to` (in one block, `from`
+/// first) neither write nor free a buffer of `readOnly` and do not touch
+/// one of `untouched` at all (buffers as viewedBuffer gives them).
+bool leftAlone(Operation *from, Operation *to, ArrayRef<Value> readOnly,
+               ArrayRef<Value> untouched) {
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode()) {
+    if (isMemoryEffectFree(op))
+      continue;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return false;
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &instance : instances) {
+      if (isa<MemoryEffects::Allocate>(instance.getEffect()))
+        continue;
+      Value value = instance.getValue();
+      if (!value)
+        return false;
+      Value buffer = viewedBuffer(value);
+      if (llvm::is_contained(untouched, buffer))
+        return false;
+      if (llvm::is_contained(readOnly, buffer) &&
+          !isa<MemoryEffects::Read>(instance.getEffect()))
+        return false;
+    }
+  }
+  return true;
+}
+
+/// Whether the block's threads read or write consecutive elements of a
+/// buffer of type `type` that contraction stage `stage` accesses through
+/// `map`: its last parallel loop, which the threads stride over, indexes
+/// only the buffer's last dimension, with unit stride there, or no
+/// dimension at all.
+bool coalesced(linalg::LinalgOp stage, AffineMap map, MemRefType type) {
+  unsigned thread = stage.getNumParallelLoops() - 1;
+  MLIRContext *context = map.getContext();
+  for (auto [position, expr] : llvm::enumerate(map.getResults())) {
+    if (!expr.isFunctionOfDim(thread))
+      continue;
+    if (position + 1 != map.getNumResults())
+      return false;
+    AffineExpr rest = simplifyAffineExpr(
+        expr - getAffineDimExpr(thread, context), map.getNumDims(), 0);
+    if (rest.isFunctionOfDim(thread))
+      return false;
+    auto [strides, offset] = type.getStridesAndOffset();
+    if (strides.empty() || strides.back() != 1)
+      return false;
+  }
+  return true;
+}
+
+class TransposeFolder {
+public:
+  TransposeFolder(RowChain &chain, SmallVectorImpl<Operation *> &ops,
+                  llvm::DenseMap<Operation *, KernelPrologue> &prologues,
+                  const llvm::SmallPtrSetImpl<Operation *> &chained)
+      : chain(chain), ops(ops), prologues(prologues), chained(chained),
+        rewriter(chain.stages.front().op->getContext()) {}
+
+  /// Folds a transpose into input `input` of stage `stage`.
+  bool foldInput(size_t stage, unsigned input) {
+    linalg::LinalgOp contraction = chain.stages[stage].op;
+    OpOperand *operand = contraction.getDpsInputOperand(input);
+    Value root = reshapeRoot(operand->get());
+    if (!root.getDefiningOp<memref::AllocOp>())
+      return false;
+    // The transpose writes the buffer; the contraction only reads it,
+    // through this operand.
+    auto transpose = dyn_cast_or_null<linalg::GenericOp>(
+        singleOtherUser(root, contraction));
+    if (!transpose || !foldable(transpose) ||
+        transpose.getDpsInitOperand(0)->get() != root ||
+        !transpose->isBeforeInBlock(contraction) ||
+        llvm::count_if(contraction->getOperands(), [&](Value value) {
+          return viewedBuffer(value) == root;
+        }) != 1)
+      return false;
+    OpOperand *source = transpose.getDpsInputOperand(0);
+    if (!leftAlone(transpose, contraction, {viewedBuffer(source->get())}, {}))
+      return false;
+    std::optional<AffineMap> toRoot = rootIndices(operand->get(), root);
+    if (!toRoot)
+      return false;
+    AffineMap map = simplifyAffineMap(
+        transpose.getMatchingIndexingMap(source).compose(toRoot->compose(
+            contraction.getMatchingIndexingMap(operand))));
+    if (!coalesced(contraction, map,
+                   cast<MemRefType>(source->get().getType())))
+      return false;
+    SmallVector<Value> inputs = contraction.getDpsInputs();
+    inputs[input] = source->get();
+    SmallVector<AffineMap> maps = contraction.getIndexingMapsArray();
+    maps[input] = map;
+    linalg::GenericOp folded = replaceStage(stage, inputs,
+                                            contraction.getDpsInits(), maps);
+    (void)folded;
+    eraseOp(contraction);
+    eraseOp(transpose);
+    eraseBuffer(root);
+    return true;
+  }
+
+  /// Folds a transpose of the output of the last stage into it.
+  bool foldOutput() {
+    size_t stage = chain.stages.size() - 1;
+    linalg::LinalgOp contraction = chain.stages[stage].op;
+    if (contraction.getNumDpsInits() != 1)
+      return false;
+    OpOperand *init = contraction.getDpsInitOperand(0);
+    Value root = reshapeRoot(init->get());
+    auto prologue = prologues.find(contraction);
+    if (!root.getDefiningOp<memref::AllocOp>() || prologue == prologues.end())
+      return false;
+    linalg::LinalgOp producer = prologue->second.initProducer;
+    auto fill = producer ? dyn_cast<linalg::FillOp>(producer.getOperation())
+                         : linalg::FillOp();
+    if (!fill || prologue->second.ops.size() != 1)
+      return false;
+    // The transpose reads the buffer; the fill and the contraction write
+    // it.
+    Operation *reader = nullptr;
+    for (Operation *user : usersThroughViews(root)) {
+      if (user == contraction || user == fill ||
+          isa<memref::DeallocOp>(user))
+        continue;
+      if (reader)
+        return false;
+      reader = user;
+    }
+    auto transpose = dyn_cast_or_null<linalg::GenericOp>(reader);
+    if (!transpose || !foldable(transpose) ||
+        !contraction->isBeforeInBlock(transpose) ||
+        reshapeRoot(transpose.getDpsInputOperand(0)->get()) != root)
+      return false;
+    Value target = transpose.getDpsInitOperand(0)->get();
+    Value targetBuffer = viewedBuffer(target);
+    // The target must exist where the contraction runs: an argument, or
+    // an allocation (moved up) of which nothing between reads or writes.
+    Operation *targetDef = target.getDefiningOp();
+    if (targetDef && !(isa<memref::AllocOp>(targetDef) &&
+                       targetDef->getNumOperands() == 0))
+      return false;
+    if (!leftAlone(contraction, transpose, {}, {targetBuffer}))
+      return false;
+    OpOperand *read = transpose.getDpsInputOperand(0);
+    std::optional<AffineMap> toRoot = rootIndices(init->get(), root);
+    std::optional<AffineMap> toRead = viewIndices(read->get(), root);
+    if (!toRoot || !toRead)
+      return false;
+    AffineMap map = simplifyAffineMap(
+        inversePermutation(transpose.getMatchingIndexingMap(read))
+            .compose(toRead->compose(
+                toRoot->compose(contraction.getMatchingIndexingMap(init)))));
+    // Unit dimensions of the target that the map indexes by 0 (a head
+    // merge's batch of 1) are collapsed away: outputs are written through
+    // projected permutations.
+    auto targetType = cast<MemRefType>(target.getType());
+    SmallVector<int64_t> kept;
+    SmallVector<AffineExpr> results;
+    for (auto [size, expr] : llvm::zip(targetType.getShape(), map.getResults())) {
+      auto constant = dyn_cast<AffineConstantExpr>(expr);
+      if (size == 1 && constant && constant.getValue() == 0)
+        continue;
+      kept.push_back(size);
+      results.push_back(expr);
+    }
+    bool dropsUnits = kept.size() != size_t(targetType.getRank());
+    std::optional<SmallVector<ReassociationIndices>> dropUnits;
+    if (dropsUnits)
+      dropUnits =
+          getReassociationIndicesForCollapse(targetType.getShape(), kept);
+    if (kept.empty() || (dropsUnits && !dropUnits))
+      return false;
+    map = AffineMap::get(map.getNumDims(), 0, results, map.getContext());
+    auto keptType = MemRefType::get(kept, targetType.getElementType());
+    if (!map.isProjectedPermutation() ||
+        !coalesced(contraction, map, keptType))
+      return false;
+    if (targetDef && contraction->isBeforeInBlock(targetDef))
+      targetDef->moveBefore(fill);
+    rewriter.setInsertionPoint(contraction);
+    Operation *view = nullptr;
+    if (dropsUnits) {
+      view = memref::CollapseShapeOp::create(rewriter, fill.getLoc(), target,
+                                             *dropUnits);
+      target = view->getResult(0);
+    }
+    auto zero = linalg::FillOp::create(rewriter, fill.getLoc(),
+                                       fill.getDpsInputs()[0], target);
+    zero->setDiscardableAttrs(fill->getDiscardableAttrDictionary());
+    SmallVector<AffineMap> maps = contraction.getIndexingMapsArray();
+    maps.back() = map;
+    linalg::GenericOp folded = replaceStage(
+        stage, contraction.getDpsInputs(), ValueRange{target}, maps);
+    SmallVector<linalg::LinalgOp> stages;
+    for (const RowStage &rowStage : chain.stages)
+      stages.push_back(rowStage.op);
+    KernelPrologue zeroPrologue = matchKernelPrologue(folded);
+    if (!rowsStayApart(stages, chain.rows) ||
+        zeroPrologue.initProducer != zero) {
+      // Undo: the contraction stays as it was.
+      chain.stages[stage].op = contraction;
+      llvm::replace(ops, folded.getOperation(), contraction.getOperation());
+      prologues.erase(folded);
+      rewriter.eraseOp(folded);
+      rewriter.eraseOp(zero);
+      if (view)
+        rewriter.eraseOp(view);
+      return false;
+    }
+    chain.stages[stage].prologue = zeroPrologue;
+    prologues[folded] = std::move(zeroPrologue);
+    eraseOp(contraction);
+    eraseOp(fill);
+    eraseOp(transpose);
+    eraseBuffer(root);
+    return true;
+  }
+
+private:
+  /// Whether `transpose` is a transpose no chain took and that runs as a
+  /// kernel of its own.
+  bool foldable(linalg::GenericOp transpose) const {
+    return isPermutationCopy(transpose) && !chained.contains(transpose) &&
+           !prologues.count(transpose) && llvm::is_contained(ops, transpose);
+  }
+
+  /// The one op besides `op` that uses `buffer` (through views,
+  /// deallocations aside), or null.
+  static Operation *singleOtherUser(Value buffer, Operation *op) {
+    Operation *other = nullptr;
+    for (Operation *user : usersThroughViews(buffer)) {
+      if (user == op || isa<memref::DeallocOp>(user))
+        continue;
+      if (other)
+        return nullptr;
+      other = user;
+    }
+    return other;
+  }
+
+  /// Replaces stage `stage` by a generic with the same loops and payload
+  /// over `inputs` and `outputs` through `maps`, right before it (the
+  /// old op stays, for the caller to erase).
+  linalg::GenericOp replaceStage(size_t stage, ValueRange inputs,
+                                 ValueRange outputs,
+                                 ArrayRef<AffineMap> maps) {
+    linalg::LinalgOp old = chain.stages[stage].op;
+    rewriter.setInsertionPoint(old);
+    auto generic = linalg::GenericOp::create(
+        rewriter, old.getLoc(), TypeRange{}, inputs, outputs, maps,
+        old.getIteratorTypesArray());
+    IRMapping mapping;
+    old->getRegion(0).cloneInto(&generic.getRegion(), mapping);
+    generic->setDiscardableAttrs(old->getDiscardableAttrDictionary());
+    chain.stages[stage].op = generic;
+    llvm::replace(ops, old.getOperation(), generic.getOperation());
+    if (auto it = prologues.find(old); it != prologues.end())
+      prologues[generic] = it->second;
+    return generic;
+  }
+
+  /// Erases `op`, which no longer has a kernel of its own.
+  void eraseOp(Operation *op) {
+    llvm::erase(ops, op);
+    prologues.erase(op);
+    rewriter.eraseOp(op);
+  }
+
+  /// Erases allocation `buffer` with its deallocations and views, when
+  /// nothing else uses it now.
+  void eraseBuffer(Value buffer) {
+    SmallVector<Operation *> users = usersThroughViews(buffer);
+    if (!llvm::all_of(users, llvm::IsaPred<memref::DeallocOp>))
+      return;
+    for (Operation *user : users)
+      rewriter.eraseOp(user);
+    // Views, innermost last.
+    SmallVector<Operation *> views;
+    SmallVector<Value> worklist = {buffer};
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      for (Operation *user : value.getUsers()) {
+        views.push_back(user);
+        worklist.append(user->result_begin(), user->result_end());
+      }
+    }
+    for (Operation *view : llvm::reverse(views))
+      if (view->use_empty())
+        rewriter.eraseOp(view);
+    if (buffer.use_empty())
+      rewriter.eraseOp(buffer.getDefiningOp());
+  }
+
+  RowChain &chain;
+  SmallVectorImpl<Operation *> &ops;
+  llvm::DenseMap<Operation *, KernelPrologue> &prologues;
+  const llvm::SmallPtrSetImpl<Operation *> &chained;
+  IRRewriter rewriter;
+};
+
+} // namespace
+
+bool mlir::tandem::movableBefore(linalg::LinalgOp op, Operation *before) {
+  if (op->getBlock() != before->getBlock() || !op->isBeforeInBlock(before))
+    return false;
+  SmallVector<Value> read, written;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (isa<MemRefType>(input->get().getType()))
+      read.push_back(viewedBuffer(input->get()));
+  for (Value init : op.getDpsInits())
+    written.push_back(viewedBuffer(init));
+  return leftAlone(op, before, read, written);
+}
+
+unsigned mlir::tandem::foldAttentionTransposes(
+    RowChain &chain, SmallVectorImpl<Operation *> &ops,
+    llvm::DenseMap<Operation *, KernelPrologue> &prologues,
+    const llvm::SmallPtrSetImpl<Operation *> &chained) {
+  if (!chain.attention || chain.stages.size() < 2)
+    return 0;
+  TransposeFolder folder(chain, ops, prologues, chained);
+  unsigned folded = 0;
+  // The scores' contraction is the first stage with reductions (a query's
+  // scale may come before it); P V is the last.
+  size_t scores = 0;
+  while (scores + 1 < chain.stages.size() &&
+         chain.stages[scores].op.getNumReductionLoops() == 0)
+    ++scores;
+  for (size_t stage : {scores, chain.stages.size() - 1})
+    for (unsigned input = 0;
+         input < chain.stages[stage].op.getNumDpsInputs(); ++input)
+      folded += folder.foldInput(stage, input);
+  folded += folder.foldOutput();
+  return folded;
+}

@@ -1,0 +1,55 @@
+//===- AttentionOperands.h - head splits read in place --------*- C++ -*-===//
+//
+// An attention kernel (RowKernels.h) reads its Q, K^T and V and writes its
+// output through whatever indexing maps its contraction stages have. The
+// head split before it (a transpose of each of q, k and v out of the packed
+// projection) and the head merge after it (a transpose of the output back
+// to tokens x heads) are kernels of their own otherwise: for a Transformer
+// layer three of its seven launches. tandem-outline-kernels folds them into
+// the attention where the threads' accesses stay coalesced.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TANDEM_CODEGEN_GPU_ATTENTIONOPERANDS_H
+#define TANDEM_CODEGEN_GPU_ATTENTIONOPERANDS_H
+
+#include "codegen/GPU/RowKernels.h"
+
+namespace mlir::tandem {
+
+/// Whether `op` (a linalg op) can move from where it is to right before
+/// `before`, later in its block: the ops between neither write nor free a
+/// buffer it reads, nor touch one it writes.
+bool movableBefore(linalg::LinalgOp op, Operation *before);
+
+/// Folds the transposes around attention `chain` (RowChain::attention; its
+/// ops among `ops`, the main ops of its GPU partition in block order, each
+/// with the prologue in `prologues`) into its contraction stages:
+///
+///  * an input of Q K^T or P V that a transpose (a generic that only
+///    permutes, isPermutationCopy) writes into a buffer nothing else reads
+///    is read by the contraction from the transpose's input instead, the
+///    two indexing maps composed (through the reshapes between, as
+///    floordiv/mod where a reshape splits a dimension): V out of the
+///    packed projection. Only when the block's threads, which stride over
+///    the contraction's last parallel loop, then read consecutive
+///    elements, as they did before: K^T, which the threads read along its
+///    keys, keeps its transpose (folded, each thread would read a
+///    different row of K).
+///  * the output of P V, when a transpose is its only reader, is written
+///    where the transpose would write it (a permutation of the
+///    contraction's loops; the chain must still keep its rows apart,
+///    rowsStayApart), zero-filled like the contraction's own output was.
+///
+/// `chained` holds the ops of every chain: a transpose in one stays. The
+/// folded transposes and the buffers only they used are erased; `ops`,
+/// `prologues` and `chain` follow the replaced contractions. Returns how
+/// many transposes were folded.
+unsigned
+foldAttentionTransposes(RowChain &chain, SmallVectorImpl<Operation *> &ops,
+                        llvm::DenseMap<Operation *, KernelPrologue> &prologues,
+                        const llvm::SmallPtrSetImpl<Operation *> &chained);
+
+} // namespace mlir::tandem
+
+#endif // TANDEM_CODEGEN_GPU_ATTENTIONOPERANDS_H

@@ -74,51 +74,35 @@ std::optional<SmallVector<Operation *>> reshapesBetween(Value view,
   return reshapes;
 }
 
-/// The map from the indices of `view` to those of `root` it views through
-/// expand/collapse shapes; none through other ops.
-std::optional<AffineMap> rootIndices(Value view, Value root) {
+/// The map between the indices of `view` and those of `root`, which it
+/// views through expand/collapse shapes: from the view's to the root's
+/// (`toRoot`) or back. None through other ops.
+std::optional<AffineMap> reshapeIndices(Value view, Value root, bool toRoot) {
   std::optional<SmallVector<Operation *>> reshapes =
       reshapesBetween(view, root);
   if (!reshapes)
     return std::nullopt;
   MLIRContext *context = view.getContext();
   AffineMap map = AffineMap::getMultiDimIdentityMap(
-      cast<MemRefType>(view.getType()).getRank(), context);
-  for (Operation *reshape : *reshapes) {
-    AffineMap step;
-    if (auto expand = dyn_cast<memref::ExpandShapeOp>(reshape))
-      step = linearizeMap(expand.getReassociationIndices(),
-                          expand.getResultType().getShape(), context);
-    else {
-      auto collapse = cast<memref::CollapseShapeOp>(reshape);
-      step = delinearizeMap(collapse.getReassociationIndices(),
-                            collapse.getSrcType().getShape(), context);
-    }
-    map = step.compose(map);
-  }
-  return map;
-}
-
-/// The map from the indices of `root` to those of `view`, a view of it
-/// through expand/collapse shapes; none through other ops.
-std::optional<AffineMap> viewIndices(Value view, Value root) {
-  std::optional<SmallVector<Operation *>> reshapes =
-      reshapesBetween(view, root);
-  if (!reshapes)
-    return std::nullopt;
-  MLIRContext *context = view.getContext();
-  AffineMap map = AffineMap::getMultiDimIdentityMap(
-      cast<MemRefType>(root.getType()).getRank(), context);
-  for (Operation *reshape : llvm::reverse(*reshapes)) {
-    AffineMap step;
-    if (auto expand = dyn_cast<memref::ExpandShapeOp>(reshape))
-      step = delinearizeMap(expand.getReassociationIndices(),
-                            expand.getResultType().getShape(), context);
-    else {
-      auto collapse = cast<memref::CollapseShapeOp>(reshape);
-      step = linearizeMap(collapse.getReassociationIndices(),
-                          collapse.getSrcType().getShape(), context);
-    }
+      cast<MemRefType>((toRoot ? view : root).getType()).getRank(), context);
+  SmallVector<Operation *> steps(*reshapes);
+  if (!toRoot)
+    std::reverse(steps.begin(), steps.end());
+  for (Operation *reshape : steps) {
+    // The fine side of the reshape and its groups: an expand's result, a
+    // collapse's source.
+    auto expand = dyn_cast<memref::ExpandShapeOp>(reshape);
+    auto collapse = dyn_cast<memref::CollapseShapeOp>(reshape);
+    SmallVector<ReassociationIndices> groups =
+        expand ? expand.getReassociationIndices()
+               : collapse.getReassociationIndices();
+    ArrayRef<int64_t> fine = expand ? expand.getResultType().getShape()
+                                    : collapse.getSrcType().getShape();
+    // Towards the root an expand's indices linearise, a collapse's
+    // delinearise; away from it the other way round.
+    AffineMap step = bool(expand) == toRoot
+                         ? linearizeMap(groups, fine, context)
+                         : delinearizeMap(groups, fine, context);
     map = step.compose(map);
   }
   return map;
@@ -235,7 +219,8 @@ public:
     OpOperand *source = transpose.getDpsInputOperand(0);
     if (!leftAlone(transpose, contraction, {viewedBuffer(source->get())}, {}))
       return false;
-    std::optional<AffineMap> toRoot = rootIndices(operand->get(), root);
+    std::optional<AffineMap> toRoot =
+        reshapeIndices(operand->get(), root, /*toRoot=*/true);
     if (!toRoot)
       return false;
     AffineMap map = simplifyAffineMap(
@@ -300,8 +285,10 @@ public:
     if (!leftAlone(contraction, transpose, {}, {targetBuffer}))
       return false;
     OpOperand *read = transpose.getDpsInputOperand(0);
-    std::optional<AffineMap> toRoot = rootIndices(init->get(), root);
-    std::optional<AffineMap> toRead = viewIndices(read->get(), root);
+    std::optional<AffineMap> toRoot =
+        reshapeIndices(init->get(), root, /*toRoot=*/true);
+    std::optional<AffineMap> toRead =
+        reshapeIndices(read->get(), root, /*toRoot=*/false);
     if (!toRoot || !toRead)
       return false;
     AffineMap map = simplifyAffineMap(

@@ -167,12 +167,11 @@ bool leftAlone(Operation *from, Operation *to, ArrayRef<Value> readOnly,
 }
 
 /// Whether the block's threads read or write consecutive elements of a
-/// buffer of type `type` that contraction stage `stage` accesses through
-/// `map`: its last parallel loop, which the threads stride over, indexes
-/// only the buffer's last dimension, with unit stride there, or no
-/// dimension at all.
-bool coalesced(linalg::LinalgOp stage, AffineMap map, MemRefType type) {
-  unsigned thread = stage.getNumParallelLoops() - 1;
+/// buffer of type `type` that a contraction stage accesses through `map`:
+/// its loop `thread` (its last parallel loop, which the threads stride
+/// over) indexes only the buffer's last dimension, with unit stride there,
+/// or no dimension at all.
+bool coalesced(unsigned thread, AffineMap map, MemRefType type) {
   MLIRContext *context = map.getContext();
   for (auto [position, expr] : llvm::enumerate(map.getResults())) {
     if (!expr.isFunctionOfDim(thread))
@@ -188,6 +187,121 @@ bool coalesced(linalg::LinalgOp stage, AffineMap map, MemRefType type) {
       return false;
   }
   return true;
+}
+
+/// The operands of a contraction being rewritten: their values, indexing
+/// maps and the loops' iterator types.
+struct Operands {
+  SmallVector<Value> values;
+  SmallVector<AffineMap> maps;
+  SmallVector<utils::IteratorType> iterators;
+};
+
+/// Splits loop `loop` of `operands` into loops of trip counts `sizes`
+/// (row-major), so that the output (the last operand) is written through
+/// a view that splits the output's dimension that the loop indexes alike
+/// (Swin's windows x heads, split back into windows and heads by its head
+/// merge). Each operand indexed by the loop alone at some dimension reads
+/// the finer buffer a collapse_shape made it from, or a new expand_shape
+/// view of it (appended to `views`, built at `builder`'s point); others
+/// index the split loops' linearisation. Fails, `operands` unchanged, when
+/// the output cannot be viewed so (the views built so far are in `views`
+/// for the caller to erase).
+LogicalResult splitLoop(OpBuilder &builder, Location loc, Operands &operands,
+                        unsigned loop, ArrayRef<int64_t> sizes,
+                        SmallVectorImpl<Operation *> &views) {
+  MLIRContext *context = builder.getContext();
+  unsigned loops = operands.iterators.size(), extra = sizes.size() - 1;
+  SmallVector<AffineExpr> oldLoops;
+  for (unsigned l = 0; l < loops; ++l) {
+    if (l < loop) {
+      oldLoops.push_back(getAffineDimExpr(l, context));
+      continue;
+    }
+    if (l > loop) {
+      oldLoops.push_back(getAffineDimExpr(l + extra, context));
+      continue;
+    }
+    AffineExpr linear = getAffineConstantExpr(0, context);
+    for (auto [k, size] : llvm::enumerate(sizes))
+      linear = linear * size + getAffineDimExpr(loop + k, context);
+    oldLoops.push_back(linear);
+  }
+  AffineMap sub = AffineMap::get(loops + extra, 0, oldLoops, context);
+  AffineExpr split = getAffineDimExpr(loop, context);
+  Operands result;
+  result.iterators = operands.iterators;
+  result.iterators.insert(result.iterators.begin() + loop, extra,
+                          operands.iterators[loop]);
+  for (auto [index, value, map] :
+       llvm::enumerate(operands.values, operands.maps)) {
+    bool output = index + 1 == operands.values.size();
+    auto type = cast<MemRefType>(value.getType());
+    auto position = llvm::find(map.getResults(), split);
+    if (position == map.getResults().end()) {
+      if (output)
+        return failure();
+      result.values.push_back(value);
+      result.maps.push_back(map.compose(sub));
+      continue;
+    }
+    unsigned dim = position - map.getResults().begin();
+    // The finer buffer, and the reassociation from it to `value`.
+    Value finer;
+    auto collapse = value.getDefiningOp<memref::CollapseShapeOp>();
+    if (collapse) {
+      SmallVector<ReassociationIndices> groups =
+          collapse.getReassociationIndices();
+      ArrayRef<int64_t> source = collapse.getSrcType().getShape();
+      bool matches = llvm::all_of(llvm::enumerate(groups), [&](auto group) {
+        if (group.index() != dim)
+          return group.value().size() == 1;
+        return llvm::equal(
+            llvm::map_range(group.value(),
+                            [&](int64_t d) { return source[d]; }),
+            sizes);
+      });
+      if (matches)
+        finer = collapse.getSrc();
+    }
+    if (!finer && type.getLayout().isIdentity()) {
+      SmallVector<ReassociationIndices> groups;
+      SmallVector<int64_t> shape;
+      for (unsigned d = 0; d < type.getRank(); ++d) {
+        ReassociationIndices group;
+        for (int64_t size : d == dim ? sizes : ArrayRef(type.getShape()[d])) {
+          group.push_back(shape.size());
+          shape.push_back(size);
+        }
+        groups.push_back(group);
+      }
+      auto expand = memref::ExpandShapeOp::create(
+          builder, loc, MemRefType::get(shape, type.getElementType()), value,
+          groups);
+      views.push_back(expand);
+      finer = expand;
+    }
+    if (!finer) {
+      if (output)
+        return failure();
+      result.values.push_back(value);
+      result.maps.push_back(map.compose(sub));
+      continue;
+    }
+    SmallVector<AffineExpr> results;
+    for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+      if (d != dim) {
+        results.push_back(expr.compose(sub));
+        continue;
+      }
+      for (unsigned k = 0; k <= extra; ++k)
+        results.push_back(getAffineDimExpr(loop + k, context));
+    }
+    result.values.push_back(finer);
+    result.maps.push_back(AffineMap::get(loops + extra, 0, results, context));
+  }
+  operands = std::move(result);
+  return success();
 }
 
 class TransposeFolder {
@@ -226,7 +340,7 @@ public:
     AffineMap map = simplifyAffineMap(
         transpose.getMatchingIndexingMap(source).compose(toRoot->compose(
             contraction.getMatchingIndexingMap(operand))));
-    if (!coalesced(contraction, map,
+    if (!coalesced(contraction.getNumParallelLoops() - 1, map,
                    cast<MemRefType>(source->get().getType())))
       return false;
     SmallVector<Value> inputs = contraction.getDpsInputs();
@@ -285,16 +399,52 @@ public:
     if (!leftAlone(contraction, transpose, {}, {targetBuffer}))
       return false;
     OpOperand *read = transpose.getDpsInputOperand(0);
-    std::optional<AffineMap> toRoot =
-        reshapeIndices(init->get(), root, /*toRoot=*/true);
-    std::optional<AffineMap> toRead =
-        reshapeIndices(read->get(), root, /*toRoot=*/false);
-    if (!toRoot || !toRead)
-      return false;
+    auto readType = cast<MemRefType>(read->get().getType());
+    Operands operands{llvm::to_vector(contraction->getOperands()),
+                      contraction.getIndexingMapsArray(),
+                      contraction.getIteratorTypesArray()};
+    rewriter.setInsertionPoint(contraction);
+    SmallVector<Operation *> views;
+    auto undoViews = [&] {
+      for (Operation *view : llvm::reverse(views))
+        rewriter.eraseOp(view);
+    };
+    // Where the transpose reads a finer view of the output than the
+    // contraction writes (Swin's windows x heads split back into windows
+    // and heads), the contraction's loop splits alike first.
+    auto writtenType = cast<MemRefType>(init->get().getType());
+    if (readType.getShape() != writtenType.getShape()) {
+      std::optional<SmallVector<ReassociationIndices>> groups =
+          getReassociationIndicesForReshape(writtenType, readType);
+      auto isSplit = [](const ReassociationIndices &group) {
+        return group.size() > 1;
+      };
+      if (readType.getRank() <= writtenType.getRank() || !groups ||
+          llvm::count_if(*groups, isSplit) != 1)
+        return false;
+      auto split = llvm::find_if(*groups, isSplit);
+      auto dim = dyn_cast<AffineDimExpr>(
+          operands.maps.back().getResult(split - groups->begin()));
+      if (!dim)
+        return false;
+      SmallVector<int64_t> sizes;
+      for (int64_t d : *split)
+        sizes.push_back(readType.getShape()[d]);
+      if (failed(splitLoop(rewriter, contraction.getLoc(), operands,
+                           dim.getPosition(), sizes, views)) ||
+          cast<MemRefType>(operands.values.back().getType()).getShape() !=
+              readType.getShape()) {
+        undoViews();
+        return false;
+      }
+    }
+    // The contraction now writes a view of the shape the transpose reads:
+    // both row-major views of the same buffer, so they index it alike.
     AffineMap map = simplifyAffineMap(
         inversePermutation(transpose.getMatchingIndexingMap(read))
-            .compose(toRead->compose(
-                toRoot->compose(contraction.getMatchingIndexingMap(init)))));
+            .compose(operands.maps.back()));
+    unsigned thread =
+        llvm::count(operands.iterators, utils::IteratorType::parallel) - 1;
     // Unit dimensions of the target that the map indexes by 0 (a head
     // merge's batch of 1) are collapsed away: outputs are written through
     // projected permutations.
@@ -313,34 +463,35 @@ public:
     if (dropsUnits)
       dropUnits =
           getReassociationIndicesForCollapse(targetType.getShape(), kept);
-    if (kept.empty() || (dropsUnits && !dropUnits))
-      return false;
     map = AffineMap::get(map.getNumDims(), 0, results, map.getContext());
-    auto keptType = MemRefType::get(kept, targetType.getElementType());
-    if (!map.isProjectedPermutation() ||
-        !coalesced(contraction, map, keptType))
+    if (kept.empty() || (dropsUnits && !dropUnits) ||
+        !map.isProjectedPermutation() ||
+        !coalesced(thread, map,
+                   MemRefType::get(kept, targetType.getElementType()))) {
+      undoViews();
       return false;
+    }
     if (targetDef && contraction->isBeforeInBlock(targetDef))
       targetDef->moveBefore(fill);
     rewriter.setInsertionPoint(contraction);
-    Operation *view = nullptr;
     if (dropsUnits) {
-      view = memref::CollapseShapeOp::create(rewriter, fill.getLoc(), target,
-                                             *dropUnits);
-      target = view->getResult(0);
+      views.push_back(memref::CollapseShapeOp::create(rewriter, fill.getLoc(),
+                                                      target, *dropUnits));
+      target = views.back()->getResult(0);
     }
     auto zero = linalg::FillOp::create(rewriter, fill.getLoc(),
                                        fill.getDpsInputs()[0], target);
     zero->setDiscardableAttrs(fill->getDiscardableAttrDictionary());
-    SmallVector<AffineMap> maps = contraction.getIndexingMapsArray();
-    maps.back() = map;
-    linalg::GenericOp folded = replaceStage(
-        stage, contraction.getDpsInputs(), ValueRange{target}, maps);
+    operands.maps.back() = map;
+    ArrayRef<Value> values = operands.values;
+    linalg::GenericOp folded =
+        replaceStage(stage, values.drop_back(), ValueRange{target},
+                     operands.maps, operands.iterators);
     SmallVector<linalg::LinalgOp> stages;
     for (const RowStage &rowStage : chain.stages)
       stages.push_back(rowStage.op);
     KernelPrologue zeroPrologue = matchKernelPrologue(folded);
-    if (!rowsStayApart(stages, chain.rows) ||
+    if (!rowsStayApart(stages, chain.rows) || !rowLoopsOf(folded, chain.rows) ||
         zeroPrologue.initProducer != zero) {
       // Undo: the contraction stays as it was.
       chain.stages[stage].op = contraction;
@@ -348,8 +499,7 @@ public:
       prologues.erase(folded);
       rewriter.eraseOp(folded);
       rewriter.eraseOp(zero);
-      if (view)
-        rewriter.eraseOp(view);
+      undoViews();
       return false;
     }
     chain.stages[stage].prologue = zeroPrologue;
@@ -383,17 +533,19 @@ private:
     return other;
   }
 
-  /// Replaces stage `stage` by a generic with the same loops and payload
-  /// over `inputs` and `outputs` through `maps`, right before it (the
-  /// old op stays, for the caller to erase).
-  linalg::GenericOp replaceStage(size_t stage, ValueRange inputs,
-                                 ValueRange outputs,
-                                 ArrayRef<AffineMap> maps) {
+  /// Replaces stage `stage` by a generic with the same payload over
+  /// `inputs` and `outputs` through `maps` (and its loops, or loops of
+  /// `iterators`), right before it (the old op stays, for the caller to
+  /// erase).
+  linalg::GenericOp
+  replaceStage(size_t stage, ValueRange inputs, ValueRange outputs,
+               ArrayRef<AffineMap> maps,
+               std::optional<ArrayRef<utils::IteratorType>> iterators = {}) {
     linalg::LinalgOp old = chain.stages[stage].op;
     rewriter.setInsertionPoint(old);
     auto generic = linalg::GenericOp::create(
         rewriter, old.getLoc(), TypeRange{}, inputs, outputs, maps,
-        old.getIteratorTypesArray());
+        iterators ? llvm::to_vector(*iterators) : old.getIteratorTypesArray());
     IRMapping mapping;
     old->getRegion(0).cloneInto(&generic.getRegion(), mapping);
     generic->setDiscardableAttrs(old->getDiscardableAttrDictionary());

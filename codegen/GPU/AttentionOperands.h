@@ -40,6 +40,10 @@ bool movableBefore(linalg::LinalgOp op, Operation *before);
 ///    where the transpose would write it (a permutation of the
 ///    contraction's loops; the chain must still keep its rows apart,
 ///    rowsStayApart), zero-filled like the contraction's own output was.
+///    When the transpose reads a finer view of the output (Swin's windows
+///    x heads split back into windows and heads), the contraction's loop
+///    is split alike first, its operands read through the finer buffers
+///    they were collapsed from or through new expand_shape views.
 ///
 /// `chained` holds the ops of every chain: a transpose in one stays. The
 /// folded transposes and the buffers only they used are erased; `ops`,

@@ -255,11 +255,12 @@ constantScalarIndex(GatherOp gather) {
 
 /// A transpose read only by gathers of one constant index each
 /// (`q, k, v = qkv[0], qkv[1], qkv[2]` after an attention's head split, as
-/// torchvision's Swin exports it): each gather becomes a transpose of the
-/// slice it reads, taken before the transpose (a view, then a squeeze),
-/// so that no transposed copy of the whole and no copy per gather is made;
-/// the new transposes compose with the ones after them (k's) and fuse
-/// into their consumers like any other.
+/// torchvision's Swin exports it) or by slices (`qkv.unbind(0)`, as timm's
+/// ViT exports it): each gather becomes a transpose of the slice it reads,
+/// taken before the transpose (a view, then a squeeze), and each slice a
+/// transpose of the same slice of the input, so that no transposed copy of
+/// the whole and no copy per part is made; the new transposes compose with
+/// the ones after them (k's) and fuse into their consumers like any other.
 struct GatherIndicesOfTranspose : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TransposeOp op,
@@ -268,7 +269,12 @@ struct GatherIndicesOfTranspose : OpRewritePattern<TransposeOp> {
     if (op->use_empty() || !inType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "no static users");
     SmallVector<std::tuple<GatherOp, int64_t, int64_t>> gathers;
+    SmallVector<SliceOp> slices;
     for (Operation *user : op->getUsers()) {
+      if (auto slice = dyn_cast<SliceOp>(user)) {
+        slices.push_back(slice);
+        continue;
+      }
       auto gather = dyn_cast<GatherOp>(user);
       std::optional<std::pair<int64_t, int64_t>> at =
           gather && gather.getData() == op.getResult()
@@ -312,6 +318,24 @@ struct GatherIndicesOfTranspose : OpRewritePattern<TransposeOp> {
           newOp->setAttr(attr.getName(), attr.getValue());
       Value part = created.back()->getResult(0);
       rewriter.replaceOp(gather, part);
+    }
+    for (SliceOp slice : slices) {
+      // Output dimension d is input dimension perm[d].
+      SmallVector<int64_t> starts(rank), limits(rank), steps(rank);
+      for (int64_t d = 0; d < rank; ++d) {
+        starts[perm[d]] = slice.getStarts()[d];
+        limits[perm[d]] = slice.getLimits()[d];
+        steps[perm[d]] = slice.getSteps()[d];
+      }
+      rewriter.setInsertionPoint(slice);
+      auto part = SliceOp::create(rewriter, slice.getLoc(), op.getInput(),
+                                  starts, limits, steps);
+      auto moved =
+          TransposeOp::create(rewriter, slice.getLoc(), part.getResult(), perm);
+      for (Operation *newOp : {part.getOperation(), moved.getOperation()})
+        for (NamedAttribute attr : slice->getDiscardableAttrs())
+          newOp->setAttr(attr.getName(), attr.getValue());
+      rewriter.replaceOp(slice, moved.getResult());
     }
     rewriter.eraseOp(op);
     return success();

@@ -257,8 +257,9 @@ def Tandem_TransposeOp : Tandem_InferredOp<"transpose",
     Canonicalisation composes transposes of transposes, makes one that
     moves only size-1 dimensions a reshape, and splits one read only by
     gathers of one constant index each (`q, k, v = qkv[0], qkv[1],
-    qkv[2]` after a head split) into a transpose of each gathered slice,
-    taken before the transpose. In GPU partitions it lowers to a
+    qkv[2]` after a head split) and slices (`qkv.unbind(0)`) into a
+    transpose of each gathered or sliced part, taken before the transpose.
+    In GPU partitions it lowers to a
     `linalg.generic`, which fuses with its elementwise neighbours.
 
     Example:

@@ -402,6 +402,79 @@ func.func private @ga_p0_gpu0(%q: memref<4x32x64xf32>, %kt: memref<4x64x32xf32>,
 
 // -----
 
+// The same attention with Swin's head merge after it: the merge reads the
+// output split back into windows and heads (2 x 2), transposed to windows
+// x tokens x heads. P V's batch loop splits alike (its probabilities read
+// from the softmax's 4-D buffer, no longer through the collapse) and it
+// writes the merged layout itself: no merge kernel.
+// CHECK-DAG: #[[PMAP:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+// CHECK-DAG: #[[YMAP:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1, d3)>
+// CHECK-LABEL: func.func private @gm_p0_gpu0
+// CHECK-SAME: %[[Y:[^:]+]]: memref<2x32x2x64xf32>)
+// CHECK: call @gm_p0_gpu0_k0_pv_generic_attention({{.*}}, %[[Y]]) {tandem.launch_dims = array<i64: 128, 1, 1, 64, 1, 1>}
+// CHECK-NOT: call
+// CHECK: func.func private @gm_p0_gpu0_k0_pv_generic_attention({{.*}}) attributes {tandem.kernel, tandem.row_kernel = array<i64: 2, 2, 32>}
+// CHECK: linalg.batch_matmul
+// CHECK: linalg.generic {indexing_maps = [#[[PMAP]], #{{.+}}, #[[YMAP]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+// CHECK: return
+#gm4t = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+#gm4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#gmr4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func private @gm_p0_gpu0(%q: memref<4x32x64xf32>, %kt: memref<4x64x32xf32>, %v: memref<4x32x64xf32>, %y: memref<2x32x2x64xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %lowest = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<4x32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<4x32x32xf32>)
+  linalg.batch_matmul {tandem.kernel = "fusion.qk"} ins(%q, %kt : memref<4x32x64xf32>, memref<4x64x32xf32>) outs(%s : memref<4x32x32xf32>)
+  %s4 = memref.expand_shape %s [[0, 1], [2], [3]] output_shape [2, 2, 32, 32] : memref<4x32x32xf32> into memref<2x2x32x32xf32>
+  %max = memref.alloc() : memref<2x2x32xf32>
+  linalg.fill ins(%lowest : f32) outs(%max : memref<2x2x32xf32>)
+  linalg.generic {indexing_maps = [#gm4, #gmr4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s4 : memref<2x2x32x32xf32>) outs(%max : memref<2x2x32xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %e = memref.alloc() : memref<2x2x32x32xf32>
+  linalg.generic {indexing_maps = [#gm4, #gmr4, #gm4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s4, %max : memref<2x2x32x32xf32>, memref<2x2x32xf32>) outs(%e : memref<2x2x32x32xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  }
+  %sum = memref.alloc() : memref<2x2x32xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<2x2x32xf32>)
+  linalg.generic {indexing_maps = [#gm4, #gmr4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%e : memref<2x2x32x32xf32>) outs(%sum : memref<2x2x32xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %p = memref.alloc() : memref<2x2x32x32xf32>
+  linalg.generic {indexing_maps = [#gm4, #gmr4, #gm4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%e, %sum : memref<2x2x32x32xf32>, memref<2x2x32xf32>) outs(%p : memref<2x2x32x32xf32>) {
+  ^bb0(%in: f32, %t: f32, %out: f32):
+    %r = arith.divf %in, %t : f32
+    linalg.yield %r : f32
+  }
+  %p3 = memref.collapse_shape %p [[0, 1], [2], [3]] : memref<2x2x32x32xf32> into memref<4x32x32xf32>
+  %o = memref.alloc() : memref<4x32x64xf32>
+  linalg.fill ins(%zero : f32) outs(%o : memref<4x32x64xf32>)
+  linalg.batch_matmul {tandem.kernel = "fusion.pv"} ins(%p3, %v : memref<4x32x32xf32>, memref<4x32x64xf32>) outs(%o : memref<4x32x64xf32>)
+  %o4 = memref.expand_shape %o [[0, 1], [2], [3]] output_shape [2, 2, 32, 64] : memref<4x32x64xf32> into memref<2x2x32x64xf32>
+  linalg.generic {indexing_maps = [#gm4t, #gm4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%o4 : memref<2x2x32x64xf32>) outs(%y : memref<2x32x2x64xf32>) attrs = {tandem.kernel = "fusion.merge"} {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  memref.dealloc %o : memref<4x32x64xf32>
+  return
+}
+
+// -----
+
 // The head split and merge around an attention (2 heads, 16 tokens, head
 // size 32): V's transpose out of tokens x heads and the output's back into
 // it fold into the attention's contractions (V read and the output written

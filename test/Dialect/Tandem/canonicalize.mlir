@@ -314,6 +314,26 @@ func.func @gathers_of_transpose(%x: tensor<4x5x3x2x6xf32>) -> (tensor<4x2x5x6xf3
 
 // -----
 
+// q, k, v = qkv.unbind(0) after a head split's transpose (timm's ViT): each
+// slice of the transpose becomes the same slice of its input (dimension d
+// of the slice is dimension perm[d] of the input, steps too), then the
+// transpose, so that no transposed copy of the whole is made.
+// CHECK-LABEL: func.func @slices_of_transpose
+// CHECK-SAME: (%[[X:.+]]: tensor<4x5x3x2x6xf32>)
+// CHECK-DAG: %[[Q:.+]] = tandem.slice %[[X]] {limits = array<i64: 4, 5, 1, 2, 6>, starts = array<i64: 0, 0, 0, 0, 0>, steps = array<i64: 1, 1, 1, 1, 1>}
+// CHECK-DAG: tandem.transpose %[[Q]] {perm = array<i64: 2, 0, 3, 1, 4>} : tensor<4x5x1x2x6xf32> -> tensor<1x4x2x5x6xf32>
+// CHECK-DAG: %[[K:.+]] = tandem.slice %[[X]] {limits = array<i64: 4, 5, 2, 2, 6>, starts = array<i64: 0, 0, 1, 0, 0>, steps = array<i64: 1, 2, 1, 1, 1>}
+// CHECK-DAG: tandem.transpose %[[K]] {perm = array<i64: 2, 0, 3, 1, 4>} : tensor<4x3x1x2x6xf32> -> tensor<1x4x2x3x6xf32>
+// CHECK-NOT: tandem.transpose {{.*}} -> tensor<3x4x2x5x6xf32>
+func.func @slices_of_transpose(%x: tensor<4x5x3x2x6xf32>) -> (tensor<1x4x2x5x6xf32>, tensor<1x4x2x3x6xf32>) {
+  %t = tandem.transpose %x {perm = array<i64: 2, 0, 3, 1, 4>} : tensor<4x5x3x2x6xf32> -> tensor<3x4x2x5x6xf32>
+  %q = tandem.slice %t {starts = array<i64: 0, 0, 0, 0, 0>, limits = array<i64: 1, 4, 2, 5, 6>, steps = array<i64: 1, 1, 1, 1, 1>} : tensor<3x4x2x5x6xf32> -> tensor<1x4x2x5x6xf32>
+  %k = tandem.slice %t {starts = array<i64: 1, 0, 0, 0, 0>, limits = array<i64: 2, 4, 2, 5, 6>, steps = array<i64: 1, 1, 1, 2, 1>} : tensor<3x4x2x5x6xf32> -> tensor<1x4x2x3x6xf32>
+  return %q, %k : tensor<1x4x2x5x6xf32>, tensor<1x4x2x3x6xf32>
+}
+
+// -----
+
 // A transpose something else also reads stays as it is.
 // CHECK-LABEL: func.func @gather_and_other_user
 // CHECK: %[[T:.+]] = tandem.transpose

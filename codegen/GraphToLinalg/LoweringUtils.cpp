@@ -294,6 +294,58 @@ static std::optional<Coarsening> commonCoarsening(ArrayRef<int64_t> source,
   return result;
 }
 
+/// The coarsest shape that refines both `source` and `target` (as many
+/// elements, no unit or dynamic dimensions): the dimensions between the
+/// running products of either, each group of them making one dimension of
+/// the source (`sourceGroups`) and of the target (`targetGroups`). None
+/// when one running product does not divide the next.
+static std::optional<Coarsening> commonRefinement(ArrayRef<int64_t> source,
+                                                  ArrayRef<int64_t> target) {
+  auto plain = [](ArrayRef<int64_t> shape) {
+    return !shape.empty() && llvm::all_of(shape, [](int64_t size) {
+      return size > 1 && !ShapedType::isDynamic(size);
+    });
+  };
+  if (!plain(source) || !plain(target))
+    return std::nullopt;
+  auto runningProducts = [](ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> products;
+    int64_t product = 1;
+    for (int64_t size : shape)
+      products.push_back(product *= size);
+    return products;
+  };
+  SmallVector<int64_t> sourceEnds = runningProducts(source);
+  SmallVector<int64_t> targetEnds = runningProducts(target);
+  SmallVector<int64_t> ends(sourceEnds);
+  ends.append(targetEnds);
+  llvm::sort(ends);
+  ends.erase(llvm::unique(ends), ends.end());
+  Coarsening result;
+  int64_t previous = 1;
+  for (int64_t end : ends) {
+    if (end % previous != 0)
+      return std::nullopt;
+    result.shape.push_back(end / previous);
+    previous = end;
+  }
+  // Each side's dimension takes the refined dimensions up to its end.
+  auto groupsOf = [&](ArrayRef<int64_t> sideEnds) {
+    SmallVector<ReassociationIndices> groups;
+    int64_t dim = 0;
+    for (int64_t end : sideEnds) {
+      ReassociationIndices group;
+      while (dim < int64_t(ends.size()) && ends[dim] <= end)
+        group.push_back(dim++);
+      groups.push_back(std::move(group));
+    }
+    return groups;
+  };
+  result.sourceGroups = groupsOf(sourceEnds);
+  result.targetGroups = groupsOf(targetEnds);
+  return result;
+}
+
 Value mlir::tandem::linalg_lowering::reshapeTensor(OpBuilder &b, Location loc,
                                                    Value value,
                                                    RankedTensorType type) {
@@ -315,11 +367,26 @@ Value mlir::tandem::linalg_lowering::reshapeTensor(OpBuilder &b, Location loc,
     if (auto reassociation = getReassociationIndicesForReshape(type, source))
       return tensor::ExpandShapeOp::create(b, loc, type, value, *reassociation);
   }
-  // Neither a pure collapse nor a pure expand: collapse into the finest
-  // shape both sides refine, then expand. Going through 1-D instead would
-  // need the whole source contiguous: a reshape of a slice (a head split of
-  // a packed q/k/v projection, 128x1x256 of 128x1x768 into 128x4x64)
-  // would bufferize to a copy, where 128x256 is a view of it.
+  // Neither a pure collapse nor a pure expand. Without unit dimensions,
+  // expand into the coarsest shape that refines both sides, then collapse:
+  // the expand is a view of any strided source, and a consumer absorbs the
+  // collapse by expanding its loops (a head split of a slice of the packed
+  // q/k/v projection at batch 8, 128x8x256 of 128x8x768 into 128x32x64,
+  // through 128x8x4x64; batch and heads cannot be one strided dimension).
+  if (std::optional<Coarsening> common =
+          commonRefinement(source.getShape(), type.getShape())) {
+    auto midType =
+        RankedTensorType::get(common->shape, source.getElementType());
+    Value mid = tensor::ExpandShapeOp::create(b, loc, midType, value,
+                                              common->sourceGroups);
+    return tensor::CollapseShapeOp::create(b, loc, type, mid,
+                                           common->targetGroups);
+  }
+  // Otherwise collapse into the finest shape both sides refine, then
+  // expand. Going through 1-D instead would need the whole source
+  // contiguous: a reshape of a slice (a head split of a packed q/k/v
+  // projection, 128x1x256 of 128x1x768 into 128x4x64) would bufferize to
+  // a copy, where 128x256 is a view of it.
   if (std::optional<Coarsening> common =
           commonCoarsening(source.getShape(), type.getShape())) {
     auto midType =

@@ -19,10 +19,25 @@ func.func @constant_resource() -> tensor<4xf32> {
 
 // -----
 
-// reshape: collapse, expand, or (neither) collapse into the finest shape
-// both refine, then expand: 2x3x4 -> 3x8 goes through 24 (1-D); a head
-// split of a slice, 5x1x12 -> 5x3x4, through 5x12, which a strided view
-// of the slice can be (through 1-D it would be a copy).
+// reshape: collapse, expand, or (neither) expand into the coarsest shape
+// that refines both, then collapse: 4x2x12 -> 4x6x4 through 4x2x3x4 (a
+// head split at batch 2, whose expand is a view of a strided slice). Where no
+// such shape exists (2x3x4 -> 3x8) or with unit dimensions, collapse into
+// the finest shape both refine, then expand: 2x3x4 -> 3x8 goes through 24
+// (1-D); a head split of a slice at batch 1, 5x1x12 -> 5x3x4, through
+// 5x12, which a strided view of the slice can be (through 1-D it would be
+// a copy).
+// CHECK-LABEL: func.func @reshape_refined
+// CHECK: %[[R:.+]] = tensor.expand_shape %{{.+}} {{\[}}[0], [1], [2, 3]] output_shape [4, 2, 3, 4] : tensor<4x2x12xf32> into tensor<4x2x3x4xf32>
+// CHECK: tensor.collapse_shape %[[R]] {{\[}}[0], [1, 2], [3]] : tensor<4x2x3x4xf32> into tensor<4x6x4xf32>
+func.func @reshape_refined(%a: tensor<4x2x12xf32>) -> tensor<4x6x4xf32> {
+  %0 = tandem.reshape %a {shape = array<i64: 4, 6, 4>} : tensor<4x2x12xf32> -> tensor<4x6x4xf32>
+  return %0 : tensor<4x6x4xf32>
+}
+
+// -----
+
+// reshape: the other cases.
 // CHECK-LABEL: func.func @reshape
 // CHECK-SAME: (%[[A:.+]]: tensor<2x3x4xf32>, %[[S:.+]]: tensor<5x1x12xf32>)
 // CHECK: %[[C:.+]] = tensor.collapse_shape %[[A]] {{\[}}[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>

@@ -347,9 +347,7 @@ public:
     inputs[input] = source->get();
     SmallVector<AffineMap> maps = contraction.getIndexingMapsArray();
     maps[input] = map;
-    linalg::GenericOp folded = replaceStage(stage, inputs,
-                                            contraction.getDpsInits(), maps);
-    (void)folded;
+    replaceStage(stage, inputs, contraction.getDpsInits(), maps);
     eraseOp(contraction);
     eraseOp(transpose);
     eraseBuffer(root);

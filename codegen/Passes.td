@@ -817,9 +817,11 @@ def TandemMapKernelsToGPU
     starts from the init producer's value at its output instead of a load.
     Any other second linalg op is an error, except in a row kernel
     (`tandem.row_kernel`, codegen/GPU/RowKernels.h): one block per row, its
-    ops mapped in order as stages (a block reduction, or threads striding
-    over the row) with a `gpu.barrier` between two, its allocations one
-    row each in shared memory (workgroup attributions).
+    ops mapped in order as stages (a block reduction, threads striding
+    over the row, a contraction's points split among groups of threads
+    that share its reductions, or a warp per point whose lanes share them)
+    with a `gpu.barrier` between two, its allocations one row each in
+    shared memory (workgroup attributions).
 
     Before:
     ```mlir

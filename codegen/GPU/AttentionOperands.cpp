@@ -166,29 +166,6 @@ bool leftAlone(Operation *from, Operation *to, ArrayRef<Value> readOnly,
   return true;
 }
 
-/// Whether the block's threads read or write consecutive elements of a
-/// buffer of type `type` that a contraction stage accesses through `map`:
-/// its loop `thread` (its last parallel loop, which the threads stride
-/// over) indexes only the buffer's last dimension, with unit stride there,
-/// or no dimension at all.
-bool coalesced(unsigned thread, AffineMap map, MemRefType type) {
-  MLIRContext *context = map.getContext();
-  for (auto [position, expr] : llvm::enumerate(map.getResults())) {
-    if (!expr.isFunctionOfDim(thread))
-      continue;
-    if (position + 1 != map.getNumResults())
-      return false;
-    AffineExpr rest = simplifyAffineExpr(
-        expr - getAffineDimExpr(thread, context), map.getNumDims(), 0);
-    if (rest.isFunctionOfDim(thread))
-      return false;
-    auto [strides, offset] = type.getStridesAndOffset();
-    if (strides.empty() || strides.back() != 1)
-      return false;
-  }
-  return true;
-}
-
 /// The operands of a contraction being rewritten: their values, indexing
 /// maps and the loops' iterator types.
 struct Operands {
@@ -337,16 +314,25 @@ public:
         reshapeIndices(operand->get(), root, /*toRoot=*/true);
     if (!toRoot)
       return false;
-    AffineMap map = simplifyAffineMap(
-        transpose.getMatchingIndexingMap(source).compose(toRoot->compose(
-            contraction.getMatchingIndexingMap(operand))));
-    if (!coalesced(contraction.getNumParallelLoops() - 1, map,
-                   cast<MemRefType>(source->get().getType())))
-      return false;
+    AffineMap map =
+        simplifyAffineMap(transpose.getMatchingIndexingMap(source).compose(
+            toRoot->compose(contraction.getMatchingIndexingMap(operand))));
     SmallVector<Value> inputs = contraction.getDpsInputs();
     inputs[input] = source->get();
     SmallVector<AffineMap> maps = contraction.getIndexingMapsArray();
     maps[input] = map;
+    // The stage reads the source coalesced, a warp per point when it reads
+    // it along the reduction (K in place), and reads every other input
+    // coalesced that it did before.
+    ContractionReads before = contractionReads(contraction);
+    ContractionReads after = contractionReads(
+        ArrayRef(maps).take_front(inputs.size()), ValueRange(inputs).getTypes(),
+        contraction.getIteratorTypesArray(), hasBlockCombiners(contraction));
+    if (!after.coalesced[input])
+      return false;
+    for (auto [was, is] : llvm::zip(before.coalesced, after.coalesced))
+      if (was && !is)
+        return false;
     replaceStage(stage, inputs, contraction.getDpsInits(), maps);
     eraseOp(contraction);
     eraseOp(transpose);
@@ -464,8 +450,8 @@ public:
     map = AffineMap::get(map.getNumDims(), 0, results, map.getContext());
     if (kept.empty() || (dropsUnits && !dropUnits) ||
         !map.isProjectedPermutation() ||
-        !coalesced(thread, map,
-                   MemRefType::get(kept, targetType.getElementType()))) {
+        !coalescedAlong(thread, map,
+                        MemRefType::get(kept, targetType.getElementType()))) {
       undoViews();
       return false;
     }

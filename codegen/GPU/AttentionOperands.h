@@ -31,11 +31,12 @@ bool movableBefore(linalg::LinalgOp op, Operation *before);
 ///    is read by the contraction from the transpose's input instead, the
 ///    two indexing maps composed (through the reshapes between, as
 ///    floordiv/mod where a reshape splits a dimension): V out of the
-///    packed projection. Only when the block's threads, which stride over
-///    the contraction's last parallel loop, then read consecutive
-///    elements, as they did before: K^T, which the threads read along its
-///    keys, keeps its transpose (folded, each thread would read a
-///    different row of K).
+///    packed projection, K^T out of it too. Only when the stage then reads
+///    the transpose's input coalesced under the mapping it gets
+///    (contractionReads) and every other input it read coalesced still
+///    coalesced: V, read along P V's output columns by a thread per
+///    column; K, read along the head dimension, which makes Q K^T a warp
+///    per key.
 ///  * the output of P V, when a transpose is its only reader, is written
 ///    where the transpose would write it (a permutation of the
 ///    contraction's loops; the chain must still keep its rows apart,

@@ -20,6 +20,9 @@ namespace mlir::tandem {
 /// Threads per block of the flattened mapping.
 constexpr int64_t kThreadsPerBlock = 256;
 
+/// Threads per warp.
+constexpr int32_t kWarpSize = 32;
+
 /// {gx, gy, gz, bx, by, bz} for `total` points, one thread each: one block
 /// of 256 threads at most, a small kernel whole warps.
 inline std::array<int64_t, 6> flatLaunchDims(int64_t total) {

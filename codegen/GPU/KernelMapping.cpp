@@ -567,6 +567,14 @@ private:
         hostBlock
             ? index(0)
             : gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x).getResult();
+    if (plan.warpPerPoint) {
+      emitWarpPerPoint(hostBlock ? Value() : start);
+      return;
+    }
+    if (plan.pointGroups > 1) {
+      emitPointGroups(hostBlock ? Value() : start);
+      return;
+    }
     Value step = index(hostBlock ? 1 : blockThreads());
     auto loop =
         scf::ForOp::create(b, loc, start, index(plan.stridedSize), step);
@@ -579,6 +587,123 @@ private:
     }
     // A contraction stage: each point's reductions run in the thread.
     emitAccumulating(plan.reductionDims);
+  }
+
+  /// A contraction stage with a warp per point (KernelPlan::warpPerPoint)
+  /// of the block's row (delinearised). `thread`: the thread's index on the
+  /// GPU; null on the host, where one loop runs the points and one the
+  /// lanes, then the same butterfly the shuffles perform.
+  void emitWarpPerPoint(Value thread) {
+    combiners = blockCombiners(op);
+    assert(!combiners.empty() && "planned a warp per point without combiners");
+    if (thread) {
+      Value warpSize = index(kWarpSize);
+      Value lane = arith::RemUIOp::create(b, loc, thread, warpSize);
+      Value warp = arith::DivUIOp::create(b, loc, thread, warpSize);
+      auto loop = scf::ForOp::create(b, loc, warp, index(plan.stridedSize),
+                                     index(blockWarps()));
+      OpBuilder::InsertionGuard insertion(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      delinearize(plan.stridedDims, loop.getInductionVar());
+      SmallVector<Value> totals = warpReduce(partials(lane, kWarpSize));
+      enterIf(constantIs(lane, 0));
+      storeTotals(totals);
+      return;
+    }
+    SmallVector<Value> lanes;
+    for (Operation *combiner : combiners)
+      lanes.push_back(hostScratch(kWarpSize, combiner->getResult(0).getType()));
+    auto loop =
+        scf::ForOp::create(b, loc, index(0), index(plan.stridedSize), index(1));
+    OpBuilder::InsertionGuard insertion(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    delinearize(plan.stridedDims, loop.getInductionVar());
+    {
+      auto laneLoop =
+          scf::ForOp::create(b, loc, index(0), index(kWarpSize), index(1));
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(laneLoop.getBody()->getTerminator());
+      Value lane = laneLoop.getInductionVar();
+      for (auto [value, buffer] : llvm::zip(partials(lane, kWarpSize), lanes))
+        memref::StoreOp::create(b, loc, value, buffer, lane);
+    }
+    butterflyOnHost(lanes, kWarpSize);
+    SmallVector<Value> totals;
+    for (Value buffer : lanes)
+      totals.push_back(memref::LoadOp::create(b, loc, buffer, index(0)));
+    storeTotals(totals);
+  }
+
+  /// A contraction stage whose points split their reductions among
+  /// KernelPlan::pointGroups groups of threads, of the block's row
+  /// (delinearised). Thread g * points + p runs point p's reduction points
+  /// g, g + groups, ... from the identities and leaves its partials in
+  /// shared memory; after a barrier, thread p combines the groups' partials
+  /// in group order with the output's initial value and stores the total.
+  /// `thread`: the thread's index on the GPU; null on the host, where loops
+  /// run the groups' partials into scratch, then the same combinations.
+  void emitPointGroups(Value thread) {
+    combiners = blockCombiners(op);
+    assert(!combiners.empty() && "planned point groups without combiners");
+    int64_t points = plan.stridedSize, groups = plan.pointGroups;
+    SmallVector<Value> slots;
+    for (Operation *combiner : combiners) {
+      Type type = combiner->getResult(0).getType();
+      slots.push_back(thread ? workgroupBuffer(points * groups, type)
+                             : hostScratch(points * groups, type));
+    }
+    // The partials of point `point` in group `group` (slot `slot`).
+    auto partialsOf = [&](Value point, Value group, Value slot) {
+      delinearize(plan.stridedDims, point);
+      for (auto [value, buffer] : llvm::zip(partials(group, groups), slots))
+        memref::StoreOp::create(b, loc, value, buffer, slot);
+    };
+    // The groups' partials of point `point` combined in group order, then
+    // with the output's initial value, stored.
+    auto totalOf = [&](Value point) {
+      delinearize(plan.stridedDims, point);
+      SmallVector<Value> totals;
+      for (auto [i, buffer] : llvm::enumerate(slots)) {
+        Value total = memref::LoadOp::create(b, loc, buffer, point);
+        for (int64_t group = 1; group < groups; ++group) {
+          Value slot =
+              arith::AddIOp::create(b, loc, point, index(group * points));
+          total =
+              combine(i, total, memref::LoadOp::create(b, loc, buffer, slot));
+        }
+        totals.push_back(total);
+      }
+      storeTotals(totals);
+    };
+    OpBuilder::InsertionGuard insertion(b);
+    if (thread) {
+      {
+        OpBuilder::InsertionGuard inner(b);
+        enterIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, thread,
+                                      index(points * groups)));
+        Value point = arith::RemUIOp::create(b, loc, thread, index(points));
+        Value group = arith::DivUIOp::create(b, loc, thread, index(points));
+        partialsOf(point, group, thread);
+      }
+      gpu::BarrierOp::create(b, loc);
+      enterIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, thread,
+                                    index(points)));
+      totalOf(thread);
+      return;
+    }
+    {
+      auto loop = scf::ForOp::create(b, loc, index(0), index(points * groups),
+                                     index(1));
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      Value slot = loop.getInductionVar();
+      Value point = arith::RemUIOp::create(b, loc, slot, index(points));
+      Value group = arith::DivUIOp::create(b, loc, slot, index(points));
+      partialsOf(point, group, slot);
+    }
+    auto loop = scf::ForOp::create(b, loc, index(0), index(points), index(1));
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    totalOf(loop.getInductionVar());
   }
 
   //===------------------------------------------------------------------===//
@@ -620,13 +745,14 @@ private:
   }
 
   /// Thread `thread`'s partial results: the payload over reduction points
-  /// thread, thread + bx, ... from the identities.
-  SmallVector<Value> partials(Value thread) {
+  /// thread, thread + step, ... (step: the block's threads by default) from
+  /// the identities.
+  SmallVector<Value> partials(Value thread, int64_t step = 0) {
     SmallVector<Value> init;
     for (unsigned i = 0; i < combiners.size(); ++i)
       init.push_back(identity(i));
     auto loop = scf::ForOp::create(b, loc, thread, index(plan.reductionSize),
-                                   index(blockThreads()), init);
+                                   index(step ? step : blockThreads()), init);
     {
       OpBuilder::InsertionGuard insertion(b);
       b.setInsertionPointToStart(loop.getBody());
@@ -670,6 +796,19 @@ private:
     b.setInsertionPoint(branch.thenBlock()->getTerminator());
   }
 
+  /// A new shared-memory (workgroup) buffer of the enclosing GPU function:
+  /// `size` elements of type `element`.
+  Value workgroupBuffer(int64_t size, Type element) {
+    auto function =
+        b.getInsertionBlock()->getParentOp()->getParentOfType<gpu::GPUFuncOp>();
+    if (!function)
+      function = cast<gpu::GPUFuncOp>(b.getInsertionBlock()->getParentOp());
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    return function.addWorkgroupAttribution(
+        MemRefType::get({size}, element, AffineMap(), workgroup), loc);
+  }
+
   /// Each thread's partials, the warps' shuffle butterflies, the warp
   /// totals through shared memory, warp 0's butterfly over them, and thread
   /// 0's store.
@@ -677,18 +816,9 @@ private:
     OpBuilder::InsertionGuard insertion(b);
     Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     SmallVector<Value> values = warpReduce(partials(thread));
-    auto function =
-        b.getInsertionBlock()->getParentOp()->getParentOfType<gpu::GPUFuncOp>();
-    if (!function)
-      function = cast<gpu::GPUFuncOp>(b.getInsertionBlock()->getParentOp());
-    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
-                                                gpu::AddressSpace::Workgroup);
     SmallVector<Value> shared;
     for (Value value : values)
-      shared.push_back(function.addWorkgroupAttribution(
-          MemRefType::get({blockWarps()}, value.getType(), AffineMap(),
-                          workgroup),
-          loc));
+      shared.push_back(workgroupBuffer(blockWarps(), value.getType()));
     Value warpSize = index(kWarpSize);
     Value lane = arith::RemUIOp::create(b, loc, thread, warpSize);
     Value warp = arith::DivUIOp::create(b, loc, thread, warpSize);
@@ -923,17 +1053,8 @@ private:
       aTile = hostScratch(kTileK * kTileM, f32);
       bTile = hostScratch(kTileK * kTileN, f32);
     } else {
-      auto function = b.getInsertionBlock()
-                          ->getParentOp()
-                          ->getParentOfType<gpu::GPUFuncOp>();
-      if (!function)
-        function = cast<gpu::GPUFuncOp>(b.getInsertionBlock()->getParentOp());
-      auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
-                                                  gpu::AddressSpace::Workgroup);
-      aTile = function.addWorkgroupAttribution(
-          MemRefType::get({kTileK * kTileM}, f32, AffineMap(), workgroup), loc);
-      bTile = function.addWorkgroupAttribution(
-          MemRefType::get({kTileK * kTileN}, f32, AffineMap(), workgroup), loc);
+      aTile = workgroupBuffer(kTileK * kTileM, f32);
+      bTile = workgroupBuffer(kTileK * kTileN, f32);
     }
     constexpr int64_t kPerThread = kMicroTile * kMicroTile;
     auto splitThread = [&](Value thread) {
@@ -1045,7 +1166,6 @@ private:
     });
   }
 
-  static constexpr int32_t kWarpSize = 32;
   static_assert(kMinBlockReduction > kWarpSize,
                 "block reductions assume at least two warps per block");
 

@@ -82,6 +82,19 @@ struct KernelPlan {
   bool rowStrided = false;
   SmallVector<unsigned> stridedDims;
   int64_t stridedSize = 1;
+  /// A contraction stage with block combiners whose reads are coalesced
+  /// when the lanes take consecutive reduction points (contractionReads):
+  /// warp w takes the row's points w, w + warps, ..., lane l their
+  /// reduction points l, l + 32, ..., the lanes' partials meet in a shuffle
+  /// butterfly and lane 0 stores the total.
+  bool warpPerPoint = false;
+  /// A contraction stage with block combiners and a thread per point whose
+  /// row has at most half as many points as the block has threads (an
+  /// attention's P V: 64 output columns, 256 threads): the threads form
+  /// this many groups of a thread per point, each group runs every
+  /// `pointGroups`-th reduction point, and the groups' partials meet in
+  /// shared memory (1: no groups).
+  int64_t pointGroups = 1;
   /// In a row kernel, how many leading loops index the rows, and the
   /// buffers of the kernel function of which each block keeps only its row
   /// (1-D, in shared memory on the GPU, RowKernels.h): accesses to them

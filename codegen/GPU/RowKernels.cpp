@@ -36,6 +36,66 @@ int64_t mlir::tandem::rowCount(ArrayRef<int64_t> rows) {
   return count;
 }
 
+bool mlir::tandem::coalescedAlong(unsigned loop, AffineMap map,
+                                  MemRefType type) {
+  MLIRContext *context = map.getContext();
+  for (auto [position, expr] : llvm::enumerate(map.getResults())) {
+    if (!expr.isFunctionOfDim(loop))
+      continue;
+    if (position + 1 != map.getNumResults())
+      return false;
+    AffineExpr rest = simplifyAffineExpr(expr - getAffineDimExpr(loop, context),
+                                         map.getNumDims(), 0);
+    if (rest.isFunctionOfDim(loop))
+      return false;
+    auto [strides, offset] = type.getStridesAndOffset();
+    if (strides.empty() || strides.back() != 1)
+      return false;
+  }
+  return true;
+}
+
+ContractionReads
+mlir::tandem::contractionReads(ArrayRef<AffineMap> maps, TypeRange types,
+                               ArrayRef<utils::IteratorType> iterators,
+                               bool warpCombiners) {
+  auto last = [&](utils::IteratorType kind) -> std::optional<unsigned> {
+    for (unsigned dim = iterators.size(); dim-- > 0;)
+      if (iterators[dim] == kind)
+        return dim;
+    return std::nullopt;
+  };
+  std::optional<unsigned> thread = last(utils::IteratorType::parallel);
+  std::optional<unsigned> lane = last(utils::IteratorType::reduction);
+  SmallVector<bool> byThread, byLane;
+  for (auto [map, type] : llvm::zip(maps, types)) {
+    auto memref = dyn_cast<MemRefType>(type);
+    byThread.push_back(!memref || !thread ||
+                       coalescedAlong(*thread, map, memref));
+    byLane.push_back(!memref || !lane || coalescedAlong(*lane, map, memref));
+  }
+  ContractionReads reads;
+  bool laneOnly = false, threadOnly = false;
+  for (auto [t, l] : llvm::zip(byThread, byLane)) {
+    laneOnly |= l && !t;
+    threadOnly |= t && !l;
+  }
+  reads.warpPerPoint = warpCombiners && lane && laneOnly && !threadOnly;
+  reads.coalesced = reads.warpPerPoint ? byLane : byThread;
+  return reads;
+}
+
+ContractionReads mlir::tandem::contractionReads(linalg::LinalgOp op) {
+  SmallVector<AffineMap> maps;
+  SmallVector<Type> types;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    maps.push_back(op.getMatchingIndexingMap(input));
+    types.push_back(input->get().getType());
+  }
+  return contractionReads(maps, types, op.getIteratorTypesArray(),
+                          hasBlockCombiners(op));
+}
+
 std::optional<unsigned> mlir::tandem::rowLoopsOf(linalg::LinalgOp op,
                                                  ArrayRef<int64_t> rows) {
   SmallVector<int64_t> bounds = op.getStaticLoopRanges();
@@ -652,10 +712,13 @@ FailureOr<SmallVector<RowStage, 0>> mlir::tandem::planRowStages(
                 "associative reductions, or parallel then reductions";
     kinds.push_back(kind);
     chain.push_back(op);
-    widest =
-        std::max(widest, kind == StageKind::Reduction
-                             ? innerSize(op, *rowLoopsOf(op, rows))
-                             : parallelInnerSize(op, *rowLoopsOf(op, rows)));
+    int64_t width = kind == StageKind::Reduction
+                        ? innerSize(op, *rowLoopsOf(op, rows))
+                        : parallelInnerSize(op, *rowLoopsOf(op, rows));
+    // A warp per point: as many warps as points, up to the block's.
+    if (kind == StageKind::Contraction && contractionReads(op).warpPerPoint)
+      width *= kWarpSize;
+    widest = std::max(widest, width);
   }
   if (!rowsStayApart(chain, rows))
     return chain.front().emitOpError()
@@ -691,6 +754,14 @@ FailureOr<SmallVector<RowStage, 0>> mlir::tandem::planRowStages(
     }
     plan.blockReduction = kind == StageKind::Reduction;
     plan.rowStrided = !plan.blockReduction;
+    plan.warpPerPoint =
+        kind == StageKind::Contraction && contractionReads(op).warpPerPoint;
+    // A thread per point leaves more than half the block idle: the idle
+    // threads take shares of the reductions.
+    if (kind == StageKind::Contraction && !plan.warpPerPoint &&
+        hasBlockCombiners(op) && 2 * plan.stridedSize <= threads)
+      plan.pointGroups =
+          std::min(threads / plan.stridedSize, plan.reductionSize);
     stages.push_back(std::move(stage));
   }
   return stages;

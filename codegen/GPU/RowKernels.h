@@ -142,6 +142,35 @@ SmallVector<RowChain>
 formRowChains(MutableArrayRef<Operation *> ops,
               const llvm::DenseMap<Operation *, KernelPrologue> &prologues);
 
+/// Whether the threads of a warp access consecutive elements of a buffer of
+/// type `type` that an op accesses through `map` when consecutive lanes take
+/// consecutive values of loop `loop`: the loop indexes only the buffer's
+/// last dimension, with unit stride there, or no dimension at all.
+bool coalescedAlong(unsigned loop, AffineMap map, MemRefType type);
+
+/// How a contraction stage of a row kernel (rows, parallel loops, then
+/// reductions) reads its inputs.
+struct ContractionReads {
+  /// A warp per point (KernelPlan::warpPerPoint) rather than a thread.
+  bool warpPerPoint = false;
+  /// Per input: whether the warp's lanes read consecutive elements (or one
+  /// element) under that mapping.
+  SmallVector<bool> coalesced;
+};
+
+/// The mapping of a contraction stage whose inputs of types `types` are read
+/// through `maps` over loops `iterators`: a thread per point (the threads
+/// stride over the last parallel loop) unless an input is read coalesced
+/// only when the lanes stride over the last reduction loop instead (an
+/// attention's K read in place, token after token, rather than through a
+/// transposed copy) and no input only the other way round. A warp per point
+/// needs block combiners (`warpCombiners`). Types other than memrefs
+/// (scalars) read coalesced.
+ContractionReads contractionReads(ArrayRef<AffineMap> maps, TypeRange types,
+                                  ArrayRef<utils::IteratorType> iterators,
+                                  bool warpCombiners);
+ContractionReads contractionReads(linalg::LinalgOp op);
+
 /// Plans the stages of a row kernel whose ops are `ops` (with their
 /// prologues) over rows `rows`: one block per row, the threads of the
 /// widest stage (whole warps, at most kThreadsPerBlock). Fails with an

@@ -22,6 +22,7 @@
 // CHECK-NEXT: softmax diff {{(0|[0-9.]+e-0[5-9])}} sum 6
 // CHECK-NEXT: layernorm diff {{(0|[0-9.]+e-0[5-9])}} sum {{-?[0-9.e-]+}}
 // CHECK-NEXT: attention diff {{(0|[0-9.]+e-0[5-9])}} sum {{-?[0-9.e-]+}}
+// CHECK-NEXT: attention_k diff {{(0|[0-9.]+e-0[5-9])}} sum {{-?[0-9.e-]+}}
 // CHECK-NEXT: tiled_mm diff 0 sum {{[1-9][0-9.e+-]*}}
 // CHECK-NEXT: tiled_conv diff 0 sum {{[0-9.e+-]+}}
 // CHECK-NEXT: tiled_bmm diff 0 sum {{[0-9.e+-]+}}
@@ -323,8 +324,10 @@ func.func private @layernorm_rows(%x: memref<2x3x70xf32>, %c: memref<2x3x70xf32>
 
 // An attention (2 heads x 64 query rows, 64 keys, head size 16) as one row
 // kernel: the scores (a contraction stage: each thread a key, the head
-// dimension serially), the softmax, and P V (each thread an output column,
-// the keys serially), the scores, exponentials and probabilities row-local.
+// dimension serially), the softmax, and P V (4 point groups of 16 threads,
+// one per output column, each summing every fourth key, then the groups'
+// sums added in order), the scores, exponentials and probabilities
+// row-local.
 func.func private @attention_rows(%q: memref<2x64x16xf32>, %kt: memref<2x16x64xf32>, %v: memref<2x64x16xf32>, %o: memref<2x64x16xf32>) attributes {tandem.kernel, tandem.row_kernel = array<i64: 2, 64>} {
   %lowest = arith.constant 0xFF800000 : f32
   %zero = arith.constant 0.0 : f32
@@ -367,6 +370,60 @@ func.func private @attention_rows(%q: memref<2x64x16xf32>, %kt: memref<2x16x64xf
   return
 }
 
+// An attention that reads K in place (16 query rows, 32 keys, head size
+// 40): Q K^T reads each key's row along its reduction, so it runs a warp
+// per key (8 warps, 4 keys each), lanes 0-7 taking two of the 40 values,
+// then the shuffle butterfly (on the host: the lanes one after the other,
+// then the butterfly's exchanges in the same order); P V runs in 6 point
+// groups of 40 threads (240 of the 256).
+func.func private @attention_k(%q: memref<16x40xf32>, %k: memref<32x40xf32>, %v: memref<32x40xf32>, %o: memref<16x40xf32>) attributes {tandem.kernel, tandem.row_kernel = array<i64: 16>} {
+  %lowest = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<16x32xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<16x32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j, d) -> (i, d)>, affine_map<(i, j, d) -> (j, d)>, affine_map<(i, j, d) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<16x40xf32>, memref<32x40xf32>) outs(%s : memref<16x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  %max = memref.alloc() : memref<16xf32>
+  linalg.fill ins(%lowest : f32) outs(%max : memref<16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%s : memref<16x32xf32>) outs(%max : memref<16xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %e = memref.alloc() : memref<16x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s, %max : memref<16x32xf32>, memref<16xf32>) outs(%e : memref<16x32xf32>) {
+  ^bb0(%in: f32, %mx: f32, %out: f32):
+    %d = arith.subf %in, %mx : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  }
+  %sum = memref.alloc() : memref<16xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%e : memref<16x32xf32>) outs(%sum : memref<16xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %p = memref.alloc() : memref<16x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%e, %sum : memref<16x32xf32>, memref<16xf32>) outs(%p : memref<16x32xf32>) {
+  ^bb0(%in: f32, %t: f32, %out: f32):
+    %r = arith.divf %in, %t : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%o : memref<16x40xf32>)
+  linalg.matmul ins(%p, %v : memref<16x32xf32>, memref<32x40xf32>) outs(%o : memref<16x40xf32>)
+  return
+}
+
 /// Prints "<name> diff <max |a - b|> sum <sum of a>".
 func.func @compare(%name: !llvm.ptr, %a: memref<?xf32>, %b: memref<?xf32>) {
   %c0 = arith.constant 0 : index
@@ -402,6 +459,7 @@ llvm.mlir.global internal constant @mvbias_label("mvbias diff \00") {addr_space 
 llvm.mlir.global internal constant @softmax_label("softmax diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @layernorm_label("layernorm diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @attention_label("attention diff \00") {addr_space = 0 : i32}
+llvm.mlir.global internal constant @attention_k_label("attention_k diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @tiled_mm_label("tiled_mm diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @tiled_conv_label("tiled_conv diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @tiled_bmm_label("tiled_bmm diff \00") {addr_space = 0 : i32}
@@ -698,6 +756,31 @@ func.func @main() {
   call @attention_rows_emulated(%q3, %k3, %v3, %oe3) : (memref<2x64x16xf32>, memref<2x16x64xf32>, memref<2x64x16xf32>, memref<2x64x16xf32>) -> ()
   %l10 = llvm.mlir.addressof @attention_label : !llvm.ptr
   call @compare(%l10, %orv, %oev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
+  // The attention reading K in place: Q, K and V from %a at three offsets.
+  %kq = memref.subview %a[0] [640] [1] : memref<2100xf32> to memref<640xf32, strided<[1]>>
+  %kk = memref.subview %a[300] [1280] [1] : memref<2100xf32> to memref<1280xf32, strided<[1], offset: 300>>
+  %kv = memref.subview %a[800] [1280] [1] : memref<2100xf32> to memref<1280xf32, strided<[1], offset: 800>>
+  %kqc = memref.alloc() : memref<640xf32>
+  %kkc = memref.alloc() : memref<1280xf32>
+  %kvc = memref.alloc() : memref<1280xf32>
+  memref.copy %kq, %kqc : memref<640xf32, strided<[1]>> to memref<640xf32>
+  memref.copy %kk, %kkc : memref<1280xf32, strided<[1], offset: 300>> to memref<1280xf32>
+  memref.copy %kv, %kvc : memref<1280xf32, strided<[1], offset: 800>> to memref<1280xf32>
+  %kq2 = memref.expand_shape %kqc [[0, 1]] output_shape [16, 40] : memref<640xf32> into memref<16x40xf32>
+  %kk2 = memref.expand_shape %kkc [[0, 1]] output_shape [32, 40] : memref<1280xf32> into memref<32x40xf32>
+  %kv2 = memref.expand_shape %kvc [[0, 1]] output_shape [32, 40] : memref<1280xf32> into memref<32x40xf32>
+  %kor = memref.alloc() : memref<640xf32>
+  %koe = memref.alloc() : memref<640xf32>
+  %korv = memref.cast %kor : memref<640xf32> to memref<?xf32>
+  %koev = memref.cast %koe : memref<640xf32> to memref<?xf32>
+  call @fill(%korv, %garbage) : (memref<?xf32>, f32) -> ()
+  call @fill(%koev, %garbage) : (memref<?xf32>, f32) -> ()
+  %kor2 = memref.expand_shape %kor [[0, 1]] output_shape [16, 40] : memref<640xf32> into memref<16x40xf32>
+  %koe2 = memref.expand_shape %koe [[0, 1]] output_shape [16, 40] : memref<640xf32> into memref<16x40xf32>
+  call @attention_k(%kq2, %kk2, %kv2, %kor2) : (memref<16x40xf32>, memref<32x40xf32>, memref<32x40xf32>, memref<16x40xf32>) -> ()
+  call @attention_k_emulated(%kq2, %kk2, %kv2, %koe2) : (memref<16x40xf32>, memref<32x40xf32>, memref<32x40xf32>, memref<16x40xf32>) -> ()
+  %l10k = llvm.mlir.addressof @attention_k_label : !llvm.ptr
+  call @compare(%l10k, %korv, %koev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
   // Tiled contractions.
   %ta = memref.alloc() : memref<2590xf32>
   %tav = memref.cast %ta : memref<2590xf32> to memref<?xf32>

@@ -319,15 +319,33 @@ func.func private @tiled_mm(%a: memref<100x40xf32>, %b: memref<40x70xf32>, %c: m
 // the last time, element for element: rowLocalSlots), and its maximum and
 // sum another (the maximum's last stage comes before the sum's first):
 // two row buffers where there were five, before the warp slots of the
-// block reductions.
+// block reductions. P V has 16 output columns for the block's 64 threads:
+// 4 groups of 16 threads each sum every fourth key (the probabilities read
+// from shared memory), leave their partial sums in shared memory (4 x 16
+// slots) and, after a barrier, the first 16 threads add the groups' sums
+// in order and store them.
 // CHECK-LABEL: gpu.func @attention_rows
-// CHECK-SAME: workgroup(%[[S:.+]] : memref<64xf32, #gpu.address_space<workgroup>>, %[[M:.+]] : memref<1xf32, #gpu.address_space<workgroup>>, %{{.+}} : memref<2xf32, #gpu.address_space<workgroup>>, %{{.+}} : memref<2xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[S:.+]] : memref<64xf32, #gpu.address_space<workgroup>>, %[[M:.+]] : memref<1xf32, #gpu.address_space<workgroup>>, %{{.+}} : memref<2xf32, #gpu.address_space<workgroup>>, %{{.+}} : memref<2xf32, #gpu.address_space<workgroup>>, %[[G:.+]] : memref<64xf32, #gpu.address_space<workgroup>>)
 // CHECK: memref.store %{{.+}}, %[[S]]
 // CHECK: memref.store %{{.+}}, %[[M]]
 // CHECK: math.exp
 // CHECK: memref.store %{{.+}}, %[[S]]
 // CHECK: arith.divf
 // CHECK: memref.store %{{.+}}, %[[S]]
+// CHECK: gpu.barrier
+// CHECK: %[[T:.+]] = gpu.thread_id x
+// CHECK: %[[ACTIVE:.+]] = arith.cmpi ult, %[[T]], %c64
+// CHECK: scf.if %[[ACTIVE]]
+// CHECK: %[[GROUP:.+]] = arith.divui %[[T]], %c16
+// CHECK: scf.for %{{.+}} = %[[GROUP]] to %c64{{.*}} step %c4
+// CHECK: memref.load %[[S]]
+// CHECK: memref.load %arg2
+// CHECK: memref.store %{{.+}}, %[[G]][%[[T]]]
+// CHECK: gpu.barrier
+// CHECK: %[[FIRST:.+]] = arith.cmpi ult, %[[T]], %c16
+// CHECK: scf.if %[[FIRST]]
+// CHECK-COUNT-4: memref.load %[[G]]
+// CHECK: memref.store %{{.+}}, %arg3
 // CHECK: gpu.return
 func.func private @attention_rows(%q: memref<2x64x16xf32>, %kt: memref<2x16x64xf32>, %v: memref<2x64x16xf32>, %o: memref<2x64x16xf32>) attributes {tandem.kernel, tandem.row_kernel = array<i64: 2, 64>} {
   %lowest = arith.constant 0xFF800000 : f32
@@ -368,5 +386,47 @@ func.func private @attention_rows(%q: memref<2x64x16xf32>, %kt: memref<2x16x64xf
   }
   linalg.fill ins(%zero : f32) outs(%o : memref<2x64x16xf32>)
   linalg.batch_matmul ins(%p, %v : memref<2x64x64xf32>, memref<2x64x16xf32>) outs(%o : memref<2x64x16xf32>)
+  return
+}
+
+// -----
+
+// Scores that read K in place (16 query rows, 32 keys of 40 values): each
+// key's row lies along the reduction, so the contraction stage runs a warp
+// per key (warp w takes keys w, w + 8, ...), its lanes stride over the 40
+// values, the lanes' partial sums meet in a shuffle butterfly, and lane 0
+// stores the key's score into the row-local scores.
+// CHECK-LABEL: gpu.func @qk_rows
+// CHECK-SAME: workgroup(%[[S:.+]] : memref<32xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[T:.+]] = gpu.thread_id x
+// CHECK: %[[LANE:.+]] = arith.remui %[[T]], %c32
+// CHECK: %[[WARP:.+]] = arith.divui %[[T]], %c32
+// CHECK: scf.for %[[KEY:.+]] = %[[WARP]] to %{{.+}} step %c8
+// CHECK: scf.for %{{.+}} = %[[LANE]] to %c40 step %{{.+}} iter_args
+// CHECK: memref.load %arg1[
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[LANE]], %{{.+}}
+// CHECK: scf.if %[[FIRST]]
+// CHECK: memref.store %{{.+}}, %[[S]]
+// CHECK: gpu.barrier
+func.func private @qk_rows(%q: memref<16x40xf32>, %k: memref<32x40xf32>, %m: memref<16xf32>) attributes {tandem.kernel, tandem.row_kernel = array<i64: 16>} {
+  %lowest = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<16x32xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<16x32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j, d) -> (i, d)>, affine_map<(i, j, d) -> (j, d)>, affine_map<(i, j, d) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<16x40xf32>, memref<32x40xf32>) outs(%s : memref<16x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%lowest : f32) outs(%m : memref<16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%s : memref<16x32xf32>) outs(%m : memref<16xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %in, %acc : f32
+    linalg.yield %r : f32
+  }
   return
 }

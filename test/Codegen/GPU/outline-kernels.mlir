@@ -476,29 +476,30 @@ func.func private @gm_p0_gpu0(%q: memref<4x32x64xf32>, %kt: memref<4x64x32xf32>,
 // -----
 
 // The head split and merge around an attention (2 heads, 16 tokens, head
-// size 32): V's transpose out of tokens x heads and the output's back into
-// it fold into the attention's contractions (V read and the output written
-// through the composed maps: the threads, over the head's 32 values, still
-// access consecutive elements). K^T's transpose stays a kernel: folded,
-// each thread (a key) would read another token's row. The query's
-// transpose with its scale moves past the other two and becomes the
-// attention's first stage: its buffer is row-local (a kernel allocation, a
-// row of shared memory per block).
+// size 32): the transposes of K and V out of tokens x heads and the
+// output's back into it fold into the attention's contractions (read and
+// written through the composed maps). V and the output keep a thread per
+// point (the threads, over the head's 32 values, access consecutive
+// elements); K is read along the reduction (a token's row), so Q K^T runs a
+// warp per key, the lanes over the head's values. The query's transpose
+// with its scale moves past the others and becomes the attention's first
+// stage: its buffer is row-local (a kernel allocation, a row of shared
+// memory per block).
+// CHECK-DAG: #[[KMAP:.+]] = affine_map<(d0, d1, d2, d3) -> (d2, d0, d3)>
 // CHECK-DAG: #[[VMAP:.+]] = affine_map<(d0, d1, d2, d3) -> (d3, d0, d2)>
 // CHECK-DAG: #[[OMAP:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2)>
 // CHECK-LABEL: func.func private @hs_p0_gpu0
 // CHECK-SAME: (%[[Q:.+]]: memref<16x2x32xf32>, %[[K:.+]]: memref<16x2x32xf32>, %[[V:.+]]: memref<16x2x32xf32>, %[[Y:.+]]: memref<16x2x32xf32>)
-// CHECK: %[[KT:.+]] = memref.alloc() : memref<2x32x16xf32>
-// CHECK: call @hs_p0_gpu0_k0_kt_transpose(%[[K]], %[[KT]])
-// CHECK: call @hs_p0_gpu0_k1_pv_generic_attention(%[[Q]], %[[KT]], %[[V]], %[[Y]])
+// CHECK: call @hs_p0_gpu0_k0_pv_generic_attention(%[[Q]], %[[K]], %[[V]], %[[Y]])
 // CHECK-NOT: call
 // CHECK-NOT: memref.alloc
-// CHECK: func.func private @hs_p0_gpu0_k1_pv_generic_attention({{.*}}) attributes {tandem.kernel, tandem.row_kernel = array<i64: 2, 16>}
+// CHECK: func.func private @hs_p0_gpu0_k0_pv_generic_attention({{.*}}) attributes {tandem.kernel, tandem.row_kernel = array<i64: 2, 16>}
 // CHECK: memref.alloc() {{.*}}: memref<2x16x32xf32>
 // CHECK: linalg.generic
 // CHECK: arith.mulf
 // CHECK: linalg.fill
-// CHECK: linalg.batch_matmul
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[KMAP]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%{{.+}}, %arg1 : memref<2x16x32xf32>, memref<16x2x32xf32>)
 // CHECK: linalg.fill
 // CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[VMAP]], #[[OMAP]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
 // CHECK-SAME: outs(%arg3 : memref<16x2x32xf32>)

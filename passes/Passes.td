@@ -130,6 +130,47 @@ def TandemFoldConstantMovement : Pass<"tandem-fold-constant-movement"> {
   let dependentDialects = ["::mlir::tandem::TandemDialect"];
 }
 
+def TandemFoldConstantSubgraphs : Pass<"tandem-fold-constant-subgraphs"> {
+  let summary = "evaluates the computations exports make on constants (masks, scales) at compile time";
+  let description = [{
+    Exports compute masks and scales from constants at run time: Swin's
+    shifted-window attention mask (selects over window labels, a
+    transpose, a broadcast subtraction, a comparison and selects), a
+    causal mask's select, `pow(head_dim, -0.5)`. The op folders evaluate
+    such ops only up to 1024 result elements (so that the canonicaliser
+    never duplicates a weight). This pass finds the subgraphs of tandem ops
+    computable from `tandem.constant`s (pure, one result, static shapes of
+    at most 1 Mi elements per value; f32 `dense_resource` weights are read
+    too) that hold at least one elementwise op, evaluates them through the
+    same folders with that larger limit, and replaces each value leaving a
+    subgraph by a constant (f32 ones of more than 1024 elements as
+    `dense_resource` blobs); the subgraph's ops are erased. Ops without a
+    folder stay as they are, and so does what depends on them. Subgraphs
+    that only move data (a weight's reshape or transpose) are left to
+    tandem-fold-constant-movement, which folds them only where that
+    feeds a fold.
+
+    Before:
+
+    ```mlir
+    %c = tandem.constant dense<[true, false, true]> : tensor<3xi1>
+    %a = tandem.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+    %z = tandem.constant dense<0.0> : tensor<f32>
+    %m = tandem.where %c, %a, %z
+        : (tensor<3xi1>, tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+    %y = tandem.add %x, %m : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %m = tandem.constant dense<[1.0, 0.0, 3.0]> : tensor<3xf32>
+    %y = tandem.add %x, %m : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tandem::TandemDialect"];
+}
+
 def TandemFoldEmptyTensors : Pass<"tandem-fold-empty-tensors"> {
   let summary = "replaces computations on tensors with a zero-size dim by constants";
   let description = [{

@@ -14,6 +14,9 @@ void mlir::tandem::buildOptimizeGraphPipeline(OpPassManager &pm) {
   // Weight rearrangements (ConvTranspose's kernel) become constants before
   // BatchNorm folding looks for constant weights.
   pm.addPass(createTandemFoldConstantMovement());
+  // Masks and scales computed from constants (with the moves above
+  // folded where they fed a fold).
+  pm.addPass(createTandemFoldConstantSubgraphs());
   pm.addPass(createTandemFoldBatchNorm());
   // After folding, which may have made the filters constant.
   pm.addPass(createTandemTrimConvTaps());
@@ -28,7 +31,8 @@ void mlir::tandem::buildOptimizeGraphPipeline(OpPassManager &pm) {
 void mlir::tandem::registerTandemPipelines() {
   PassPipelineRegistration<>(
       "tandem-optimize-graph",
-      "graph optimisation: folding, constant data movement, BatchNorm folding, "
+      "graph optimisation: folding, constant data movement, constant "
+      "subgraphs, BatchNorm folding, "
       "conv taps that read only padding, "
       "bias normalisation, "
       "empty tensors, CSE and DCE",

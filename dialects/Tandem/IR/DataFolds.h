@@ -12,6 +12,26 @@
 
 namespace mlir::tandem {
 
+/// The most elements the folders compute for a non-splat result: 1024 (so
+/// the canonicaliser never duplicates a weight), unless a
+/// ScopedFoldElementLimit on this thread says otherwise. Splats always fold.
+int64_t foldElementLimit();
+
+/// Sets foldElementLimit() on this thread while it lives (restoring the
+/// previous limit after): tandem-fold-constant-subgraphs evaluates the
+/// constant subgraphs of a model with larger results than the
+/// canonicaliser does.
+class ScopedFoldElementLimit {
+public:
+  explicit ScopedFoldElementLimit(int64_t limit);
+  ~ScopedFoldElementLimit();
+  ScopedFoldElementLimit(const ScopedFoldElementLimit &) = delete;
+  ScopedFoldElementLimit &operator=(const ScopedFoldElementLimit &) = delete;
+
+private:
+  int64_t previous;
+};
+
 /// `op` applied to the small constant `input`, or null.
 Attribute foldBroadcastToConstant(BroadcastToOp op, Attribute input);
 /// `op` applied to the small constant `input`, or null.

@@ -14,14 +14,14 @@
 
 #include "dialects/Tandem/IR/TandemOps.h"
 
+#include "dialects/Tandem/IR/DataFolds.h"
+
 #include <cmath>
 #include <numeric>
 
 using namespace mlir;
 using namespace mlir::tandem;
 
-/// Results with more elements than this are not folded, as elsewhere.
-static constexpr int64_t kComputeFoldElementLimit = 1024;
 /// Inputs with more elements, or evaluations of more multiply-adds, than
 /// this are left to run time (a fold must stay cheap to compile).
 static constexpr int64_t kComputeFoldWorkLimit = int64_t(1) << 20;
@@ -106,8 +106,7 @@ void unflatten(int64_t flat, ArrayRef<int64_t> shape,
 
 /// Whether a result of `type` may fold.
 bool smallResult(ShapedType type) {
-  return type.hasStaticShape() &&
-         type.getNumElements() <= kComputeFoldElementLimit;
+  return type.hasStaticShape() && type.getNumElements() <= foldElementLimit();
 }
 
 /// Splits `shape` at `axis` into (outer, size, inner) element counts.

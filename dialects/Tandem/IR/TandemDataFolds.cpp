@@ -17,15 +17,11 @@
 using namespace mlir;
 using namespace mlir::tandem;
 
-/// Constants with more elements than this are not folded (as in
-/// TandemFolds.cpp: large weights are never duplicated).
-static constexpr int64_t kDataFoldElementLimit = 1024;
-
 /// `attr` as an inline dense constant when `resultType` is small enough to
 /// fold into; null otherwise.
 static DenseElementsAttr foldable(Attribute attr, ShapedType resultType) {
   auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
-  if (!dense || resultType.getNumElements() > kDataFoldElementLimit)
+  if (!dense || resultType.getNumElements() > foldElementLimit())
     return {};
   return dense;
 }
@@ -100,7 +96,7 @@ Attribute mlir::tandem::foldBroadcastToConstant(BroadcastToOp op,
 OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
   if (getInputs().size() == 1)
     return getInputs().front();
-  if (getType().getNumElements() > kDataFoldElementLimit)
+  if (getType().getNumElements() > foldElementLimit())
     return {};
   SmallVector<DenseElementsAttr> parts;
   for (Attribute a : adaptor.getInputs()) {

@@ -20,9 +20,20 @@
 using namespace mlir;
 using namespace mlir::tandem;
 
-/// Constants with more elements than this are not folded (splats always are:
-/// they stay one value whatever their shape).
-static constexpr int64_t kFoldElementLimit = 1024;
+/// foldElementLimit() unless a ScopedFoldElementLimit sets another.
+static constexpr int64_t kDefaultFoldElementLimit = 1024;
+static thread_local int64_t currentFoldElementLimit = kDefaultFoldElementLimit;
+
+int64_t mlir::tandem::foldElementLimit() { return currentFoldElementLimit; }
+
+ScopedFoldElementLimit::ScopedFoldElementLimit(int64_t limit)
+    : previous(currentFoldElementLimit) {
+  currentFoldElementLimit = limit;
+}
+
+ScopedFoldElementLimit::~ScopedFoldElementLimit() {
+  currentFoldElementLimit = previous;
+}
 
 /// Returns `attr` as a dense (non-resource) constant small enough to fold
 /// into a result of `resultType`, or null.
@@ -31,7 +42,7 @@ static DenseElementsAttr getFoldableConstant(Attribute attr,
   auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
   if (!dense)
     return {};
-  if (!dense.isSplat() && resultType.getNumElements() > kFoldElementLimit)
+  if (!dense.isSplat() && resultType.getNumElements() > foldElementLimit())
     return {};
   return dense;
 }
@@ -455,7 +466,22 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
-  return foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0);
+  if (OpFoldResult r =
+          foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0))
+    return r;
+  // In double, rounded once to the element type (a scale such as
+  // pow(head_dim, -0.5) that exports compute from constants).
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         {[](ArrayRef<APFloat> a) -> std::optional<APFloat> {
+                            APFloat result(std::pow(a[0].convertToDouble(),
+                                                    a[1].convertToDouble()));
+                            bool losesInfo = false;
+                            result.convert(a[0].getSemantics(),
+                                           APFloat::rmNearestTiesToEven,
+                                           &losesInfo);
+                            return result;
+                          },
+                          {}});
 }
 
 namespace {

@@ -320,7 +320,14 @@ def TandemFuseElementwise : Pass<"tandem-fuse-elementwise"> {
     collapse or expand makes (N x C x 1 x 1 to N x 1 x 1 x C: an NHWC
     squeeze-and-excitation scale), reads the chain's source instead,
     through a map that indexes its size-1 dimensions at 0, so that the
-    source's producer can fuse into it.
+    source's producer can fuse into it. In a GPU partition, a
+    `tensor.extract` in a linalg payload (a concat's or gather's read) of
+    an element of a pointwise linalg op's result, directly or through
+    unit-stride extract_slices and reshapes, computes that element in
+    place (the producer's inputs read through its maps, its payload
+    cloned) when every use of the producer is such a read
+    (codegen/GPU/InlineGatherReads.h): Swin's window reverse and first
+    cyclic shift join the concat of the second.
 
     Before:
     ```mlir

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/GPU/InlineGatherReads.h"
 #include "codegen/LinalgPayloads.h"
 #include "codegen/Passes.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
@@ -350,6 +351,7 @@ struct FuseElementwisePass
     };
     RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    tandem::populateInlineGatherReadPatterns(patterns, kMaxFusedBodyOps);
     patterns.add<ReadUnitDimReshapeSources>(context);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
     tensor::populateBubbleUpExpandShapePatterns(patterns);

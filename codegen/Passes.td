@@ -180,6 +180,46 @@ def TandemCollapseInnerLoops : Pass<"tandem-collapse-inner-loops"> {
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def TandemWriteResultsInPlace : Pass<"tandem-write-results-in-place"> {
+  let summary = "writes reshaped function results into their output parameters in place";
+  let description = [{
+    `buffer-results-to-out-params` hoists a result that is an allocation
+    into the output parameter, but copies one that reshapes an allocation
+    (a model ending in a Flatten, a Squeeze or a head merge's Reshape):
+    a copy kernel in a GPU partition, a memcpy on the CPU. When the output
+    parameter has no other use and the allocation is static with an
+    identity layout, in the same block as the copy, the allocation becomes
+    the inverse reshapes of the output parameter (a collapse_shape for an
+    expand_shape, an expand_shape for a collapse_shape) and the copy goes:
+    what wrote the allocation writes the output.
+
+    Before:
+
+    ```mlir
+    func.func @f(%x: memref<64x64xf32>, %y: memref<4x16x64xf32>) {
+      %a = memref.alloc() : memref<64x64xf32>
+      linalg.matmul ins(%x, %x : ...) outs(%a : memref<64x64xf32>)
+      %e = memref.expand_shape %a [[0, 1], [2]] output_shape [4, 16, 64]
+          : memref<64x64xf32> into memref<4x16x64xf32>
+      memref.copy %e, %y : memref<4x16x64xf32> to memref<4x16x64xf32>
+      return
+    }
+    ```
+
+    After:
+
+    ```mlir
+    func.func @f(%x: memref<64x64xf32>, %y: memref<4x16x64xf32>) {
+      %a = memref.collapse_shape %y [[0, 1], [2]]
+          : memref<4x16x64xf32> into memref<64x64xf32>
+      linalg.matmul ins(%x, %x : ...) outs(%a : memref<64x64xf32>)
+      return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def TandemNarrowPadFills : Pass<"tandem-narrow-pad-fills"> {
   let summary = "fills only the border of a padded buffer whose interior is copied over";
   let description = [{

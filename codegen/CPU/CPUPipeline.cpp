@@ -51,6 +51,9 @@ void mlir::tandem::buildInlineAndBufferizePipeline(OpPassManager &pm,
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  // Results that reshape an allocation: written into the output, not
+  // copied.
+  pm.addPass(createTandemWriteResultsInPlace());
   pm.addPass(createCanonicalizerPass());
 }
 

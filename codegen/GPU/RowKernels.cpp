@@ -699,6 +699,7 @@ FailureOr<SmallVector<RowStage, 0>> mlir::tandem::planRowStages(
   assert(!ops.empty() && "a row kernel without ops");
   int64_t widest = 1;
   SmallVector<StageKind> kinds;
+  SmallVector<bool> warpPerPoint;
   SmallVector<linalg::LinalgOp> chain;
   for (const auto &entry : ops) {
     linalg::LinalgOp op = entry.first;
@@ -716,7 +717,9 @@ FailureOr<SmallVector<RowStage, 0>> mlir::tandem::planRowStages(
                         ? innerSize(op, *rowLoopsOf(op, rows))
                         : parallelInnerSize(op, *rowLoopsOf(op, rows));
     // A warp per point: as many warps as points, up to the block's.
-    if (kind == StageKind::Contraction && contractionReads(op).warpPerPoint)
+    warpPerPoint.push_back(kind == StageKind::Contraction &&
+                           contractionReads(op).warpPerPoint);
+    if (warpPerPoint.back())
       width *= kWarpSize;
     widest = std::max(widest, width);
   }
@@ -729,7 +732,7 @@ FailureOr<SmallVector<RowStage, 0>> mlir::tandem::planRowStages(
       std::clamp<int64_t>(llvm::alignTo(widest, 32), 64, kThreadsPerBlock);
   int64_t count = rowCount(rows);
   SmallVector<RowStage, 0> stages;
-  for (auto [entry, kind] : llvm::zip(ops, kinds)) {
+  for (auto [entry, kind, warps] : llvm::zip(ops, kinds, warpPerPoint)) {
     linalg::LinalgOp op = entry.first;
     RowStage stage{op, entry.second, KernelPlan()};
     KernelPlan &plan = stage.plan;
@@ -754,8 +757,7 @@ FailureOr<SmallVector<RowStage, 0>> mlir::tandem::planRowStages(
     }
     plan.blockReduction = kind == StageKind::Reduction;
     plan.rowStrided = !plan.blockReduction;
-    plan.warpPerPoint =
-        kind == StageKind::Contraction && contractionReads(op).warpPerPoint;
+    plan.warpPerPoint = warps;
     // A thread per point leaves more than half the block idle: the idle
     // threads take shares of the reductions.
     if (kind == StageKind::Contraction && !plan.warpPerPoint &&

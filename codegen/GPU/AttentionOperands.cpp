@@ -2,6 +2,8 @@
 
 #include "codegen/GPU/AttentionOperands.h"
 
+#include "codegen/GPU/ReshapeMaps.h"
+
 #include "codegen/LinalgPayloads.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -15,49 +17,6 @@ using namespace mlir;
 using namespace mlir::tandem;
 
 namespace {
-
-/// The map from coarse indices to fine ones where `groups` of the fine
-/// dimensions (of sizes `fine`) make the coarse ones (row-major): each fine
-/// index is its coarse index divided by the sizes after it in its group,
-/// modulo its size.
-AffineMap delinearizeMap(ArrayRef<ReassociationIndices> groups,
-                         ArrayRef<int64_t> fine, MLIRContext *context) {
-  SmallVector<AffineExpr> exprs(fine.size());
-  for (auto [coarse, group] : llvm::enumerate(groups)) {
-    SmallVector<int64_t> sizes;
-    for (int64_t dim : group)
-      sizes.push_back(fine[dim]);
-    SmallVector<int64_t> strides = computeSuffixProduct(sizes);
-    AffineExpr index = getAffineDimExpr(coarse, context);
-    // A unit dimension's index is 0; one after only unit dimensions needs
-    // no modulo (the coarse index stays below its size times its stride).
-    bool outer = false;
-    for (auto [k, dim] : llvm::enumerate(group)) {
-      if (fine[dim] == 1) {
-        exprs[dim] = getAffineConstantExpr(0, context);
-        continue;
-      }
-      AffineExpr expr = strides[k] == 1 ? index : index.floorDiv(strides[k]);
-      exprs[dim] = outer ? expr % fine[dim] : expr;
-      outer = true;
-    }
-  }
-  return AffineMap::get(groups.size(), 0, exprs, context);
-}
-
-/// The map from fine indices to coarse ones where `groups` of the fine
-/// dimensions (of sizes `fine`) make the coarse ones (row-major).
-AffineMap linearizeMap(ArrayRef<ReassociationIndices> groups,
-                       ArrayRef<int64_t> fine, MLIRContext *context) {
-  SmallVector<AffineExpr> exprs;
-  for (const ReassociationIndices &group : groups) {
-    AffineExpr expr = getAffineConstantExpr(0, context);
-    for (int64_t dim : group)
-      expr = expr * fine[dim] + getAffineDimExpr(dim, context);
-    exprs.push_back(expr);
-  }
-  return AffineMap::get(fine.size(), 0, exprs, context);
-}
 
 /// The reshapes (expand/collapse, static shapes) from `root` to `view`,
 /// outermost first; none when another op lies between.

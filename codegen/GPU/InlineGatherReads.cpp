@@ -3,6 +3,7 @@
 #include "codegen/GPU/InlineGatherReads.h"
 
 #include "codegen/GPU/GPUFunctions.h"
+#include "codegen/GPU/ReshapeMaps.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -83,47 +84,20 @@ SmallVector<Value> sourceIndices(OpBuilder &b, Location loc, Operation *view,
                               : index);
     return source;
   }
+  // A collapse splits each index back over its group, an expand
+  // linearises each group.
+  AffineMap map;
   if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(view)) {
-    // Each collapsed index splits row-major over its group.
-    ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
-    for (auto [index, group] :
-         llvm::zip(indices, collapse.getReassociationIndices())) {
-      int64_t stride = 1;
-      SmallVector<Value> parts;
-      for (int64_t dim : llvm::reverse(group)) {
-        AffineExpr d = getAffineDimExpr(0, context);
-        AffineExpr expr = d.floorDiv(stride) % shape[dim];
-        if (dim == group.front())
-          expr = d.floorDiv(stride);
-        parts.push_back(
-            stride == 1 && dim == group.front()
-                ? index
-                : affine::AffineApplyOp::create(
-                      b, loc, AffineMap::get(1, 0, expr), ValueRange{index})
-                      .getResult());
-        stride *= shape[dim];
-      }
-      source.append(parts.rbegin(), parts.rend());
-    }
-    return source;
+    map = delinearizeMap(collapse.getReassociationIndices(),
+                         collapse.getSrcType().getShape(), context);
+  } else {
+    auto expand = cast<tensor::ExpandShapeOp>(view);
+    map = linearizeMap(expand.getReassociationIndices(),
+                       expand.getResultType().getShape(), context);
   }
-  // An expand_shape's group linearises row-major.
-  auto expand = cast<tensor::ExpandShapeOp>(view);
-  ArrayRef<int64_t> shape = expand.getResultType().getShape();
-  for (const ReassociationIndices &group : expand.getReassociationIndices()) {
-    if (group.size() == 1) {
-      source.push_back(indices[group.front()]);
-      continue;
-    }
-    AffineExpr expr = getAffineConstantExpr(0, context);
-    SmallVector<Value> operands;
-    for (auto [k, dim] : llvm::enumerate(group)) {
-      expr = expr * shape[dim] + getAffineDimExpr(k, context);
-      operands.push_back(indices[dim]);
-    }
-    source.push_back(affine::AffineApplyOp::create(
-        b, loc, AffineMap::get(group.size(), 0, expr), operands));
-  }
+  for (unsigned i = 0; i < map.getNumResults(); ++i)
+    source.push_back(
+        affine::AffineApplyOp::create(b, loc, map.getSubMap({i}), indices));
   return source;
 }
 

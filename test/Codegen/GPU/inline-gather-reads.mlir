@@ -15,13 +15,13 @@
 // CHECK: %[[J:.+]] = linalg.index 1
 // CHECK: scf.if
 // CHECK: %[[R:.+]] = arith.addi %[[I]], %c5
-// CHECK: %[[B:.+]] = affine.apply #[[MOD]]()[%[[R]]]
 // CHECK: %[[A:.+]] = affine.apply #[[DIV]]()[%[[R]]]
+// CHECK: %[[B:.+]] = affine.apply #[[MOD]]()[%[[R]]]
 // CHECK: tensor.extract %arg0[%[[J]], %[[A]], %[[B]]]
 // CHECK: } else {
 // CHECK: %[[K:.+]] = arith.subi %[[I]], %c7
-// CHECK: %[[B2:.+]] = affine.apply #[[MOD]]()[%[[K]]]
 // CHECK: %[[A2:.+]] = affine.apply #[[DIV]]()[%[[K]]]
+// CHECK: %[[B2:.+]] = affine.apply #[[MOD]]()[%[[K]]]
 // CHECK: tensor.extract %arg0[%[[J]], %[[A2]], %[[B2]]]
 // CHECK-NOT: linalg.transpose
 func.func @roll_p0_gpu0(%x: tensor<2x3x4xf32>) -> tensor<12x2xf32>

@@ -4,6 +4,9 @@
 // operands and block arguments, small constants are cloned into the body,
 // values used outside become results (several make it multi_output), and
 // the members move into the body without their tandem.device attributes.
+// A producer the planner duplicated into a group that later took the
+// original too is then one op again (common subexpressions of the body are
+// merged).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +17,10 @@
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -96,6 +102,12 @@ static FusionOp outlineOne(PlannedFusion &planned, const FusionConfig &config) {
   for (Operation *constant : inlined)
     if (constant->use_empty())
       constant->erase();
+  // The planner duplicates a cheap producer into each consuming group; when
+  // a group later merges with the original as well (a multi-output fusion
+  // of a transpose chain and its LayerNorm), the body holds both copies.
+  IRRewriter rewriter(context);
+  DominanceInfo dominance(fusion);
+  eliminateCommonSubExpressions(rewriter, dominance, fusion);
   return fusion;
 }
 

@@ -77,3 +77,27 @@ func.func @large_input_not_duplicated(%x: tensor<128x128xf32>) -> (tensor<128x1x
   %k = tandem.reduce_max %c {axes = array<i64: 0>} : tensor<128x128xf32> -> tensor<1x128xf32> loc("cols")
   return %r, %k : tensor<128x1xf32>, tensor<1x128xf32>
 }
+
+// -----
+
+// The transpose feeds the LayerNorm and a matmul (which takes no fused
+// prologue): it is duplicated into the LayerNorm's fusion, and the original,
+// still read by the matmul, then joins the same fusion as a sibling. The
+// fusion holds one transpose, yielded and normalised.
+// CHECK-LABEL: func.func @duplicate_and_original_merge
+// CHECK: %[[F:.+]]:2 = tandem.fusion multi_output "fusion.norm"(%arg0, %arg1)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: %[[T:.+]] = tandem.transpose
+// CHECK-NEXT: %[[N:.+]] = tandem.layer_norm %[[T]]
+// CHECK-NEXT: tandem.yield %[[T]], %[[N]]
+// CHECK: tandem.fusion output "fusion.mm"(%[[F]]#0, %arg2)
+// CHECK-NOT: tandem.transpose
+// REPORT-LABEL: "function": "duplicate_and_original_merge"
+// REPORT: "duplicated": [
+// REPORT-NEXT: "swap"
+func.func @duplicate_and_original_merge(%x: tensor<4x16x8xf32>, %s: tensor<16xf32>, %w: tensor<16x8xf32>) -> (tensor<4x8x16xf32>, tensor<4x8x8xf32>) {
+  %t = tandem.transpose %x {perm = array<i64: 0, 2, 1>} : tensor<4x16x8xf32> -> tensor<4x8x16xf32> loc("swap")
+  %n = tandem.layer_norm %t, %s {axis = 2 : i64} : (tensor<4x8x16xf32>, tensor<16xf32>) -> tensor<4x8x16xf32> loc("norm")
+  %m = tandem.matmul %t, %w : (tensor<4x8x16xf32>, tensor<16x8xf32>) -> tensor<4x8x8xf32> loc("mm")
+  return %n, %m : tensor<4x8x16xf32>, tensor<4x8x8xf32>
+}

@@ -2,8 +2,9 @@
 //
 // The indices of an element on either side of a row-major reshape (a
 // collapse_shape or expand_shape and its reassociation groups), as affine
-// maps: the attention folds (AttentionOperands.cpp) compose them into
-// indexing maps, the gather reads (InlineGatherReads.cpp) apply them.
+// maps: the attention folds (AttentionOperands.cpp) and the reads through
+// transposes (ReadTransposeSources.cpp) compose them into indexing maps,
+// the gather reads (InlineGatherReads.cpp) apply them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +27,14 @@ AffineMap delinearizeMap(ArrayRef<ReassociationIndices> groups,
 /// dimensions (of sizes `fine`) make the coarse ones (row-major).
 AffineMap linearizeMap(ArrayRef<ReassociationIndices> groups,
                        ArrayRef<int64_t> fine, MLIRContext *context);
+
+/// `map` with each dimension of one iteration 0, and each floordiv and mod
+/// by a positive constant decided where the trip counts of its dimensions
+/// (`bounds`) allow: a sum whose terms
+/// other than multiples of the divisor stay in [0, divisor) splits into
+/// quotient and remainder. A linearisation split back over the same sizes,
+/// (a * 7 + b) floordiv 7 and (a * 7 + b) mod 7 with b < 7, gives a and b.
+AffineMap simplifyWithBounds(AffineMap map, ArrayRef<int64_t> bounds);
 
 } // namespace mlir::tandem
 

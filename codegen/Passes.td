@@ -350,9 +350,10 @@ def TandemFuseElementwise : Pass<"tandem-fuse-elementwise"> {
     folding), except that nothing is fused into or out of a contraction or
     convolution (a grouped one's `tandem.conv_groups` generic included),
     and no reshape is propagated through one; a transpose written as a
-    generic (GPU partitions) does not fuse with a contraction's or
-    convolution's epilogue (an op reading its result), which the library
-    call formation absorbs only with identity maps. Upstream would
+    generic (GPU partitions) does not fuse with an epilogue that a library
+    call may absorb, which the formation absorbs only with identity maps:
+    a convolution's (bias, residual, activation) or a GEMM's bias and
+    activation (a residual add after a GEMM is no such epilogue). Upstream would
     fold the im2col that an f32 conv2d lowers to back into its GEMM, and
     generalise named matmuls, which hides them from
     `tandem-call-cpu-kernels`. A generic that reads a chain of reshapes
@@ -367,7 +368,14 @@ def TandemFuseElementwise : Pass<"tandem-fuse-elementwise"> {
     place (the producer's inputs read through its maps, its payload
     cloned) when every use of the producer is such a read
     (codegen/GPU/InlineGatherReads.h): Swin's window reverse and first
-    cyclic shift join the concat of the second.
+    cyclic shift join the concat of the second. Also in a GPU partition,
+    pointwise generics read through chains of static collapse_shapes and
+    expand_shapes that upstream's reshape propagation cannot expand (a
+    dimension a collapse made, split by an expand into other sizes:
+    MaxViT's hop from window to grid partitions) with one composed
+    affine map of floordivs and mods (codegen/GPU/ReadThroughReshapes.h):
+    a copy (transpose) read only so goes away, its readers reading its
+    input, and a pointwise producer read once so fuses into its reader.
 
     Before:
     ```mlir

@@ -374,6 +374,9 @@ def TandemFuse : Pass<"tandem-fuse", "::mlir::ModuleOp"> {
     `tandem.transfer`, never when it would create a cycle, and within the
     `max-ops` / `max-operands` limits. Cheap producers with several
     consumers are duplicated into each consumer; expensive ones are not.
+    When the original later joins a group that holds its copy (as a
+    sibling: a multi-output fusion), the body's common subexpressions are
+    merged, so that it runs once.
     Every op except constants and transfers ends up in exactly one fusion
     (single ops too), so the number of fusions is the number of kernels.
     Fusions are named `fusion.<root node name>`. See docs/Fusion.md.

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/GPU/InlineGatherReads.h"
+#include "codegen/GPU/ReadThroughReshapes.h"
 #include "codegen/LinalgPayloads.h"
 #include "codegen/Passes.h"
 #include "dialects/Tandem/IR/TandemDialect.h"
@@ -55,17 +56,33 @@ Value throughTensorReshapes(Value value) {
   return value;
 }
 
-/// True if an input of `op` is the result of a contraction-like op (through
-/// reshapes): `op` is then its epilogue, which the library GEMM and conv
-/// formation absorb only as it is, its maps the identity.
-bool readsContraction(Operation *op) {
+/// True if `op` is an epilogue a library call may absorb: it reads the
+/// result of a contraction-like op (through reshapes), and that is a
+/// convolution (cuDNN takes the bias, a residual and the activation) or its
+/// other inputs are smaller than its result (a GEMM takes a bias and an
+/// activation, not a residual). The formation absorbs it only as it is,
+/// its maps the identity.
+bool isLibraryEpilogue(Operation *op) {
   auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
-  if (!linalgOp)
+  if (!linalgOp || linalgOp->getNumResults() != 1)
     return false;
-  return llvm::any_of(linalgOp.getDpsInputOperands(), [](OpOperand *input) {
-    return isContractionLike(
-        throughTensorReshapes(input->get()).getDefiningOp());
-  });
+  auto result = dyn_cast<RankedTensorType>(linalgOp->getResult(0).getType());
+  bool found = false, absorbable = true;
+  for (OpOperand *input : linalgOp.getDpsInputOperands()) {
+    Operation *producer = throughTensorReshapes(input->get()).getDefiningOp();
+    if (isContractionLike(producer)) {
+      found = true;
+      if (!isa<linalg::LinalgOp>(producer) ||
+          !linalg::isaContractionOpInterface(cast<linalg::LinalgOp>(producer)))
+        return true;
+      continue;
+    }
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    if (type && result && type.hasStaticShape() && result.hasStaticShape() &&
+        type.getNumElements() >= result.getNumElements())
+      absorbable = false;
+  }
+  return found && absorbable;
 }
 
 /// True if `v` is a float constant equal to `expected`.
@@ -331,27 +348,32 @@ struct FuseElementwisePass
     MLIRContext *context = &getContext();
     KernelActivations allowed{hardswish, silu};
     foldReluEpilogues(getOperation(), allowed);
-    linalg::ControlFusionFn control = [](OpOperand *fused) {
-      Operation *producer = fused->get().getDefiningOp();
-      Operation *consumer = fused->getOwner();
-      // A transpose (a generic in GPU partitions) stays out of an epilogue
-      // (an op reading a contraction's result), which would then write or
-      // read through a permutation; two transposes still compose.
+    // Whether `producer` may vanish into `consumer`, which reads its
+    // result. A transpose (a generic in GPU partitions) stays out of an
+    // epilogue a library call may absorb, which would then write or read
+    // through a permutation; two transposes still compose.
+    auto mayFuse = [](Operation *producer, Operation *consumer) {
       bool producerTransposes = tandem::isPermutationCopy(producer),
            consumerTransposes = tandem::isPermutationCopy(consumer);
       bool transposesEpilogue = (producerTransposes && !consumerTransposes &&
-                                 readsContraction(consumer)) ||
+                                 isLibraryEpilogue(consumer)) ||
                                 (consumerTransposes && !producerTransposes &&
-                                 readsContraction(producer));
-      return producer && producer->hasOneUse() &&
-             !isContractionLike(producer) && !isContractionLike(consumer) &&
+                                 isLibraryEpilogue(producer));
+      return !isContractionLike(producer) && !isContractionLike(consumer) &&
              !transposesEpilogue &&
-             bodySize(producer) + bodySize(fused->getOwner()) <=
-                 kMaxFusedBodyOps;
+             bodySize(producer) + bodySize(consumer) <= kMaxFusedBodyOps;
+    };
+    linalg::ControlFusionFn control = [&](OpOperand *fused) {
+      Operation *producer = fused->get().getDefiningOp();
+      return producer && producer->hasOneUse() &&
+             mayFuse(producer, fused->getOwner());
     };
     RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     tandem::populateInlineGatherReadPatterns(patterns, kMaxFusedBodyOps);
+    // GPU partitions: generics read through reshapes that stop the
+    // fusion above.
+    tandem::populateReadThroughReshapePatterns(patterns, mayFuse);
     patterns.add<ReadUnitDimReshapeSources>(context);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
     tensor::populateBubbleUpExpandShapePatterns(patterns);

@@ -1,5 +1,4 @@
-//===- InlineGatherReads.h - pointwise producers computed where read -*- C++
-//-*-===//
+//===- InlineGatherReads.h - producers computed where read ---*- C++ -*-===//
 //
 // A GPU partition's concat is one linalg.generic that reads each element
 // of the input holding it with a tensor.extract in its payload (a gather);

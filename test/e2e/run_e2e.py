@@ -62,7 +62,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tools", "tandemc", "Inputs"))
 # (name, source, extra tandemc flags): source "small" models are built here,
 # "torch" ones come from --models with their NAME.shape flags.
 SMALL = ["mlp", "conv_block", "attention", "mlp_gelu", "windows",
-         "window_attention"]
+         "window_attention", "partitions"]
 CI_TORCH = ["mlp", "conv_bn_relu", "grouped_convs", "resnet18", "mobilenet_v2",
             "resnet18_bn", "mobilenet_v2_bn", "squeezenet1_0", "transformer_encoder", "lstm_tagger",
             "gru_encoder", "unet_small", "gpt_block", "audio_encoder",

@@ -219,6 +219,59 @@ def windows():
                  [tensor("y", [1, n // 2, n // 2, 4 * c])], inits)
 
 
+def partitions():
+    """MaxViT-style data movement (torchvision's maxvit_t exports it so):
+    an NCHW image into 3 x 3 windows (channels last), a LayerNorm and a
+    residual add there, back to NCHW, into a 3 x 3 grid of 2 x 2 cells
+    (the image's 6 rows split as 3 x 2, not 2 x 3, then the grid and cell
+    axes swapped), the same there, back to NCHW and a per-channel scale (a
+    BatchNorm with trivial statistics)."""
+    c, h = 32, 6
+    inits = [weight("g1", c), weight("b1", c), weight("g2", c),
+             weight("b2", c), weight("scale", c, 1, 1)]
+    nodes = []
+
+    def reshape(x, out, shape):
+        inits.append(ints(out + "_shape", shape))
+        nodes.append(helper.make_node("Reshape", [x, out + "_shape"], [out],
+                                      name=out))
+
+    def transpose(x, out, perm):
+        nodes.append(helper.make_node("Transpose", [x], [out], name=out,
+                                      perm=perm))
+
+    def norm_and_add(x, out, g, b):
+        nodes.append(helper.make_node("LayerNormalization", [x, g, b],
+                                      [out + "_ln"], name=out + "_ln",
+                                      axis=-1, epsilon=1e-5))
+        nodes.append(helper.make_node("Add", [x, out + "_ln"], [out],
+                                      name=out))
+
+    # Windows: (1, c, 2, 3, 2, 3) -> (1, 2, 2, 3, 3, c) -> (1, 4, 9, c).
+    reshape("x", "win_split", [1, c, 2, 3, 2, 3])
+    transpose("win_split", "win_perm", [0, 2, 4, 3, 5, 1])
+    reshape("win_perm", "win", [1, 4, 9, c])
+    norm_and_add("win", "win_out", "g1", "b1")
+    reshape("win_out", "win_back", [1, 2, 2, 3, 3, c])
+    transpose("win_back", "win_nchw_perm", [0, 5, 1, 3, 2, 4])
+    reshape("win_nchw_perm", "win_nchw", [1, c, h, h])
+    # Grid: (1, c, 3, 2, 3, 2) -> (1, 3, 3, 2, 2, c) -> (1, 9, 4, c),
+    # swapped to (1, 4, 9, c).
+    reshape("win_nchw", "grid_split", [1, c, 3, 2, 3, 2])
+    transpose("grid_split", "grid_perm", [0, 2, 4, 3, 5, 1])
+    reshape("grid_perm", "grid_cells", [1, 9, 4, c])
+    transpose("grid_cells", "grid", [0, 2, 1, 3])
+    norm_and_add("grid", "grid_out", "g2", "b2")
+    transpose("grid_out", "grid_unswap", [0, 2, 1, 3])
+    reshape("grid_unswap", "grid_back", [1, 3, 3, 2, 2, c])
+    transpose("grid_back", "grid_nchw_perm", [0, 5, 1, 3, 2, 4])
+    reshape("grid_nchw_perm", "grid_nchw", [1, c, h, h])
+    nodes.append(helper.make_node("Mul", ["grid_nchw", "scale"], ["y"],
+                                  name="scale_mul"))
+    return model(nodes, [tensor("x", [1, c, h, h])],
+                 [tensor("y", [1, c, h, h])], inits)
+
+
 def opset13_squeeze():
     """Squeeze/Unsqueeze axes and ReduceSum axes as inputs (opset 13)."""
     return model(
@@ -806,6 +859,7 @@ MODELS = {
     "attention": attention,
     "windows": windows,
     "window_attention": window_attention,
+    "partitions": partitions,
     "opset13_squeeze": opset13_squeeze,
     "opset18_reduce": opset18_reduce,
     "dynamic_dims": dynamic_dims,

@@ -6,9 +6,11 @@
 
 #include "codegen/LinalgPayloads.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -259,7 +261,9 @@ public:
     // through this operand.
     auto transpose = dyn_cast_or_null<linalg::GenericOp>(
         singleOtherUser(root, contraction));
-    if (!transpose || !foldable(transpose) ||
+    if (!transpose ||
+        !(foldable(transpose) ||
+          (isScaledPermutationCopy(transpose) && takenAlone(transpose))) ||
         transpose.getDpsInitOperand(0)->get() != root ||
         !transpose->isBeforeInBlock(contraction) ||
         llvm::count_if(contraction->getOperands(), [&](Value value) {
@@ -292,7 +296,10 @@ public:
     for (auto [was, is] : llvm::zip(before.coalesced, after.coalesced))
       if (was && !is)
         return false;
-    replaceStage(stage, inputs, contraction.getDpsInits(), maps);
+    linalg::GenericOp folded =
+        replaceStage(stage, inputs, contraction.getDpsInits(), maps);
+    if (!isPermutationCopy(transpose))
+      applyScale(transpose, folded, input);
     eraseOp(contraction);
     eraseOp(transpose);
     eraseBuffer(root);
@@ -458,8 +465,57 @@ private:
   /// Whether `transpose` is a transpose no chain took and that runs as a
   /// kernel of its own.
   bool foldable(linalg::GenericOp transpose) const {
-    return isPermutationCopy(transpose) && !chained.contains(transpose) &&
-           !prologues.count(transpose) && llvm::is_contained(ops, transpose);
+    return isPermutationCopy(transpose) && takenAlone(transpose);
+  }
+
+  /// Whether `op` is in no chain and runs as a kernel of its own.
+  bool takenAlone(linalg::GenericOp op) const {
+    return !chained.contains(op) && !prologues.count(op) &&
+           llvm::is_contained(ops, op);
+  }
+
+  /// Whether `op` is a transpose that also scales (MaxViT's K * scale
+  /// before its head-major transpose): as isPermutationCopy, but its body
+  /// multiplies the element by an f32 constant.
+  static bool isScaledPermutationCopy(linalg::GenericOp op) {
+    if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+        op.getNumReductionLoops() != 0 ||
+        !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
+        !op.getMatchingIndexingMap(op.getDpsInputOperand(0)).isPermutation())
+      return false;
+    Block *body = op.getBody();
+    auto ops = body->without_terminator();
+    if (std::distance(ops.begin(), ops.end()) != 1)
+      return false;
+    auto mul = dyn_cast<arith::MulFOp>(*ops.begin());
+    auto yield = cast<linalg::YieldOp>(body->getTerminator());
+    if (!mul || yield->getOperand(0) != mul.getResult() ||
+        !mul.getType().isF32())
+      return false;
+    Value in = body->getArgument(0);
+    Value factor = mul.getLhs() == in ? mul.getRhs() : mul.getLhs();
+    return (mul.getLhs() == in || mul.getRhs() == in) &&
+           matchPattern(factor, m_Constant());
+  }
+
+  /// Makes input `input` of the contraction `folded`, which now reads
+  /// `transpose`'s input, scaled as `transpose` scaled it: its payload
+  /// multiplies the element first, the same product (constant and
+  /// operand order kept) the transpose wrote.
+  void applyScale(linalg::GenericOp transpose, linalg::GenericOp folded,
+                  unsigned input) {
+    auto mul = cast<arith::MulFOp>(*transpose.getBody()->begin());
+    Block &body = folded.getRegion().front();
+    BlockArgument element = body.getArgument(input);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(&body);
+    IRMapping mapping;
+    mapping.map(transpose.getBody()->getArgument(0), element);
+    Value in = transpose.getBody()->getArgument(0);
+    Value factor = mul.getLhs() == in ? mul.getRhs() : mul.getLhs();
+    mapping.map(factor, rewriter.clone(*factor.getDefiningOp())->getResult(0));
+    Operation *scaled = rewriter.clone(*mul, mapping);
+    element.replaceAllUsesExcept(scaled->getResult(0), scaled);
   }
 
   /// The one op besides `op` that uses `buffer` (through views,

@@ -27,10 +27,13 @@ bool movableBefore(linalg::LinalgOp op, Operation *before);
 /// with the prologue in `prologues`) into its contraction stages:
 ///
 ///  * an input of Q K^T or P V that a transpose (a generic that only
-///    permutes, isPermutationCopy) writes into a buffer nothing else reads
-///    is read by the contraction from the transpose's input instead, the
-///    two indexing maps composed (through the reshapes between, as
-///    floordiv/mod where a reshape splits a dimension): V out of the
+///    permutes, isPermutationCopy, or one that also multiplies by an f32
+///    constant: MaxViT's scaled K, whose product the contraction's payload
+///    then forms itself, in the same order) writes into a buffer nothing
+///    else reads is read by the contraction from the transpose's input
+///    instead, the two indexing maps composed (through the reshapes
+///    between, as floordiv/mod where a reshape splits a dimension): V out
+///    of the
 ///    packed projection, K^T out of it too. Only when the stage then reads
 ///    the transpose's input coalesced under the mapping it gets
 ///    (contractionReads) and every other input it read coalesced still

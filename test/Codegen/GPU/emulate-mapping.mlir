@@ -375,7 +375,8 @@ func.func private @attention_rows(%q: memref<2x64x16xf32>, %kt: memref<2x16x64xf
 // per key (8 warps, 4 keys each), lanes 0-7 taking two of the 40 values,
 // then the shuffle butterfly (on the host: the lanes one after the other,
 // then the butterfly's exchanges in the same order); P V runs in 6 point
-// groups of 40 threads (240 of the 256).
+// groups of 40 threads (240 of the 256). Its scores scale each key's
+// element first, as a folded scaled transpose of K leaves them (MaxViT).
 func.func private @attention_k(%q: memref<16x40xf32>, %k: memref<32x40xf32>, %v: memref<32x40xf32>, %o: memref<16x40xf32>) attributes {tandem.kernel, tandem.row_kernel = array<i64: 16>} {
   %lowest = arith.constant 0xFF800000 : f32
   %zero = arith.constant 0.0 : f32
@@ -384,7 +385,9 @@ func.func private @attention_k(%q: memref<16x40xf32>, %k: memref<32x40xf32>, %v:
   linalg.generic {indexing_maps = [affine_map<(i, j, d) -> (i, d)>, affine_map<(i, j, d) -> (j, d)>, affine_map<(i, j, d) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%q, %k : memref<16x40xf32>, memref<32x40xf32>) outs(%s : memref<16x32xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
-    %m = arith.mulf %x, %y : f32
+    %scale = arith.constant 0.375 : f32
+    %ys = arith.mulf %y, %scale : f32
+    %m = arith.mulf %x, %ys : f32
     %r = arith.addf %acc, %m : f32
     linalg.yield %r : f32
   }

@@ -582,6 +582,100 @@ func.func private @hs_p0_gpu0(%q: memref<16x2x32xf32>, %k: memref<16x2x32xf32>, 
 
 // -----
 
+// MaxViT scales K rather than Q: K's transpose multiplies by the scale.
+// It folds into Q K^T all the same (K read in place, a warp per key), the
+// contraction's payload multiplying each element of K by the scale first,
+// as the transpose did; Q's plain transpose folds too, and no kernel but
+// the attention is left.
+// CHECK-LABEL: func.func private @ks_p0_gpu0
+// CHECK: call @ks_p0_gpu0_k0_pv_generic_attention(%arg0, %arg1, %arg2, %arg3)
+// CHECK-NOT: call
+// CHECK: func.func private @ks_p0_gpu0_k0_pv_generic_attention({{.*}}) attributes {tandem.kernel, tandem.row_kernel = array<i64: 2, 16>}
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%arg0, %arg1 : memref<16x2x32xf32>, memref<16x2x32xf32>)
+// CHECK-NEXT: ^bb0(%[[QE:.+]]: f32, %[[KE:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: %[[S:.+]] = arith.constant 1.250000e-01 : f32
+// CHECK-NEXT: %[[KS:.+]] = arith.mulf %[[KE]], %[[S]] : f32
+// CHECK-NEXT: arith.mulf %[[QE]], %[[KS]] : f32
+#ks3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#ksr = affine_map<(d0, d1, d2) -> (d0, d1)>
+#kst = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
+#ksk = affine_map<(d0, d1, d2) -> (d2, d0, d1)>
+func.func private @ks_p0_gpu0(%q: memref<16x2x32xf32>, %k: memref<16x2x32xf32>, %v: memref<16x2x32xf32>, %y: memref<16x2x32xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %lowest = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 0.125 : f32
+  %qt = memref.alloc() : memref<2x16x32xf32>
+  linalg.generic {indexing_maps = [#kst, #ks3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%q : memref<16x2x32xf32>) outs(%qt : memref<2x16x32xf32>) attrs = {tandem.kernel = "fusion.qt"} {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %kt = memref.alloc() : memref<2x32x16xf32>
+  linalg.generic {indexing_maps = [#ksk, #ks3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%k : memref<16x2x32xf32>) outs(%kt : memref<2x32x16xf32>) attrs = {tandem.kernel = "fusion.kt"} {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.mulf %in, %scale : f32
+    linalg.yield %r : f32
+  }
+  %vt = memref.alloc() : memref<2x16x32xf32>
+  linalg.generic {indexing_maps = [#kst, #ks3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%v : memref<16x2x32xf32>) outs(%vt : memref<2x16x32xf32>) attrs = {tandem.kernel = "fusion.vt"} {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %s = memref.alloc() : memref<2x16x16xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<2x16x16xf32>)
+  linalg.batch_matmul {tandem.kernel = "fusion.qk"} ins(%qt, %kt : memref<2x16x32xf32>, memref<2x32x16xf32>) outs(%s : memref<2x16x16xf32>)
+  %max = memref.alloc() : memref<2x16xf32>
+  linalg.fill ins(%lowest : f32) outs(%max : memref<2x16xf32>)
+  linalg.generic {indexing_maps = [#ks3, #ksr], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%s : memref<2x16x16xf32>) outs(%max : memref<2x16xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %e = memref.alloc() : memref<2x16x16xf32>
+  linalg.generic {indexing_maps = [#ks3, #ksr, #ks3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %max : memref<2x16x16xf32>, memref<2x16xf32>) outs(%e : memref<2x16x16xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  }
+  %sum = memref.alloc() : memref<2x16xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<2x16xf32>)
+  linalg.generic {indexing_maps = [#ks3, #ksr], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%e : memref<2x16x16xf32>) outs(%sum : memref<2x16xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  %p = memref.alloc() : memref<2x16x16xf32>
+  linalg.generic {indexing_maps = [#ks3, #ksr, #ks3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%e, %sum : memref<2x16x16xf32>, memref<2x16xf32>) outs(%p : memref<2x16x16xf32>) {
+  ^bb0(%in: f32, %t: f32, %out: f32):
+    %r = arith.divf %in, %t : f32
+    linalg.yield %r : f32
+  }
+  %o = memref.alloc() : memref<2x16x32xf32>
+  linalg.fill ins(%zero : f32) outs(%o : memref<2x16x32xf32>)
+  linalg.batch_matmul {tandem.kernel = "fusion.pv"} ins(%p, %vt : memref<2x16x16xf32>, memref<2x16x32xf32>) outs(%o : memref<2x16x32xf32>)
+  linalg.generic {indexing_maps = [#kst, #ks3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%o : memref<2x16x32xf32>) outs(%y : memref<16x2x32xf32>) attrs = {tandem.kernel = "fusion.merge"} {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  memref.dealloc %qt : memref<2x16x32xf32>
+  memref.dealloc %kt : memref<2x32x16xf32>
+  memref.dealloc %vt : memref<2x16x32xf32>
+  memref.dealloc %o : memref<2x16x32xf32>
+  return
+}
+
+// -----
+
 // Few rows (4 blocks) and wide ones (8192 points): the elementwise op before
 // the row sum stays a kernel of its own, which runs on every SM; the sum is
 // a block reduction alone.

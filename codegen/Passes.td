@@ -375,7 +375,12 @@ def TandemFuseElementwise : Pass<"tandem-fuse-elementwise"> {
     MaxViT's hop from window to grid partitions) with one composed
     affine map of floordivs and mods (codegen/GPU/ReadThroughReshapes.h):
     a copy (transpose) read only so goes away, its readers reading its
-    input, and a pointwise producer read once so fuses into its reader.
+    input, and a pointwise producer read so fuses into its reader. In GPU
+    partitions a pointwise producer cheap to compute again (arith ops, at
+    most two inputs as large as its result) fuses into each pointwise
+    reader even when it has other readers, all later in the block, and
+    neither op is an epilogue a library call may absorb: it is computed
+    again where each reads it instead of written and read back.
 
     Before:
     ```mlir

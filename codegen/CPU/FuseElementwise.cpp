@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/GPU/GPUFunctions.h"
 #include "codegen/GPU/InlineGatherReads.h"
 #include "codegen/GPU/ReadThroughReshapes.h"
 #include "codegen/LinalgPayloads.h"
@@ -324,6 +325,64 @@ struct ReadUnitDimReshapeSources : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// Whether `producer` is cheap to compute again: arith ops only (no math
+/// function), reading at most two tensors as large as its result (smaller
+/// ones, biases and scales, are broadcasts).
+bool isCheapToRecompute(linalg::GenericOp producer) {
+  auto result = dyn_cast<RankedTensorType>(producer->getResult(0).getType());
+  if (!result || !result.hasStaticShape())
+    return false;
+  unsigned large = 0;
+  for (Value input : producer.getDpsInputs()) {
+    auto type = dyn_cast<RankedTensorType>(input.getType());
+    if (!type || !type.hasStaticShape())
+      return false;
+    large += type.getNumElements() >= result.getNumElements();
+  }
+  return large <= 2 &&
+         llvm::all_of(producer.getBody()->getOperations(), [](Operation &op) {
+           return isa<linalg::YieldOp>(op) ||
+                  op.getDialect()->getNamespace() == "arith";
+         });
+}
+
+/// Whether the pointwise `producer`, which has other users, may fuse into
+/// its pointwise reader `consumer` all the same (GPU partitions). Linalg's
+/// fusion then computes the producer inside the reader and leaves it for
+/// its other users, which fuse it in turn: the producer is computed again
+/// where each reads it, instead of a launch writing its result for them to
+/// read back (MaxViT's residual add, read by the next block's BatchNorm and
+/// by that block's last residual add). Only for a producer cheap to
+/// compute again (isCheapToRecompute), and not when either op is an
+/// epilogue a library call may absorb (which takes one result).
+bool mayFuseShared(Operation *producer, Operation *consumer) {
+  auto producerOp = dyn_cast_or_null<linalg::GenericOp>(producer);
+  auto consumerOp = dyn_cast_or_null<linalg::GenericOp>(consumer);
+  auto func =
+      consumerOp ? consumerOp->getParentOfType<func::FuncOp>() : func::FuncOp();
+  return producerOp && consumerOp && func && tandem::isGPUPartition(func) &&
+         producerOp->getNumResults() == 1 &&
+         producerOp.getNumReductionLoops() == 0 &&
+         consumerOp.getNumReductionLoops() == 0 &&
+         consumerOp->getBlock() == producerOp->getBlock() &&
+         isCheapToRecompute(producerOp) && !isLibraryEpilogue(producer) &&
+         !isLibraryEpilogue(consumer);
+}
+
+/// Whether the producer of `fused`, which has other users, fuses into its
+/// reader (mayFuseShared): only when every other user comes after the
+/// reader in its block, where the fused op could also feed them.
+bool fusesShared(OpOperand *fused) {
+  Operation *producer = fused->get().getDefiningOp();
+  Operation *consumer = fused->getOwner();
+  return mayFuseShared(producer, consumer) &&
+         llvm::all_of(producer->getUsers(), [&](Operation *user) {
+           return user == consumer ||
+                  (user->getBlock() == consumer->getBlock() &&
+                   consumer->isBeforeInBlock(user));
+         });
+}
+
 /// Fused loop bodies stop growing at this many ops. Each fusion clones the
 /// producer's body into the consumer's, so an unbounded chain of n
 /// single-use elementwise ops (the partition's fusions are inlined side by
@@ -365,7 +424,7 @@ struct FuseElementwisePass
     };
     linalg::ControlFusionFn control = [&](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
-      return producer && producer->hasOneUse() &&
+      return producer && (producer->hasOneUse() || fusesShared(fused)) &&
              mayFuse(producer, fused->getOwner());
     };
     RewritePatternSet patterns(context);
@@ -373,7 +432,11 @@ struct FuseElementwisePass
     tandem::populateInlineGatherReadPatterns(patterns, kMaxFusedBodyOps);
     // GPU partitions: generics read through reshapes that stop the
     // fusion above.
-    tandem::populateReadThroughReshapePatterns(patterns, mayFuse);
+    tandem::populateReadThroughReshapePatterns(
+        patterns, [&](Operation *producer, Operation *consumer, bool shared) {
+          return mayFuse(producer, consumer) &&
+                 (!shared || mayFuseShared(producer, consumer));
+        });
     patterns.add<ReadUnitDimReshapeSources>(context);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
     tensor::populateBubbleUpExpandShapePatterns(patterns);

@@ -169,7 +169,7 @@ struct ReadCopySource : ControlledPattern {
       return failure();
     for (const CopyRead &read : reads)
       if (!canReadThrough(read.operand->getOwner()) ||
-          !control(copy, read.operand->getOwner()))
+          !control(copy, read.operand->getOwner(), /*shared=*/false))
         return failure();
     AffineMap copyRead =
         copy.getMatchingIndexingMap(copy.getDpsInputOperand(0));
@@ -200,11 +200,34 @@ struct ReadCopySource : ControlledPattern {
 // Producers read through
 //===----------------------------------------------------------------------===//
 
-/// A pointwise reader of a reshape chain, each reshape used once, of the
-/// only use of a pointwise generic's single result reads that result
-/// itself, so that linalg's elementwise fusion fuses the producer into it.
-/// Reshapes that upstream's propagation handles (expanding the reader's
-/// loops, with plain maps) are left to it.
+/// Collects in `early` the reshapes of `value` (transitively) that come
+/// before `reader` in its block; false when a user of `value` or of such a
+/// reshape, `reader` aside, is neither a static reshape nor after `reader`
+/// in its block.
+bool usersAfter(Value value, Operation *reader,
+                SmallVectorImpl<Operation *> &early) {
+  for (Operation *user : value.getUsers()) {
+    if (user == reader)
+      continue;
+    if (user->getBlock() != reader->getBlock())
+      return false;
+    if (reader->isBeforeInBlock(user))
+      continue;
+    if (!isStaticReshape(user) ||
+        !usersAfter(user->getResult(0), reader, early))
+      return false;
+    early.push_back(user);
+  }
+  return true;
+}
+
+/// A pointwise reader of a reshape chain of a pointwise generic's single
+/// result reads that result itself, so that linalg's elementwise fusion
+/// fuses the producer into it. When the result has other users, all after
+/// the reader once the reshapes of it before the reader move after it, the
+/// control decides with `shared`.
+/// Reshapes that upstream's propagation handles (one reshape, used once,
+/// that expands the reader's loops with plain maps) are left to it.
 struct ReadProducerThroughReshapes : ControlledPattern {
   using ControlledPattern::ControlledPattern;
 
@@ -215,18 +238,41 @@ struct ReadProducerThroughReshapes : ControlledPattern {
     for (OpOperand *input : reader.getDpsInputOperands()) {
       SmallVector<Operation *> reshapes;
       Value value = input->get();
-      while (isStaticReshape(value.getDefiningOp()) && value.hasOneUse()) {
+      bool sole = true;
+      while (isStaticReshape(value.getDefiningOp())) {
+        sole &= value.hasOneUse();
         reshapes.push_back(value.getDefiningOp());
         value = value.getDefiningOp()->getOperand(0);
       }
+      sole &= value.hasOneUse();
       auto producer = value.getDefiningOp<linalg::GenericOp>();
-      if (reshapes.empty() || upstreamReadsThrough(reader, reshapes) ||
-          !value.hasOneUse() || !isPointwise(producer) ||
-          producer->getNumResults() != 1 || !control(producer, reader))
+      if (reshapes.empty() ||
+          (sole && upstreamReadsThrough(reader, reshapes)) ||
+          !isPointwise(producer) || producer->getNumResults() != 1 ||
+          !control(producer, reader, /*shared=*/!sole))
+        continue;
+      // The other users of the result, through its reshapes, must come
+      // after the reader once those reshapes do.
+      SmallVector<Operation *> early;
+      if (!sole && !usersAfter(value, reader, early))
         continue;
       readThrough(rewriter, *input, value, composedMap(*input, reshapes));
       for (Operation *reshape : reshapes)
-        rewriter.eraseOp(reshape);
+        if (reshape->use_empty())
+          rewriter.eraseOp(reshape);
+      if (sole)
+        return success();
+      // The reshapes still used move after the reader, in block order.
+      early.clear();
+      (void)usersAfter(value, reader, early);
+      llvm::sort(early, [](Operation *a, Operation *b) {
+        return a->isBeforeInBlock(b);
+      });
+      Operation *after = reader;
+      for (Operation *reshape : early) {
+        rewriter.moveOpAfter(reshape, after);
+        after = reshape;
+      }
       return success();
     }
     return failure();

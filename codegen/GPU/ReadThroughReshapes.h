@@ -24,9 +24,11 @@
 namespace mlir::tandem {
 
 /// Whether `producer` may vanish into the linalg op `consumer` that reads
-/// its result: the caller's fusion policy.
+/// its result, or with `shared`, fuse into it although other users read its
+/// result too (linalg's fusion then computes it again in each): the
+/// caller's fusion policy.
 using ReadThroughControl =
-    std::function<bool(Operation *producer, Operation *consumer)>;
+    std::function<bool(Operation *producer, Operation *consumer, bool shared)>;
 
 /// Adds, for GPU partitions, the patterns that make generics without
 /// reductions read through collapse_shapes and expand_shapes of static
@@ -35,9 +37,11 @@ using ReadThroughControl =
 /// - a copy (a generic yielding its input, a transpose) whose every use is
 ///   such a read, through at least one reshape, goes away: its readers read
 ///   its input, its map composed in too;
-/// - a reader of the only use of a pointwise generic's result through
-///   reshapes reads the result itself, so that linalg's elementwise fusion
-///   then fuses the two.
+/// - a reader of a pointwise generic's result through reshapes reads the
+///   result itself, so that linalg's elementwise fusion then fuses the
+///   two; where the result has other users (`shared`), all after the
+///   reader, reshapes of it before the reader move after it, so that the
+///   fused op, in the reader's place, could feed them.
 /// `control` decides which producer and reader pairs may do so.
 void populateReadThroughReshapePatterns(RewritePatternSet &patterns,
                                         ReadThroughControl control);

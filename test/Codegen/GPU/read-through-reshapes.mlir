@@ -66,12 +66,18 @@ func.func @producer_to_grid_p0_gpu0(%a: tensor<1x4x2x3x2x3xf32>, %b: tensor<1x4x
 
 // -----
 
-// As above, but the add's result is also returned: it stays a kernel, and
-// the grid keeps reading it through the reshapes.
+// As above, but the add's result is also returned, after the grid: the add
+// (cheap to compute again) stays for the return and is computed again in
+// the grid, which reads both addends at the grid's indices; no reshape is
+// left.
 // CHECK-LABEL: func.func @shared_producer_p0_gpu0
+// CHECK-NOT: tensor.collapse_shape
+// CHECK-NOT: tensor.expand_shape
+// CHECK: %[[SUM:.+]] = linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<1x4x2x3x2x3xf32>, tensor<1x4x2x3x2x3xf32>) outs(%{{.+}} : tensor<1x4x2x3x2x3xf32>)
 // CHECK: arith.addf
-// CHECK: tensor.collapse_shape
-// CHECK: tensor.expand_shape
+// CHECK: %[[GRID:.+]] = linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<1x4x2x3x2x3xf32>, tensor<1x4x2x3x2x3xf32>) outs(%{{.+}} : tensor<1x3x3x2x2x4xf32>)
+// CHECK: arith.addf
+// CHECK: return %[[GRID]], %[[SUM]]
 func.func @shared_producer_p0_gpu0(%a: tensor<1x4x2x3x2x3xf32>, %b: tensor<1x4x2x3x2x3xf32>) -> (tensor<1x3x3x2x2x4xf32>, tensor<1x4x2x3x2x3xf32>)
     attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
   %e = tensor.empty() : tensor<1x4x2x3x2x3xf32>
@@ -92,13 +98,17 @@ func.func @shared_producer_p0_gpu0(%a: tensor<1x4x2x3x2x3xf32>, %b: tensor<1x4x2
 
 // -----
 
-// The transpose's second reader is a reduction (a LayerNorm's sum), whose
-// loop bounds the new map might no longer give: nothing changes, the
-// other reader keeps its reshapes too.
+// The transpose's second reader is a reduction (a LayerNorm's sum), which
+// does not read through the composed maps (its loop bounds might no
+// longer come from them). The grid reads the transpose's result through
+// the reshapes and the transpose, cheap to compute again, fuses into it;
+// left to the sum alone, upstream's reshape propagation fuses it there.
+// Both read the windows; no transpose or reshape is left.
 // CHECK-LABEL: func.func @reduction_reader_p0_gpu0
-// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<1x2x2x3x3x4xf32>) outs(%{{.+}} : tensor<1x4x2x3x2x3xf32>)
-// CHECK: tensor.collapse_shape
-// CHECK: tensor.expand_shape
+// CHECK-NOT: tensor.collapse_shape
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<1x2x2x3x3x4xf32>) outs(%{{.+}} : tensor<1x3x3x2x2x4xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%arg0 : tensor<1x2x2x3x3x4xf32>)
 func.func @reduction_reader_p0_gpu0(%w: tensor<1x2x2x3x3x4xf32>) -> (tensor<1x3x3x2x2x4xf32>, tensor<1x4xf32>)
     attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
   %e = tensor.empty() : tensor<1x4x2x3x2x3xf32>
@@ -117,6 +127,42 @@ func.func @reduction_reader_p0_gpu0(%w: tensor<1x2x2x3x3x4xf32>) -> (tensor<1x3x
   %s0 = tensor.empty() : tensor<1x4xf32>
   %s1 = linalg.fill ins(%zero : f32) outs(%s0 : tensor<1x4xf32>) -> tensor<1x4xf32>
   %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%image : tensor<1x4x6x6xf32>) outs(%s1 : tensor<1x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<1x4xf32>
+  return %grid, %sum : tensor<1x3x3x2x2x4xf32>, tensor<1x4xf32>
+}
+
+// -----
+
+// As above, but the sum reads the image split the grid's way (a collapse
+// and an expand of other sizes), which upstream cannot see through either:
+// the sum keeps its reshapes of the transpose, the grid reads the windows.
+// CHECK-LABEL: func.func @split_reduction_reader_p0_gpu0
+// CHECK: %[[T:.+]] = linalg.generic {{.*}} ins(%arg0 : tensor<1x2x2x3x3x4xf32>) outs(%{{.+}} : tensor<1x4x2x3x2x3xf32>)
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<1x2x2x3x3x4xf32>) outs(%{{.+}} : tensor<1x3x3x2x2x4xf32>)
+// CHECK: tensor.collapse_shape %[[T]]
+// CHECK: tensor.expand_shape
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]}
+func.func @split_reduction_reader_p0_gpu0(%w: tensor<1x2x2x3x3x4xf32>) -> (tensor<1x3x3x2x2x4xf32>, tensor<1x4xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %e = tensor.empty() : tensor<1x4x2x3x2x3xf32>
+  %nchw = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d4, d3, d5, d1)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%w : tensor<1x2x2x3x3x4xf32>) outs(%e : tensor<1x4x2x3x2x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x4x2x3x2x3xf32>
+  %image = tensor.collapse_shape %nchw [[0], [1], [2, 3], [4, 5]] : tensor<1x4x2x3x2x3xf32> into tensor<1x4x6x6xf32>
+  %split = tensor.expand_shape %image [[0], [1], [2, 3], [4, 5]] output_shape [1, 4, 3, 2, 3, 2] : tensor<1x4x6x6xf32> into tensor<1x4x3x2x3x2xf32>
+  %o = tensor.empty() : tensor<1x3x3x2x2x4xf32>
+  %grid = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d5, d1, d3, d2, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%split : tensor<1x4x3x2x3x2xf32>) outs(%o : tensor<1x3x3x2x2x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x3x3x2x2x4xf32>
+  %zero = arith.constant 0.0 : f32
+  %s0 = tensor.empty() : tensor<1x4xf32>
+  %s1 = linalg.fill ins(%zero : f32) outs(%s0 : tensor<1x4xf32>) -> tensor<1x4xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%split : tensor<1x4x3x2x3x2xf32>) outs(%s1 : tensor<1x4xf32>) {
   ^bb0(%in: f32, %out: f32):
     %a = arith.addf %in, %out : f32
     linalg.yield %a : f32

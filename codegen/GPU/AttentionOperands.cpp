@@ -597,14 +597,19 @@ private:
 } // namespace
 
 bool mlir::tandem::movableBefore(linalg::LinalgOp op, Operation *before) {
-  if (op->getBlock() != before->getBlock() || !op->isBeforeInBlock(before))
-    return false;
   SmallVector<Value> read, written;
   for (OpOperand *input : op.getDpsInputOperands())
     if (isa<MemRefType>(input->get().getType()))
       read.push_back(viewedBuffer(input->get()));
   for (Value init : op.getDpsInits())
     written.push_back(viewedBuffer(init));
+  return movableBefore(op, read, written, before);
+}
+
+bool mlir::tandem::movableBefore(Operation *op, ArrayRef<Value> read,
+                                 ArrayRef<Value> written, Operation *before) {
+  if (op->getBlock() != before->getBlock() || !op->isBeforeInBlock(before))
+    return false;
   return leftAlone(op, before, read, written);
 }
 

@@ -22,6 +22,11 @@ namespace mlir::tandem {
 /// buffer it reads, nor touch one it writes.
 bool movableBefore(linalg::LinalgOp op, Operation *before);
 
+/// The same for any `op` that reads the buffers `read` and writes the
+/// buffers `written` (as viewedBuffer gives them).
+bool movableBefore(Operation *op, ArrayRef<Value> read, ArrayRef<Value> written,
+                   Operation *before);
+
 /// Folds the transposes around attention `chain` (RowChain::attention; its
 /// ops among `ops`, the main ops of its GPU partition in block order, each
 /// with the prologue in `prologues`) into its contraction stages:

@@ -6,7 +6,8 @@
 // inside; the op replaced by a call carrying its launch geometry. An op's
 // prologue (KernelPrologue.h: the padding of its inputs, the broadcast bias
 // it accumulates into) moves into the same kernel, a padded buffer becoming
-// local to it, so that Conv + BiasAdd + ReLU is one launch. A chain of ops
+// local to it, so that Conv + BiasAdd + ReLU is one launch (a padding that
+// ran earlier moves next to its reader first). A chain of ops
 // that works row by row (a softmax, a LayerNorm and their elementwise
 // neighbours, RowKernels.h) becomes one row kernel, the buffers only the
 // chain uses local to it.
@@ -85,6 +86,67 @@ bool isRecreatable(Operation *op) {
           !isa<ShapedType>(op->getResult(0).getType()));
 }
 
+/// Moves the fill and the interior copy of a padded buffer that `main`
+/// reads (a bufferised tensor.pad: an allocation filled with a constant,
+/// its interior overwritten by a copy) right before `main`, where
+/// matchKernelPrologue takes them into its kernel, when they ran earlier
+/// (MaxViT pads its block input for the shortcut's average pool, then runs
+/// the whole main branch first) and nothing in between writes the copy's
+/// source or touches the buffer. Returns whether it moved them.
+bool sinkPaddedInputs(linalg::LinalgOp main) {
+  bool moved = false;
+  KernelPrologue prologue = matchKernelPrologue(main);
+  for (OpOperand *input : main.getDpsInputOperands()) {
+    auto alloc = input->get().getDefiningOp<memref::AllocOp>();
+    if (!alloc || alloc->getBlock() != main->getBlock() ||
+        prologue.paddedInput(alloc.getResult()))
+      continue;
+    linalg::LinalgOp fill;
+    Operation *copy = nullptr;
+    memref::SubViewOp interiorView;
+    Value source;
+    bool other = false;
+    for (Operation *user : alloc->getUsers()) {
+      Value filled;
+      if (user == main.getOperation() || isa<memref::DeallocOp>(user))
+        continue;
+      if (filledValue(user, filled) && filled == alloc.getResult() && !fill) {
+        fill = cast<linalg::LinalgOp>(user);
+        continue;
+      }
+      auto interior = dyn_cast<memref::SubViewOp>(user);
+      Operation *target =
+          interior && interior->hasOneUse() ? *interior->user_begin() : nullptr;
+      if (auto memrefCopy = dyn_cast_or_null<memref::CopyOp>(target);
+          memrefCopy && memrefCopy.getTarget() == interior.getResult())
+        source = memrefCopy.getSource();
+      else if (auto linalgCopy = dyn_cast_or_null<linalg::CopyOp>(target);
+               linalgCopy && linalgCopy.getOutputs()[0] == interior.getResult())
+        source = linalgCopy.getInputs()[0];
+      else
+        target = nullptr;
+      if (!target || copy) {
+        other = true;
+        break;
+      }
+      copy = target;
+      interiorView = interior;
+    }
+    if (other || !fill || !copy || !fill->isBeforeInBlock(copy) ||
+        copy->getNextNode() == main.getOperation() ||
+        !movableBefore(copy, {viewedBuffer(source)}, {alloc.getResult()}, main))
+      continue;
+    // The interior view too: the prologue spans its ops.
+    copy->moveBefore(main);
+    interiorView->moveBefore(copy);
+    if (fill->getNextNode() != interiorView.getOperation() &&
+        movableBefore(fill, interiorView))
+      fill->moveBefore(interiorView);
+    moved = true;
+  }
+  return moved;
+}
+
 /// One op of a kernel with the prologue it absorbs.
 struct KernelMember {
   Operation *op;
@@ -98,6 +160,11 @@ public:
       : partition(partition), symbols(symbols) {}
 
   LogicalResult run() {
+    // Padded inputs' fills and copies move next to their readers first, so
+    // that the reader's kernel takes them.
+    for (auto main :
+         llvm::to_vector(partition.getBody().getOps<linalg::LinalgOp>()))
+      sinkPaddedInputs(main);
     SmallVector<Operation *> kernelOps;
     for (Operation &op : partition.getBody().getOps()) {
       if (isa<linalg::LinalgOp, memref::CopyOp>(op)) {

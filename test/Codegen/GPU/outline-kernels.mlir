@@ -114,6 +114,69 @@ func.func private @c_p0_gpu0(%x: memref<1x2x5x5xf32>, %b: memref<3xf32>, %w: mem
 
 // -----
 
+// The padding ran early (MaxViT pads its block input for the shortcut's
+// average pool, then runs the main branch), with an unrelated kernel
+// between it and the convolution: its fill, interior view and copy move
+// next to the convolution and become its prologue again. In the second
+// partition the kernel between writes the copy's source, so nothing moves
+// and the padding keeps its own kernels.
+// CHECK-LABEL: func.func private @pad_p0_gpu0
+// CHECK: call @pad_p0_gpu0_k0_generic(
+// CHECK-NEXT: call @pad_p0_gpu0_k1_conv_2d_nchw_fchw(
+// CHECK-NEXT: return
+// CHECK: func.func private @pad_p0_gpu0_k1_conv_2d_nchw_fchw(
+// CHECK: linalg.map
+// CHECK: memref.copy
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK-LABEL: func.func private @pad_p1_gpu0
+// CHECK: call @pad_p1_gpu0_k0_map(
+// CHECK-NEXT: call @pad_p1_gpu0_k1_copy(
+// CHECK-NEXT: call @pad_p1_gpu0_k2_generic(
+// CHECK: call @pad_p1_gpu0_k{{[0-9]+}}_conv_2d_nchw_fchw(
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func private @pad_p0_gpu0(%x: memref<1x2x5x5xf32>, %w: memref<3x2x3x3xf32>, %y: memref<1x3x5x5xf32>, %u: memref<1x2x5x5xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x2x7x7xf32>
+  linalg.map outs(%p : memref<1x2x7x7xf32>) (%init: f32) {
+    linalg.yield %zero : f32
+  }
+  %interior = memref.subview %p[0, 0, 1, 1] [1, 2, 5, 5] [1, 1, 1, 1] : memref<1x2x7x7xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  memref.copy %x, %interior : memref<1x2x5x5xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : memref<1x2x5x5xf32>) outs(%u : memref<1x2x5x5xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.mulf %in, %in : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x3x5x5xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : memref<1x2x7x7xf32>, memref<3x2x3x3xf32>) outs(%y : memref<1x3x5x5xf32>)
+  return
+}
+func.func private @pad_p1_gpu0(%x: memref<1x2x5x5xf32>, %w: memref<3x2x3x3xf32>, %y: memref<1x3x5x5xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x2x7x7xf32>
+  linalg.map outs(%p : memref<1x2x7x7xf32>) (%init: f32) {
+    linalg.yield %zero : f32
+  }
+  %interior = memref.subview %p[0, 0, 1, 1] [1, 2, 5, 5] [1, 1, 1, 1] : memref<1x2x7x7xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  memref.copy %x, %interior : memref<1x2x5x5xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : memref<1x2x5x5xf32>) outs(%x : memref<1x2x5x5xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.mulf %in, %in : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x3x5x5xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : memref<1x2x7x7xf32>, memref<3x2x3x3xf32>) outs(%y : memref<1x3x5x5xf32>)
+  return
+}
+
+// -----
+
 // No prologue when it would change what the convolution sees: here another
 // kernel reads the broadcast bias between the producer and the
 // convolution, and the padded buffer is read after the convolution too.

@@ -296,6 +296,9 @@ MODELS = {
     # Shifted-window attention: Dropout in training mode with ratio 0, and
     # ScatterND indices built through Expand (import fixes of 2026-12-06).
     "swin_t": (vision("swin_t"), IMAGE, None, 17),
+    # Window and grid attention between NCHW MBConv blocks: reshapes and
+    # permutes between the partitions, K scaled before its transpose.
+    "maxvit_t": (vision("maxvit_t"), IMAGE, None, 17),
     # Segmentation heads: dilated depthwise convs, bilinear Resize, and
     # DeepLab's ASPP convs whose outer taps only read padding at 224x224.
     "deeplabv3_mobilenet_v3_large": (segmentation(

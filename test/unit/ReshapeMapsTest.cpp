@@ -65,6 +65,21 @@ TEST_F(ReshapeMaps, DelinearizeAfterLinearizeCancels) {
             AffineMap::getMultiDimIdentityMap(3, &context));
 }
 
+TEST_F(ReshapeMaps, RankZeroReshapes) {
+  // tensor<1x1xf32> collapsed to tensor<f32> groups no dimension: both
+  // indices are 0, and the linearisation has no result.
+  AffineMap split = delinearizeMap({}, {1, 1}, &context);
+  EXPECT_EQ(split.getNumDims(), 0u);
+  EXPECT_EQ(split, AffineMap::get(0, 0,
+                                  {getAffineConstantExpr(0, &context),
+                                   getAffineConstantExpr(0, &context)},
+                                  &context));
+  EXPECT_EQ(linearizeMap({}, {1, 1}, &context).getNumResults(), 0u);
+  // Composed with a reader's map of rank 0 (a scalar read in 2 loops).
+  AffineMap scalar = AffineMap::get(2, 0, {}, &context);
+  EXPECT_EQ(split.compose(scalar).getNumResults(), 2u);
+}
+
 TEST_F(ReshapeMaps, WindowsToGridKeepsEveryElement) {
   // MaxViT's hop (6 x 6 pixels, 3 x 3 windows, a 3 x 3 grid of 2 x 2
   // cells): grid (a, b, k, l) is pixel (2a + k, 2b + l), in window

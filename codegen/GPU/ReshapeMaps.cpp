@@ -14,8 +14,7 @@ AffineMap mlir::tandem::delinearizeMap(ArrayRef<ReassociationIndices> groups,
                          ArrayRef<int64_t> fine, MLIRContext *context) {
   // A dimension in no group (a collapse to rank 0 groups none of its unit
   // dimensions) is indexed at 0.
-  SmallVector<AffineExpr> exprs(fine.size(),
-                                getAffineConstantExpr(0, context));
+  SmallVector<AffineExpr> exprs(fine.size(), getAffineConstantExpr(0, context));
   for (auto [coarse, group] : llvm::enumerate(groups)) {
     SmallVector<int64_t> sizes;
     for (int64_t dim : group)

@@ -156,6 +156,12 @@ Value mlir::tandem::createF32Constant(OpBuilder &builder, Location loc,
                             f32ElementsAttr(type, std::move(data), nameHint));
 }
 
+std::string mlir::tandem::constantNameHint(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  return "folded";
+}
+
 ElementsAttr mlir::tandem::f32ElementsAttr(RankedTensorType type,
                                            std::vector<float> data,
                                            llvm::StringRef nameHint) {

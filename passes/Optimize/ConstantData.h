@@ -75,6 +75,10 @@ std::vector<float> transposeF32(const F32Values &in,
 Value createF32Constant(OpBuilder &builder, Location loc, RankedTensorType type,
                         std::vector<float> data, llvm::StringRef nameHint);
 
+/// The name hint for a constant that replaces an op at `loc`: the name of
+/// its NameLoc (the ONNX node's), or "folded".
+std::string constantNameHint(Location loc);
+
 /// The attribute createF32Constant gives its constant (also for other ops'
 /// constants, such as a memref.global's initial value).
 ElementsAttr f32ElementsAttr(RankedTensorType type, std::vector<float> data,

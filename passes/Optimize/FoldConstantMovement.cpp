@@ -59,11 +59,9 @@ LogicalResult replaceByConstant(
   std::vector<float> out(type.getNumElements());
   if (!compute(out, *in))
     return failure();
-  std::string name = "folded";
-  if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
-    name = loc.getName().str();
   rewriter.replaceOp(op, createF32Constant(rewriter, op->getLoc(), type,
-                                           std::move(out), name));
+                                           std::move(out),
+                                           constantNameHint(op->getLoc())));
   eraseDeadWeight(rewriter, input, weightScope);
   return success();
 }

@@ -39,10 +39,6 @@ namespace {
 /// most this many elements (4 MiB of f32).
 constexpr int64_t kMaxComputedElements = int64_t(1) << 20;
 
-/// Folded f32 results with more elements than this become dense_resource
-/// blobs, as the importer stores weights.
-constexpr int64_t kInlineElements = 1024;
-
 /// Whether `value` has a static shape of at most kMaxComputedElements.
 bool smallEnough(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
@@ -73,19 +69,17 @@ Attribute foldableValue(ConstantOp op) {
   return DenseElementsAttr::get(type, floats->values());
 }
 
-/// The constant for folded value `attr` of `result`'s type, at `op`.
+/// The constant for folded value `attr` of `op`'s result type, at `op`: a
+/// non-splat f32 one through createF32Constant, which stores it inline or
+/// as a dense_resource blob as the importer stores weights.
 Value materialize(OpBuilder &builder, Operation *op, Attribute attr) {
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
   auto dense = cast<DenseElementsAttr>(attr);
-  if (type.getElementType().isF32() && !dense.isSplat() &&
-      type.getNumElements() > kInlineElements) {
+  if (type.getElementType().isF32() && !dense.isSplat()) {
     auto values = dense.getValues<float>();
-    std::string name = "folded";
-    if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
-      name = loc.getName().str();
     return createF32Constant(builder, op->getLoc(), type,
                              std::vector<float>(values.begin(), values.end()),
-                             name);
+                             constantNameHint(op->getLoc()));
   }
   return ConstantOp::create(builder, op->getLoc(), dense);
 }

@@ -143,8 +143,9 @@ def TandemFoldConstantSubgraphs : Pass<"tandem-fold-constant-subgraphs"> {
     at most 1 Mi elements per value; f32 `dense_resource` weights are read
     too) that hold at least one elementwise op, evaluates them through the
     same folders with that larger limit, and replaces each value leaving a
-    subgraph by a constant (f32 ones of more than 1024 elements as
-    `dense_resource` blobs); the subgraph's ops are erased. Ops without a
+    subgraph by a constant (f32 ones above 1 KiB, 256 elements, as
+    `dense_resource` blobs, as the importer stores weights); the
+    subgraph's ops are erased. Ops without a
     folder stay as they are, and so does what depends on them. Subgraphs
     that only move data (a weight's reshape or transpose) are left to
     tandem-fold-constant-movement, which folds them only where that

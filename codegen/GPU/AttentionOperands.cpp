@@ -263,7 +263,7 @@ public:
         singleOtherUser(root, contraction));
     if (!transpose ||
         !(foldable(transpose) ||
-          (isScaledPermutationCopy(transpose) && takenAlone(transpose))) ||
+          (scaleFactor(transpose) && takenAlone(transpose))) ||
         transpose.getDpsInitOperand(0)->get() != root ||
         !transpose->isBeforeInBlock(contraction) ||
         llvm::count_if(contraction->getOperands(), [&](Value value) {
@@ -474,47 +474,47 @@ private:
            llvm::is_contained(ops, op);
   }
 
-  /// Whether `op` is a transpose that also scales (MaxViT's K * scale
-  /// before its head-major transpose): as isPermutationCopy, but its body
-  /// multiplies the element by an f32 constant.
-  static bool isScaledPermutationCopy(linalg::GenericOp op) {
+  /// The f32 constant a transpose that also scales multiplies by (MaxViT's
+  /// K * scale before its head-major transpose: as isPermutationCopy, but
+  /// its body multiplies the element by the constant), or null.
+  static Value scaleFactor(linalg::GenericOp op) {
     if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
         op.getNumReductionLoops() != 0 ||
         !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
         !op.getMatchingIndexingMap(op.getDpsInputOperand(0)).isPermutation())
-      return false;
+      return {};
     Block *body = op.getBody();
     auto ops = body->without_terminator();
     if (std::distance(ops.begin(), ops.end()) != 1)
-      return false;
+      return {};
     auto mul = dyn_cast<arith::MulFOp>(*ops.begin());
     auto yield = cast<linalg::YieldOp>(body->getTerminator());
     if (!mul || yield->getOperand(0) != mul.getResult() ||
         !mul.getType().isF32())
-      return false;
+      return {};
     Value in = body->getArgument(0);
+    if (mul.getLhs() != in && mul.getRhs() != in)
+      return {};
     Value factor = mul.getLhs() == in ? mul.getRhs() : mul.getLhs();
-    return (mul.getLhs() == in || mul.getRhs() == in) &&
-           matchPattern(factor, m_Constant());
+    return matchPattern(factor, m_Constant()) ? factor : Value();
   }
 
   /// Makes input `input` of the contraction `folded`, which now reads
-  /// `transpose`'s input, scaled as `transpose` scaled it: its payload
-  /// multiplies the element first, the same product (constant and
-  /// operand order kept) the transpose wrote.
+  /// `transpose`'s input, scaled as `transpose` scaled it (scaleFactor):
+  /// its payload multiplies the element first, the same product (constant
+  /// and operand order kept) the transpose wrote.
   void applyScale(linalg::GenericOp transpose, linalg::GenericOp folded,
                   unsigned input) {
-    auto mul = cast<arith::MulFOp>(*transpose.getBody()->begin());
+    Value factor = scaleFactor(transpose);
     Block &body = folded.getRegion().front();
     BlockArgument element = body.getArgument(input);
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(&body);
     IRMapping mapping;
     mapping.map(transpose.getBody()->getArgument(0), element);
-    Value in = transpose.getBody()->getArgument(0);
-    Value factor = mul.getLhs() == in ? mul.getRhs() : mul.getLhs();
     mapping.map(factor, rewriter.clone(*factor.getDefiningOp())->getResult(0));
-    Operation *scaled = rewriter.clone(*mul, mapping);
+    Operation *scaled = rewriter.clone(
+        *transpose.getBody()->without_terminator().begin(), mapping);
     element.replaceAllUsesExcept(scaled->getResult(0), scaled);
   }
 

@@ -72,7 +72,6 @@ std::optional<ProducerRead> producerOf(Value value) {
 /// result (a view ProducerRead allows).
 SmallVector<Value> sourceIndices(OpBuilder &b, Location loc, Operation *view,
                                  ArrayRef<Value> indices) {
-  MLIRContext *context = b.getContext();
   SmallVector<Value> source;
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(view)) {
     for (auto [index, offset] : llvm::zip(indices, slice.getStaticOffsets()))
@@ -84,17 +83,7 @@ SmallVector<Value> sourceIndices(OpBuilder &b, Location loc, Operation *view,
                               : index);
     return source;
   }
-  // A collapse splits each index back over its group, an expand
-  // linearises each group.
-  AffineMap map;
-  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(view)) {
-    map = delinearizeMap(collapse.getReassociationIndices(),
-                         collapse.getSrcType().getShape(), context);
-  } else {
-    auto expand = cast<tensor::ExpandShapeOp>(view);
-    map = linearizeMap(expand.getReassociationIndices(),
-                       expand.getResultType().getShape(), context);
-  }
+  AffineMap map = sourceIndexMap(view);
   for (unsigned i = 0; i < map.getNumResults(); ++i)
     source.push_back(
         affine::AffineApplyOp::create(b, loc, map.getSubMap({i}), indices));

@@ -60,32 +60,24 @@ static linalg::LinalgOp matchInitProducer(linalg::LinalgOp main) {
   return producer;
 }
 
-/// The padded buffer behind input `input` of `main`: filled with a
-/// constant, its interior then overwritten by a copy, and used by nothing
-/// else but `main` and deallocations. Adds its ops to `ops`.
-static std::optional<KernelPrologue::PaddedInput>
-matchPaddedInput(linalg::LinalgOp main, Value input,
-                 SmallVectorImpl<Operation *> &ops) {
-  auto alloc = input.getDefiningOp<memref::AllocOp>();
-  if (!alloc || !alloc.getType().hasStaticShape() ||
-      alloc->getBlock() != main->getBlock() ||
-      llvm::is_contained(main.getDpsInits(), input))
+std::optional<mlir::tandem::Padding>
+mlir::tandem::findPadding(Value buffer, Operation *reader) {
+  auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+  if (!alloc || !alloc.getType().hasStaticShape())
     return std::nullopt;
-  Operation *fill = nullptr, *copy = nullptr;
-  memref::SubViewOp interior;
-  Value padValue, source;
-  for (Operation *user : input.getUsers()) {
-    if (user == main.getOperation() || isa<memref::DeallocOp>(user))
+  Padding padding{};
+  for (Operation *user : buffer.getUsers()) {
+    if (user == reader || isa<memref::DeallocOp>(user))
       continue;
     Value filled;
     if (Value value = filledValue(user, filled);
-        value && filled == input && !fill) {
-      fill = user;
-      padValue = value;
+        value && filled == buffer && !padding.fill) {
+      padding.fill = user;
+      padding.padValue = value;
       continue;
     }
     auto sub = dyn_cast<memref::SubViewOp>(user);
-    if (!sub || interior || !sub.hasUnitStride() || !sub->hasOneUse() ||
+    if (!sub || padding.interior || !sub.hasUnitStride() || !sub->hasOneUse() ||
         ShapedType::isDynamicShape(sub.getStaticOffsets()) ||
         ShapedType::isDynamicShape(sub.getStaticSizes()) ||
         int64_t(sub.getStaticSizes().size()) != alloc.getType().getRank())
@@ -93,17 +85,34 @@ matchPaddedInput(linalg::LinalgOp main, Value input,
     Operation *target = *sub->user_begin();
     if (auto memrefCopy = dyn_cast<memref::CopyOp>(target);
         memrefCopy && memrefCopy.getTarget() == sub.getResult())
-      source = memrefCopy.getSource();
+      padding.source = memrefCopy.getSource();
     else if (auto linalgCopy = dyn_cast<linalg::CopyOp>(target);
              linalgCopy && linalgCopy.hasPureBufferSemantics() &&
              linalgCopy.getOutputs()[0] == sub.getResult())
-      source = linalgCopy.getInputs()[0];
+      padding.source = linalgCopy.getInputs()[0];
     else
       return std::nullopt;
-    interior = sub;
-    copy = target;
+    padding.interior = sub;
+    padding.copy = target;
   }
-  if (!fill || !copy || !matchPattern(padValue, m_Constant()) ||
+  if (!padding.fill || !padding.copy)
+    return std::nullopt;
+  return padding;
+}
+
+/// The padded buffer behind input `input` of `main`: filled with a
+/// constant, its interior then overwritten by a copy right before `main`,
+/// and used by nothing else but `main` and deallocations. Adds its ops to
+/// `ops`.
+static std::optional<KernelPrologue::PaddedInput>
+matchPaddedInput(linalg::LinalgOp main, Value input,
+                 SmallVectorImpl<Operation *> &ops) {
+  std::optional<Padding> padding = findPadding(input, main);
+  if (!padding || input.getDefiningOp()->getBlock() != main->getBlock() ||
+      llvm::is_contained(main.getDpsInits(), input))
+    return std::nullopt;
+  auto [fill, padValue, interior, copy, source] = *padding;
+  if (!matchPattern(padValue, m_Constant()) ||
       fill->getBlock() != main->getBlock() ||
       copy->getBlock() != main->getBlock() || !fill->isBeforeInBlock(copy) ||
       !copy->isBeforeInBlock(main))

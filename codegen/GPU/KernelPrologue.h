@@ -23,6 +23,7 @@
 #define TANDEM_CODEGEN_GPU_KERNELPROLOGUE_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::tandem {
@@ -64,6 +65,23 @@ struct KernelPrologue {
 /// The buffer `value` views, following view-like ops (itself when it is no
 /// view).
 Value viewedBuffer(Value value);
+
+/// The ops that pad a buffer (a bufferised tensor.pad): one fills it with
+/// `padValue`, a unit-stride static view of all its dimensions is its
+/// interior, and a copy (memref.copy or linalg.copy) writes `source` into
+/// that view.
+struct Padding {
+  Operation *fill;
+  Value padValue;
+  memref::SubViewOp interior;
+  Operation *copy;
+  Value source;
+};
+
+/// The padding of `buffer`, a static allocation whose users are the padding
+/// ops, `reader` and deallocations; nullopt when it has other users. Where
+/// the ops run is for the caller to check.
+std::optional<Padding> findPadding(Value buffer, Operation *reader);
 
 /// Whether `main` accumulates into values an init producer can provide:
 /// one output, written once per parallel point (thread per output in the

@@ -87,64 +87,30 @@ bool isRecreatable(Operation *op) {
 }
 
 /// Moves the fill and the interior copy of a padded buffer that `main`
-/// reads (a bufferised tensor.pad: an allocation filled with a constant,
-/// its interior overwritten by a copy) right before `main`, where
-/// matchKernelPrologue takes them into its kernel, when they ran earlier
-/// (MaxViT pads its block input for the shortcut's average pool, then runs
-/// the whole main branch first) and nothing in between writes the copy's
-/// source or touches the buffer. Returns whether it moved them.
-bool sinkPaddedInputs(linalg::LinalgOp main) {
-  bool moved = false;
+/// reads (findPadding) right before `main`, where matchKernelPrologue takes
+/// them into its kernel, when they ran earlier (MaxViT pads its block input
+/// for the shortcut's average pool, then runs the whole main branch first)
+/// and nothing in between writes the copy's source or touches the buffer.
+void sinkPaddedInputs(linalg::LinalgOp main) {
   KernelPrologue prologue = matchKernelPrologue(main);
   for (OpOperand *input : main.getDpsInputOperands()) {
-    auto alloc = input->get().getDefiningOp<memref::AllocOp>();
-    if (!alloc || alloc->getBlock() != main->getBlock() ||
-        prologue.paddedInput(alloc.getResult()))
+    Value buffer = input->get();
+    std::optional<Padding> padding = findPadding(buffer, main);
+    if (!padding || prologue.paddedInput(buffer) ||
+        buffer.getDefiningOp()->getBlock() != main->getBlock())
       continue;
-    linalg::LinalgOp fill;
-    Operation *copy = nullptr;
-    memref::SubViewOp interiorView;
-    Value source;
-    bool other = false;
-    for (Operation *user : alloc->getUsers()) {
-      Value filled;
-      if (user == main.getOperation() || isa<memref::DeallocOp>(user))
-        continue;
-      if (filledValue(user, filled) && filled == alloc.getResult() && !fill) {
-        fill = cast<linalg::LinalgOp>(user);
-        continue;
-      }
-      auto interior = dyn_cast<memref::SubViewOp>(user);
-      Operation *target =
-          interior && interior->hasOneUse() ? *interior->user_begin() : nullptr;
-      if (auto memrefCopy = dyn_cast_or_null<memref::CopyOp>(target);
-          memrefCopy && memrefCopy.getTarget() == interior.getResult())
-        source = memrefCopy.getSource();
-      else if (auto linalgCopy = dyn_cast_or_null<linalg::CopyOp>(target);
-               linalgCopy && linalgCopy.getOutputs()[0] == interior.getResult())
-        source = linalgCopy.getInputs()[0];
-      else
-        target = nullptr;
-      if (!target || copy) {
-        other = true;
-        break;
-      }
-      copy = target;
-      interiorView = interior;
-    }
-    if (other || !fill || !copy || !fill->isBeforeInBlock(copy) ||
-        copy->getNextNode() == main.getOperation() ||
-        !movableBefore(copy, {viewedBuffer(source)}, {alloc.getResult()}, main))
+    auto [fill, padValue, interior, copy, source] = *padding;
+    if (!fill->isBeforeInBlock(copy) || copy->getNextNode() == main ||
+        !movableBefore(copy, {viewedBuffer(source)}, {buffer}, main))
       continue;
     // The interior view too: the prologue spans its ops.
     copy->moveBefore(main);
-    interiorView->moveBefore(copy);
-    if (fill->getNextNode() != interiorView.getOperation() &&
-        movableBefore(fill, interiorView))
-      fill->moveBefore(interiorView);
-    moved = true;
+    interior->moveBefore(copy);
+    auto fillOp = dyn_cast<linalg::LinalgOp>(fill);
+    if (fill->getNextNode() != interior.getOperation() && fillOp &&
+        movableBefore(fillOp, interior))
+      fill->moveBefore(interior);
   }
-  return moved;
 }
 
 /// One op of a kernel with the prologue it absorbs.

@@ -42,19 +42,6 @@ bool isStaticReshape(Operation *op) {
   return false;
 }
 
-/// The map from the indices of `reshape`'s result to those of its source:
-/// a collapse splits each index over its group, an expand linearises each
-/// group.
-AffineMap sourceIndexMap(Operation *reshape) {
-  MLIRContext *context = reshape->getContext();
-  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(reshape))
-    return delinearizeMap(collapse.getReassociationIndices(),
-                          collapse.getSrcType().getShape(), context);
-  auto expand = cast<tensor::ExpandShapeOp>(reshape);
-  return linearizeMap(expand.getReassociationIndices(),
-                      expand.getResultType().getShape(), context);
-}
-
 /// `read`'s indexing map carried back through `reshapes` (from the one
 /// that makes the value it reads to the first), then through `last` when
 /// given; simplified with the reader's loop bounds.

@@ -2,6 +2,7 @@
 
 #include "codegen/GPU/ReshapeMaps.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/BuiltinTypeInterfaces.h"
@@ -47,6 +48,16 @@ AffineMap mlir::tandem::linearizeMap(ArrayRef<ReassociationIndices> groups,
     exprs.push_back(expr);
   }
   return AffineMap::get(fine.size(), 0, exprs, context);
+}
+
+AffineMap mlir::tandem::sourceIndexMap(Operation *reshape) {
+  MLIRContext *context = reshape->getContext();
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(reshape))
+    return delinearizeMap(collapse.getReassociationIndices(),
+                          collapse.getSrcType().getShape(), context);
+  auto expand = cast<tensor::ExpandShapeOp>(reshape);
+  return linearizeMap(expand.getReassociationIndices(),
+                      expand.getResultType().getShape(), context);
 }
 
 namespace {

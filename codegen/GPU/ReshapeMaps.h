@@ -28,6 +28,12 @@ AffineMap delinearizeMap(ArrayRef<ReassociationIndices> groups,
 AffineMap linearizeMap(ArrayRef<ReassociationIndices> groups,
                        ArrayRef<int64_t> fine, MLIRContext *context);
 
+/// The map from the indices of a tensor.collapse_shape's or
+/// tensor.expand_shape's result to those of its source (static shapes): a
+/// collapse splits each index over its group, an expand linearises each
+/// group.
+AffineMap sourceIndexMap(Operation *reshape);
+
 /// `map` with each dimension of one iteration 0, and each floordiv and mod
 /// by a positive constant decided where the trip counts of its dimensions
 /// (`bounds`) allow: a sum whose terms

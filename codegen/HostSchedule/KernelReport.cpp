@@ -46,6 +46,9 @@ struct Row {
   /// A library call's precision other than fp32 ("tf32", ...), or empty.
   std::string precision;
   bool counted = true;
+  /// A generated kernel's grid size (blocks); 0 for library calls and
+  /// copies.
+  int64_t blocks = 0;
 };
 
 /// The arithmetic of one linalg op: its iteration space times the
@@ -161,8 +164,13 @@ struct KernelReportPass
         row.bytes = bytesOf(launch.getArgs());
         double outputs =
             launch.getArgs().empty() ? 1 : elementsOf(launch.getArgs().back());
+        // The grid bounds the SMs the kernel occupies (a reduction with one
+        // block per output point over a single point runs on one SM).
+        ArrayRef<int64_t> grid = launch.getGrid();
+        row.blocks = grid[0] * grid[1] * grid[2];
         row.us = gpu->estimateUs(row.flops, row.bytes, outputs, Precision::F32,
-                                 matrix);
+                                 matrix, /*launches=*/true,
+                                 static_cast<double>(row.blocks));
         row.bound = boundOf(*gpu, row.flops, row.bytes, matrix, row.us);
         if (fallbacks.contains(launch)) {
           row.kind = "fallback";
@@ -287,8 +295,8 @@ struct KernelReportPass
 
   static llvm::json::Value toJson(StringRef model, llvm::ArrayRef<Row> rows) {
     llvm::json::Array list;
-    for (const Row &row : rows)
-      list.push_back(llvm::json::Object{
+    for (const Row &row : rows) {
+      llvm::json::Object object{
           {"name", row.name},
           {"kind", row.kind},
           {"device", "/device:GPU:" + std::to_string(row.gpu)},
@@ -297,7 +305,11 @@ struct KernelReportPass
           {"roofline_us", row.us},
           {"bound", row.bound},
           {"precision", row.precision.empty() ? "fp32" : row.precision},
-          {"counted", row.counted}});
+          {"counted", row.counted}};
+      if (row.blocks)
+        object["blocks"] = row.blocks;
+      list.push_back(std::move(object));
+    }
     return llvm::json::Object{{"model", model}, {"work", std::move(list)}};
   }
 

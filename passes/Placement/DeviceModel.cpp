@@ -16,7 +16,8 @@ using namespace mlir::tandem;
 
 double DeviceModel::estimateUs(double flops, double bytes,
                                double outputElements, Precision precision,
-                               bool matrix, bool launches) const {
+                               bool matrix, bool launches,
+                               double blocks) const {
   if (flops == 0 && bytes == 0)
     return 0; // metadata only: no kernel
   double workItems = std::max({outputElements, flops / 256, bytes / 64});
@@ -24,6 +25,9 @@ double DeviceModel::estimateUs(double flops, double bytes,
       std::clamp(workItems / std::max(1.0, saturationElements), 0.0, 1.0);
   // The smallest op still runs on one whole core / SM.
   occupancy = std::max(occupancy, 1.0 / std::max(1.0, computeUnits));
+  if (blocks > 0)
+    occupancy =
+        std::min(occupancy, std::min(1.0, blocks / std::max(1.0, computeUnits)));
   double peak = (matrix ? matrixGflops : vectorGflops).get(precision);
   double computeUs = peak > 0 ? flops / (peak * occupancy * 1e3) : 0;
   double memoryUs = memoryGBs > 0 ? bytes / (memoryGBs * occupancy * 1e3) : 0;

@@ -80,9 +80,13 @@ struct DeviceModel {
   /// are its output elements, or its flops / 256 or bytes / 64 when larger
   /// (a reduction or a GEMV splits along its inputs too).
   /// An op fused into another's kernel passes `launches = false`.
+  /// `blocks`, when known (a generated kernel's grid), caps the share of
+  /// the device the op reaches at `blocks / computeUnits`: a grid of fewer
+  /// blocks than SMs leaves the others idle however much work each block
+  /// has.
   double estimateUs(double flops, double bytes, double outputElements,
-                    Precision precision, bool matrix,
-                    bool launches = true) const;
+                    Precision precision, bool matrix, bool launches = true,
+                    double blocks = 0) const;
 };
 
 /// The devices of one build. The host CPU is always device 0.

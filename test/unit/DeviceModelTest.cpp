@@ -81,6 +81,19 @@ TEST_F(DeviceModelTest, RooflineAndLaunch) {
   double f32 = h100->estimateUs(1e12, 1, 1e9, Precision::F32, true);
   double f16 = h100->estimateUs(1e12, 1, 1e9, Precision::F16, true);
   EXPECT_LT(f16 * 10, f32);
+  // A kernel's grid bounds the SMs it occupies: the same millisecond of
+  // traffic in one block runs on one SM of 132, at 1/132 of the bandwidth;
+  // 66 blocks get half; a grid of more blocks than SMs changes nothing.
+  double units = h100->computeUnits;
+  ASSERT_EQ(units, 132);
+  EXPECT_NEAR(h100->estimateUs(1, bytes, 1e9, Precision::F32, false,
+                               /*launches=*/true, /*blocks=*/1),
+              1000 * units + h100->launchUs, 1e-3);
+  EXPECT_NEAR(h100->estimateUs(1, bytes, 1e9, Precision::F32, false, true, 66),
+              2000 + h100->launchUs, 1e-6);
+  EXPECT_NEAR(h100->estimateUs(1, bytes, 1e9, Precision::F32, false, true,
+                               4096),
+              1000 + h100->launchUs, 1e-6);
 }
 
 TEST_F(DeviceModelTest, TransfersGoThroughTheHost) {

@@ -738,6 +738,58 @@ def TandemFlattenWeightGlobals
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def TandemSplitReductions
+    : Pass<"tandem-split-reductions", "::mlir::ModuleOp"> {
+  let summary = "splits long reductions over few points in GPU partitions";
+  let description = [{
+    Runs on tensors, after `tandem-fuse-elementwise`. A reduction gets one
+    GPU block per output point; with few points and a long reduction each
+    (a GroupNorm of one group at batch 1: one point over 200704 elements,
+    on one SM of 132) most of the GPU idles. In every GPU partition, a
+    `linalg.generic` reduction with block combiners (each output
+    `out = combine(x, out)`, the combiner associative and commutative:
+    add, mul, min, max, ...), static loops, no `linalg.index`, outputs
+    indexed by the parallel loops only, neither a contraction nor a
+    convolution, with at most 32 output points and at least 49152
+    reduction points each (192 KiB of f32 per block, more than 5 us at one
+    SM's share of an H200's bandwidth, more than the launch the split
+    adds) becomes two generics, as XLA's tree reduction
+    rewriter does:
+    - the partial results: the same payload over the op's loops where the
+      leading reduction loops and slices of the next one are parallel
+      (loop r of trip count t split as r = s * (t / f) + q), into new
+      tensors of the outputs' shapes followed by the split's dimensions,
+      filled with the combiners' identities;
+    - their combination (`tandem.split_combine`, which no row kernel
+      takes): a reduction over the split's dimensions into the op's
+      outputs from their initial values, with the op's combiners.
+    The split is the fewest partial results per point that make at least
+    128 in all, with slices of at least 1024 points (fewer when the
+    reduction is too short for that; none below 4 per point). Results
+    differ from the single reduction's only in the order of the sums.
+
+    Before:
+    ```mlir
+    %r = linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)],
+                         iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<1x200704xf32>) outs(%zero : tensor<1xf32>) {addf}
+    ```
+    After:
+    ```mlir
+    %p = linalg.generic {indexing_maps = [(d0, d1, d2) -> (d0, d1 * 1568 + d2),
+                                          (d0, d1, d2) -> (d0, d1)],
+                         iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%x : tensor<1x200704xf32>) outs(%zeros : tensor<1x128xf32>) {addf}
+    %r = linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0)],
+                         iterator_types = ["parallel", "reduction"]}
+        ins(%p : tensor<1x128xf32>) outs(%zero : tensor<1xf32>) {addf}
+        {tandem.split_combine}
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TandemKeepGPUPartitions
     : Pass<"tandem-keep-gpu-partitions", "::mlir::ModuleOp"> {
   let summary = "marks GPU partition functions no_inline";

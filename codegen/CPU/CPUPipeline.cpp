@@ -41,6 +41,8 @@ void mlir::tandem::buildInlineAndBufferizePipeline(OpPassManager &pm,
   fuse.hardswish = kernelActivations;
   fuse.silu = kernelActivations;
   pm.addPass(createTandemFuseElementwise(fuse));
+  // GPU partitions only: long reductions over few points in two steps.
+  pm.addPass(createTandemSplitReductions());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =

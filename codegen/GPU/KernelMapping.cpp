@@ -75,10 +75,7 @@ static bool readsOutputs(Value value, Block *body,
   });
 }
 
-/// The combiner of each output when every output of `op` is a 32-bit
-/// `out = combine(x, out)`, combine of a known kind and `x` reading no
-/// output (the block-reduction form); empty otherwise.
-static SmallVector<Operation *> blockCombiners(linalg::LinalgOp op) {
+SmallVector<Operation *> mlir::tandem::blockCombiners(linalg::LinalgOp op) {
   Block *body = op.getBlock();
   auto outputs =
       llvm::to_vector(body->getArguments().take_back(op.getNumDpsInits()));
@@ -99,6 +96,13 @@ static SmallVector<Operation *> blockCombiners(linalg::LinalgOp op) {
 
 bool mlir::tandem::hasBlockCombiners(linalg::LinalgOp op) {
   return !blockCombiners(op).empty();
+}
+
+Value mlir::tandem::combinerIdentity(OpBuilder &builder, Location loc,
+                                     Operation *combiner) {
+  return arith::getIdentityValue(*combinerKind(combiner),
+                                 combiner->getResult(0).getType(), builder,
+                                 loc);
 }
 
 /// Whether `op`'s payload is `out + a * b` (or `a * b + out`, `b * a`) of
@@ -731,9 +735,7 @@ private:
   int64_t blockWarps() const { return blockThreads() / kWarpSize; }
 
   Value identity(unsigned output) {
-    Operation *combiner = combiners[output];
-    return arith::getIdentityValue(*combinerKind(combiner),
-                                   combiner->getResult(0).getType(), b, loc);
+    return combinerIdentity(b, loc, combiners[output]);
   }
 
   /// combine(lhs, rhs) with output `output`'s combiner (fast-math flags

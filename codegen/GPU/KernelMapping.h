@@ -126,6 +126,15 @@ struct KernelPlan {
 /// meet in any order.
 bool hasBlockCombiners(linalg::LinalgOp op);
 
+/// The combiner of each output of `op` (the op of its payload that
+/// computes `combine(x, out)`) when it has block combiners
+/// (hasBlockCombiners); empty otherwise.
+SmallVector<Operation *> blockCombiners(linalg::LinalgOp op);
+
+/// The identity of block combiner `combiner` (0 for an add, the lowest
+/// value for a max, ...), built at `builder`'s insertion point.
+Value combinerIdentity(OpBuilder &builder, Location loc, Operation *combiner);
+
 /// Whether distinct points of `op`'s parallel loops write distinct output
 /// elements: every output map is a projected permutation that uses each
 /// parallel loop and no reduction loop.

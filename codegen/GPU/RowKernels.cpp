@@ -1,6 +1,7 @@
 //===- RowKernels.cpp - several linalg ops as one block per row -----------===//
 
 #include "codegen/GPU/RowKernels.h"
+#include "codegen/GPU/SplitReductions.h"
 
 #include "codegen/GPU/AttentionOperands.h"
 #include "codegen/LinalgPayloads.h"
@@ -240,7 +241,8 @@ bool readsOutputOf(ArrayRef<linalg::LinalgOp> readers,
 /// there are fewer than kMaxBlockReductionPoints rows.
 std::optional<SmallVector<int64_t>> anchorRows(linalg::LinalgOp op,
                                                const KernelPrologue &prologue) {
-  if (!op || !op.hasPureBufferSemantics())
+  if (!op || !op.hasPureBufferSemantics() ||
+      op->hasAttr(kSplitCombineAttrName))
     return std::nullopt;
   SmallVector<int64_t> bounds = op.getStaticLoopRanges();
   if (llvm::any_of(bounds, ShapedType::isDynamic))
@@ -589,7 +591,7 @@ SmallVector<RowChain> mlir::tandem::formRowChains(
     auto fits = [&](size_t i) {
       StageKind kind = kindAt(i);
       if (kind == StageKind::None || kind == StageKind::Contraction ||
-          !narrow(i))
+          !narrow(i) || ops[i]->hasAttr(kSplitCombineAttrName))
         return false;
       int64_t points = innerSize(linalgAt(i), *rowLoopsOf(linalgAt(i), *rows));
       return points <= width && (!fewRows || points <= kMaxPointsPerRow);

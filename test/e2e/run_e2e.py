@@ -62,7 +62,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tools", "tandemc", "Inputs"))
 # (name, source, extra tandemc flags): source "small" models are built here,
 # "torch" ones come from --models with their NAME.shape flags.
 SMALL = ["mlp", "conv_block", "attention", "mlp_gelu", "windows",
-         "window_attention", "partitions"]
+         "window_attention", "partitions", "pool_mixer"]
 CI_TORCH = ["mlp", "conv_bn_relu", "grouped_convs", "resnet18", "mobilenet_v2",
             "resnet18_bn", "mobilenet_v2_bn", "squeezenet1_0", "transformer_encoder", "lstm_tagger",
             "gru_encoder", "unet_small", "gpt_block", "audio_encoder",
@@ -106,6 +106,7 @@ ISLAND = {"small_mlp": "tandem.relu", "small_conv_block": "tandem.max_pool2d",
           "small_mlp_gelu": "tandem.gelu",
           "small_attention": "tandem.softmax", "mlp": "tandem.relu",
           "small_window_attention": "tandem.softmax",
+          "small_pool_mixer": "tandem.avg_pool2d",
           "conv_bn_relu": "tandem.relu", "resnet18": "tandem.add",
           "mobilenet_v2": "tandem.add", "squeezenet1_0": "tandem.concat",
           "transformer_encoder": "tandem.softmax"}

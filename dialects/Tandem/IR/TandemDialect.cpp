@@ -113,6 +113,14 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
                 "function";
     return success();
   }
+  if (attr.getName() == getSplitCombineAttrName()) {
+    if (op->getName().getStringRef() != "linalg.generic" ||
+        !isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << getSplitCombineAttrName()
+                             << "' must be a unit attribute on a "
+                                "linalg.generic";
+    return success();
+  }
   if (attr.getName() == getLaunchDimsAttrName()) {
     auto dims = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
     if (!dims || dims.size() != 6 ||

@@ -152,6 +152,13 @@ def Tandem_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getRowKernelAttrName() {
       return ::llvm::StringLiteral("tandem.row_kernel");
     }
+
+    /// Name of the unit attribute on the `linalg.generic` that combines the
+    /// partial results of a reduction split by tandem-split-reductions
+    /// (docs/GPU.md "Split reductions"): no row kernel takes it.
+    static constexpr ::llvm::StringLiteral getSplitCombineAttrName() {
+      return ::llvm::StringLiteral("tandem.split_combine");
+    }
   }];
 }
 

@@ -219,6 +219,60 @@ def windows():
                  [tensor("y", [1, n // 2, n // 2, 4 * c])], inits)
 
 
+def pool_mixer():
+    """A PoolFormer block as torch exports timm's poolformer_s12: each
+    GroupNorm of one group as Reshape, InstanceNormalization over the whole
+    image and Reshape back with its affine map after it; an average pool
+    (without the padding in its counts) less its input as the token mixer;
+    a 1x1 conv MLP with an exact (erf) GELU; per-channel layer scales
+    before both residual adds. Its 16 x 64 x 64 image makes each norm
+    reduce 65536 elements to one mean, which GPU partitions split
+    (tandem-split-reductions)."""
+    c, h = 16, 64
+    one = numpy_helper.from_array(np.ones([1], np.float32), "one")
+    zero = numpy_helper.from_array(np.zeros([1], np.float32), "zero")
+    inits = [one, zero, ints("flat", [1, 1, -1]), ints("image", [1, c, h, h]),
+             weight("n1_g", c, 1, 1), weight("n1_b", c, 1, 1),
+             weight("n2_g", c, 1, 1), weight("n2_b", c, 1, 1),
+             weight("ls1", c, 1, 1), weight("ls2", c, 1, 1),
+             weight("fc1_w", 2 * c, c, 1, 1), weight("fc1_b", 2 * c),
+             weight("fc2_w", c, 2 * c, 1, 1), weight("fc2_b", c),
+             numpy_helper.from_array(np.array(2 ** 0.5, np.float32), "sqrt2"),
+             numpy_helper.from_array(np.array(1.0, np.float32), "one_s"),
+             numpy_helper.from_array(np.array(0.5, np.float32), "half")]
+    nodes = []
+
+    def node(op, ins, out, **attrs):
+        nodes.append(helper.make_node(op, ins, [out], name=out, **attrs))
+
+    def group_norm(x, out, g, b):
+        node("Reshape", [x, "flat"], out + "_flat")
+        node("InstanceNormalization", [out + "_flat", "one", "zero"],
+             out + "_in", epsilon=1e-5)
+        node("Reshape", [out + "_in", "image"], out + "_img")
+        node("Mul", [out + "_img", g], out + "_scaled")
+        node("Add", [out + "_scaled", b], out)
+
+    group_norm("x", "n1", "n1_g", "n1_b")
+    node("AveragePool", ["n1"], "pool", kernel_shape=[3, 3],
+         pads=[1, 1, 1, 1], strides=[1, 1], count_include_pad=0)
+    node("Sub", ["pool", "n1"], "mixed")
+    node("Mul", ["mixed", "ls1"], "mixed_scaled")
+    node("Add", ["x", "mixed_scaled"], "r1")
+    group_norm("r1", "n2", "n2_g", "n2_b")
+    node("Conv", ["n2", "fc1_w", "fc1_b"], "fc1")
+    node("Div", ["fc1", "sqrt2"], "gelu_div")
+    node("Erf", ["gelu_div"], "gelu_erf")
+    node("Add", ["gelu_erf", "one_s"], "gelu_add")
+    node("Mul", ["fc1", "gelu_add"], "gelu_mul")
+    node("Mul", ["gelu_mul", "half"], "gelu")
+    node("Conv", ["gelu", "fc2_w", "fc2_b"], "fc2")
+    node("Mul", ["fc2", "ls2"], "mlp_scaled")
+    node("Add", ["r1", "mlp_scaled"], "y")
+    return model(nodes, [tensor("x", [1, c, h, h])],
+                 [tensor("y", [1, c, h, h])], inits)
+
+
 def partitions():
     """MaxViT-style data movement (torchvision's maxvit_t exports it so):
     an NCHW image into 3 x 3 windows (channels last), a LayerNorm and a
@@ -860,6 +914,7 @@ MODELS = {
     "windows": windows,
     "window_attention": window_attention,
     "partitions": partitions,
+    "pool_mixer": pool_mixer,
     "opset13_squeeze": opset13_squeeze,
     "opset18_reduce": opset18_reduce,
     "dynamic_dims": dynamic_dims,

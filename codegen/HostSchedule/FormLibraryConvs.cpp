@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+
+#include <numeric>
 #include "mlir/IR/Matchers.h"
 
 namespace mlir::tandem {
@@ -472,16 +474,23 @@ struct FormLibraryConvsPass
     Value bias = k->bias ? args[*k->bias] : Value();
     if (y == x || y == w || (bias && y == bias))
       return;
-    // An argument the kernel reads through a reshape: the conv reads the
-    // same bytes through one collapse or expand of it (nothing else).
+    // An argument the kernel reads through reshapes: the conv reads the
+    // same bytes through one collapse or expand of it, or, where no single
+    // one makes the 4-D shape (1x1x200704 read as 1x64x56x56: the unit
+    // dimension has no group), through a collapse to 1-D and an expand.
     auto xType = cast<MemRefType>(x.getType());
     std::optional<SmallVector<ReassociationIndices>> reassociation;
+    bool throughFlat = false;
     if (xType.getShape() != ArrayRef<int64_t>(k->xShape)) {
-      if (xType.getRank() == 4)
-        return;
-      reassociation = getReassociationIndicesForReshape(
-          xType, MemRefType::get(k->xShape, xType.getElementType()));
-      if (!reassociation)
+      if (xType.getRank() != 4)
+        reassociation = getReassociationIndicesForReshape(
+            xType, MemRefType::get(k->xShape, xType.getElementType()));
+      throughFlat = !reassociation;
+      if (throughFlat &&
+          (!isDenseF32(xType) || xType.getRank() == 0 ||
+           xType.getNumElements() !=
+               MemRefType::get(k->xShape, xType.getElementType())
+                   .getNumElements()))
         return;
     }
     // The next launch, if it is an epilogue of the product alone.
@@ -528,16 +537,23 @@ struct FormLibraryConvsPass
     Operation *last =
         epilogueLaunch ? epilogueLaunch.getOperation() : launch.getOperation();
     OpBuilder builder(last);
-    if (reassociation) {
+    auto xShaped = MemRefType::get(k->xShape, xType.getElementType(), nullptr,
+                                   xType.getMemorySpace());
+    if (throughFlat) {
+      ReassociationIndices all(xType.getRank());
+      std::iota(all.begin(), all.end(), 0);
+      x = memref::CollapseShapeOp::create(builder, launch.getLoc(), x,
+                                          ArrayRef<ReassociationIndices>{all});
+      x = memref::ExpandShapeOp::create(
+          builder, launch.getLoc(), xShaped, x,
+          ArrayRef<ReassociationIndices>{ReassociationIndices{0, 1, 2, 3}});
+    } else if (reassociation) {
       if (xType.getRank() > 4)
         x = memref::CollapseShapeOp::create(builder, launch.getLoc(), x,
                                             *reassociation);
       else
-        x = memref::ExpandShapeOp::create(
-            builder, launch.getLoc(),
-            MemRefType::get(k->xShape, xType.getElementType(), nullptr,
-                            xType.getMemorySpace()),
-            x, *reassociation);
+        x = memref::ExpandShapeOp::create(builder, launch.getLoc(), xShaped, x,
+                                          *reassociation);
     }
     auto conv = ConvOp::create(
         builder, launch.getLoc(), launch.getKernelAttr(), x, w, bias, z, result,

@@ -326,3 +326,41 @@ func.func @reshaped_input(%x: memref<1x5x5x2x2xf32, #gpu>, %w: memref<3x3x3x4xf3
   tandem_exec.partition_end "m_p0_gpu0" on compute
   return
 }
+
+// -----
+
+// A 1x1 conv whose input the kernel reads as 1x4x3x3 through a collapse and
+// an expand of a 1x1x36 argument (PoolFormer's GroupNorm of one group
+// normalises a flat view of the image): no single reshape makes one shape
+// from the other (the unit dimension has no group), so the library conv
+// reads the argument through a collapse to 1-D and an expand.
+
+#gpu = #tandem.device<"/device:GPU:0">
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+func.func private @k0_conv(%x: memref<1x1x36xf32>, %w: memref<6x4x1x1xf32>, %y: memref<1x6x3x3xf32>) attributes {tandem.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.collapse_shape %x [[0], [1, 2]] : memref<1x1x36xf32> into memref<1x36xf32>
+  %e = memref.expand_shape %c [[0], [1, 2, 3]] output_shape [1, 4, 3, 3] : memref<1x36xf32> into memref<1x4x3x3xf32>
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%y : memref<1x6x3x3xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %zero : f32
+  }
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%e, %w : memref<1x4x3x3xf32>, memref<6x4x1x1xf32>) outs(%y : memref<1x6x3x3xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @flat_input(
+// CHECK-SAME:    %[[X:[^:]+]]: memref<1x1x36xf32, {{.+}}>, %[[W:[^:]+]]: memref<6x4x1x1xf32
+// CHECK:         %[[Y:.+]] = tandem_exec.alloc : memref<1x6x3x3xf32
+// CHECK-NEXT:    %[[C:.+]] = memref.collapse_shape %[[X]] {{\[\[}}0, 1, 2]] : memref<1x1x36xf32, #tandem.device<"/device:GPU:0">> into memref<36xf32, #tandem.device<"/device:GPU:0">>
+// CHECK-NEXT:    %[[E:.+]] = memref.expand_shape %[[C]] {{\[\[}}0, 1, 2, 3]] output_shape [1, 4, 3, 3] : memref<36xf32, #tandem.device<"/device:GPU:0">> into memref<1x4x3x3xf32, #tandem.device<"/device:GPU:0">>
+// CHECK-NEXT:    tandem_exec.conv @k0_conv(%[[E]], %[[W]]) -> %[[Y]] on compute {{.*}} : memref<1x4x3x3xf32
+// CHECK-NEXT:    tandem_exec.launch @k0_conv(%[[X]], %[[W]], %[[Y]])
+func.func @flat_input(%x: memref<1x1x36xf32, #gpu>, %w: memref<6x4x1x1xf32, #gpu>) {
+  tandem_exec.partition_begin "m_p0_gpu0" on compute
+  %y = tandem_exec.alloc : memref<1x6x3x3xf32, #gpu>
+  tandem_exec.launch @k0_conv(%x, %w, %y) on compute grid [1, 1, 1] block [128, 1, 1] : memref<1x1x36xf32, #gpu>, memref<6x4x1x1xf32, #gpu>, memref<1x6x3x3xf32, #gpu>
+  tandem_exec.partition_end "m_p0_gpu0" on compute
+  return
+}

@@ -352,8 +352,9 @@ def TandemFuseElementwise : Pass<"tandem-fuse-elementwise"> {
     and no reshape is propagated through one; a transpose written as a
     generic (GPU partitions) does not fuse with an epilogue that a library
     call may absorb, which the formation absorbs only with identity maps:
-    a convolution's (bias, residual, activation) or a GEMM's bias and
-    activation (a residual add after a GEMM is no such epilogue). Upstream would
+    the only reader of a convolution's product (bias, residual,
+    activation) or of a GEMM's (bias and activation; a residual add after
+    a GEMM is no such epilogue). Upstream would
     fold the im2col that an f32 conv2d lowers to back into its GEMM, and
     generalise named matmuls, which hides them from
     `tandem-call-cpu-kernels`. A generic that reads a chain of reshapes

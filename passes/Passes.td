@@ -65,6 +65,42 @@ def TandemFoldBatchNorm : Pass<"tandem-fold-batch-norm"> {
   let dependentDialects = ["::mlir::tandem::TandemDialect"];
 }
 
+def TandemFoldChannelScale : Pass<"tandem-fold-channel-scale"> {
+  let summary = "folds constant per-channel scales into the conv, gemm or matmul before them";
+  let description = [{
+    A layer scale (PoolFormer, ConvNeXt, CaiT, DeiT III: `gamma * x` before
+    a residual add) multiplies a conv's or linear layer's output by a
+    constant per channel. The product distributes over the layer's sum, so
+    a `mul` by an f32 constant that varies along one axis only (a scalar
+    scales every channel alike) folds into its input's producer when that
+    has no other user:
+    - a `conv2d` with a constant filter (and bias) along its channel axis:
+      the filter's output channels and the bias scale;
+    - a `gemm` with a constant B (and a per-column or scalar C) along its
+      columns: B's columns (rows when transposed) and C scale;
+    - a `matmul` with a constant 2-D right side, alone or under a
+      `bias_add` with a constant bias along its last axis, along that
+      axis: the right side's columns and the bias scale.
+    A scale after a `transpose` (used once) of such a producer moves
+    before it first, along the axis it came from (ConvNeXt's layer scale
+    once its channels-last MLP is back in NCHW). The residual add that
+    follows then meets the conv or GEMM, where a library call may absorb
+    it. Results differ from the unfolded graph's only in rounding (the
+    scale applied to each weight rather than to the sum).
+
+    Before:
+    ```mlir
+    %y = tandem.conv2d %x, %w, %b {...} : (...) -> tensor<1x64x56x56xf32>
+    %s = tandem.mul %y, %gamma : (tensor<1x64x56x56xf32>, tensor<64x1x1xf32>) -> tensor<1x64x56x56xf32>
+    ```
+    After:
+    ```mlir
+    %s = tandem.conv2d %x, %w_scaled, %b_scaled {...} : (...) -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tandem::TandemDialect"];
+}
+
 def TandemTrimConvTaps : Pass<"tandem-trim-conv-taps"> {
   let summary = "drops the window rows and columns of a conv2d that only ever read its zero padding";
   let description = [{

@@ -21,6 +21,8 @@ void mlir::tandem::buildOptimizeGraphPipeline(OpPassManager &pm) {
   // After folding, which may have made the filters constant.
   pm.addPass(createTandemTrimConvTaps());
   pm.addPass(createTandemNormalizeBias());
+  // After bias normalisation: a linear layer's bias is a bias_add then.
+  pm.addPass(createTandemFoldChannelScale());
   // Empty tensors last: the rewrites above turn gemms into matmuls, which
   // fold over K = 0.
   pm.addPass(createTandemFoldEmptyTensors());
@@ -34,7 +36,7 @@ void mlir::tandem::registerTandemPipelines() {
       "graph optimisation: folding, constant data movement, constant "
       "subgraphs, BatchNorm folding, "
       "conv taps that read only padding, "
-      "bias normalisation, "
+      "bias normalisation, constant channel scales, "
       "empty tensors, CSE and DCE",
       buildOptimizeGraphPipeline);
 }

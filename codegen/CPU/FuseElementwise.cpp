@@ -57,9 +57,9 @@ Value throughTensorReshapes(Value value) {
   return value;
 }
 
-/// True if `op` is an epilogue a library call may absorb: it reads the
-/// result of a contraction-like op (through reshapes), and that is a
-/// convolution (cuDNN takes the bias, a residual and the activation) or its
+/// True if `op` is an epilogue a library call may absorb: it is the only
+/// reader of the result of a contraction-like op (through reshapes), and
+/// that is a convolution (cuDNN takes the bias, a residual and the activation) or its
 /// other inputs are smaller than its result (a GEMM takes a bias and an
 /// activation, not a residual). The formation absorbs it only as it is,
 /// its maps the identity.
@@ -71,7 +71,10 @@ bool isLibraryEpilogue(Operation *op) {
   bool found = false, absorbable = true;
   for (OpOperand *input : linalgOp.getDpsInputOperands()) {
     Operation *producer = throughTensorReshapes(input->get()).getDefiningOp();
-    if (isContractionLike(producer)) {
+    // A library call writes its epilogue's result instead of its own: only
+    // an epilogue that is the only reader of the product can be one.
+    if (isContractionLike(producer) && producer->hasOneUse() &&
+        input->get().hasOneUse()) {
       found = true;
       if (!isa<linalg::LinalgOp>(producer) ||
           !linalg::isaContractionOpInterface(cast<linalg::LinalgOp>(producer)))

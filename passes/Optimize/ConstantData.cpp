@@ -226,6 +226,20 @@ ElementsAttr mlir::tandem::sixteenBitElementsAttr(RankedTensorType type,
                            bits.size() * sizeof(uint16_t)));
 }
 
+void mlir::tandem::scaleRows(std::vector<float> &data,
+                             llvm::ArrayRef<float> factors) {
+  size_t length = data.size() / factors.size();
+  for (size_t r = 0; r < factors.size(); ++r)
+    for (size_t i = 0; i < length; ++i)
+      data[r * length + i] *= factors[r];
+}
+
+void mlir::tandem::scaleColumns(std::vector<float> &data,
+                                llvm::ArrayRef<float> factors) {
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] *= factors[i % factors.size()];
+}
+
 std::vector<float> mlir::tandem::transposeF32(const F32Values &in,
                                               ArrayRef<int64_t> inShape,
                                               ArrayRef<int64_t> perm) {

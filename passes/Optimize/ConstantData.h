@@ -67,6 +67,14 @@ std::vector<float> transposeF32(const F32Values &in,
                                 llvm::ArrayRef<int64_t> inShape,
                                 llvm::ArrayRef<int64_t> perm);
 
+/// Scales row r of `data` (row-major, `factors.size()` rows of equal
+/// length: a filter's output channels) by `factors[r]`.
+void scaleRows(std::vector<float> &data, llvm::ArrayRef<float> factors);
+
+/// Scales column j of `data` (row-major, `factors.size()` columns: a
+/// matmul's right side) by `factors[j]`.
+void scaleColumns(std::vector<float> &data, llvm::ArrayRef<float> factors);
+
 /// Creates an f32 tandem.constant of `type` holding `data`: inline when
 /// small, a dense_resource blob named after `nameHint` when large (as the
 /// importer stores weights). A large constant's blob takes over `data`'s

@@ -86,12 +86,9 @@ struct FoldIntoConv : WeightRewritePattern<BatchNormOp> {
       bias = *values;
     }
     size_t channels = affine->scale.size();
-    size_t perChannel = weights->size() / channels;
-    for (size_t o = 0; o < channels; ++o) {
-      for (size_t i = 0; i < perChannel; ++i)
-        (*weights)[o * perChannel + i] *= affine->scale[o];
+    scaleRows(*weights, affine->scale);
+    for (size_t o = 0; o < channels; ++o)
       bias[o] = bias[o] * affine->scale[o] + affine->shift[o];
-    }
     rewriter.setInsertionPoint(conv);
     Value filter = createF32Constant(
         rewriter, conv.getFilter().getLoc(), conv.getFilter().getType(),
@@ -141,10 +138,10 @@ struct FoldIntoGemm : WeightRewritePattern<BatchNormOp> {
     float beta = gemm.getBeta().convertToFloat();
     bool transB = gemm.getTransB();
     auto bType = gemm.getB().getType();
-    int64_t rows = bType.getDimSize(0), cols = bType.getDimSize(1);
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t col = 0; col < cols; ++col)
-        (*b)[r * cols + col] *= affine->scale[transB ? r : col];
+    if (transB)
+      scaleRows(*b, affine->scale);
+    else
+      scaleColumns(*b, affine->scale);
     for (size_t j = 0; j < n; ++j)
       c[j] = beta * c[j] * affine->scale[j] + affine->shift[j];
     rewriter.setInsertionPoint(gemm);
@@ -181,10 +178,8 @@ struct FoldIntoMatmul : WeightRewritePattern<BatchNormOp> {
     if (!w || !affine)
       return rewriter.notifyMatchFailure(bn, "non-constant f32 parameters");
     auto wType = matmul.getRhs().getType();
-    int64_t rows = wType.getDimSize(0), cols = wType.getDimSize(1);
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t col = 0; col < cols; ++col)
-        (*w)[r * cols + col] *= affine->scale[col];
+    int64_t cols = wType.getDimSize(1);
+    scaleColumns(*w, affine->scale);
     rewriter.setInsertionPoint(matmul);
     Value newW = createF32Constant(rewriter, matmul.getRhs().getLoc(), wType,
                                    std::move(*w), hint(matmul, "weight_bn"));

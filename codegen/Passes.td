@@ -861,6 +861,16 @@ def TandemOutlineKernels : Pass<"tandem-outline-kernels", "::mlir::ModuleOp"> {
     (codegen/GPU/AttentionOperands.h). Allocations local to a chain are
     chosen longest rows first within 32 KiB of shared memory per block.
 
+    A pointwise generic right after a reduction that reads the
+    reduction's output at each of its points (an average pool's division
+    and what follows it) joins the reduction's kernel as its epilogue,
+    marked `tandem.kernel_epilogue`, when the reduction gets a thread per
+    output point, its prologue computes the output's initial values, the
+    output is an allocation only the two use (it becomes local to the
+    kernel), and the epilogue writes no buffer the reduction reads
+    (`matchPointwiseEpilogue`): each thread then runs the epilogue on its
+    final value instead of storing it.
+
     The op is replaced by a `func.call` of its kernel carrying the launch
     geometry of the mapping (one thread per point of the parallel loops,
     256 threads per block, see docs/GPU.md) as

@@ -236,6 +236,53 @@ FailureOr<KernelPlan> mlir::tandem::planKernelLaunch(linalg::LinalgOp op) {
   return plan;
 }
 
+bool mlir::tandem::matchPointwiseEpilogue(linalg::LinalgOp op,
+                                          linalg::LinalgOp epilogue) {
+  // Pooling ops are convolution-like too, but no library takes them.
+  if (!op || !epilogue || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() == 0 || !op.hasPureBufferSemantics() ||
+      linalg::isaContractionOpInterface(op) ||
+      (linalg::isaConvolutionOpInterface(op) &&
+       !op->getName().getStringRef().starts_with("linalg.pooling_")) ||
+      op->hasAttr(TandemDialect::getConvGroupsAttrName()) ||
+      !outputsPartitionedByParallelLoops(op) ||
+      fusedEpilogueOf(op) != FusedEpilogue::None)
+    return false;
+  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+  if (llvm::any_of(bounds, ShapedType::isDynamic))
+    return false;
+  // A thread per output point (planKernelLaunch): no block reduction.
+  int64_t points = 1, reduction = 1;
+  for (auto [dim, iterator] : llvm::enumerate(op.getIteratorTypesArray()))
+    (iterator == utils::IteratorType::parallel ? points : reduction) *=
+        bounds[dim];
+  if (reduction >= kMinBlockReduction && points < kMaxBlockReductionPoints &&
+      !blockCombiners(op).empty())
+    return false;
+  auto generic = dyn_cast<linalg::GenericOp>(epilogue.getOperation());
+  if (!generic || !generic.hasPureBufferSemantics() ||
+      generic.getNumLoops() != generic.getNumParallelLoops() ||
+      generic.getNumDpsInits() != 1 || generic.hasIndexSemantics())
+    return false;
+  Value output = op.getDpsInits()[0];
+  auto type = dyn_cast<MemRefType>(output.getType());
+  OpOperand &result = generic.getDpsInitsMutable()[0];
+  auto resultType = dyn_cast<MemRefType>(result.get().getType());
+  if (!type || !resultType || result.get() == output ||
+      resultType.getShape() != type.getShape() ||
+      !generic.getMatchingIndexingMap(&result).isIdentity())
+    return false;
+  unsigned reads = 0;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    if (input->get() != output)
+      continue;
+    if (!generic.getMatchingIndexingMap(input).isIdentity())
+      return false;
+    ++reads;
+  }
+  return reads == 1;
+}
+
 namespace {
 
 /// Builds the loop nest and the payload of one linalg op on buffers.
@@ -243,9 +290,10 @@ class KernelBodyEmitter {
 public:
   KernelBodyEmitter(OpBuilder &builder, linalg::LinalgOp op,
                     const KernelPlan &plan, IRMapping &mapping,
-                    const KernelPrologue &prologue)
+                    const KernelPrologue &prologue,
+                    linalg::LinalgOp epilogue = {})
       : b(builder), op(op), plan(plan), mapping(mapping), prologue(prologue),
-        loc(op.getLoc()), ivs(plan.bounds.size()) {}
+        epilogue(epilogue), loc(op.getLoc()), ivs(plan.bounds.size()) {}
 
   void emit(Value givenIndex) {
     if (plan.tiled) {
@@ -443,16 +491,21 @@ private:
   }
 
   /// Runs the payload at the current point on `outputs` (the current output
-  /// values); returns the yielded ones.
-  SmallVector<Value> payload(ValueRange outputs) {
+  /// values); returns the yielded ones. An input read from `given` (a
+  /// buffer) takes `givenValue` instead of a load.
+  SmallVector<Value> payload(ValueRange outputs, Value given = {},
+                             Value givenValue = {}) {
     Block *body = op.getBlock();
     // Values from above the op (constants) were cloned into the kernel.
     IRMapping payloadMap = mapping;
     unsigned arg = 0;
     for (OpOperand *input : op.getDpsInputOperands()) {
       BlockArgument blockArg = body->getArgument(arg++);
-      if (!blockArg.use_empty())
-        payloadMap.map(blockArg, load(*input));
+      if (blockArg.use_empty())
+        continue;
+      payloadMap.map(blockArg, given && input->get() == given
+                                   ? givenValue
+                                   : load(*input));
     }
     for (Value output : outputs)
       payloadMap.map(body->getArgument(arg++), output);
@@ -496,12 +549,33 @@ private:
     return arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
   }
 
-  /// Stores each output's final value, through the epilogue.
+  /// Stores each output's final value, through the epilogue. With a
+  /// pointwise epilogue op, the value goes to it instead: its loops are
+  /// the output's dimensions, so its point is the output's indices; it
+  /// reads the value in place of its load of the output and stores its own
+  /// results (the output is local to the kernel and never written).
   void storeFinalOutputs(ValueRange values) {
     SmallVector<Value> finals;
     for (Value value : values)
       finals.push_back(applyFusedEpilogue(b, loc, value, plan.epilogue));
-    storeOutputs(finals);
+    if (!epilogue) {
+      storeOutputs(finals);
+      return;
+    }
+    OpOperand &init = op.getDpsInitsMutable()[0];
+    KernelPlan pointwise;
+    pointwise.bounds = epilogue.getStaticLoopRanges();
+    KernelPrologue none;
+    KernelBodyEmitter inner(b, epilogue, pointwise, mapping, none);
+    SmallVector<Value> indices = pointIndicesOf(init);
+    inner.ivs.assign(indices.begin(), indices.end());
+    SmallVector<Value> outputs;
+    for (OpOperand &output : epilogue.getDpsInitsMutable()) {
+      BlockArgument arg = epilogue.getMatchingBlockArgument(&output);
+      outputs.push_back(arg.use_empty() ? inner.zero(output.get())
+                                        : inner.load(output));
+    }
+    inner.storeOutputs(inner.payload(outputs, init.get(), finals.front()));
   }
 
   void storeOutputs(ValueRange values) {
@@ -1179,6 +1253,9 @@ private:
   const KernelPlan &plan;
   IRMapping &mapping;
   const KernelPrologue &prologue;
+  /// A pointwise op that takes the op's output where it is computed
+  /// (emitMappedKernelBody), or null.
+  linalg::LinalgOp epilogue;
   Location loc;
   SmallVector<Value> ivs;
 };
@@ -1188,6 +1265,12 @@ private:
 void mlir::tandem::emitMappedKernelBody(OpBuilder &builder, linalg::LinalgOp op,
                                         const KernelPlan &plan,
                                         IRMapping &mapping, Value threadIndex,
-                                        const KernelPrologue &prologue) {
-  KernelBodyEmitter(builder, op, plan, mapping, prologue).emit(threadIndex);
+                                        const KernelPrologue &prologue,
+                                        linalg::LinalgOp epilogue) {
+  assert((!epilogue || (plan.accumulateInRegisters && !plan.tiled &&
+                        !plan.blockReduction && !plan.rowStrided &&
+                        op.getNumDpsInits() == 1)) &&
+         "a pointwise epilogue needs a thread per output point");
+  KernelBodyEmitter(builder, op, plan, mapping, prologue, epilogue)
+      .emit(threadIndex);
 }

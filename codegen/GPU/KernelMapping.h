@@ -20,6 +20,7 @@
 #include "codegen/GPU/FlatLaunch.h"
 #include "codegen/GPU/KernelPrologue.h"
 #include "codegen/LinalgPayloads.h"
+#include "dialects/Tandem/IR/TandemDialect.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
@@ -165,11 +166,34 @@ FailureOr<KernelPlan> planKernelLaunch(linalg::LinalgOp op);
 /// index and the body runs the block's points in order.
 /// `prologue` (KernelPrologue.h) is evaluated per point: loads of its padded
 /// buffers read their sources with bounds checks, and the init producer's
-/// value replaces the load of the output's initial value.
+/// value replaces the load of the output's initial value. `epilogue`, when
+/// given (a thread per output point of an op with one output), is a
+/// pointwise op over the output's dimensions that reads the output through
+/// an identity map: each thread runs its payload on the final value
+/// instead of storing it, and stores the epilogue's results
+/// (matchPointwiseEpilogue).
 void emitMappedKernelBody(OpBuilder &builder, linalg::LinalgOp op,
                           const KernelPlan &plan, IRMapping &mapping,
                           Value threadIndex = {},
-                          const KernelPrologue &prologue = {});
+                          const KernelPrologue &prologue = {},
+                          linalg::LinalgOp epilogue = {});
+
+/// The unit attribute on the pointwise op of a kernel function that takes
+/// the output of the kernel's main op (the linalg op before it) where each
+/// thread computes it (tandem-outline-kernels; docs/GPU.md "Pointwise
+/// epilogues").
+constexpr llvm::StringLiteral kKernelEpilogueAttrName =
+    TandemDialect::getKernelEpilogueAttrName();
+
+/// Whether `epilogue` can take the output of `op` where a thread computes
+/// it: `op` is a linalg op with reduction loops and one output, neither a
+/// contraction nor a convolution (those go to libraries; pooling ops may),
+/// that gets a
+/// thread per output point (planKernelLaunch: no block reduction, no
+/// tiles); `epilogue` is a generic of parallel loops only, over the
+/// output's shape (its one output indexed by the identity), that reads
+/// `op`'s output operand itself once, through the identity map.
+bool matchPointwiseEpilogue(linalg::LinalgOp op, linalg::LinalgOp epilogue);
 
 } // namespace mlir::tandem
 

@@ -41,6 +41,9 @@ struct PlannedKernel {
   /// the buffers of which each block keeps one row.
   SmallVector<RowStage, 0> stages;
   SmallVector<memref::AllocOp> rowLocal;
+  /// A pointwise op that takes `op`'s output where each thread computes it
+  /// (kKernelEpilogueAttrName), or null.
+  linalg::LinalgOp epilogue;
 };
 
 /// Plans a row kernel over rows `rows` (RowChain::rows): its linalg ops in
@@ -77,24 +80,37 @@ FailureOr<PlannedKernel> planRowKernel(func::FuncOp kernel,
   return planned;
 }
 
-/// The main linalg op of a kernel function (its last) with its prologue;
-/// any other linalg op or copy is an error.
-FailureOr<std::pair<linalg::LinalgOp, KernelPrologue>>
+/// The main linalg op of a kernel function (its last, or the one before a
+/// pointwise epilogue marked kKernelEpilogueAttrName) with its prologue and
+/// the epilogue; any other linalg op or copy is an error.
+FailureOr<std::tuple<linalg::LinalgOp, KernelPrologue, linalg::LinalgOp>>
 kernelOp(func::FuncOp kernel) {
-  linalg::LinalgOp main;
+  linalg::LinalgOp main, epilogue;
   for (Operation &op : kernel.getBody().getOps())
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-      main = linalgOp;
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      if (epilogue)
+        return kernel.emitOpError()
+               << "has a linalg op after its pointwise epilogue";
+      if (op.hasAttr(kKernelEpilogueAttrName))
+        epilogue = linalgOp;
+      else
+        main = linalgOp;
+    }
   if (!main)
     return kernel.emitOpError() << "is a kernel without a linalg op";
+  if (epilogue && !matchPointwiseEpilogue(main, epilogue))
+    return kernel.emitOpError()
+           << "has a '" << kKernelEpilogueAttrName
+           << "' op that is no pointwise epilogue of its main op";
   KernelPrologue prologue = matchKernelPrologue(main);
   for (Operation &op : kernel.getBody().getOps())
     if (isa<linalg::LinalgOp, memref::CopyOp>(op) && &op != main &&
+        &op != epilogue.getOperation() &&
         !llvm::is_contained(prologue.ops, &op))
       return kernel.emitOpError()
              << "is a kernel with more than one linalg op, and '"
              << op.getName() << "' is not a prologue of its last one";
-  return std::make_pair(main, std::move(prologue));
+  return std::make_tuple(main, std::move(prologue), epilogue);
 }
 
 /// The shared-memory slots of the row-local buffers of `planned`, a row
@@ -137,13 +153,13 @@ FailureOr<PlannedKernel> planKernel(func::FuncOp kernel) {
   }
   if (auto rows = kernel->getAttrOfType<DenseI64ArrayAttr>(kRowKernelAttrName))
     return planRowKernel(kernel, rows.asArrayRef());
-  FailureOr<std::pair<linalg::LinalgOp, KernelPrologue>> found =
-      kernelOp(kernel);
+  auto found = kernelOp(kernel);
   if (failed(found))
     return failure();
   PlannedKernel planned;
-  planned.op = found->first;
-  planned.prologue = std::move(found->second);
+  planned.op = std::get<0>(*found);
+  planned.prologue = std::move(std::get<1>(*found));
+  planned.epilogue = std::get<2>(*found);
   FailureOr<KernelPlan> plan = planKernelLaunch(planned.op);
   if (failed(plan))
     return failure();
@@ -154,6 +170,24 @@ FailureOr<PlannedKernel> planKernel(func::FuncOp kernel) {
          "an init producer for an op that does not accumulate in registers");
   planned.unmapped.insert(planned.prologue.ops.begin(),
                           planned.prologue.ops.end());
+  // With an epilogue, the main op's output is local to the kernel and
+  // never written: the epilogue takes each value where it is computed.
+  if (planned.epilogue) {
+    if (!plan->accumulateInRegisters || plan->tiled || plan->blockReduction)
+      return planned.op.emitOpError()
+             << "has a pointwise epilogue but no thread per output point";
+    Value output = planned.op.getDpsInits()[0];
+    auto alloc = output.getDefiningOp<memref::AllocOp>();
+    if (!alloc)
+      return planned.op.emitOpError()
+             << "has a pointwise epilogue but writes a buffer that is not "
+                "local to the kernel";
+    planned.unmapped.insert(planned.epilogue);
+    planned.unmapped.insert(alloc);
+    for (Operation *user : output.getUsers())
+      if (isa<memref::DeallocOp>(user))
+        planned.unmapped.insert(user);
+  }
   for (const KernelPrologue::PaddedInput &padded :
        planned.prologue.paddedInputs) {
     planned.unmapped.insert(padded.buffer.getDefiningOp());
@@ -188,7 +222,7 @@ void cloneMappedBody(OpBuilder &builder, func::FuncOp kernel,
     }
     if (&inner == op.getOperation()) {
       emitMappedKernelBody(builder, op, planned.plan, mapping, threadIndex,
-                           planned.prologue);
+                           planned.prologue, planned.epilogue);
       continue;
     }
     if (!isa<func::ReturnOp>(inner) && !planned.unmapped.contains(&inner))

@@ -113,6 +113,51 @@ void sinkPaddedInputs(linalg::LinalgOp main) {
   }
 }
 
+/// Whether `next`, the kernel op after `op` (whose prologue is
+/// `prologue`), can run as `op`'s pointwise epilogue
+/// (matchPointwiseEpilogue): `op`'s output is an allocation of the
+/// partition that only `op`, its prologue and `next` use (and
+/// deallocations), so that it can be local to the kernel; the prologue
+/// computes its initial values (an init producer); nothing but views,
+/// allocations and deallocations runs between the two; and `next` writes
+/// no buffer `op` reads, which other threads may still read.
+bool pointwiseEpilogue(Operation *op, const KernelPrologue &prologue,
+                       Operation *next) {
+  auto main = dyn_cast<linalg::LinalgOp>(op);
+  auto epilogue = dyn_cast<linalg::LinalgOp>(next);
+  if (!main || !epilogue || !prologue.initProducer ||
+      !matchPointwiseEpilogue(main, epilogue))
+    return false;
+  Value output = main.getDpsInits()[0];
+  if (!output.getDefiningOp<memref::AllocOp>() ||
+      output.getDefiningOp()->getBlock() != op->getBlock())
+    return false;
+  for (Operation *user : output.getUsers())
+    if (user != op && user != next && !isa<memref::DeallocOp>(user) &&
+        !llvm::is_contained(prologue.ops, user))
+      return false;
+  for (Operation *between = op->getNextNode(); between != next;
+       between = between->getNextNode())
+    if (!between || !(isa<memref::AllocOp, memref::DeallocOp>(between) ||
+                      isRecreatable(between)))
+      return false;
+  FailureOr<Value> written =
+      rootBuffer(epilogue.getDpsInits()[0], epilogue.getOperation());
+  if (failed(written))
+    return false;
+  SmallVector<Value> reads(main.getDpsInputs());
+  for (const KernelPrologue::PaddedInput &padded : prologue.paddedInputs)
+    reads.push_back(padded.source);
+  for (Value input : reads) {
+    if (!isa<MemRefType>(input.getType()))
+      continue;
+    FailureOr<Value> read = rootBuffer(input, op);
+    if (failed(read) || *read == *written)
+      return false;
+  }
+  return true;
+}
+
 /// One op of a kernel with the prologue it absorbs.
 struct KernelMember {
   Operation *op;
@@ -187,7 +232,41 @@ public:
     for (const RowChain &chain : chains)
       for (const RowStage &stage : chain.stages)
         chainOf[stage.op] = &chain;
+    // A pointwise op right after a reduction that reads its output point
+    // for point runs in the reduction's kernel (pointwiseEpilogue).
+    llvm::DenseMap<Operation *, Operation *> epilogueOf;
+    llvm::SmallPtrSet<Operation *, 16> epilogues;
+    for (size_t i = 0; i + 1 < mains.size(); ++i) {
+      Operation *op = mains[i], *next = mains[i + 1];
+      if (chainOf.count(op) || chainOf.count(next) || prologues.count(next) ||
+          epilogues.contains(op))
+        continue;
+      auto it = prologues.find(op);
+      if (it != prologues.end() &&
+          pointwiseEpilogue(op, it->second, next)) {
+        epilogueOf[op] = next;
+        epilogues.insert(next);
+      }
+    }
     for (Operation *op : mains) {
+      if (epilogues.contains(op))
+        continue;
+      if (auto it = epilogueOf.find(op); it != epilogueOf.end()) {
+        Value output = cast<linalg::LinalgOp>(op).getDpsInits()[0];
+        if (failed(outline({{op, prologues.lookup(op)}, {it->second, {}}},
+                           /*rows=*/std::nullopt, "", /*epilogue=*/true)))
+          return failure();
+        // The output lives in the kernel now.
+        auto alloc = output.getDefiningOp<memref::AllocOp>();
+        if (llvm::all_of(alloc->getUsers(), [](Operation *user) {
+              return isa<memref::DeallocOp>(user);
+            })) {
+          for (Operation *user : llvm::to_vector(alloc->getUsers()))
+            user->erase();
+          alloc->erase();
+        }
+        continue;
+      }
       auto chain = chainOf.find(op);
       if (chain != chainOf.end()) {
         const RowChain &row = *chain->second;
@@ -310,9 +389,12 @@ private:
   /// several, its name ending in `suffix`.
   LogicalResult outline(ArrayRef<KernelMember> members,
                         std::optional<ArrayRef<int64_t>> rows = std::nullopt,
-                        StringRef suffix = "") {
-    assert(!members.empty() && (members.size() == 1 || rows) &&
-           "several ops form a kernel only as a row kernel");
+                        StringRef suffix = "", bool epilogue = false) {
+    assert(!members.empty() &&
+           (members.size() == 1 || rows ||
+            (epilogue && members.size() == 2)) &&
+           "several ops form a kernel only as a row kernel or with a "
+           "pointwise epilogue");
     // The call goes where the last op was: what the kernel reads is defined
     // by then.
     Operation *op = members.back().op;
@@ -329,6 +411,9 @@ private:
       SetVector<Value> rowLocal = rowLocalBuffers(members, *rows);
       local.insert(rowLocal.begin(), rowLocal.end());
     }
+    // The output a pointwise epilogue takes where it is computed.
+    if (epilogue)
+      local.insert(cast<linalg::LinalgOp>(members.front().op).getDpsInits()[0]);
     // Inputs first, then outputs: the whole buffers behind the operands.
     SmallVector<Value> inputs, outputs;
     auto addRoot = [&](Value operand, bool written) -> LogicalResult {
@@ -396,7 +481,8 @@ private:
 
     // The kernel function, right after the partition.
     std::string name = (partition.getSymName() + "_k" + Twine(counter++) + "_" +
-                        kernelSuffix(op) + suffix)
+                        kernelSuffix(epilogue ? members.front().op : op) +
+                        suffix)
                            .str();
     auto type = builder.getFunctionType(ValueRange(args).getTypes(), {});
     auto kernel = func::FuncOp::create(loc, name, type);
@@ -441,6 +527,8 @@ private:
         inner = body.clone(*member.op, mapping);
       if (!first)
         first = cast<linalg::LinalgOp>(inner);
+      else if (epilogue)
+        inner->setAttr(kKernelEpilogueAttrName, builder.getUnitAttr());
     }
     func::ReturnOp::create(body, loc);
 

@@ -113,10 +113,11 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
                 "function";
     return success();
   }
-  if (attr.getName() == getSplitCombineAttrName()) {
+  if (attr.getName() == getSplitCombineAttrName() ||
+      attr.getName() == getKernelEpilogueAttrName()) {
     if (op->getName().getStringRef() != "linalg.generic" ||
         !isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'" << getSplitCombineAttrName()
+      return op->emitError() << "'" << attr.getName().getValue()
                              << "' must be a unit attribute on a "
                                 "linalg.generic";
     return success();

@@ -159,6 +159,14 @@ def Tandem_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getSplitCombineAttrName() {
       return ::llvm::StringLiteral("tandem.split_combine");
     }
+
+    /// Name of the unit attribute on the pointwise `linalg.generic` of a
+    /// GPU kernel function that takes the output of the linalg op before
+    /// it where each thread computes it (docs/GPU.md "Pointwise
+    /// epilogues").
+    static constexpr ::llvm::StringLiteral getKernelEpilogueAttrName() {
+      return ::llvm::StringLiteral("tandem.kernel_epilogue");
+    }
   }];
 }
 

@@ -26,6 +26,7 @@
 // CHECK-NEXT: tiled_mm diff 0 sum {{[1-9][0-9.e+-]*}}
 // CHECK-NEXT: tiled_conv diff 0 sum {{[0-9.e+-]+}}
 // CHECK-NEXT: tiled_bmm diff 0 sum {{[0-9.e+-]+}}
+// CHECK-NEXT: poolepi diff 0 sum {{[0-9.e+-]+}}
 
 // Tiled contractions (KernelPlan::tiled): 64x64 output tiles stepping 16
 // at a time through shared-memory tiles, 4x4 per thread, every thread's
@@ -466,6 +467,7 @@ llvm.mlir.global internal constant @attention_k_label("attention_k diff \00") {a
 llvm.mlir.global internal constant @tiled_mm_label("tiled_mm diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @tiled_conv_label("tiled_conv diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @tiled_bmm_label("tiled_bmm diff \00") {addr_space = 0 : i32}
+llvm.mlir.global internal constant @poolepi_label("poolepi diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @sum_label(" sum \00") {addr_space = 0 : i32}
 
 func.func private @tiled_mm(%a: memref<70x37xf32>, %bt: memref<90x37xf32>, %c: memref<70x90xf32>) attributes {tandem.kernel} {
@@ -537,6 +539,63 @@ func.func @tiled_conv_ref(%x: memref<2x3x9x9xf32>, %bias: memref<40xf32>, %w: me
 
 func.func private @tiled_bmm(%a: memref<3x33x20xf32>, %b: memref<3x20x34xf32>, %c: memref<3x33x34xf32>) attributes {tandem.kernel} {
   linalg.batch_matmul ins(%a, %b : memref<3x33x20xf32>, memref<3x20x34xf32>) outs(%c : memref<3x33x34xf32>)
+  return
+}
+
+// A pointwise epilogue (tandem.kernel_epilogue): a 3x3 sum pool over a
+// zero-padded input, its sums in a buffer local to the kernel, and
+// y = x + sum * 0.5 computed by each thread right where its sum is (the
+// sums are never stored). The reference runs the same ops in order; y
+// starts as garbage.
+func.func private @poolepi(%x: memref<1x2x5x5xf32>, %k: memref<3x3xf32>, %y: memref<1x2x5x5xf32>) attributes {tandem.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %p = memref.alloc() : memref<1x2x7x7xf32>
+  linalg.map outs(%p : memref<1x2x7x7xf32>) (%init: f32) {
+    linalg.yield %zero : f32
+  }
+  %interior = memref.subview %p[0, 0, 1, 1] [1, 2, 5, 5] [1, 1, 1, 1] : memref<1x2x7x7xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  memref.copy %x, %interior : memref<1x2x5x5xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  %s = memref.alloc() : memref<1x2x5x5xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<1x2x5x5xf32>)
+  linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %k : memref<1x2x7x7xf32>, memref<3x3xf32>) outs(%s : memref<1x2x5x5xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %s : memref<1x2x5x5xf32>, memref<1x2x5x5xf32>) outs(%y : memref<1x2x5x5xf32>) attrs = {tandem.kernel_epilogue} {
+  ^bb0(%in: f32, %sum: f32, %out: f32):
+    %h = arith.mulf %sum, %half : f32
+    %r = arith.addf %in, %h : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %p : memref<1x2x7x7xf32>
+  memref.dealloc %s : memref<1x2x5x5xf32>
+  return
+}
+
+func.func @poolepi_ref(%x: memref<1x2x5x5xf32>, %k: memref<3x3xf32>, %y: memref<1x2x5x5xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %p = memref.alloc() : memref<1x2x7x7xf32>
+  linalg.map outs(%p : memref<1x2x7x7xf32>) (%init: f32) {
+    linalg.yield %zero : f32
+  }
+  %interior = memref.subview %p[0, 0, 1, 1] [1, 2, 5, 5] [1, 1, 1, 1] : memref<1x2x7x7xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  memref.copy %x, %interior : memref<1x2x5x5xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  %s = memref.alloc() : memref<1x2x5x5xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<1x2x5x5xf32>)
+  linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %k : memref<1x2x7x7xf32>, memref<3x3xf32>) outs(%s : memref<1x2x5x5xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %s : memref<1x2x5x5xf32>, memref<1x2x5x5xf32>) outs(%y : memref<1x2x5x5xf32>) {
+  ^bb0(%in: f32, %sum: f32, %out: f32):
+    %h = arith.mulf %sum, %half : f32
+    %r = arith.addf %in, %h : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %p : memref<1x2x7x7xf32>
+  memref.dealloc %s : memref<1x2x5x5xf32>
   return
 }
 
@@ -851,5 +910,23 @@ func.func @main() {
   call @tiled_bmm_emulated(%bma3, %bmb3, %bme3) : (memref<3x33x20xf32>, memref<3x20x34xf32>, memref<3x33x34xf32>) -> ()
   %l13 = llvm.mlir.addressof @tiled_bmm_label : !llvm.ptr
   call @compare(%l13, %bmrv, %bmev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
+
+  %px = memref.alloc() : memref<50xf32>
+  %pxv = memref.cast %px : memref<50xf32> to memref<?xf32>
+  call @fill(%pxv, %seed) : (memref<?xf32>, f32) -> ()
+  %px4 = memref.expand_shape %px [[0, 1, 2, 3]] output_shape [1, 2, 5, 5] : memref<50xf32> into memref<1x2x5x5xf32>
+  %pk = memref.alloc() : memref<3x3xf32>
+  %pr = memref.alloc() : memref<50xf32>
+  %pe = memref.alloc() : memref<50xf32>
+  %prv = memref.cast %pr : memref<50xf32> to memref<?xf32>
+  %pev = memref.cast %pe : memref<50xf32> to memref<?xf32>
+  call @fill(%prv, %half) : (memref<?xf32>, f32) -> ()
+  call @fill(%pev, %garbage) : (memref<?xf32>, f32) -> ()
+  %pr4 = memref.expand_shape %pr [[0, 1, 2, 3]] output_shape [1, 2, 5, 5] : memref<50xf32> into memref<1x2x5x5xf32>
+  %pe4 = memref.expand_shape %pe [[0, 1, 2, 3]] output_shape [1, 2, 5, 5] : memref<50xf32> into memref<1x2x5x5xf32>
+  call @poolepi_ref(%px4, %pk, %pr4) : (memref<1x2x5x5xf32>, memref<3x3xf32>, memref<1x2x5x5xf32>) -> ()
+  call @poolepi_emulated(%px4, %pk, %pe4) : (memref<1x2x5x5xf32>, memref<3x3xf32>, memref<1x2x5x5xf32>) -> ()
+  %l14 = llvm.mlir.addressof @poolepi_label : !llvm.ptr
+  call @compare(%l14, %prv, %pev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
   return
 }

@@ -65,3 +65,26 @@ func.func private @cross_rows(%a: memref<8x64xf32>, %b: memref<8x8xf32>) attribu
   }
   return
 }
+
+// -----
+
+// A tandem.kernel_epilogue op that does not read the main op's output (it
+// would run on nothing the main op computes): an error.
+// expected-error@+1 {{'func.func' op has a 'tandem.kernel_epilogue' op that is no pointwise epilogue of its main op}}
+func.func private @stray_epilogue(%x: memref<4x8xf32>, %y: memref<4xf32>, %z: memref<4xf32>) attributes {tandem.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<4xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x8xf32>) outs(%s : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%y : memref<4xf32>) outs(%z : memref<4xf32>) attrs = {tandem.kernel_epilogue} {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}

@@ -924,3 +924,67 @@ func.func private @mid_p0_gpu0(%x: memref<2x40x30xf32>, %y: memref<2x40x30xf32>)
   memref.dealloc %sum : memref<2x30xf32>
   return
 }
+
+// -----
+
+// A pointwise op right after a window sum that reads each sum at its own
+// point (an average pool's division, then a residual add) is the sum's
+// kernel epilogue: one kernel, the sums local to it (the partition's
+// buffer for them is gone), the epilogue marked tandem.kernel_epilogue.
+// The second pool's reader writes into the pool's own input (through a
+// view): another thread may still read that element for its window, so it
+// stays a kernel of its own.
+// CHECK-LABEL: func.func private @pool_p0_gpu0
+// CHECK-SAME: (%[[X:.+]]: memref<1x2x5x5xf32>, %[[K:.+]]: memref<3x3xf32>, %[[B:.+]]: memref<1x2x3x3xf32>, %[[Y:.+]]: memref<1x2x3x3xf32>)
+// CHECK-NOT: memref.alloc() : memref<1x2x3x3xf32>
+// CHECK: call @pool_p0_gpu0_k0_avg_pooling_nchw_sum(%[[X]], %[[K]], %[[B]], %[[Y]])
+// CHECK: %[[T:.+]] = memref.alloc() : memref<1x2x5x5xf32>
+// CHECK: call @pool_p0_gpu0_k1_generic(%[[X]], %[[T]])
+// CHECK: memref.alloc() : memref<1x2x3x3xf32>
+// CHECK: call @pool_p0_gpu0_k2_avg2_pooling_nchw_sum(%[[T]], %[[K]], %{{.+}})
+// CHECK: call @pool_p0_gpu0_k3_generic(
+// CHECK: func.func private @pool_p0_gpu0_k0_avg_pooling_nchw_sum(
+// CHECK: %[[S:.+]] = memref.alloc() : memref<1x2x3x3xf32>
+// CHECK: linalg.fill {{.*}}outs(%[[S]]
+// CHECK: linalg.pooling_nchw_sum {{.*}}outs(%[[S]]
+// CHECK: linalg.generic {{.*}}ins(%{{.+}}, %[[S]] : {{.*}} attrs = {tandem.kernel_epilogue}
+// CHECK-NOT: tandem.kernel_epilogue
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func private @pool_p0_gpu0(%x: memref<1x2x5x5xf32>, %k: memref<3x3xf32>, %b: memref<1x2x3x3xf32>, %y: memref<1x2x3x3xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %zero = arith.constant 0.0 : f32
+  %nine = arith.constant 9.0 : f32
+  %s = memref.alloc() : memref<1x2x3x3xf32>
+  linalg.fill {tandem.kernel = "fusion.avg"} ins(%zero : f32) outs(%s : memref<1x2x3x3xf32>)
+  linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tandem.kernel = "fusion.avg"}
+      ins(%x, %k : memref<1x2x5x5xf32>, memref<3x3xf32>) outs(%s : memref<1x2x3x3xf32>)
+  linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%b, %s : memref<1x2x3x3xf32>, memref<1x2x3x3xf32>) outs(%y : memref<1x2x3x3xf32>) {
+  ^bb0(%in: f32, %sum: f32, %out: f32):
+    %a = arith.divf %sum, %nine : f32
+    %r = arith.addf %in, %a : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %s : memref<1x2x3x3xf32>
+  %t = memref.alloc() : memref<1x2x5x5xf32>
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : memref<1x2x5x5xf32>) outs(%t : memref<1x2x5x5xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  }
+  %s2 = memref.alloc() : memref<1x2x3x3xf32>
+  linalg.fill {tandem.kernel = "fusion.avg2"} ins(%zero : f32) outs(%s2 : memref<1x2x3x3xf32>)
+  linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tandem.kernel = "fusion.avg2"}
+      ins(%t, %k : memref<1x2x5x5xf32>, memref<3x3xf32>) outs(%s2 : memref<1x2x3x3xf32>)
+  %inner = memref.subview %t[0, 0, 1, 1] [1, 2, 3, 3] [1, 1, 1, 1] : memref<1x2x5x5xf32> to memref<1x2x3x3xf32, strided<[50, 25, 5, 1], offset: 6>>
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s2 : memref<1x2x3x3xf32>) outs(%inner : memref<1x2x3x3xf32, strided<[50, 25, 5, 1], offset: 6>>) {
+  ^bb0(%sum: f32, %out: f32):
+    %a = arith.divf %sum, %nine : f32
+    linalg.yield %a : f32
+  }
+  memref.dealloc %s2 : memref<1x2x3x3xf32>
+  memref.dealloc %t : memref<1x2x5x5xf32>
+  return
+}

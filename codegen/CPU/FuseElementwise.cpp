@@ -59,8 +59,8 @@ Value throughTensorReshapes(Value value) {
 
 /// True if `op` is an epilogue a library call may absorb: it is the only
 /// reader of the result of a contraction-like op (through reshapes), and
-/// that is a convolution (cuDNN takes the bias, a residual and the activation) or its
-/// other inputs are smaller than its result (a GEMM takes a bias and an
+/// that is a convolution (cuDNN takes the bias, a residual and the activation)
+/// or its other inputs are smaller than its result (a GEMM takes a bias and an
 /// activation, not a residual). The formation absorbs it only as it is,
 /// its maps the identity.
 bool isLibraryEpilogue(Operation *op) {

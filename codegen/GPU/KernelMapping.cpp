@@ -100,9 +100,8 @@ bool mlir::tandem::hasBlockCombiners(linalg::LinalgOp op) {
 
 Value mlir::tandem::combinerIdentity(OpBuilder &builder, Location loc,
                                      Operation *combiner) {
-  return arith::getIdentityValue(*combinerKind(combiner),
-                                 combiner->getResult(0).getType(), builder,
-                                 loc);
+  return arith::getIdentityValue(
+      *combinerKind(combiner), combiner->getResult(0).getType(), builder, loc);
 }
 
 /// Whether `op`'s payload is `out + a * b` (or `a * b + out`, `b * a`) of
@@ -503,9 +502,8 @@ private:
       BlockArgument blockArg = body->getArgument(arg++);
       if (blockArg.use_empty())
         continue;
-      payloadMap.map(blockArg, given && input->get() == given
-                                   ? givenValue
-                                   : load(*input));
+      payloadMap.map(blockArg, given && input->get() == given ? givenValue
+                                                              : load(*input));
     }
     for (Value output : outputs)
       payloadMap.map(body->getArgument(arg++), output);
@@ -1267,9 +1265,9 @@ void mlir::tandem::emitMappedKernelBody(OpBuilder &builder, linalg::LinalgOp op,
                                         IRMapping &mapping, Value threadIndex,
                                         const KernelPrologue &prologue,
                                         linalg::LinalgOp epilogue) {
-  assert((!epilogue || (plan.accumulateInRegisters && !plan.tiled &&
-                        !plan.blockReduction && !plan.rowStrided &&
-                        op.getNumDpsInits() == 1)) &&
+  assert((!epilogue ||
+          (plan.accumulateInRegisters && !plan.tiled && !plan.blockReduction &&
+           !plan.rowStrided && op.getNumDpsInits() == 1)) &&
          "a pointwise epilogue needs a thread per output point");
   KernelBodyEmitter(builder, op, plan, mapping, prologue, epilogue)
       .emit(threadIndex);

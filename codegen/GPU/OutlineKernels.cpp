@@ -242,8 +242,7 @@ public:
           epilogues.contains(op))
         continue;
       auto it = prologues.find(op);
-      if (it != prologues.end() &&
-          pointwiseEpilogue(op, it->second, next)) {
+      if (it != prologues.end() && pointwiseEpilogue(op, it->second, next)) {
         epilogueOf[op] = next;
         epilogues.insert(next);
       }
@@ -391,8 +390,7 @@ private:
                         std::optional<ArrayRef<int64_t>> rows = std::nullopt,
                         StringRef suffix = "", bool epilogue = false) {
     assert(!members.empty() &&
-           (members.size() == 1 || rows ||
-            (epilogue && members.size() == 2)) &&
+           (members.size() == 1 || rows || (epilogue && members.size() == 2)) &&
            "several ops form a kernel only as a row kernel or with a "
            "pointwise epilogue");
     // The call goes where the last op was: what the kernel reads is defined
@@ -480,10 +478,10 @@ private:
     args.append(outputs);
 
     // The kernel function, right after the partition.
-    std::string name = (partition.getSymName() + "_k" + Twine(counter++) + "_" +
-                        kernelSuffix(epilogue ? members.front().op : op) +
-                        suffix)
-                           .str();
+    std::string name =
+        (partition.getSymName() + "_k" + Twine(counter++) + "_" +
+         kernelSuffix(epilogue ? members.front().op : op) + suffix)
+            .str();
     auto type = builder.getFunctionType(ValueRange(args).getTypes(), {});
     auto kernel = func::FuncOp::create(loc, name, type);
     kernel.setPrivate();

@@ -241,8 +241,7 @@ bool readsOutputOf(ArrayRef<linalg::LinalgOp> readers,
 /// there are fewer than kMaxBlockReductionPoints rows.
 std::optional<SmallVector<int64_t>> anchorRows(linalg::LinalgOp op,
                                                const KernelPrologue &prologue) {
-  if (!op || !op.hasPureBufferSemantics() ||
-      op->hasAttr(kSplitCombineAttrName))
+  if (!op || !op.hasPureBufferSemantics() || op->hasAttr(kSplitCombineAttrName))
     return std::nullopt;
   SmallVector<int64_t> bounds = op.getStaticLoopRanges();
   if (llvm::any_of(bounds, ShapedType::isDynamic))

@@ -98,8 +98,7 @@ static std::optional<int64_t> splitPosition(AffineMap map, unsigned dim) {
 /// The split of `op` when it is a reduction to split (SplitReductions.h).
 static std::optional<SplitChoice> splitOf(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.hasIndexSemantics() ||
-      op.getNumReductionLoops() == 0 ||
-      linalg::isaContractionOpInterface(op) ||
+      op.getNumReductionLoops() == 0 || linalg::isaContractionOpInterface(op) ||
       linalg::isaConvolutionOpInterface(op) ||
       !outputsPartitionedByParallelLoops(op) || !hasBlockCombiners(op))
     return std::nullopt;
@@ -178,8 +177,7 @@ static void splitReduction(RewriterBase &rewriter, linalg::GenericOp op,
 
   // The combination's loops: the op's parallel loops, then the slices.
   unsigned parallel = op.getNumParallelLoops();
-  SmallVector<AffineExpr> toCombine(loops,
-                                    getAffineConstantExpr(0, context));
+  SmallVector<AffineExpr> toCombine(loops, getAffineConstantExpr(0, context));
   for (unsigned dim = 0, next = 0; dim < loops; ++dim)
     if (iterators[dim] == utils::IteratorType::parallel)
       toCombine[dim] = getAffineDimExpr(next++, context);
@@ -222,22 +220,21 @@ static void splitReduction(RewriterBase &rewriter, linalg::GenericOp op,
       results.push_back(getAffineDimExpr(splitLoop + 1, context));
     }
     partialInputs.push_back(tensor::ExpandShapeOp::create(
-        rewriter, loc,
-        RankedTensorType::get(shape, type.getElementType()), input->get(),
-        groups));
-    partialMaps.push_back(
-        AffineMap::get(partialLoops, 0, results, context));
+        rewriter, loc, RankedTensorType::get(shape, type.getElementType()),
+        input->get(), groups));
+    partialMaps.push_back(AffineMap::get(partialLoops, 0, results, context));
   }
   SmallVector<Value> partialInits;
   SmallVector<Type> partialTypes;
   SmallVector<AffineMap> combineMaps, combineOutputMaps;
-  for (auto [output, combiner] : llvm::zip(op.getDpsInitsMutable(), combiners)) {
+  for (auto [output, combiner] :
+       llvm::zip(op.getDpsInitsMutable(), combiners)) {
     AffineMap map = op.getMatchingIndexingMap(&output);
     auto type = cast<RankedTensorType>(output.get().getType());
     SmallVector<int64_t> shape(type.getShape());
     shape.append(splitBounds);
-    Value empty = tensor::EmptyOp::create(rewriter, loc, shape,
-                                          type.getElementType());
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
     Value identity = combinerIdentity(rewriter, loc, combiner);
     partialInits.push_back(
         linalg::FillOp::create(rewriter, loc, identity, empty).getResult(0));
@@ -256,9 +253,9 @@ static void splitReduction(RewriterBase &rewriter, linalg::GenericOp op,
   }
   combineMaps.append(combineOutputMaps);
 
-  auto partial = linalg::GenericOp::create(
-      rewriter, loc, partialTypes, partialInputs, partialInits,
-      partialMaps, partialIterators);
+  auto partial =
+      linalg::GenericOp::create(rewriter, loc, partialTypes, partialInputs,
+                                partialInits, partialMaps, partialIterators);
   IRMapping mapping;
   op.getRegion().cloneInto(&partial.getRegion(), mapping);
   partial->setDiscardableAttrs(op->getDiscardableAttrDictionary());

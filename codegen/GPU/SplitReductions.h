@@ -3,11 +3,11 @@
 // A reduction gets one GPU block per output point (KernelMapping.h). With
 // few points and a long reduction each, that leaves most of the GPU idle:
 // a GroupNorm of one group at batch 1 (PoolFormer's) reduces 200704
-// elements in a single block, on one SM of 132. In GPU partitions such a reduction is split, as XLA's
-// tree reduction rewriter does: partial results over slices of the
-// reduction, written by many blocks, then one small reduction of the
-// partials per point. The split costs a launch and gains the whole GPU's
-// bandwidth.
+// elements in a single block, on one SM of 132. In GPU partitions such a
+// reduction is split, as XLA's tree reduction rewriter does: partial results
+// over slices of the reduction, written by many blocks, then one small
+// reduction of the partials per point. The split costs a launch and gains the
+// whole GPU's bandwidth.
 //
 //===----------------------------------------------------------------------===//
 

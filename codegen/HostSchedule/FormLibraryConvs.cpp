@@ -17,8 +17,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 
-#include <numeric>
 #include "mlir/IR/Matchers.h"
+#include <numeric>
 
 namespace mlir::tandem {
 #define GEN_PASS_DEF_TANDEMFORMLIBRARYCONVS
@@ -486,11 +486,10 @@ struct FormLibraryConvsPass
         reassociation = getReassociationIndicesForReshape(
             xType, MemRefType::get(k->xShape, xType.getElementType()));
       throughFlat = !reassociation;
-      if (throughFlat &&
-          (!isDenseF32(xType) || xType.getRank() == 0 ||
-           xType.getNumElements() !=
-               MemRefType::get(k->xShape, xType.getElementType())
-                   .getNumElements()))
+      if (throughFlat && (!isDenseF32(xType) || xType.getRank() == 0 ||
+                          xType.getNumElements() !=
+                              MemRefType::get(k->xShape, xType.getElementType())
+                                  .getNumElements()))
         return;
     }
     // The next launch, if it is an epilogue of the product alone.

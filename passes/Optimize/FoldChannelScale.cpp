@@ -42,8 +42,8 @@ channelFactors(Value scale, RankedTensorType type, int64_t axis) {
   int64_t offset = type.getRank() - scaleType.getRank();
   int64_t channels = type.getDimSize(axis);
   for (auto [i, size] : llvm::enumerate(scaleType.getShape()))
-    if (size != 1 && (static_cast<int64_t>(i) + offset != axis ||
-                      size != channels))
+    if (size != 1 &&
+        (static_cast<int64_t>(i) + offset != axis || size != channels))
       return std::nullopt;
   std::optional<std::vector<float>> values = readF32Constant(scale);
   if (!values)
@@ -205,9 +205,9 @@ private:
       rewriter.setInsertionPoint(gemm);
       auto cType = RankedTensorType::get({static_cast<int64_t>(c->size())},
                                          rewriter.getF32Type());
-      folded->setOperand(2, createF32Constant(rewriter, gemm.getC().getLoc(),
-                                              cType, std::move(*c),
-                                              hint(gemm)));
+      folded->setOperand(2,
+                         createF32Constant(rewriter, gemm.getC().getLoc(),
+                                           cType, std::move(*c), hint(gemm)));
     }
     replace(rewriter, mul, gemm, folded, gemm.getB());
     return success();
@@ -231,8 +231,8 @@ private:
     if (llvm::all_of(bias, [](float b) { return b == 0.0f; })) {
       Value weight = matmul.getRhs();
       Value oldBias = biasAdd ? biasAdd.getBias() : Value();
-      replace(rewriter, mul, biasAdd ? biasAdd.getOperation() : matmul,
-              scaled, weight);
+      replace(rewriter, mul, biasAdd ? biasAdd.getOperation() : matmul, scaled,
+              weight);
       if (biasAdd) {
         rewriter.eraseOp(matmul);
         eraseDeadWeight(rewriter, oldBias, weightScope);
@@ -286,8 +286,8 @@ struct ScaleBeforeTranspose : OpRewritePattern<MulOp> {
           rewriter, scale.getLoc(),
           RankedTensorType::get(shape, rewriter.getF32Type()),
           std::move(*factors), getDisplayName(mul) + "_moved");
-      Value scaled = MulOp::create(rewriter, mul.getLoc(), inputType, input,
-                                   newScale);
+      Value scaled =
+          MulOp::create(rewriter, mul.getLoc(), inputType, input, newScale);
       rewriter.replaceOpWithNewOp<TransposeOp>(mul, type, scaled,
                                                transpose.getPermAttr());
       rewriter.eraseOp(transpose);

@@ -26,8 +26,8 @@ double DeviceModel::estimateUs(double flops, double bytes,
   // The smallest op still runs on one whole core / SM.
   occupancy = std::max(occupancy, 1.0 / std::max(1.0, computeUnits));
   if (blocks > 0)
-    occupancy =
-        std::min(occupancy, std::min(1.0, blocks / std::max(1.0, computeUnits)));
+    occupancy = std::min(occupancy,
+                         std::min(1.0, blocks / std::max(1.0, computeUnits)));
   double peak = (matrix ? matrixGflops : vectorGflops).get(precision);
   double computeUs = peak > 0 ? flops / (peak * occupancy * 1e3) : 0;
   double memoryUs = memoryGBs > 0 ? bytes / (memoryGBs * occupancy * 1e3) : 0;

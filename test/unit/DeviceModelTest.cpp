@@ -91,9 +91,9 @@ TEST_F(DeviceModelTest, RooflineAndLaunch) {
               1000 * units + h100->launchUs, 1e-3);
   EXPECT_NEAR(h100->estimateUs(1, bytes, 1e9, Precision::F32, false, true, 66),
               2000 + h100->launchUs, 1e-6);
-  EXPECT_NEAR(h100->estimateUs(1, bytes, 1e9, Precision::F32, false, true,
-                               4096),
-              1000 + h100->launchUs, 1e-6);
+  EXPECT_NEAR(
+      h100->estimateUs(1, bytes, 1e9, Precision::F32, false, true, 4096),
+      1000 + h100->launchUs, 1e-6);
 }
 
 TEST_F(DeviceModelTest, TransfersGoThroughTheHost) {

@@ -471,6 +471,20 @@ private:
     return branch.getResult(0);
   }
 
+  /// Runs `body` on an emitter of the pointwise op `other`, whose loops
+  /// are the dimensions of `init`'s buffer (identity output map), at
+  /// `init`'s indices at the current point.
+  template <typename Fn>
+  auto atOutputPoint(linalg::LinalgOp other, OpOperand &init, Fn body) {
+    KernelPlan pointwise;
+    pointwise.bounds = other.getStaticLoopRanges();
+    KernelPrologue none;
+    KernelBodyEmitter inner(b, other, pointwise, mapping, none);
+    SmallVector<Value> indices = pointIndicesOf(init);
+    inner.ivs.assign(indices.begin(), indices.end());
+    return body(inner);
+  }
+
   /// The initial value of output `init` at the current point: the init
   /// producer's value there, or the element loaded.
   Value initialValue(OpOperand &init) {
@@ -479,14 +493,10 @@ private:
       return load(init);
     // The producer's loops are the buffer's dimensions (identity output
     // map), so its point is the output's indices.
-    KernelPlan pointwise;
-    pointwise.bounds = producer.getStaticLoopRanges();
-    KernelPrologue none;
-    KernelBodyEmitter inner(b, producer, pointwise, mapping, none);
-    SmallVector<Value> indices = pointIndicesOf(init);
-    inner.ivs.assign(indices.begin(), indices.end());
-    Value placeholder = zero(producer.getDpsInits()[0]);
-    return inner.payload(ValueRange{placeholder}).front();
+    return atOutputPoint(producer, init, [&](KernelBodyEmitter &inner) {
+      Value placeholder = inner.zero(producer.getDpsInits()[0]);
+      return inner.payload(ValueRange{placeholder}).front();
+    });
   }
 
   /// Runs the payload at the current point on `outputs` (the current output
@@ -561,19 +571,15 @@ private:
       return;
     }
     OpOperand &init = op.getDpsInitsMutable()[0];
-    KernelPlan pointwise;
-    pointwise.bounds = epilogue.getStaticLoopRanges();
-    KernelPrologue none;
-    KernelBodyEmitter inner(b, epilogue, pointwise, mapping, none);
-    SmallVector<Value> indices = pointIndicesOf(init);
-    inner.ivs.assign(indices.begin(), indices.end());
-    SmallVector<Value> outputs;
-    for (OpOperand &output : epilogue.getDpsInitsMutable()) {
-      BlockArgument arg = epilogue.getMatchingBlockArgument(&output);
-      outputs.push_back(arg.use_empty() ? inner.zero(output.get())
-                                        : inner.load(output));
-    }
-    inner.storeOutputs(inner.payload(outputs, init.get(), finals.front()));
+    atOutputPoint(epilogue, init, [&](KernelBodyEmitter &inner) {
+      SmallVector<Value> outputs;
+      for (OpOperand &output : epilogue.getDpsInitsMutable()) {
+        BlockArgument arg = epilogue.getMatchingBlockArgument(&output);
+        outputs.push_back(arg.use_empty() ? inner.zero(output.get())
+                                          : inner.load(output));
+      }
+      inner.storeOutputs(inner.payload(outputs, init.get(), finals.front()));
+    });
   }
 
   void storeOutputs(ValueRange values) {

@@ -226,6 +226,15 @@ ElementsAttr mlir::tandem::sixteenBitElementsAttr(RankedTensorType type,
                            bits.size() * sizeof(uint16_t)));
 }
 
+void mlir::tandem::replaceWithFolded(RewriterBase &rewriter, Operation *root,
+                                     Operation *old, Operation *folded,
+                                     Value weight, Operation *releaseScope) {
+  folded->setLoc(rewriter.getFusedLoc({old->getLoc(), root->getLoc()}));
+  rewriter.replaceOp(root, folded->getResults());
+  rewriter.eraseOp(old);
+  eraseDeadWeight(rewriter, weight, releaseScope);
+}
+
 void mlir::tandem::scaleRows(std::vector<float> &data,
                              llvm::ArrayRef<float> factors) {
   size_t length = data.size() / factors.size();

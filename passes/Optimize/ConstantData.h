@@ -119,6 +119,15 @@ ElementsAttr sixteenBitElementsAttr(RankedTensorType type,
 void eraseDeadWeight(RewriterBase &rewriter, Value weight,
                      Operation *releaseScope);
 
+/// Finishes a fold of `root` (a BatchNorm, a scale) into the op `old` that
+/// produced its input: `folded` (a clone of `old` with the new weights)
+/// replaces `root`, its location fused from both; `old` is erased, and
+/// `weight` (its old weight) with it when nothing else uses it
+/// (eraseDeadWeight).
+void replaceWithFolded(RewriterBase &rewriter, Operation *root, Operation *old,
+                       Operation *folded, Value weight,
+                       Operation *releaseScope);
+
 /// The scope eraseDeadWeight may walk for a pass running on `passRoot`:
 /// `passRoot` when it is the top-level op; null when the pass runs nested
 /// (on a function, maybe beside others on other threads, whose IR it must

@@ -100,11 +100,8 @@ struct FoldIntoConv : WeightRewritePattern<BatchNormOp> {
     Operation *folded = rewriter.clone(*conv);
     folded->setOperands({conv.getInput(), filter, newBias});
     // The result keeps the conv's node name, fused with the BatchNorm's.
-    folded->setLoc(rewriter.getFusedLoc({conv.getLoc(), bn.getLoc()}));
-    rewriter.replaceOp(bn, folded->getResults());
-    Value weight = conv.getFilter();
-    rewriter.eraseOp(conv);
-    eraseDeadWeight(rewriter, weight, weightScope);
+    replaceWithFolded(rewriter, bn, conv, folded, conv.getFilter(),
+                      weightScope);
     return success();
   }
 };
@@ -154,11 +151,7 @@ struct FoldIntoGemm : WeightRewritePattern<BatchNormOp> {
     Operation *folded = rewriter.clone(*gemm);
     folded->setOperands({gemm.getA(), newB, newC});
     folded->setAttr("beta", rewriter.getF32FloatAttr(1.0f));
-    folded->setLoc(rewriter.getFusedLoc({gemm.getLoc(), bn.getLoc()}));
-    rewriter.replaceOp(bn, folded->getResults());
-    Value weight = gemm.getB();
-    rewriter.eraseOp(gemm);
-    eraseDeadWeight(rewriter, weight, weightScope);
+    replaceWithFolded(rewriter, bn, gemm, folded, gemm.getB(), weightScope);
     return success();
   }
 };

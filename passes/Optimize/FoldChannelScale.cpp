@@ -142,10 +142,7 @@ private:
   /// erases `old` and the weight it leaves unused.
   void replace(PatternRewriter &rewriter, MulOp mul, Operation *old,
                Operation *folded, Value weight) const {
-    folded->setLoc(rewriter.getFusedLoc({old->getLoc(), mul.getLoc()}));
-    rewriter.replaceOp(mul, folded->getResults());
-    rewriter.eraseOp(old);
-    eraseDeadWeight(rewriter, weight, weightScope);
+    replaceWithFolded(rewriter, mul, old, folded, weight, weightScope);
   }
 
   /// A constant of `values` shaped as `like`, before `at`.

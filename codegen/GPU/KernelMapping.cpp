@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -323,6 +324,73 @@ public:
       emitAccumulating(serialDims);
     else
       emitSerial(serialDims, 0);
+  }
+
+  /// The tail of a split reduction's kernel (emitSplitTail): the block
+  /// counts itself in `counter`; the last of the `blocks` resets it and
+  /// runs the op's output points one after the other, its threads sharing
+  /// each point's reduction. `hostBlock`: given on the host, where the
+  /// partial results' blocks run one after the other.
+  void emitSplitTail(Value counter, int64_t blocks, Value hostBlock) {
+    combiners = blockCombiners(op);
+    assert(!combiners.empty() && plan.blockReduction &&
+           "a split reduction's tail without block combiners");
+    OpBuilder::InsertionGuard insertion(b);
+    Type i32 = b.getI32Type();
+    auto constant = [&](int64_t value) -> Value {
+      return arith::ConstantIntOp::create(b, loc, i32, value);
+    };
+    // Fences around the count (the atomic read-modify-write itself may be
+    // relaxed, as NVPTX emits it): the partial results that thread 0
+    // stored are visible before its count (release), and the last block
+    // reads the others' after seeing the last count (acquire; its other
+    // threads through the barrier that follows), as CUDA's
+    // threadFenceReduction sample does with __threadfence().
+    auto arrive = [&]() -> Value {
+      LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acq_rel, "device");
+      Value old = memref::AtomicRMWOp::create(
+          b, loc, arith::AtomicRMWKind::addi, constant(1), counter,
+          ValueRange{index(0)});
+      LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acq_rel, "device");
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old,
+                                   constant(blocks - 1));
+    };
+    auto eachPoint = [&](auto reduce) {
+      auto loop =
+          scf::ForOp::create(b, loc, index(0), index(plan.total), index(1));
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      delinearize(loop.getInductionVar());
+      reduce();
+    };
+    if (hostBlock) {
+      enterIf(arrive());
+      memref::StoreOp::create(b, loc, constant(0), counter, index(0));
+      eachPoint([&] { reduceBlockOnHost(); });
+      return;
+    }
+    // Thread 0 counts; the block learns the verdict through shared memory.
+    gpu::BarrierOp::create(b, loc);
+    Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value flag = workgroupBuffer(1, i32);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      enterIf(constantIs(thread, 0));
+      Value last = arrive();
+      memref::StoreOp::create(b, loc, arith::ExtUIOp::create(b, loc, i32, last),
+                              flag, index(0));
+      enterIf(last);
+      memref::StoreOp::create(b, loc, constant(0), counter, index(0));
+    }
+    gpu::BarrierOp::create(b, loc);
+    Value verdict = memref::LoadOp::create(b, loc, flag, index(0));
+    enterIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, verdict,
+                                  constant(0)));
+    eachPoint([&] {
+      // The previous point's warp totals are read before they are
+      // overwritten.
+      gpu::BarrierOp::create(b, loc);
+      reduceBlockOnGPU();
+    });
   }
 
 private:
@@ -1277,4 +1345,67 @@ void mlir::tandem::emitMappedKernelBody(OpBuilder &builder, linalg::LinalgOp op,
          "a pointwise epilogue needs a thread per output point");
   KernelBodyEmitter(builder, op, plan, mapping, prologue, epilogue)
       .emit(threadIndex);
+}
+
+FailureOr<KernelPlan> mlir::tandem::planSplitTail(linalg::LinalgOp combine,
+                                                  int64_t threads) {
+  FailureOr<KernelPlan> plan = planKernelLaunch(combine);
+  if (failed(plan))
+    return failure();
+  if (!plan->accumulateInRegisters || plan->tiled ||
+      plan->epilogue != FusedEpilogue::None || plan->total > kMaxTailPoints ||
+      blockCombiners(combine).empty())
+    return combine.emitOpError()
+           << "cannot combine split partial results in the last block: it "
+              "needs block combiners and at most "
+           << kMaxTailPoints << " output points written once each";
+  if (!plan->blockReduction) {
+    plan->blockReduction = true;
+    for (auto [dim, iterator] :
+         llvm::enumerate(combine.getIteratorTypesArray()))
+      if (iterator == utils::IteratorType::reduction) {
+        plan->reductionDims.push_back(dim);
+        plan->reductionSize *= plan->bounds[dim];
+      }
+  }
+  plan->launch = {plan->total, 1, 1, threads, 1, 1};
+  return plan;
+}
+
+bool mlir::tandem::matchSplitTail(linalg::LinalgOp partial,
+                                  linalg::LinalgOp combine) {
+  if (!partial || !combine ||
+      !combine->hasAttr(TandemDialect::getSplitCombineAttrName()) ||
+      !partial.hasPureBufferSemantics() || !combine.hasPureBufferSemantics() ||
+      llvm::any_of(partial.getStaticLoopRanges(), ShapedType::isDynamic) ||
+      llvm::any_of(combine.getStaticLoopRanges(), ShapedType::isDynamic))
+    return false;
+  // Every input of the combination is a buffer of partial results.
+  SmallVector<Value> partials = llvm::map_to_vector(
+      partial.getDpsInits(), [](Value init) { return viewedBuffer(init); });
+  if (combine.getNumDpsInputs() == 0 ||
+      llvm::any_of(combine.getDpsInputs(), [&](Value input) {
+        return !llvm::is_contained(partials, viewedBuffer(input));
+      }))
+    return false;
+  if (!hasBlockCombiners(combine) ||
+      !outputsPartitionedByParallelLoops(combine))
+    return false;
+  int64_t points = 1;
+  for (auto [bound, iterator] : llvm::zip(combine.getStaticLoopRanges(),
+                                          combine.getIteratorTypesArray()))
+    if (iterator == utils::IteratorType::parallel)
+      points *= bound;
+  if (points > kMaxTailPoints)
+    return false;
+  FailureOr<KernelPlan> plan = planKernelLaunch(partial);
+  return succeeded(plan) && plan->blockReduction;
+}
+
+void mlir::tandem::emitSplitTail(OpBuilder &builder, linalg::LinalgOp combine,
+                                 const KernelPlan &plan, IRMapping &mapping,
+                                 Value counter, int64_t blocks, Value hostBlock,
+                                 const KernelPrologue &prologue) {
+  KernelBodyEmitter(builder, combine, plan, mapping, prologue)
+      .emitSplitTail(counter, blocks, hostBlock);
 }

@@ -195,6 +195,46 @@ constexpr llvm::StringLiteral kKernelEpilogueAttrName =
 /// `op`'s output operand itself once, through the identity map.
 bool matchPointwiseEpilogue(linalg::LinalgOp op, linalg::LinalgOp epilogue);
 
+/// The unit attribute on a kernel function whose last block to store its
+/// split reduction's partial results also combines them
+/// (tandem-outline-kernels; docs/GPU.md "Split reductions"). The last
+/// argument counts the blocks.
+constexpr llvm::StringLiteral kSplitArrivalsAttrName =
+    TandemDialect::getSplitArrivalsAttrName();
+
+/// The combination of a split reduction's partial results runs in the last
+/// block of their kernel when it has at most this many output points (each
+/// a block reduction of its own, one after the other).
+constexpr int64_t kMaxTailPoints = 64;
+
+/// Whether `combine`, a split reduction's combination
+/// (`tandem.split_combine`, tandem-split-reductions), can run in the last
+/// block of the kernel of `partial`, whose outputs it reads: both on
+/// buffers with static loops, `partial` a block reduction
+/// (planKernelLaunch), `combine` reading only `partial`'s outputs, with
+/// block combiners, writing each output element once, at most
+/// kMaxTailPoints output points.
+bool matchSplitTail(linalg::LinalgOp partial, linalg::LinalgOp combine);
+
+/// The plan of `combine` in the last block of its partial results' kernel,
+/// whose blocks have `threads` threads: a block reduction whose grid is
+/// the loop over its output points (launch[0]). Fails, with an error on
+/// `combine`, when it does not qualify (matchSplitTail).
+FailureOr<KernelPlan> planSplitTail(linalg::LinalgOp combine, int64_t threads);
+
+/// Emits, after the code of a split reduction's partial results in a
+/// kernel of `blocks` blocks, the combination `combine` under `plan`
+/// (planSplitTail): thread 0 of each block adds one to `counter` (a
+/// memref<1xi32> of the kernel that is zero between launches; atomic,
+/// acquire-release); the block that brings it to `blocks` sets it back to
+/// zero and runs `combine`'s output points in turn, each a block reduction
+/// over the partial results, its initial value from `prologue`.
+/// `hostBlock`, when given, is the block index of the host emulation.
+void emitSplitTail(OpBuilder &builder, linalg::LinalgOp combine,
+                   const KernelPlan &plan, IRMapping &mapping, Value counter,
+                   int64_t blocks, Value hostBlock = {},
+                   const KernelPrologue &prologue = {});
+
 } // namespace mlir::tandem
 
 #endif // TANDEM_CODEGEN_GPU_KERNELMAPPING_H

@@ -44,6 +44,12 @@ struct PlannedKernel {
   /// A pointwise op that takes `op`'s output where each thread computes it
   /// (kKernelEpilogueAttrName), or null.
   linalg::LinalgOp epilogue;
+  /// A split reduction's combination of `op`'s partial results that the
+  /// last block runs (kSplitArrivalsAttrName), its prologue and plan
+  /// (planSplitTail); or null.
+  linalg::LinalgOp tail;
+  KernelPrologue tailPrologue;
+  KernelPlan tailPlan;
 };
 
 /// Plans a row kernel over rows `rows` (RowChain::rows): its linalg ops in
@@ -113,6 +119,55 @@ kernelOp(func::FuncOp kernel) {
   return std::make_tuple(main, std::move(prologue), epilogue);
 }
 
+/// The partial results' op and the combination of a kernel function with
+/// kSplitArrivalsAttrName: its last linalg op is the combination, the last
+/// one before it outside the combination's prologue the partial results'
+/// op, each with its prologue; any other linalg op or copy is an error.
+FailureOr<PlannedKernel> splitKernelOps(func::FuncOp kernel) {
+  auto counter = kernel.getNumArguments() == 0
+                     ? MemRefType()
+                     : dyn_cast<MemRefType>(kernel.getArgumentTypes().back());
+  if (!counter || counter.getShape() != ArrayRef<int64_t>{1} ||
+      !counter.getElementType().isInteger(32))
+    return kernel.emitOpError()
+           << "has '" << kSplitArrivalsAttrName
+           << "' but its last argument is not a memref<1xi32> counter";
+  SmallVector<linalg::LinalgOp> ops(
+      kernel.getBody().getOps<linalg::LinalgOp>());
+  PlannedKernel planned;
+  if (!ops.empty() &&
+      ops.back()->hasAttr(TandemDialect::getSplitCombineAttrName()))
+    planned.tail = ops.back();
+  if (!planned.tail)
+    return kernel.emitOpError()
+           << "has '" << kSplitArrivalsAttrName
+           << "' but its last linalg op is no split reduction's combination";
+  planned.tailPrologue = matchKernelPrologue(planned.tail);
+  for (linalg::LinalgOp op : llvm::reverse(ArrayRef(ops).drop_back()))
+    if (!llvm::is_contained(planned.tailPrologue.ops, op.getOperation())) {
+      planned.op = op;
+      break;
+    }
+  if (!matchSplitTail(planned.op, planned.tail))
+    return kernel.emitOpError()
+           << "has '" << kSplitArrivalsAttrName
+           << "' but no block reduction of partial results before the "
+              "combination that reads them";
+  planned.prologue = matchKernelPrologue(planned.op);
+  for (Operation &op : kernel.getBody().getOps())
+    if (isa<linalg::LinalgOp, memref::CopyOp>(op) && &op != planned.op &&
+        &op != planned.tail.getOperation() &&
+        !llvm::is_contained(planned.prologue.ops, &op) &&
+        !llvm::is_contained(planned.tailPrologue.ops, &op))
+      return kernel.emitOpError()
+             << "is a split reduction's kernel with a '" << op.getName()
+             << "' that is neither its partial results, their combination "
+                "nor a prologue of one";
+  planned.unmapped.insert(planned.tailPrologue.ops.begin(),
+                          planned.tailPrologue.ops.end());
+  return planned;
+}
+
 /// The shared-memory slots of the row-local buffers of `planned`, a row
 /// kernel over `rows` rows (rowLocalSlots): each buffer's slot, and each
 /// slot's type, one block's row of its largest buffer as a 1-D buffer in
@@ -153,17 +208,31 @@ FailureOr<PlannedKernel> planKernel(func::FuncOp kernel) {
   }
   if (auto rows = kernel->getAttrOfType<DenseI64ArrayAttr>(kRowKernelAttrName))
     return planRowKernel(kernel, rows.asArrayRef());
-  auto found = kernelOp(kernel);
-  if (failed(found))
-    return failure();
   PlannedKernel planned;
-  planned.op = std::get<0>(*found);
-  planned.prologue = std::move(std::get<1>(*found));
-  planned.epilogue = std::get<2>(*found);
+  if (kernel->hasAttr(kSplitArrivalsAttrName)) {
+    FailureOr<PlannedKernel> split = splitKernelOps(kernel);
+    if (failed(split))
+      return failure();
+    planned = std::move(*split);
+  } else {
+    auto found = kernelOp(kernel);
+    if (failed(found))
+      return failure();
+    planned.op = std::get<0>(*found);
+    planned.prologue = std::move(std::get<1>(*found));
+    planned.epilogue = std::get<2>(*found);
+  }
   FailureOr<KernelPlan> plan = planKernelLaunch(planned.op);
   if (failed(plan))
     return failure();
   planned.plan = *plan;
+  if (planned.tail) {
+    FailureOr<KernelPlan> tailPlan =
+        planSplitTail(planned.tail, plan->launch[3]);
+    if (failed(tailPlan))
+      return failure();
+    planned.tailPlan = *tailPlan;
+  }
   // matchKernelPrologue only takes an init producer for an op that writes
   // each output once (acceptsInitProducer), as the mapping needs.
   assert((!planned.prologue.initProducer || plan->accumulateInRegisters) &&
@@ -223,6 +292,13 @@ void cloneMappedBody(OpBuilder &builder, func::FuncOp kernel,
     if (&inner == op.getOperation()) {
       emitMappedKernelBody(builder, op, planned.plan, mapping, threadIndex,
                            planned.prologue, planned.epilogue);
+      continue;
+    }
+    if (linalg::LinalgOp tail = planned.tail;
+        tail && &inner == tail.getOperation()) {
+      emitSplitTail(builder, tail, planned.tailPlan, mapping,
+                    mapping.lookup(kernel.getArguments().back()),
+                    planned.plan.launch[0], threadIndex, planned.tailPrologue);
       continue;
     }
     if (!isa<func::ReturnOp>(inner) && !planned.unmapped.contains(&inner))

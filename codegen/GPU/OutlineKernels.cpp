@@ -158,6 +158,24 @@ bool pointwiseEpilogue(Operation *op, const KernelPrologue &prologue,
   return true;
 }
 
+/// Whether `next`, a split reduction's combination, can run in the last
+/// block of the kernel of `op`, its partial results (matchSplitTail): only
+/// views, allocations, deallocations and `next`'s prologue run between the
+/// two.
+bool splitTail(Operation *op, Operation *next,
+               const KernelPrologue &nextPrologue) {
+  if (!matchSplitTail(dyn_cast<linalg::LinalgOp>(op),
+                      dyn_cast<linalg::LinalgOp>(next)))
+    return false;
+  for (Operation *between = op->getNextNode(); between != next;
+       between = between->getNextNode())
+    if (!between || !(isa<memref::AllocOp, memref::DeallocOp>(between) ||
+                      isRecreatable(between) ||
+                      llvm::is_contained(nextPrologue.ops, between)))
+      return false;
+  return true;
+}
+
 /// One op of a kernel with the prologue it absorbs.
 struct KernelMember {
   Operation *op;
@@ -247,9 +265,32 @@ public:
         epilogues.insert(next);
       }
     }
-    for (Operation *op : mains) {
-      if (epilogues.contains(op))
+    // A split reduction's combination runs in the last block of its
+    // partial results' kernel (splitTail).
+    llvm::DenseMap<Operation *, Operation *> tailOf;
+    llvm::SmallPtrSet<Operation *, 16> tails;
+    for (size_t i = 0; i + 1 < mains.size(); ++i) {
+      Operation *op = mains[i], *next = mains[i + 1];
+      if (chainOf.count(op) || chainOf.count(next) || epilogueOf.count(op) ||
+          epilogueOf.count(next) || epilogues.contains(op) ||
+          tails.contains(op))
         continue;
+      if (splitTail(op, next, prologues.lookup(next))) {
+        tailOf[op] = next;
+        tails.insert(next);
+      }
+    }
+    for (Operation *op : mains) {
+      if (epilogues.contains(op) || tails.contains(op))
+        continue;
+      if (auto it = tailOf.find(op); it != tailOf.end()) {
+        if (failed(outline({{op, prologues.lookup(op)},
+                            {it->second, prologues.lookup(it->second)}},
+                           /*rows=*/std::nullopt, "", /*epilogue=*/false,
+                           /*splitTail=*/true)))
+          return failure();
+        continue;
+      }
       if (auto it = epilogueOf.find(op); it != epilogueOf.end()) {
         Value output = cast<linalg::LinalgOp>(op).getDpsInits()[0];
         if (failed(outline({{op, prologues.lookup(op)}, {it->second, {}}},
@@ -385,14 +426,19 @@ private:
 
   /// Outlines the ops of `members` (each with its prologue, whose ops
   /// precede it) as one kernel: a row kernel over rows `rows` when there are
-  /// several, its name ending in `suffix`.
+  /// several, its name ending in `suffix`; with `epilogue`, the second
+  /// member is the first's pointwise epilogue; with `splitTail`, the second
+  /// combines the first's partial results in the last block, counted in a
+  /// zero-initialised global of the module passed as the last argument.
   LogicalResult outline(ArrayRef<KernelMember> members,
                         std::optional<ArrayRef<int64_t>> rows = std::nullopt,
-                        StringRef suffix = "", bool epilogue = false) {
+                        StringRef suffix = "", bool epilogue = false,
+                        bool splitTail = false) {
     assert(!members.empty() &&
-           (members.size() == 1 || rows || (epilogue && members.size() == 2)) &&
-           "several ops form a kernel only as a row kernel or with a "
-           "pointwise epilogue");
+           (members.size() == 1 || rows ||
+            ((epilogue || splitTail) && members.size() == 2)) &&
+           "several ops form a kernel only as a row kernel, with a "
+           "pointwise epilogue or with a split reduction's combination");
     // The call goes where the last op was: what the kernel reads is defined
     // by then.
     Operation *op = members.back().op;
@@ -482,12 +528,30 @@ private:
         (partition.getSymName() + "_k" + Twine(counter++) + "_" +
          kernelSuffix(epilogue ? members.front().op : op) + suffix)
             .str();
+    // The arrival counter of a split reduction's blocks: a weight of the
+    // partition, uploaded once as zero; the last block sets it back.
+    if (splitTail) {
+      auto counterType = MemRefType::get({1}, builder.getI32Type());
+      OpBuilder globals(partition);
+      auto global = memref::GlobalOp::create(
+          globals, loc, name + "_arrivals", globals.getStringAttr("private"),
+          counterType,
+          DenseElementsAttr::get(
+              RankedTensorType::get({1}, builder.getI32Type()),
+              ArrayRef<Attribute>{builder.getI32IntegerAttr(0)}),
+          /*constant=*/true, /*alignment=*/IntegerAttr());
+      symbols.insert(global, Block::iterator(partition));
+      args.push_back(memref::GetGlobalOp::create(builder, loc, counterType,
+                                                 global.getSymName()));
+    }
     auto type = builder.getFunctionType(ValueRange(args).getTypes(), {});
     auto kernel = func::FuncOp::create(loc, name, type);
     kernel.setPrivate();
     kernel->setAttr(TandemDialect::getKernelAttrName(), builder.getUnitAttr());
     if (rows)
       kernel->setAttr(kRowKernelAttrName, builder.getDenseI64ArrayAttr(*rows));
+    if (splitTail)
+      kernel->setAttr(kSplitArrivalsAttrName, builder.getUnitAttr());
     Operation *after = lastInserted ? lastInserted : partition.getOperation();
     symbols.insert(kernel, std::next(Block::iterator(after)));
     lastInserted = kernel;

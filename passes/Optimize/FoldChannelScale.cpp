@@ -61,7 +61,8 @@ static MatmulOp scalableMatmul(Value value, BiasAddOp &biasAdd) {
   biasAdd = value.getDefiningOp<BiasAddOp>();
   if (biasAdd) {
     if (!biasAdd->hasOneUse() ||
-        biasAdd.getAxis() != biasAdd.getType().getRank() - 1 ||
+        static_cast<int64_t>(biasAdd.getAxis()) !=
+            biasAdd.getType().getRank() - 1 ||
         !readF32Constant(biasAdd.getBias()))
       return {};
     value = biasAdd.getInput();

@@ -113,6 +113,14 @@ LogicalResult TandemDialect::verifyOperationAttribute(Operation *op,
                 "function";
     return success();
   }
+  if (attr.getName() == getSplitArrivalsAttrName()) {
+    // Its last argument's type (a memref<1xi32> until the kernel lowers to
+    // LLVM) is tandem-map-kernels-to-gpu's to check.
+    if (!isa<FunctionOpInterface>(op) || !isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << getSplitArrivalsAttrName()
+                             << "' must be a unit attribute on a function";
+    return success();
+  }
   if (attr.getName() == getSplitCombineAttrName() ||
       attr.getName() == getKernelEpilogueAttrName()) {
     if (op->getName().getStringRef() != "linalg.generic" ||

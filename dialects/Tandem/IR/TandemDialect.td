@@ -160,6 +160,16 @@ def Tandem_Dialect : Dialect {
       return ::llvm::StringLiteral("tandem.split_combine");
     }
 
+    /// Name of the unit attribute on a GPU kernel function that computes a
+    /// split reduction's partial results and, in the block that finishes
+    /// last, their combination (docs/GPU.md "Split reductions"): its last
+    /// argument, a `memref<1xi32>` that starts at zero, counts the blocks
+    /// that have stored their partial results (tandem-map-kernels-to-gpu
+    /// checks its type).
+    static constexpr ::llvm::StringLiteral getSplitArrivalsAttrName() {
+      return ::llvm::StringLiteral("tandem.split_arrivals");
+    }
+
     /// Name of the unit attribute on the pointwise `linalg.generic` of a
     /// GPU kernel function that takes the output of the linalg op before
     /// it where each thread computes it (docs/GPU.md "Pointwise

@@ -27,6 +27,7 @@
 // CHECK-NEXT: tiled_conv diff 0 sum {{[0-9.e+-]+}}
 // CHECK-NEXT: tiled_bmm diff 0 sum {{[0-9.e+-]+}}
 // CHECK-NEXT: poolepi diff 0 sum {{[0-9.e+-]+}}
+// CHECK-NEXT: splitsum diff {{(0|[0-9.]+e-0[5-9])}} sum {{[0-9.e+-]+}}
 
 // Tiled contractions (KernelPlan::tiled): 64x64 output tiles stepping 16
 // at a time through shared-memory tiles, 4x4 per thread, every thread's
@@ -468,6 +469,7 @@ llvm.mlir.global internal constant @tiled_mm_label("tiled_mm diff \00") {addr_sp
 llvm.mlir.global internal constant @tiled_conv_label("tiled_conv diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @tiled_bmm_label("tiled_bmm diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @poolepi_label("poolepi diff \00") {addr_space = 0 : i32}
+llvm.mlir.global internal constant @splitsum_label("splitsum diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @sum_label(" sum \00") {addr_space = 0 : i32}
 
 func.func private @tiled_mm(%a: memref<70x37xf32>, %bt: memref<90x37xf32>, %c: memref<70x90xf32>) attributes {tandem.kernel} {
@@ -596,6 +598,49 @@ func.func @poolepi_ref(%x: memref<1x2x5x5xf32>, %k: memref<3x3xf32>, %y: memref<
   }
   memref.dealloc %p : memref<1x2x7x7xf32>
   memref.dealloc %s : memref<1x2x5x5xf32>
+  return
+}
+
+// A split reduction with its combination in the last block
+// (tandem.split_arrivals): 8 partial sums of squares (2 outputs x 4
+// slices of 300, a block each), then each output's 4 partials from 0.5.
+// Each emulated block counts itself in %count; the last one resets it and
+// combines. The kernel runs twice, its output set to garbage in between:
+// the second run only combines if the first reset the count.
+func.func private @splitsum(%x: memref<2x4x300xf32>, %partials: memref<2x4xf32>, %y: memref<2xf32>, %count: memref<1xi32>) attributes {tandem.kernel, tandem.split_arrivals} {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  linalg.fill ins(%zero : f32) outs(%partials : memref<2x4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : memref<2x4x300xf32>) outs(%partials : memref<2x4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %sq = arith.mulf %in, %in : f32
+    %r = arith.addf %sq, %acc : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%half : f32) outs(%y : memref<2xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%partials : memref<2x4xf32>) outs(%y : memref<2xf32>) attrs = {tandem.split_combine} {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+func.func @splitsum_ref(%x: memref<2x4x300xf32>, %y: memref<2xf32>) {
+  %half = arith.constant 0.5 : f32
+  linalg.fill ins(%half : f32) outs(%y : memref<2xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0)>],
+                  iterator_types = ["parallel", "reduction", "reduction"]}
+      ins(%x : memref<2x4x300xf32>) outs(%y : memref<2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %sq = arith.mulf %in, %in : f32
+    %r = arith.addf %sq, %acc : f32
+    linalg.yield %r : f32
+  }
   return
 }
 
@@ -928,5 +973,26 @@ func.func @main() {
   call @poolepi_emulated(%px4, %pk, %pe4) : (memref<1x2x5x5xf32>, memref<3x3xf32>, memref<1x2x5x5xf32>) -> ()
   %l14 = llvm.mlir.addressof @poolepi_label : !llvm.ptr
   call @compare(%l14, %prv, %pev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
+
+  // The split reduction, twice.
+  %ss_sx = memref.alloc() : memref<2400xf32>
+  %ss_sxv = memref.cast %ss_sx : memref<2400xf32> to memref<?xf32>
+  call @fill(%ss_sxv, %seed) : (memref<?xf32>, f32) -> ()
+  %ss_sx3 = memref.expand_shape %ss_sx [[0, 1, 2]] output_shape [2, 4, 300] : memref<2400xf32> into memref<2x4x300xf32>
+  %ss_sp = memref.alloc() : memref<2x4xf32>
+  %ss_count = memref.alloc() : memref<1xi32>
+  %ss_c0 = arith.constant 0 : index
+  %ss_zero_i32 = arith.constant 0 : i32
+  memref.store %ss_zero_i32, %ss_count[%ss_c0] : memref<1xi32>
+  %ss_sr = memref.alloc() : memref<2xf32>
+  %ss_se = memref.alloc() : memref<2xf32>
+  %ss_srv = memref.cast %ss_sr : memref<2xf32> to memref<?xf32>
+  %ss_sev = memref.cast %ss_se : memref<2xf32> to memref<?xf32>
+  call @splitsum_ref(%ss_sx3, %ss_sr) : (memref<2x4x300xf32>, memref<2xf32>) -> ()
+  call @splitsum_emulated(%ss_sx3, %ss_sp, %ss_se, %ss_count) : (memref<2x4x300xf32>, memref<2x4xf32>, memref<2xf32>, memref<1xi32>) -> ()
+  call @fill(%ss_sev, %garbage) : (memref<?xf32>, f32) -> ()
+  call @splitsum_emulated(%ss_sx3, %ss_sp, %ss_se, %ss_count) : (memref<2x4x300xf32>, memref<2x4xf32>, memref<2xf32>, memref<1xi32>) -> ()
+  %l15 = llvm.mlir.addressof @splitsum_label : !llvm.ptr
+  call @compare(%l15, %ss_srv, %ss_sev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
   return
 }

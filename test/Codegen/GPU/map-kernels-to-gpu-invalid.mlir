@@ -88,3 +88,40 @@ func.func private @stray_epilogue(%x: memref<4x8xf32>, %y: memref<4xf32>, %z: me
   }
   return
 }
+
+// -----
+
+// tandem.split_arrivals on a kernel whose last argument is no counter.
+// expected-error@+1 {{'func.func' op has 'tandem.split_arrivals' but its last argument is not a memref<1xi32> counter}}
+func.func private @no_counter(%x: memref<1x64x1024xf32>, %p: memref<1x64xf32>, %y: memref<1xf32>) attributes {tandem.kernel, tandem.split_arrivals} {
+  return
+}
+
+// -----
+
+// tandem.split_arrivals on a kernel that ends with no split combination.
+// expected-error@+1 {{'func.func' op has 'tandem.split_arrivals' but its last linalg op is no split reduction's combination}}
+func.func private @no_combine(%x: memref<1x64x1024xf32>, %p: memref<1x64xf32>, %c: memref<1xi32>) attributes {tandem.kernel, tandem.split_arrivals} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : memref<1x64x1024xf32>) outs(%p : memref<1x64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A combination whose partial results no block reduction of the kernel
+// computes (it reads an argument).
+// expected-error@+1 {{'func.func' op has 'tandem.split_arrivals' but no block reduction of partial results before the combination that reads them}}
+func.func private @no_partials(%p: memref<1x64xf32>, %y: memref<1xf32>, %c: memref<1xi32>) attributes {tandem.kernel, tandem.split_arrivals} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%p : memref<1x64xf32>) outs(%y : memref<1xf32>) attrs = {tandem.split_combine} {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}

@@ -430,3 +430,48 @@ func.func private @qk_rows(%q: memref<16x40xf32>, %k: memref<32x40xf32>, %m: mem
   }
   return
 }
+
+// -----
+
+// A split reduction's kernel (tandem.split_arrivals): the partial sums, one
+// block each (64 blocks of 256 threads); then thread 0 counts the block
+// between two fences and tells the block through shared memory whether it
+// was the last; the last sets the count back to zero and combines the 64
+// partials (its 256 threads striding over them) into the one output.
+// CHECK-LABEL: gpu.func @split_kernel
+// CHECK-SAME: workgroup(%{{.+}} : memref<8xf32, #gpu.address_space<workgroup>>, %[[FLAG:.+]] : memref<1xi32, #gpu.address_space<workgroup>>, %{{.+}} : memref<8xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK: gpu.shuffle xor
+// CHECK: gpu.barrier
+// CHECK: %[[TID:.+]] = gpu.thread_id x
+// CHECK: scf.if
+// CHECK: llvm.fence syncscope("device") acq_rel
+// CHECK: %[[OLD:.+]] = memref.atomic_rmw addi %{{.+}}, %[[COUNT:.+]][%{{.+}}] : (i32, memref<1xi32>) -> i32
+// CHECK-NEXT: llvm.fence syncscope("device") acq_rel
+// CHECK: %[[LAST:.+]] = arith.cmpi eq, %[[OLD]], %c63_i32
+// CHECK: memref.store %{{.+}}, %[[FLAG]]
+// CHECK: scf.if %[[LAST]] {
+// CHECK: memref.store %c0_i32{{.*}}, %[[COUNT]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[FLAG]]
+// CHECK: scf.for
+// CHECK: gpu.barrier
+// CHECK: gpu.shuffle xor
+func.func private @split_kernel(%x: memref<1x64x1024xf32>, %p: memref<1x64xf32>, %y: memref<1xf32>, %c: memref<1xi32>) attributes {tandem.kernel, tandem.split_arrivals} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : memref<1x64x1024xf32>) outs(%p : memref<1x64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%y : memref<1xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%p : memref<1x64xf32>) outs(%y : memref<1xf32>) attrs = {tandem.split_combine} {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}

@@ -988,3 +988,68 @@ func.func private @pool_p0_gpu0(%x: memref<1x2x5x5xf32>, %k: memref<3x3xf32>, %b
   memref.dealloc %t : memref<1x2x5x5xf32>
   return
 }
+
+// -----
+
+// A split reduction (tandem-split-reductions): the partial sums (a block
+// reduction, 64 blocks) and their combination are one kernel, marked
+// tandem.split_arrivals: its last block to finish combines. The partials
+// stay a buffer of the partition (every block writes its own); the kernel's
+// last argument counts the blocks, a zero global of the module read as a
+// weight. The second split's combination has 128 output points (more than
+// kMaxTailPoints): it stays a kernel of its own.
+// CHECK-DAG: memref.global "private" constant @[[COUNT:split_p0_gpu0_k0_generic_arrivals]] : memref<1xi32> = dense<0>
+// CHECK-LABEL: func.func private @split_p0_gpu0
+// CHECK: %[[P:.+]] = memref.alloc() : memref<1x64xf32>
+// CHECK: %[[C:.+]] = memref.get_global @[[COUNT]] : memref<1xi32>
+// CHECK: call @split_p0_gpu0_k0_generic(%{{.+}}, %[[P]], %{{.+}}, %[[C]]) {tandem.launch_dims = array<i64: 64, 1, 1, 256, 1, 1>}
+// CHECK: call @split_p0_gpu0_k1_generic(
+// CHECK: call @split_p0_gpu0_k2_generic(
+// CHECK: func.func private @split_p0_gpu0_k0_generic(%{{.+}}: memref<1x64x1024xf32>, %{{.+}}: memref<1x64xf32>, %{{.+}}: memref<1xf32>, %{{.+}}: memref<1xi32>) attributes {tandem.kernel, tandem.split_arrivals}
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+// CHECK: linalg.fill
+// CHECK: linalg.generic {{.*}}tandem.split_combine
+// CHECK-NEXT: ^bb
+// CHECK-NOT: tandem.split_arrivals
+#in3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#part = affine_map<(d0, d1, d2) -> (d0, d1)>
+#all = affine_map<(d0, d1) -> (d0, d1)>
+#first = affine_map<(d0, d1) -> (d0)>
+func.func private @split_p0_gpu0(%x: memref<1x64x1024xf32>, %y: memref<1xf32>, %x2: memref<128x4x16384xf32>, %y2: memref<128xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x64xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x64xf32>)
+  linalg.generic {indexing_maps = [#in3, #part], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : memref<1x64x1024xf32>) outs(%p : memref<1x64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%y : memref<1xf32>)
+  linalg.generic {indexing_maps = [#all, #first], iterator_types = ["parallel", "reduction"]}
+      ins(%p : memref<1x64xf32>) outs(%y : memref<1xf32>) attrs = {tandem.split_combine} {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %p : memref<1x64xf32>
+  %p2 = memref.alloc() : memref<128x4xf32>
+  linalg.fill ins(%zero : f32) outs(%p2 : memref<128x4xf32>)
+  linalg.generic {indexing_maps = [#in3, #part], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x2 : memref<128x4x16384xf32>) outs(%p2 : memref<128x4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%y2 : memref<128xf32>)
+  linalg.generic {indexing_maps = [#all, #first], iterator_types = ["parallel", "reduction"]}
+      ins(%p2 : memref<128x4xf32>) outs(%y2 : memref<128xf32>) attrs = {tandem.split_combine} {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %p2 : memref<128x4xf32>
+  return
+}

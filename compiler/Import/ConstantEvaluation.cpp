@@ -10,6 +10,7 @@
 
 #include "compiler/Import/GraphImporter.h"
 
+#include "dialects/Tandem/IR/DataFolds.h"
 #include "dialects/Tandem/IR/TandemOps.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -66,6 +67,12 @@ static Attribute evaluate(Value v, DenseMap<Value, Attribute> &memo,
 
 Attribute GraphImporter::evaluateConstant(Value v) const {
   return evaluate(v, evaluationMemo, 0);
+}
+
+Attribute GraphImporter::evaluateLargeConstant(Value v) const {
+  ScopedFoldElementLimit limit(kMaxConstantIndexElements);
+  DenseMap<Value, Attribute> memo;
+  return evaluate(v, memo, 0);
 }
 
 const KnownInts *GraphImporter::evaluatedInput(unsigned i) const {

@@ -467,6 +467,22 @@ FailureOr<std::vector<int64_t>> GraphImporter::constantInts(unsigned i,
                                                             StringRef what) {
   if (const KnownInts *k = knownInput(i))
     return k->values;
+  // Larger than the tracked values (BEiT's relative position indices for
+  // ScatterND: 196 x 196 x 3 built by Where and Expand over constants), yet
+  // constant.
+  if (Value v = hasInput(i) ? values.lookup(node().input(i)) : Value()) {
+    auto dense = dyn_cast_or_null<DenseElementsAttr>(evaluateLargeConstant(v));
+    if (dense && isKnownIntType(dense.getElementType()) &&
+        dense.getNumElements() <= kMaxConstantIndexElements) {
+      std::vector<int64_t> ints;
+      ints.reserve(dense.getNumElements());
+      for (const APInt &e : dense.getValues<APInt>())
+        ints.push_back(dense.getElementType().isInteger(1)
+                           ? static_cast<int64_t>(e.getZExtValue())
+                           : e.getSExtValue());
+      return ints;
+    }
+  }
   if (!hasInput(i))
     return error() << "input #" << i << " (" << what << ") is missing",
            failure();

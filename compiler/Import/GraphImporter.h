@@ -43,6 +43,11 @@ bool isKnownIntType(Type type);
 /// Known tensors with more elements than this stay in the IR.
 constexpr int64_t kMaxKnownElements = 4096;
 
+/// GraphImporter::constantInts still reads a constant integer input of up
+/// to this many elements (gather and scatter indices) that is not tracked
+/// as known values.
+constexpr int64_t kMaxConstantIndexElements = int64_t(1) << 24;
+
 class GraphImporter;
 
 /// Folds the current node's inputs into one value with the binary op `OpT`
@@ -208,7 +213,11 @@ public:
   /// The value of `v` when the tandem ops computing it fold to a constant
   /// (their folders evaluate small constants), or null.
   Attribute evaluateConstant(Value v) const;
-  /// The values of input `i`, which must be known at import time; `what`
+  /// The same with the folders computing results of up to
+  /// kMaxConstantIndexElements elements (not memoised).
+  Attribute evaluateLargeConstant(Value v) const;
+  /// The values of input `i`, which must be known at import time (or be
+  /// a constant of up to kMaxConstantIndexElements integers); `what`
   /// names it in the diagnostic.
   FailureOr<std::vector<int64_t>> constantInts(unsigned i, StringRef what);
   /// True when `name` is a graph input without an initializer: a value the

@@ -14,6 +14,8 @@ fold_gathers: GatherElements, GatherND (with batch_dims), a float and an
 wrap_pad: Pad with mode wrap of the graph input itself (computed at run
   time, not folded).
 int_matmul: int64 and int32 MatMul of graph inputs (run time).
+large_scatter: ScatterND of the graph input whose 12800 indices a constant
+  subgraph computes (BEiT's relative position index).
 """
 import numpy as np
 from onnx import TensorProto as T
@@ -164,6 +166,33 @@ def int_matmul():
                              opset_imports=[helper.make_opsetid("", 17)])
 
 
+def large_scatter():
+    """BEiT's relative position index, in small: ScatterND of the graph
+    input with indices built at compile time from constants by Expand,
+    Unsqueeze and Concat (64 x 100 x 2 = 12800 of them, more than the
+    importer tracks as known values): row r, column c goes to row 63 - r,
+    column (c * 7) mod 100 (a permutation, so the result is exact)."""
+    vi = helper.make_tensor_value_info
+    rows = (63 - np.arange(64, dtype=np.int64)).reshape(64, 1)
+    cols = ((np.arange(100, dtype=np.int64) * 7) % 100).reshape(1, 100)
+    nodes = [_c("rows", rows), _c("cols", cols),
+             _c("shape", np.array([64, 100], np.int64)),
+             _c("last", np.array([2], np.int64)),
+             helper.make_node("Expand", ["rows", "shape"], ["r"]),
+             helper.make_node("Expand", ["cols", "shape"], ["c"]),
+             helper.make_node("Unsqueeze", ["r", "last"], ["r1"]),
+             helper.make_node("Unsqueeze", ["c", "last"], ["c1"]),
+             helper.make_node("Concat", ["r1", "c1"], ["indices"], axis=2),
+             _c("two", np.array(2.0, F32)),
+             helper.make_node("Mul", ["x", "two"], ["updates"]),
+             helper.make_node("ScatterND", ["x", "indices", "updates"],
+                              ["y"])]
+    graph = helper.make_graph(nodes, "g", [vi("x", T.FLOAT, [64, 100])],
+                              [vi("y", T.FLOAT, [64, 100])])
+    return helper.make_model(graph,
+                             opset_imports=[helper.make_opsetid("", 17)])
+
+
 MODELS = {"fold_float_math": float_math, "fold_reductions": reductions,
           "fold_gathers": gathers, "wrap_pad": wrap_pad,
-          "int_matmul": int_matmul}
+          "int_matmul": int_matmul, "large_scatter": large_scatter}

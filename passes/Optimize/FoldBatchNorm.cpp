@@ -2,7 +2,8 @@
 //
 // Inference BatchNorm is a per-channel affine map, y = x * s + t with
 // s = scale / sqrt(var + eps) and t = bias - mean * s. When the producer is
-// a conv2d, gemm or 2-D matmul with constant weights, the map folds into
+// a conv2d, gemm or matmul with constant weights (a matmul's over its last
+// dimension, also through a reshape that keeps it), the map folds into
 // them: the weights scale by s per output channel and the bias becomes
 // b * s + t. The BatchNorm disappears, and with it a pass over the
 // activation.
@@ -37,10 +38,10 @@ struct Affine {
 } // namespace
 
 /// Reads a BatchNorm's constant parameters; std::nullopt if any is not an
-/// f32 constant, or if its channels are not dimension 1 (the folds below
-/// scale the producer's dimension 1).
-static std::optional<Affine> readAffine(BatchNormOp bn) {
-  if (bn.getAxis() != 1)
+/// f32 constant, or if its channels are not dimension `axis` (the one the
+/// fold scales in the producer).
+static std::optional<Affine> readAffine(BatchNormOp bn, uint64_t axis = 1) {
+  if (bn.getAxis() != axis)
     return std::nullopt;
   auto scale = readF32Constant(bn.getScale());
   auto bias = readF32Constant(bn.getBias());
@@ -156,20 +157,37 @@ struct FoldIntoGemm : WeightRewritePattern<BatchNormOp> {
   }
 };
 
-/// batch_norm(matmul(x, W)) with 2-D constant W -> bias_add(matmul(x, W*s), t).
+/// batch_norm(matmul(x, W)) over the last dimension, with 2-D constant W
+/// -> bias_add(matmul(x, W * s), t). The matmul may be batched, and a
+/// reshape that keeps the last dimension may come between the two (LeViT's
+/// Linear + BatchNorm1d over the flattened tokens: a 1 x 196 x 128 matmul
+/// read as 196 x 128); it then follows the bias_add.
 struct FoldIntoMatmul : WeightRewritePattern<BatchNormOp> {
   using WeightRewritePattern::WeightRewritePattern;
 
   LogicalResult matchAndRewrite(BatchNormOp bn,
                                 PatternRewriter &rewriter) const override {
-    auto matmul = bn.getInput().getDefiningOp<MatmulOp>();
-    if (!matmul || !matmul->hasOneUse() || matmul.getType().getRank() != 2 ||
+    int64_t rank = bn.getType().getRank();
+    Value input = bn.getInput();
+    auto reshape = input.getDefiningOp<ReshapeOp>();
+    if (reshape && reshape->hasOneUse() && rank >= 1 &&
+        reshape.getInput().getType().getRank() >= 1 &&
+        reshape.getInput().getType().getShape().back() ==
+            bn.getType().getShape().back())
+      input = reshape.getInput();
+    else
+      reshape = {};
+    auto matmul = input.getDefiningOp<MatmulOp>();
+    if (!matmul || !matmul->hasOneUse() || matmul.getType().getRank() < 2 ||
         matmul.getRhs().getType().getRank() != 2)
-      return rewriter.notifyMatchFailure(bn, "input is not a 2-D matmul");
+      return rewriter.notifyMatchFailure(
+          bn, "input is not a matmul by a 2-D weight (through a reshape "
+              "that keeps the last dimension)");
     auto w = readF32Constant(matmul.getRhs());
-    std::optional<Affine> affine = readAffine(bn);
+    std::optional<Affine> affine = readAffine(bn, rank - 1);
     if (!w || !affine)
-      return rewriter.notifyMatchFailure(bn, "non-constant f32 parameters");
+      return rewriter.notifyMatchFailure(
+          bn, "non-constant f32 parameters or not over the last dimension");
     auto wType = matmul.getRhs().getType();
     int64_t cols = wType.getDimSize(1);
     scaleColumns(*w, affine->scale);
@@ -183,11 +201,16 @@ struct FoldIntoMatmul : WeightRewritePattern<BatchNormOp> {
     Operation *scaled = rewriter.clone(*matmul);
     scaled->setOperands({matmul.getLhs(), newW});
     rewriter.setInsertionPoint(bn);
-    Value biased = BiasAddOp::create(rewriter, bn.getLoc(), bn.getType(),
-                                     scaled->getResult(0), shift,
-                                     /*axis=*/uint64_t(1));
+    Value biased = BiasAddOp::create(
+        rewriter, bn.getLoc(), matmul.getType(), scaled->getResult(0), shift,
+        /*axis=*/uint64_t(matmul.getType().getRank() - 1));
+    if (reshape)
+      biased = ReshapeOp::create(rewriter, reshape.getLoc(), bn.getType(),
+                                 biased, reshape.getShapeAttr());
     rewriter.replaceOp(bn, biased);
     Value weight = matmul.getRhs();
+    if (reshape)
+      rewriter.eraseOp(reshape);
     rewriter.eraseOp(matmul);
     eraseDeadWeight(rewriter, weight, weightScope);
     return success();

@@ -45,9 +45,14 @@ def TandemFoldBatchNorm : Pass<"tandem-fold-batch-norm"> {
   let description = [{
     Inference BatchNorm is a per-channel affine map `x * s + t` with
     `s = scale / sqrt(var + eps)` and `t = bias - mean * s`. When its input
-    comes from a `conv2d`, `gemm` or 2-D `matmul` with constant f32 weights
+    comes from a `conv2d`, `gemm` or `matmul` with constant f32 weights
     (and no other user), the weights are scaled by `s` per output channel
-    and the bias becomes `b * s + t`; the BatchNorm disappears.
+    and the bias becomes `b * s + t`; the BatchNorm disappears. A matmul
+    (by a 2-D weight, batched or not) folds a BatchNorm over its last
+    dimension, also when a reshape that keeps that dimension comes between
+    them (LeViT's Linear + BatchNorm1d over the flattened tokens: a
+    1 x 196 x 128 matmul read as 196 x 128); the bias becomes a `bias_add`
+    on the matmul's last axis, the reshape after it.
 
     Before:
 

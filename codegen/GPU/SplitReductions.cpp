@@ -141,7 +141,9 @@ static void splitReduction(RewriterBase &rewriter, linalg::GenericOp op,
   unsigned loops = op.getNumLoops();
 
   // The partial op's loops: the split loop becomes (slice, rest), the whole
-  // loops parallel.
+  // loops parallel. Inputs that read the split loop are expanded there (its
+  // entry in `toPartial` is the slice loop, which no other map uses).
+  int64_t rest = bounds[choice.dim] / choice.factor;
   SmallVector<AffineExpr> toPartial(loops);
   SmallVector<utils::IteratorType> partialIterators;
   SmallVector<AffineExpr> splitExprs;
@@ -151,9 +153,7 @@ static void splitReduction(RewriterBase &rewriter, linalg::GenericOp op,
     AffineExpr loop = getAffineDimExpr(partialIterators.size(), context);
     if (dim == choice.dim) {
       splitLoop = partialIterators.size();
-      int64_t rest = bounds[dim] / choice.factor;
-      AffineExpr next = getAffineDimExpr(partialIterators.size() + 1, context);
-      toPartial[dim] = loop * rest + next;
+      toPartial[dim] = loop;
       partialIterators.push_back(utils::IteratorType::parallel);
       partialIterators.push_back(utils::IteratorType::reduction);
       splitExprs.push_back(loop);
@@ -187,12 +187,11 @@ static void splitReduction(RewriterBase &rewriter, linalg::GenericOp op,
   combineIterators.append(splitExprs.size(), utils::IteratorType::reduction);
 
   rewriter.setInsertionPoint(op);
+  SmallVector<AffineMap> partialMaps;
+  SmallVector<Value> partialInputs;
   // An input that reads the split loop reads an expansion of the
   // dimension it indexes into (slice, rest): every loop of the partial op
   // stays a plain result of some map (linalg derives loops from shapes).
-
-  SmallVector<AffineMap> partialMaps;
-  SmallVector<Value> partialInputs;
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
     int64_t position = *splitPosition(map, choice.dim);
@@ -212,7 +211,6 @@ static void splitReduction(RewriterBase &rewriter, linalg::GenericOp op,
         results.push_back(result.replaceDimsAndSymbols(toPartial, {}));
         continue;
       }
-      int64_t rest = bounds[choice.dim] / choice.factor;
       groups.push_back({static_cast<int64_t>(shape.size()),
                         static_cast<int64_t>(shape.size()) + 1});
       shape.append({choice.factor, rest});

@@ -117,9 +117,16 @@ matchPaddedInput(linalg::LinalgOp main, Value input,
       copy->getBlock() != main->getBlock() || !fill->isBeforeInBlock(copy) ||
       !copy->isBeforeInBlock(main))
     return std::nullopt;
+  // The source may be a view with static strides (a channel slice:
+  // InceptionNeXt splits its channels among the branches' depthwise convs);
+  // the kernel reads it through the view.
   auto sourceType = dyn_cast<MemRefType>(source.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
   if (!sourceType || !sourceType.hasStaticShape() ||
-      !sourceType.getLayout().isIdentity() ||
+      failed(sourceType.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, ShapedType::isDynamic) ||
       sourceType.getShape() != interior.getStaticSizes())
     return std::nullopt;
   // The copy must read what `main` would have seen: not its own output.

@@ -28,6 +28,7 @@
 // CHECK-NEXT: tiled_bmm diff 0 sum {{[0-9.e+-]+}}
 // CHECK-NEXT: poolepi diff 0 sum {{[0-9.e+-]+}}
 // CHECK-NEXT: splitsum diff {{(0|[0-9.]+e-0[5-9])}} sum {{[0-9.e+-]+}}
+// CHECK-NEXT: dwslice diff 0 sum {{[0-9.e+-]+}}
 
 // Tiled contractions (KernelPlan::tiled): 64x64 output tiles stepping 16
 // at a time through shared-memory tiles, 4x4 per thread, every thread's
@@ -470,6 +471,7 @@ llvm.mlir.global internal constant @tiled_conv_label("tiled_conv diff \00") {add
 llvm.mlir.global internal constant @tiled_bmm_label("tiled_bmm diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @poolepi_label("poolepi diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @splitsum_label("splitsum diff \00") {addr_space = 0 : i32}
+llvm.mlir.global internal constant @dwslice_label("dwslice diff \00") {addr_space = 0 : i32}
 llvm.mlir.global internal constant @sum_label(" sum \00") {addr_space = 0 : i32}
 
 func.func private @tiled_mm(%a: memref<70x37xf32>, %bt: memref<90x37xf32>, %c: memref<70x90xf32>) attributes {tandem.kernel} {
@@ -641,6 +643,46 @@ func.func @splitsum_ref(%x: memref<2x4x300xf32>, %y: memref<2xf32>) {
     %r = arith.addf %sq, %acc : f32
     linalg.yield %r : f32
   }
+  return
+}
+
+// A padded input whose source is a channel slice (a strided view:
+// InceptionNeXt's branches each take some channels): the padding is the
+// depthwise conv's prologue, each thread reading the slice through the
+// view with its bounds checks; the fill and the copy are not run.
+// RUN: tandem-opt --mlir-very-unsafe-disable-verifier-on-parsing -tandem-map-kernels-to-gpu=emulate-on-host=1 %s \
+// RUN: | FileCheck %s --check-prefix=DWSLICE
+// DWSLICE-LABEL: func.func @dwslice_emulated
+// DWSLICE-NOT: memref.copy
+// DWSLICE-NOT: memref.alloc()
+// DWSLICE: scf.if
+// DWSLICE: memref.load %{{.+}} : memref<1x2x5x5xf32, strided<[100, 25, 5, 1], offset: 50>>
+// DWSLICE: return
+func.func private @dwslice(%x: memref<1x4x5x5xf32>, %w: memref<2x3x3xf32>, %y: memref<1x2x5x5xf32>) attributes {tandem.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %src = memref.subview %x[0, 2, 0, 0] [1, 2, 5, 5] [1, 1, 1, 1] : memref<1x4x5x5xf32> to memref<1x2x5x5xf32, strided<[100, 25, 5, 1], offset: 50>>
+  %p = memref.alloc() : memref<1x2x7x7xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x2x7x7xf32>)
+  %interior = memref.subview %p[0, 0, 1, 1] [1, 2, 5, 5] [1, 1, 1, 1] : memref<1x2x7x7xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  memref.copy %src, %interior : memref<1x2x5x5xf32, strided<[100, 25, 5, 1], offset: 50>> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x2x5x5xf32>)
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : memref<1x2x7x7xf32>, memref<2x3x3xf32>) outs(%y : memref<1x2x5x5xf32>)
+  memref.dealloc %p : memref<1x2x7x7xf32>
+  return
+}
+
+func.func @dwslice_ref(%x: memref<1x4x5x5xf32>, %w: memref<2x3x3xf32>, %y: memref<1x2x5x5xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %src = memref.subview %x[0, 2, 0, 0] [1, 2, 5, 5] [1, 1, 1, 1] : memref<1x4x5x5xf32> to memref<1x2x5x5xf32, strided<[100, 25, 5, 1], offset: 50>>
+  %p = memref.alloc() : memref<1x2x7x7xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x2x7x7xf32>)
+  %interior = memref.subview %p[0, 0, 1, 1] [1, 2, 5, 5] [1, 1, 1, 1] : memref<1x2x7x7xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  memref.copy %src, %interior : memref<1x2x5x5xf32, strided<[100, 25, 5, 1], offset: 50>> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x2x5x5xf32>)
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : memref<1x2x7x7xf32>, memref<2x3x3xf32>) outs(%y : memref<1x2x5x5xf32>)
+  memref.dealloc %p : memref<1x2x7x7xf32>
   return
 }
 
@@ -994,5 +1036,27 @@ func.func @main() {
   call @splitsum_emulated(%ss_sx3, %ss_sp, %ss_se, %ss_count) : (memref<2x4x300xf32>, memref<2x4xf32>, memref<2xf32>, memref<1xi32>) -> ()
   %l15 = llvm.mlir.addressof @splitsum_label : !llvm.ptr
   call @compare(%l15, %ss_srv, %ss_sev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
+
+  // The padded channel slice.
+  %dw_x = memref.alloc() : memref<100xf32>
+  %dw_xv = memref.cast %dw_x : memref<100xf32> to memref<?xf32>
+  call @fill(%dw_xv, %seed) : (memref<?xf32>, f32) -> ()
+  %dw_x4 = memref.expand_shape %dw_x [[0, 1, 2, 3]] output_shape [1, 4, 5, 5] : memref<100xf32> into memref<1x4x5x5xf32>
+  %dw_w = memref.alloc() : memref<18xf32>
+  %dw_wv = memref.cast %dw_w : memref<18xf32> to memref<?xf32>
+  call @fill(%dw_wv, %half) : (memref<?xf32>, f32) -> ()
+  %dw_w3 = memref.expand_shape %dw_w [[0, 1, 2]] output_shape [2, 3, 3] : memref<18xf32> into memref<2x3x3xf32>
+  %dw_r = memref.alloc() : memref<50xf32>
+  %dw_e = memref.alloc() : memref<50xf32>
+  %dw_rv = memref.cast %dw_r : memref<50xf32> to memref<?xf32>
+  %dw_ev = memref.cast %dw_e : memref<50xf32> to memref<?xf32>
+  call @fill(%dw_rv, %half) : (memref<?xf32>, f32) -> ()
+  call @fill(%dw_ev, %garbage) : (memref<?xf32>, f32) -> ()
+  %dw_r4 = memref.expand_shape %dw_r [[0, 1, 2, 3]] output_shape [1, 2, 5, 5] : memref<50xf32> into memref<1x2x5x5xf32>
+  %dw_e4 = memref.expand_shape %dw_e [[0, 1, 2, 3]] output_shape [1, 2, 5, 5] : memref<50xf32> into memref<1x2x5x5xf32>
+  call @dwslice_ref(%dw_x4, %dw_w3, %dw_r4) : (memref<1x4x5x5xf32>, memref<2x3x3xf32>, memref<1x2x5x5xf32>) -> ()
+  call @dwslice_emulated(%dw_x4, %dw_w3, %dw_e4) : (memref<1x4x5x5xf32>, memref<2x3x3xf32>, memref<1x2x5x5xf32>) -> ()
+  %l16 = llvm.mlir.addressof @dwslice_label : !llvm.ptr
+  call @compare(%l16, %dw_rv, %dw_ev) : (!llvm.ptr, memref<?xf32>, memref<?xf32>) -> ()
   return
 }

@@ -1053,3 +1053,31 @@ func.func private @split_p0_gpu0(%x: memref<1x64x1024xf32>, %y: memref<1xf32>, %
   memref.dealloc %p2 : memref<128x4xf32>
   return
 }
+
+// -----
+
+// A padded input whose source is a channel slice of an argument (a strided
+// view): the fill, the copy and the output's zero fill are the depthwise
+// conv's prologue, one kernel that takes the whole argument and recreates
+// the slice inside.
+// CHECK-LABEL: func.func private @dwslice_p0_gpu0
+// CHECK: call @dwslice_p0_gpu0_k0_depthwise_conv_2d_nchw_chw(%arg0, %arg1, %arg2) {tandem.launch_dims = array<i64: 1, 1, 1, 64, 1, 1>}
+// CHECK-NOT: call
+// CHECK: func.func private @dwslice_p0_gpu0_k0_depthwise_conv_2d_nchw_chw(%[[X:.+]]: memref<1x4x5x5xf32>,
+// CHECK: memref.subview %[[X]][0, 2, 0, 0] [1, 2, 5, 5] [1, 1, 1, 1]
+// CHECK: memref.copy
+// CHECK: linalg.depthwise_conv_2d_nchw_chw
+func.func private @dwslice_p0_gpu0(%x: memref<1x4x5x5xf32>, %w: memref<2x3x3xf32>, %y: memref<1x2x5x5xf32>)
+    attributes {tandem.device = #tandem.device<"/device:GPU:0">, tandem.partition} {
+  %zero = arith.constant 0.0 : f32
+  %src = memref.subview %x[0, 2, 0, 0] [1, 2, 5, 5] [1, 1, 1, 1] : memref<1x4x5x5xf32> to memref<1x2x5x5xf32, strided<[100, 25, 5, 1], offset: 50>>
+  %p = memref.alloc() : memref<1x2x7x7xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x2x7x7xf32>)
+  %interior = memref.subview %p[0, 0, 1, 1] [1, 2, 5, 5] [1, 1, 1, 1] : memref<1x2x7x7xf32> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  memref.copy %src, %interior : memref<1x2x5x5xf32, strided<[100, 25, 5, 1], offset: 50>> to memref<1x2x5x5xf32, strided<[98, 49, 7, 1], offset: 8>>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x2x5x5xf32>)
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : memref<1x2x7x7xf32>, memref<2x3x3xf32>) outs(%y : memref<1x2x5x5xf32>)
+  memref.dealloc %p : memref<1x2x7x7xf32>
+  return
+}

@@ -106,6 +106,39 @@ def TandemFoldChannelScale : Pass<"tandem-fold-channel-scale"> {
   let dependentDialects = ["::mlir::tandem::TandemDialect"];
 }
 
+def TandemMergeSiblingMatmuls : Pass<"tandem-merge-sibling-matmuls"> {
+  let summary = "merges the matmuls of one value by constant weights into one";
+  let description = [{
+    HuggingFace-style attention projects its hidden state three times
+    (query, key and value as separate Linear layers) and LLaMA-style MLPs
+    twice (gate and up): each projection a GEMM of its own, launched and
+    reading the activation separately. The `matmul`s of one value by
+    constant 2-D f32 weights (same block, same leading dimensions), each
+    with the `bias_add` along the last axis by a constant that is its only
+    user if it has one, become one `matmul` by their weights side by side
+    and one `bias_add` by their biases side by side (zeros where a
+    projection has none); each projection's result is a `slice` of its
+    columns, as GPT-2's exported c_attn is split. Runs after the folds
+    that change a projection's weights alone (BatchNorm, channel scales:
+    CLIP's and Whisper's query scales).
+
+    Before:
+    ```mlir
+    %q = tandem.matmul %x, %wq : (tensor<1x32x768xf32>, tensor<768x768xf32>) -> tensor<1x32x768xf32>
+    %qb = tandem.bias_add %q, %bq {axis = 2 : i64} : ...
+    %k = tandem.matmul %x, %wk : (tensor<1x32x768xf32>, tensor<768x768xf32>) -> tensor<1x32x768xf32>
+    ```
+    After:
+    ```mlir
+    %m = tandem.matmul %x, %wqk : (tensor<1x32x768xf32>, tensor<768x1536xf32>) -> tensor<1x32x1536xf32>
+    %mb = tandem.bias_add %m, %bqk {axis = 2 : i64} : ...
+    %qb = tandem.slice %mb {starts = array<i64: 0, 0, 0>, limits = array<i64: 1, 32, 768>, ...}
+    %k = tandem.slice %mb {starts = array<i64: 0, 0, 768>, limits = array<i64: 1, 32, 1536>, ...}
+    ```
+  }];
+  let dependentDialects = ["::mlir::tandem::TandemDialect"];
+}
+
 def TandemTrimConvTaps : Pass<"tandem-trim-conv-taps"> {
   let summary = "drops the window rows and columns of a conv2d that only ever read its zero padding";
   let description = [{

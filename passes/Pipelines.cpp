@@ -23,6 +23,8 @@ void mlir::tandem::buildOptimizeGraphPipeline(OpPassManager &pm) {
   pm.addPass(createTandemNormalizeBias());
   // After bias normalisation: a linear layer's bias is a bias_add then.
   pm.addPass(createTandemFoldChannelScale());
+  // After the folds that change one projection's weights alone.
+  pm.addPass(createTandemMergeSiblingMatmuls());
   // Empty tensors last: the rewrites above turn gemms into matmuls, which
   // fold over K = 0.
   pm.addPass(createTandemFoldEmptyTensors());
@@ -36,7 +38,7 @@ void mlir::tandem::registerTandemPipelines() {
       "graph optimisation: folding, constant data movement, constant "
       "subgraphs, BatchNorm folding, "
       "conv taps that read only padding, "
-      "bias normalisation, constant channel scales, "
+      "bias normalisation, constant channel scales, sibling matmuls, "
       "empty tensors, CSE and DCE",
       buildOptimizeGraphPipeline);
 }

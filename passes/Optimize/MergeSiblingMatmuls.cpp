@@ -17,8 +17,8 @@
 
 #include "dialects/Tandem/IR/TandemOps.h"
 
-#include "llvm/ADT/MapVector.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir::tandem {
 #define GEN_PASS_DEF_TANDEMMERGESIBLINGMATMULS
@@ -65,8 +65,7 @@ std::optional<Projection> projectionOf(Operation *op, Value lhs) {
 
 /// Merges the projections of `lhs` (at least two, in program order).
 void merge(RewriterBase &rewriter, Value lhs,
-           MutableArrayRef<Projection> projections,
-           Operation *weightScope) {
+           MutableArrayRef<Projection> projections, Operation *weightScope) {
   MatmulOp first = projections.front().matmul;
   Location loc = first.getLoc();
   auto firstType = cast<RankedTensorType>(first.getType());
@@ -96,8 +95,7 @@ void merge(RewriterBase &rewriter, Value lhs,
         continue;
       }
       std::optional<F32Values> values = viewF32Constant(p.biasAdd.getBias());
-      bias.insert(bias.end(), values->values().begin(),
-                  values->values().end());
+      bias.insert(bias.end(), values->values().begin(), values->values().end());
     }
   parts.clear();
 
@@ -137,11 +135,11 @@ void merge(RewriterBase &rewriter, Value lhs,
     Operation *last =
         p.biasAdd ? p.biasAdd.getOperation() : p.matmul.getOperation();
     replacements.push_back(
-        {last, SliceOp::create(rewriter, last->getLoc(),
-                               last->getResult(0).getType(), merged,
-                               rewriter.getDenseI64ArrayAttr(starts),
-                               rewriter.getDenseI64ArrayAttr(limits),
-                               rewriter.getDenseI64ArrayAttr(steps))});
+        {last,
+         SliceOp::create(rewriter, last->getLoc(), last->getResult(0).getType(),
+                         merged, rewriter.getDenseI64ArrayAttr(starts),
+                         rewriter.getDenseI64ArrayAttr(limits),
+                         rewriter.getDenseI64ArrayAttr(steps))});
   }
   for (auto [p, replacement] : llvm::zip(projections, replacements)) {
     Value oldWeight = p.matmul.getRhs();

@@ -183,6 +183,37 @@ static bool planTiledContraction(linalg::LinalgOp op, KernelPlan &plan) {
   return true;
 }
 
+/// The products of `op`'s parallel and of its reduction trip counts
+/// (`bounds`, static): its output points and the reduction per point.
+static std::pair<int64_t, int64_t>
+pointsAndReduction(linalg::LinalgOp op, ArrayRef<int64_t> bounds) {
+  int64_t points = 1, reduction = 1;
+  for (auto [dim, iterator] : llvm::enumerate(op.getIteratorTypesArray()))
+    (iterator == utils::IteratorType::parallel ? points : reduction) *=
+        bounds[dim];
+  return {points, reduction};
+}
+
+/// Whether planKernelLaunch gives `op`, with a thread per output point
+/// possible, a block per output point instead: a long enough reduction
+/// over few enough points, with block combiners.
+static bool fitsBlockReduction(linalg::LinalgOp op, int64_t points,
+                               int64_t reduction) {
+  return reduction >= kMinBlockReduction && points < kMaxBlockReductionPoints &&
+         !blockCombiners(op).empty();
+}
+
+/// `plan` (a thread per output point of `op`) with `op`'s reduction loops
+/// and their trip count, as a block reduction needs them.
+static KernelPlan withReductionLoops(linalg::LinalgOp op, KernelPlan plan) {
+  for (auto [dim, iterator] : llvm::enumerate(op.getIteratorTypesArray()))
+    if (iterator == utils::IteratorType::reduction) {
+      plan.reductionDims.push_back(dim);
+      plan.reductionSize *= plan.bounds[dim];
+    }
+  return plan;
+}
+
 FailureOr<KernelPlan> mlir::tandem::planKernelLaunch(linalg::LinalgOp op) {
   KernelPlan plan;
   plan.bounds = op.getStaticLoopRanges();
@@ -211,15 +242,8 @@ FailureOr<KernelPlan> mlir::tandem::planKernelLaunch(linalg::LinalgOp op) {
       return tiled;
   }
   if (plan.accumulateInRegisters) {
-    KernelPlan blocks = plan;
-    for (auto [dim, iterator] : llvm::enumerate(op.getIteratorTypesArray()))
-      if (iterator == utils::IteratorType::reduction) {
-        blocks.reductionDims.push_back(dim);
-        blocks.reductionSize *= blocks.bounds[dim];
-      }
-    if (blocks.reductionSize >= kMinBlockReduction &&
-        blocks.total < kMaxBlockReductionPoints &&
-        !blockCombiners(op).empty()) {
+    KernelPlan blocks = withReductionLoops(op, plan);
+    if (fitsBlockReduction(op, blocks.total, blocks.reductionSize)) {
       // One block per output point, whole warps, 256 threads at most.
       blocks.blockReduction = true;
       int64_t threads = std::min<int64_t>(
@@ -252,12 +276,8 @@ bool mlir::tandem::matchPointwiseEpilogue(linalg::LinalgOp op,
   if (llvm::any_of(bounds, ShapedType::isDynamic))
     return false;
   // A thread per output point (planKernelLaunch): no block reduction.
-  int64_t points = 1, reduction = 1;
-  for (auto [dim, iterator] : llvm::enumerate(op.getIteratorTypesArray()))
-    (iterator == utils::IteratorType::parallel ? points : reduction) *=
-        bounds[dim];
-  if (reduction >= kMinBlockReduction && points < kMaxBlockReductionPoints &&
-      !blockCombiners(op).empty())
+  auto [points, reduction] = pointsAndReduction(op, bounds);
+  if (fitsBlockReduction(op, points, reduction))
     return false;
   auto generic = dyn_cast<linalg::GenericOp>(epilogue.getOperation());
   if (!generic || !generic.hasPureBufferSemantics() ||
@@ -1360,13 +1380,8 @@ FailureOr<KernelPlan> mlir::tandem::planSplitTail(linalg::LinalgOp combine,
               "needs block combiners and at most "
            << kMaxTailPoints << " output points written once each";
   if (!plan->blockReduction) {
+    *plan = withReductionLoops(combine, *plan);
     plan->blockReduction = true;
-    for (auto [dim, iterator] :
-         llvm::enumerate(combine.getIteratorTypesArray()))
-      if (iterator == utils::IteratorType::reduction) {
-        plan->reductionDims.push_back(dim);
-        plan->reductionSize *= plan->bounds[dim];
-      }
   }
   plan->launch = {plan->total, 1, 1, threads, 1, 1};
   return plan;
@@ -1391,12 +1406,8 @@ bool mlir::tandem::matchSplitTail(linalg::LinalgOp partial,
   if (!hasBlockCombiners(combine) ||
       !outputsPartitionedByParallelLoops(combine))
     return false;
-  int64_t points = 1;
-  for (auto [bound, iterator] : llvm::zip(combine.getStaticLoopRanges(),
-                                          combine.getIteratorTypesArray()))
-    if (iterator == utils::IteratorType::parallel)
-      points *= bound;
-  if (points > kMaxTailPoints)
+  if (pointsAndReduction(combine, combine.getStaticLoopRanges()).first >
+      kMaxTailPoints)
     return false;
   FailureOr<KernelPlan> plan = planKernelLaunch(partial);
   return succeeded(plan) && plan->blockReduction;

@@ -86,6 +86,20 @@ FailureOr<PlannedKernel> planRowKernel(func::FuncOp kernel,
   return planned;
 }
 
+/// The first linalg op or copy of `kernel` that is none of `members` and
+/// in none of `prologues`, or null.
+Operation *strayKernelOp(func::FuncOp kernel, ArrayRef<Operation *> members,
+                         ArrayRef<const KernelPrologue *> prologues) {
+  for (Operation &op : kernel.getBody().getOps())
+    if (isa<linalg::LinalgOp, memref::CopyOp>(op) &&
+        !llvm::is_contained(members, &op) &&
+        llvm::none_of(prologues, [&](const KernelPrologue *prologue) {
+          return llvm::is_contained(prologue->ops, &op);
+        }))
+      return &op;
+  return nullptr;
+}
+
 /// The main linalg op of a kernel function (its last, or the one before a
 /// pointwise epilogue marked kKernelEpilogueAttrName) with its prologue and
 /// the epilogue; any other linalg op or copy is an error.
@@ -109,13 +123,11 @@ kernelOp(func::FuncOp kernel) {
            << "has a '" << kKernelEpilogueAttrName
            << "' op that is no pointwise epilogue of its main op";
   KernelPrologue prologue = matchKernelPrologue(main);
-  for (Operation &op : kernel.getBody().getOps())
-    if (isa<linalg::LinalgOp, memref::CopyOp>(op) && &op != main &&
-        &op != epilogue.getOperation() &&
-        !llvm::is_contained(prologue.ops, &op))
-      return kernel.emitOpError()
-             << "is a kernel with more than one linalg op, and '"
-             << op.getName() << "' is not a prologue of its last one";
+  if (Operation *stray = strayKernelOp(
+          kernel, {main.getOperation(), epilogue.getOperation()}, {&prologue}))
+    return kernel.emitOpError()
+           << "is a kernel with more than one linalg op, and '"
+           << stray->getName() << "' is not a prologue of its last one";
   return std::make_tuple(main, std::move(prologue), epilogue);
 }
 
@@ -154,15 +166,13 @@ FailureOr<PlannedKernel> splitKernelOps(func::FuncOp kernel) {
            << "' but no block reduction of partial results before the "
               "combination that reads them";
   planned.prologue = matchKernelPrologue(planned.op);
-  for (Operation &op : kernel.getBody().getOps())
-    if (isa<linalg::LinalgOp, memref::CopyOp>(op) && &op != planned.op &&
-        &op != planned.tail.getOperation() &&
-        !llvm::is_contained(planned.prologue.ops, &op) &&
-        !llvm::is_contained(planned.tailPrologue.ops, &op))
-      return kernel.emitOpError()
-             << "is a split reduction's kernel with a '" << op.getName()
-             << "' that is neither its partial results, their combination "
-                "nor a prologue of one";
+  if (Operation *stray = strayKernelOp(
+          kernel, {planned.op.getOperation(), planned.tail.getOperation()},
+          {&planned.prologue, &planned.tailPrologue}))
+    return kernel.emitOpError()
+           << "is a split reduction's kernel with a '" << stray->getName()
+           << "' that is neither its partial results, their combination "
+              "nor a prologue of one";
   planned.unmapped.insert(planned.tailPrologue.ops.begin(),
                           planned.tailPrologue.ops.end());
   return planned;

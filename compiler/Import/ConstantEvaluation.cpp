@@ -89,9 +89,16 @@ const KnownInts *GraphImporter::evaluatedInput(unsigned i) const {
   k->shape.assign(dense.getType().getShape().begin(),
                   dense.getType().getShape().end());
   k->elementType = dense.getElementType();
-  for (const APInt &e : dense.getValues<APInt>())
-    k->values.push_back(k->elementType.isInteger(1)
-                            ? static_cast<int64_t>(e.getZExtValue())
-                            : e.getSExtValue());
+  k->values = knownIntValues(dense);
   return (evaluated[v] = std::move(k)).get();
+}
+
+std::vector<int64_t> onnx_import::knownIntValues(DenseElementsAttr dense) {
+  bool boolean = dense.getElementType().isInteger(1);
+  std::vector<int64_t> values;
+  values.reserve(dense.getNumElements());
+  for (const APInt &e : dense.getValues<APInt>())
+    values.push_back(boolean ? static_cast<int64_t>(e.getZExtValue())
+                             : e.getSExtValue());
+  return values;
 }

@@ -473,15 +473,8 @@ FailureOr<std::vector<int64_t>> GraphImporter::constantInts(unsigned i,
   if (Value v = hasInput(i) ? values.lookup(node().input(i)) : Value()) {
     auto dense = dyn_cast_or_null<DenseElementsAttr>(evaluateLargeConstant(v));
     if (dense && isKnownIntType(dense.getElementType()) &&
-        dense.getNumElements() <= kMaxConstantIndexElements) {
-      std::vector<int64_t> ints;
-      ints.reserve(dense.getNumElements());
-      for (const APInt &e : dense.getValues<APInt>())
-        ints.push_back(dense.getElementType().isInteger(1)
-                           ? static_cast<int64_t>(e.getZExtValue())
-                           : e.getSExtValue());
-      return ints;
-    }
+        dense.getNumElements() <= kMaxConstantIndexElements)
+      return knownIntValues(dense);
   }
   if (!hasInput(i))
     return error() << "input #" << i << " (" << what << ") is missing",

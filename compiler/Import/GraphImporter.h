@@ -40,6 +40,10 @@ struct KnownInts {
 /// Whether import-time folding tracks tensors of `type` as KnownInts.
 bool isKnownIntType(Type type);
 
+/// The values of `dense` (of a type isKnownIntType accepts) as int64, in
+/// row-major order: i1 as 0 or 1, the others sign-extended.
+std::vector<int64_t> knownIntValues(DenseElementsAttr dense);
+
 /// Known tensors with more elements than this stay in the IR.
 constexpr int64_t kMaxKnownElements = 4096;
 

@@ -63,9 +63,9 @@ std::optional<Projection> projectionOf(Operation *op, Value lhs) {
   return projection;
 }
 
-/// Merges the projections of `lhs` (at least two, in program order).
-void merge(RewriterBase &rewriter, Value lhs,
-           MutableArrayRef<Projection> projections, Operation *weightScope) {
+/// Merges `projections` (at least two of one left side, in program order).
+void merge(RewriterBase &rewriter, MutableArrayRef<Projection> projections,
+           Operation *weightScope) {
   MatmulOp first = projections.front().matmul;
   Location loc = first.getLoc();
   auto firstType = cast<RankedTensorType>(first.getType());
@@ -117,7 +117,10 @@ void merge(RewriterBase &rewriter, Value lhs,
     biasValue = createF32Constant(
         rewriter, loc, RankedTensorType::get({total}, rewriter.getF32Type()),
         std::move(bias), hint + "_bias");
-  Value merged = MatmulOp::create(rewriter, fused, type, lhs, weight);
+  // The left side as it is now: an earlier merge may have replaced the
+  // value the group was found under with a slice.
+  Value merged =
+      MatmulOp::create(rewriter, fused, type, first.getLhs(), weight);
   if (biasValue)
     merged = BiasAddOp::create(rewriter, fused, type, merged, biasValue,
                                /*axis=*/uint64_t(type.getRank() - 1));
@@ -185,10 +188,7 @@ struct MergeSiblingMatmulsPass
       llvm::sort(projections, [](Projection &a, Projection &b) {
         return a.matmul->isBeforeInBlock(b.matmul);
       });
-      // The left side as it is now: an earlier merge may have replaced it
-      // with a slice.
-      merge(rewriter, projections.front().matmul.getLhs(), projections,
-            weightScope);
+      merge(rewriter, projections, weightScope);
     }
   }
 };
